@@ -1,0 +1,215 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// PLAIN stores no element count: values follow each other, and the Page context supplies how
+// many there are. BOOLEAN is one byte, INT32 and DATE are VarInts, binary values are a VarInt
+// length followed by the bytes, and everything else is fixed-width big-endian.
+
+// checkFixedLen verifies that src holds exactly n values of width bytes each.
+func checkFixedLen(src []byte, n, width int, typ string) error {
+	switch need := n * width; {
+	case len(src) < need:
+		return corrupt(Plain, typ, len(src), "stream ends after %d of %d values", len(src)/width, n)
+	case len(src) > need:
+		return corrupt(Plain, typ, need, "%d trailing bytes after %d values", len(src)-need, n)
+	}
+	return nil
+}
+
+// countPlainFixed returns how many width-byte values src holds.
+func countPlainFixed(src []byte, width int, typ string) (int, error) {
+	if r := len(src) % width; r != 0 {
+		return 0, corrupt(Plain, typ, len(src)-r, "%d trailing bytes do not form a value", r)
+	}
+	return len(src) / width, nil
+}
+
+func decodePlainBool(dst []bool, src []byte) error {
+	if err := checkFixedLen(src, len(dst), 1, typeBool); err != nil {
+		return err
+	}
+	for i, b := range src {
+		// Java reads any non-zero byte as true, but the format defines only 0x00 and 0x01,
+		// and accepting more would let two different streams mean the same page.
+		if b > 1 {
+			return corrupt(Plain, typeBool, i, "invalid value 0x%02x", b)
+		}
+		dst[i] = b == 1
+	}
+	return nil
+}
+
+func decodePlainInt32(dst []int32, src []byte) error {
+	off := 0
+	for i := range dst {
+		if off == len(src) {
+			return corrupt(Plain, typeInt32, off, "stream ends after %d of %d values", i, len(dst))
+		}
+		// Most PLAIN INT32 values in practice are small; skip the loop for one-byte varints.
+		if c := src[off]; c < 0x80 {
+			dst[i] = unzigzag32(uint32(c))
+			off++
+			continue
+		}
+		u, n := uvarint32(src[off:])
+		switch {
+		case n == 0:
+			return corrupt(Plain, typeInt32, off, "truncated VarInt")
+		case n < 0:
+			return corrupt(Plain, typeInt32, off, "VarInt overflows 32 bits")
+		}
+		dst[i] = unzigzag32(u)
+		off += n
+	}
+	if off != len(src) {
+		return corrupt(Plain, typeInt32, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
+	}
+	return nil
+}
+
+func decodePlainInt64(dst []int64, src []byte) error {
+	if err := checkFixedLen(src, len(dst), 8, typeInt64); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = int64(binary.BigEndian.Uint64(src[8*i:]))
+	}
+	return nil
+}
+
+func decodePlainFloat32(dst []float32, src []byte) error {
+	if err := checkFixedLen(src, len(dst), 4, typeFloat32); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.BigEndian.Uint32(src[4*i:]))
+	}
+	return nil
+}
+
+func decodePlainFloat64(dst []float64, src []byte) error {
+	if err := checkFixedLen(src, len(dst), 8, typeFloat64); err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = math.Float64frombits(binary.BigEndian.Uint64(src[8*i:]))
+	}
+	return nil
+}
+
+func decodePlainBinary(offsets []int32, data []byte, n int, src []byte) ([]int32, []byte, error) {
+	// Every value takes at least its one-byte length, which bounds n before anything is
+	// allocated on its behalf, and the values' bytes together are shorter than src.
+	if n < 0 || n > len(src) {
+		return offsets, data, corrupt(Plain, typeBinary, 0, "%d bytes cannot hold %d values", len(src), n)
+	}
+	// Appending only ever writes past the caller's lengths, so returning the original slices
+	// on error leaves the caller's view of them unchanged.
+	origOffsets, origData := offsets, data
+	offsets = slices.Grow(offsets, n)
+	data = slices.Grow(data, len(src)-n)
+	off := 0
+	for range n {
+		if off == len(src) {
+			return origOffsets, origData, corrupt(Plain, typeBinary, off, "stream ends before %d values", n)
+		}
+		var u uint32
+		k := 1
+		if c := src[off]; c < 0x80 {
+			u = uint32(c)
+		} else if u, k = uvarint32(src[off:]); k <= 0 {
+			if k == 0 {
+				return origOffsets, origData, corrupt(Plain, typeBinary, off, "truncated length VarInt")
+			}
+			return origOffsets, origData, corrupt(Plain, typeBinary, off, "length VarInt overflows 32 bits")
+		}
+		length := int(unzigzag32(u))
+		if length < 0 {
+			return origOffsets, origData, corrupt(Plain, typeBinary, off, "negative length %d", length)
+		}
+		start := off + k
+		if length > len(src)-start {
+			return origOffsets, origData, corrupt(Plain, typeBinary, off, "value of %d bytes overruns the %d bytes left", length, len(src)-start)
+		}
+		if length > maxBinaryData-len(data) {
+			return origOffsets, origData, fmt.Errorf("encoding: PLAIN BINARY value at byte %d would grow data past %d bytes, which int32 offsets cannot address: %w", off, maxBinaryData, ErrUnsupported)
+		}
+		off = start + length
+		data = append(data, src[start:off]...)
+		offsets = append(offsets, int32(len(data)))
+	}
+	if off != len(src) {
+		return origOffsets, origData, corrupt(Plain, typeBinary, off, "%d trailing bytes after %d values", len(src)-off, n)
+	}
+	return offsets, data, nil
+}
+
+// maxBinaryData is the most data AppendBinary lets the caller's buffer hold: int32 offsets
+// cannot address more. It is a variable only so that tests can lower it.
+var maxBinaryData = math.MaxInt32
+
+func appendPlainBool(dst []byte, v []bool) []byte {
+	dst = slices.Grow(dst, len(v))
+	for _, b := range v {
+		var c byte
+		if b {
+			c = 1
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func appendPlainInt32(dst []byte, v []int32) []byte {
+	dst = slices.Grow(dst, len(v))
+	for _, x := range v {
+		dst = appendUvarint32(dst, zigzag32(x))
+	}
+	return dst
+}
+
+func appendPlainInt64(dst []byte, v []int64) []byte {
+	dst = slices.Grow(dst, 8*len(v))
+	for _, x := range v {
+		dst = binary.BigEndian.AppendUint64(dst, uint64(x))
+	}
+	return dst
+}
+
+func appendPlainFloat32(dst []byte, v []float32) []byte {
+	dst = slices.Grow(dst, 4*len(v))
+	for _, x := range v {
+		dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(x))
+	}
+	return dst
+}
+
+func appendPlainFloat64(dst []byte, v []float64) []byte {
+	dst = slices.Grow(dst, 8*len(v))
+	for _, x := range v {
+		dst = binary.BigEndian.AppendUint64(dst, math.Float64bits(x))
+	}
+	return dst
+}
+
+func appendPlainBinary(dst []byte, v [][]byte) ([]byte, error) {
+	total := 0
+	for i, b := range v {
+		if len(b) > math.MaxInt32 {
+			return dst, fmt.Errorf("encoding: PLAIN BINARY value %d is %d bytes, more than a VarInt length can frame: %w", i, len(b), ErrUnsupported)
+		}
+		total += maxVarintLen32 + len(b)
+	}
+	dst = slices.Grow(dst, total)
+	for _, b := range v {
+		dst = appendUvarint32(dst, zigzag32(int32(len(b))))
+		dst = append(dst, b...)
+	}
+	return dst, nil
+}
