@@ -1,0 +1,177 @@
+package tsfile
+
+import (
+	"encoding/binary"
+
+	"github.com/tsarrow/tsarrow/bitmap"
+	"github.com/tsarrow/tsarrow/encoding"
+)
+
+// Chunk is a chunk header with its pages' bytes read into memory.
+type Chunk struct {
+	Header ChunkHeader
+	data   []byte // DataSize bytes following the header
+	Pages  []Page
+}
+
+// Page is one page of a chunk with its stored (possibly compressed)
+// payload.
+type Page struct {
+	Header PageHeader
+	Stored []byte
+}
+
+// maxChunkHeaderSize bounds how many bytes a chunk header can take: marker,
+// a VarString of at most MaxStringLength, a UVarInt and three bytes.
+func (f *File) maxChunkHeaderSize() int64 { return int64(1 + 5 + f.opts.MaxStringLength + 5 + 3) }
+
+// ReadChunkHeader decodes the chunk header at off.
+func (f *File) ReadChunkHeader(off int64) (ChunkHeader, error) {
+	end := f.metaPos
+	if off < f.dataFrom || off >= end {
+		return ChunkHeader{}, corruptf(off, "chunk header", "offset is outside the data section [%d, %d)", f.dataFrom, end)
+	}
+	// Read a small window first; names are short in practice.
+	n := min(end-off, 256)
+	for {
+		b, err := f.readAt(off, n, "chunk header")
+		if err != nil {
+			return ChunkHeader{}, err
+		}
+		d := f.newBuf(b, off, "chunk header")
+		h := d.chunkHeader()
+		if d.err == nil {
+			if h.End() > end {
+				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d", h.DataSize, end)
+			}
+			return h, nil
+		}
+		if n == end-off || n >= f.maxChunkHeaderSize() {
+			return h, d.err
+		}
+		n = min(end-off, f.maxChunkHeaderSize())
+	}
+}
+
+// ReadChunk reads the chunk whose header is at off, with all its page
+// headers checked against data_size.
+func (f *File) ReadChunk(off int64) (*Chunk, error) {
+	h, err := f.ReadChunkHeader(off)
+	if err != nil {
+		return nil, err
+	}
+	if h.DataSize > f.opts.MaxChunkSize {
+		return nil, corruptf(off, "chunk header", "data_size %d exceeds the limit of %d", h.DataSize, f.opts.MaxChunkSize)
+	}
+	data, err := f.readAt(h.DataOffset(), h.DataSize, "chunk data")
+	if err != nil {
+		return nil, err
+	}
+	return f.parseChunk(h, data)
+}
+
+// parseChunk splits chunk data into pages.
+func (f *File) parseChunk(h ChunkHeader, data []byte) (*Chunk, error) {
+	c := &Chunk{Header: h, data: data}
+	d := f.newBuf(data, h.DataOffset(), "page header")
+	for d.remaining() > 0 {
+		p := d.pageHeader(&h)
+		if d.err != nil {
+			return nil, d.err
+		}
+		if p.UncompressedSize > f.opts.MaxPageSize {
+			return nil, corruptf(p.Offset, "page header", "uncompressed_size %d exceeds the limit of %d", p.UncompressedSize, f.opts.MaxPageSize)
+		}
+		body := d.bytesN(p.CompressedSize, "page payload")
+		if d.err != nil {
+			return nil, corruptf(p.Offset, "page header", "payload of %d bytes runs past the chunk end %d", p.CompressedSize, h.End())
+		}
+		c.Pages = append(c.Pages, Page{Header: p, Stored: body})
+	}
+	if h.SinglePage() && len(c.Pages) > 1 {
+		return nil, corruptf(h.Offset, "chunk header", "single-page chunk marker 0x%02x but %d pages", h.Marker, len(c.Pages))
+	}
+	if len(c.Pages) == 0 && !h.IsValueChunk() {
+		return nil, corruptf(h.Offset, "chunk header", "chunk %q has no pages", h.Measurement)
+	}
+	return c, nil
+}
+
+// PayloadDecoder turns stored page payloads into uncompressed ones. It
+// holds the scratch buffer that is reused across pages, so use one per
+// goroutine.
+type PayloadDecoder struct {
+	// Decrypt, when set, is applied to the stored bytes before
+	// decompression (the Page AEAD hook). It returns the plaintext,
+	// which may reuse dst.
+	Decrypt func(dst []byte, h *ChunkHeader, pageIndex int, p *Page) ([]byte, error)
+	scratch []byte
+	plain   []byte
+}
+
+// Payload returns the uncompressed payload of page i of chunk c. The
+// result is valid until the next call.
+func (pd *PayloadDecoder) Payload(c *Chunk, i int) ([]byte, error) {
+	p := &c.Pages[i]
+	stored := p.Stored
+	if pd.Decrypt != nil {
+		var err error
+		pd.plain, err = pd.Decrypt(pd.plain[:0], &c.Header, i, p)
+		if err != nil {
+			return nil, err
+		}
+		stored = pd.plain
+	} else if c.Header.Compression == encoding.Uncompressed && p.Header.CompressedSize != p.Header.UncompressedSize {
+		return nil, corruptf(p.Header.Offset, "page header", "uncompressed page has compressed_size %d != uncompressed_size %d", p.Header.CompressedSize, p.Header.UncompressedSize)
+	}
+	codec, err := encoding.LookupCodec(c.Header.Compression)
+	if err != nil {
+		return nil, wrapCodec(c.Header.Offset, "chunk header", err)
+	}
+	out, err := codec.Decompress(pd.scratch[:0], stored, p.Header.UncompressedSize)
+	if err != nil {
+		return nil, wrapCodec(p.Header.BodyOffset(), "page payload", err)
+	}
+	if len(out) != p.Header.UncompressedSize {
+		return nil, corruptf(p.Header.BodyOffset(), "page payload", "decompressed to %d bytes, header says %d", len(out), p.Header.UncompressedSize)
+	}
+	if cap(out) > cap(pd.scratch) && !aliases(out, stored) {
+		pd.scratch = out[:0]
+	}
+	return out, nil
+}
+
+func aliases(a, b []byte) bool {
+	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
+}
+
+// SplitValuePage splits the payload of a non-empty aligned value page into
+// its position count, MSB-first present bitmap and encoded non-null values.
+// off is the payload's absolute offset, for errors.
+func SplitValuePage(payload []byte, off int64) (positions int, present []byte, values []byte, err error) {
+	if len(payload) < 4 {
+		return 0, nil, nil, corruptf(off, "aligned value page", "payload of %d bytes has no position_count", len(payload))
+	}
+	n := int32(binary.BigEndian.Uint32(payload))
+	if n < 0 {
+		return 0, nil, nil, corruptf(off, "aligned value page", "negative position_count %d", n)
+	}
+	nb := bitmap.Bytes(int(n))
+	if nb > len(payload)-4 {
+		return 0, nil, nil, corruptf(off, "aligned value page", "bitmap of %d positions needs %d bytes, %d remain", n, nb, len(payload)-4)
+	}
+	return int(n), payload[4 : 4+nb], payload[4+nb:], nil
+}
+
+// SplitNonAlignedPage splits a non-aligned page payload into its time and
+// value streams.
+func SplitNonAlignedPage(payload []byte, off int64) (times, values []byte, err error) {
+	n, w, ok := uvarint32(payload)
+	if !ok {
+		return nil, nil, corruptf(off, "non-aligned page", "bad time_stream_size")
+	}
+	if int64(n) > int64(len(payload)-w) {
+		return nil, nil, corruptf(off, "non-aligned page", "time_stream_size %d exceeds the %d remaining payload bytes", n, len(payload)-w)
+	}
+	return payload[w : w+int(n)], payload[w+int(n):], nil
+}

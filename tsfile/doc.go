@@ -1,0 +1,16 @@
+// Package tsfile reads and writes Apache TsFile version 4 files.
+//
+// A TsFile is a data section of chunk groups (one device each), chunks (one
+// column each) and pages, followed by a footer of index trees and file
+// metadata. Open reads the footer first, as the format intends, and walks the
+// index trees lazily so that the metadata touched is proportional to the
+// devices and series asked for. NewScanner reads the data section from the
+// front without the footer; recovery and streaming build on it. NewWriter
+// produces spec-valid files for both the table model (aligned chunks) and the
+// tree model (non-aligned series).
+//
+// Every length and offset read from a file is checked against the bytes
+// that enclose it before it is used. Errors name the structure and the
+// absolute offset and wrap ErrCorrupt or ErrUnsupported so callers can tell
+// a damaged file from one that uses a feature this package lacks.
+package tsfile

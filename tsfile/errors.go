@@ -1,0 +1,68 @@
+package tsfile
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tsarrow/tsarrow/encoding"
+)
+
+// ErrCorrupt is wrapped by every error caused by bytes that violate the
+// format: bad magic, lengths past their enclosing structure, unsorted index
+// keys, pages that decode to the wrong number of values and so on.
+var ErrCorrupt = errors.New("tsfile: corrupt file")
+
+// ErrUnsupported is wrapped by errors about valid files that use something
+// this package cannot decode: another format version, an encoding or a
+// compression without a codec, an encryption scheme without a key.
+var ErrUnsupported = errors.New("tsfile: unsupported feature")
+
+// FormatError describes a problem at a definite place in a file.
+type FormatError struct {
+	Offset    int64  // absolute offset of the offending structure or field
+	Structure string // the structure being decoded, such as "chunk header"
+	Msg       string // what is wrong
+	Kind      error  // ErrCorrupt or ErrUnsupported
+	Err       error  // underlying cause, if any (for example a codec error)
+}
+
+func (e *FormatError) Error() string {
+	s := fmt.Sprintf("tsfile: %s at offset %d: %s", e.Structure, e.Offset, e.Msg)
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap lets errors.Is match both the kind and the cause.
+func (e *FormatError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{e.Kind, e.Err}
+	}
+	return []error{e.Kind}
+}
+
+func corruptf(off int64, structure, format string, args ...any) error {
+	return &FormatError{Offset: off, Structure: structure, Msg: fmt.Sprintf(format, args...), Kind: ErrCorrupt}
+}
+
+func unsupportedf(off int64, structure, format string, args ...any) error {
+	return &FormatError{Offset: off, Structure: structure, Msg: fmt.Sprintf(format, args...), Kind: ErrUnsupported}
+}
+
+// wrapCodec turns an error from the encoding package into a FormatError that
+// keeps the codec's message and maps its sentinel onto ours.
+func wrapCodec(off int64, structure string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return err
+	}
+	kind := ErrCorrupt
+	if errors.Is(err, encoding.ErrUnsupported) {
+		kind = ErrUnsupported
+	}
+	return &FormatError{Offset: off, Structure: structure, Msg: "cannot decode", Kind: kind, Err: err}
+}

@@ -1,0 +1,317 @@
+package tsfile
+
+import (
+	"sort"
+)
+
+// Tables returns the names of the table index roots, sorted. Tree-model
+// files have one "table" per first DeviceID segment and no schemas.
+func (f *File) Tables() []string {
+	names := append([]string(nil), f.Metadata.TableNames...)
+	sort.Strings(names)
+	return names
+}
+
+// TableSchema returns the schema of a table-model table.
+func (f *File) TableSchema(table string) (*TableSchema, bool) {
+	s, ok := f.Metadata.TableSchemas[table]
+	return s, ok
+}
+
+// readNode decodes the index node that starts the byte range of e and must
+// lie inside it.
+func (f *File) readNode(e IndexEntry, isDevice bool) (*IndexNode, error) {
+	b, err := f.readAt(e.Offset, e.End-e.Offset, "index node")
+	if err != nil {
+		return nil, err
+	}
+	d := f.newBuf(b, e.Offset, "index node")
+	n := d.indexNode(&f.opts, isDevice)
+	if d.err != nil {
+		return nil, d.err
+	}
+	if err := f.checkNodeRanges(&n); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
+// checkChild enforces the node-type hierarchy of Metadata.md: an internal
+// node's children are of the same family, one level down or leaves.
+func checkChild(parent, child *IndexNode) error {
+	ok := false
+	switch parent.Type {
+	case InternalDevice:
+		ok = child.Type == InternalDevice || child.Type == LeafDevice
+	case LeafDevice:
+		ok = child.Type == InternalMeasurement || child.Type == LeafMeasurement
+	case InternalMeasurement:
+		ok = child.Type == InternalMeasurement || child.Type == LeafMeasurement
+	}
+	if !ok {
+		return corruptf(child.Offset, "index node", "a %s node cannot be a child of a %s node", child.Type, parent.Type)
+	}
+	return nil
+}
+
+// walkDevices calls fn for every LEAF_DEVICE entry under n, in key order.
+func (f *File) walkDevices(n *IndexNode, depth int, fn func(IndexEntry) error) error {
+	if depth > f.opts.MaxIndexDepth {
+		return corruptf(n.Offset, "index node", "device index deeper than %d levels", f.opts.MaxIndexDepth)
+	}
+	for i := range n.Entries {
+		e := n.Entries[i]
+		if n.Type == LeafDevice {
+			if err := fn(e); err != nil {
+				return err
+			}
+			continue
+		}
+		child, err := f.readNode(e, true)
+		if err != nil {
+			return err
+		}
+		if err := checkChild(n, child); err != nil {
+			return err
+		}
+		if child.Entries[0].Device.Compare(e.Device) < 0 {
+			return corruptf(child.Offset, "index node", "first key %s sorts before its parent entry key %s", child.Entries[0].Device, e.Device)
+		}
+		if err := f.walkDevices(child, depth+1, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Devices returns the devices of a table in index order.
+func (f *File) Devices(table string) ([]DeviceID, error) {
+	root, ok := f.Metadata.TableIndexes[table]
+	if !ok {
+		return nil, nil
+	}
+	var out []DeviceID
+	err := f.walkDevices(root, 1, func(e IndexEntry) error {
+		if len(out) > 0 && out[len(out)-1].Compare(e.Device) >= 0 {
+			return corruptf(root.Offset, "device index", "device %s does not sort after %s", e.Device, out[len(out)-1])
+		}
+		out = append(out, e.Device)
+		return nil
+	})
+	return out, err
+}
+
+// deviceEntry finds the LEAF_DEVICE entry of dev by "last entry with key
+// <= K" descent.
+func (f *File) deviceEntry(dev DeviceID) (IndexEntry, bool, error) {
+	root, ok := f.Metadata.TableIndexes[dev.Table()]
+	if !ok {
+		return IndexEntry{}, false, nil
+	}
+	n := root
+	for depth := 1; ; depth++ {
+		if depth > f.opts.MaxIndexDepth {
+			return IndexEntry{}, false, corruptf(n.Offset, "index node", "device index deeper than %d levels", f.opts.MaxIndexDepth)
+		}
+		i := n.findDevice(dev)
+		if i < 0 {
+			return IndexEntry{}, false, nil
+		}
+		e := n.Entries[i]
+		if n.Type == LeafDevice {
+			return e, e.Device.Equal(dev), nil
+		}
+		child, err := f.readNode(e, true)
+		if err != nil {
+			return IndexEntry{}, false, err
+		}
+		if err := checkChild(n, child); err != nil {
+			return IndexEntry{}, false, err
+		}
+		n = child
+	}
+}
+
+// walkSeries calls fn for every TimeseriesMetadata under the measurement
+// node n, in key order.
+func (f *File) walkSeries(n *IndexNode, depth int, fn func(*TimeseriesMetadata) error) error {
+	if depth > f.opts.MaxIndexDepth {
+		return corruptf(n.Offset, "index node", "measurement index deeper than %d levels", f.opts.MaxIndexDepth)
+	}
+	for _, e := range n.Entries {
+		if n.Type == LeafMeasurement {
+			list, err := f.readSeriesRange(e)
+			if err != nil {
+				return err
+			}
+			for i := range list {
+				if err := fn(&list[i]); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		child, err := f.readNode(e, false)
+		if err != nil {
+			return err
+		}
+		if err := checkChild(n, child); err != nil {
+			return err
+		}
+		if err := f.walkSeries(child, depth+1, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSeriesRange decodes the TimeseriesMetadata records that exactly fill
+// a LEAF_MEASUREMENT entry's range.
+func (f *File) readSeriesRange(e IndexEntry) ([]TimeseriesMetadata, error) {
+	b, err := f.readAt(e.Offset, e.End-e.Offset, "timeseries metadata")
+	if err != nil {
+		return nil, err
+	}
+	d := f.newBuf(b, e.Offset, "timeseries metadata")
+	var out []TimeseriesMetadata
+	for d.err == nil && d.remaining() > 0 {
+		t := d.timeseriesMetadata()
+		if d.err != nil {
+			break
+		}
+		if len(out) == 0 && t.Measurement != e.Measurement {
+			return nil, corruptf(t.Offset, "timeseries metadata", "first series %q does not match its index key %q", t.Measurement, e.Measurement)
+		}
+		out = append(out, t)
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(out) == 0 {
+		return nil, corruptf(e.Offset, "timeseries metadata", "empty series range")
+	}
+	return out, nil
+}
+
+// measurementRoot reads the measurement index root of a device entry.
+func (f *File) measurementRoot(e IndexEntry) (*IndexNode, error) {
+	return f.readNode(e, false)
+}
+
+// Series returns every series of dev in measurement order (for aligned
+// devices the time column, measurement "", comes first). It returns
+// (nil, nil) when the device is not in the file.
+func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
+	e, ok, err := f.deviceEntry(dev)
+	if err != nil || !ok {
+		return nil, err
+	}
+	root, err := f.measurementRoot(e)
+	if err != nil {
+		return nil, err
+	}
+	var out []TimeseriesMetadata
+	err = f.walkSeries(root, 1, func(t *TimeseriesMetadata) error {
+		if len(out) > 0 && compareStrings(out[len(out)-1].Measurement, t.Measurement) >= 0 {
+			return corruptf(t.Offset, "timeseries metadata", "series %q does not sort after %q", t.Measurement, out[len(out)-1].Measurement)
+		}
+		out = append(out, *t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SeriesByName looks up one series of dev by index descent, reading only
+// the nodes on the path. It returns (nil, nil) when the series is absent.
+func (f *File) SeriesByName(dev DeviceID, measurement string) (*TimeseriesMetadata, error) {
+	e, ok, err := f.deviceEntry(dev)
+	if err != nil || !ok {
+		return nil, err
+	}
+	n, err := f.measurementRoot(e)
+	if err != nil {
+		return nil, err
+	}
+	for depth := 1; ; depth++ {
+		if depth > f.opts.MaxIndexDepth {
+			return nil, corruptf(n.Offset, "index node", "measurement index deeper than %d levels", f.opts.MaxIndexDepth)
+		}
+		i := n.findMeasurement(measurement)
+		if i < 0 {
+			return nil, nil
+		}
+		if n.Type == LeafMeasurement {
+			list, err := f.readSeriesRange(n.Entries[i])
+			if err != nil {
+				return nil, err
+			}
+			for j := range list {
+				if list[j].Measurement == measurement {
+					return &list[j], nil
+				}
+			}
+			return nil, nil
+		}
+		child, err := f.readNode(n.Entries[i], false)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkChild(n, child); err != nil {
+			return nil, err
+		}
+		n = child
+	}
+}
+
+// AlignedChunkSet is one time chunk of an aligned device with the value
+// chunks that share it, keyed by measurement. A measurement without a
+// chunk in this set is null for all its rows.
+type AlignedChunkSet struct {
+	Time   ChunkMetadata
+	Values map[string]ChunkMetadata
+}
+
+// AlignedChunkSets pairs the chunks of an aligned device's series: each
+// value chunk belongs to the closest time chunk before it in the file, as
+// chunk groups write the time chunk first.
+func AlignedChunkSets(series []TimeseriesMetadata) ([]AlignedChunkSet, error) {
+	var tm *TimeseriesMetadata
+	for i := range series {
+		if series[i].IsTimeColumn() {
+			if tm != nil {
+				return nil, corruptf(series[i].Offset, "timeseries metadata", "device has two time columns")
+			}
+			tm = &series[i]
+		}
+	}
+	if tm == nil {
+		return nil, nil
+	}
+	sets := make([]AlignedChunkSet, len(tm.Chunks))
+	for i, c := range tm.Chunks {
+		if i > 0 && c.Offset <= tm.Chunks[i-1].Offset {
+			return nil, corruptf(tm.Offset, "timeseries metadata", "time chunk offsets are not increasing")
+		}
+		sets[i] = AlignedChunkSet{Time: c, Values: map[string]ChunkMetadata{}}
+	}
+	for i := range series {
+		s := &series[i]
+		if !s.IsValueColumn() {
+			continue
+		}
+		for _, c := range s.Chunks {
+			j := sort.Search(len(sets), func(j int) bool { return sets[j].Time.Offset > c.Offset }) - 1
+			if j < 0 {
+				return nil, corruptf(s.Offset, "timeseries metadata", "value chunk of %q at %d precedes every time chunk", s.Measurement, c.Offset)
+			}
+			if _, dup := sets[j].Values[s.Measurement]; dup {
+				return nil, corruptf(s.Offset, "timeseries metadata", "two value chunks of %q follow the time chunk at %d", s.Measurement, sets[j].Time.Offset)
+			}
+			sets[j].Values[s.Measurement] = c
+		}
+	}
+	return sets, nil
+}

@@ -1,0 +1,246 @@
+package tsfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tsarrow/tsarrow/encoding"
+)
+
+// ReadOptions bound what a reader will believe and allocate. The zero value
+// (or a nil pointer) selects the defaults noted on each field.
+type ReadOptions struct {
+	// MaxMetadataSize caps the TsFileMetadata length L (default 256 MiB).
+	MaxMetadataSize int64
+	// MaxPageSize caps a page's uncompressed_size (default 64 MiB); larger
+	// pages are refused before any allocation.
+	MaxPageSize int
+	// MaxChunkSize caps a chunk's data_size read into memory at once
+	// (default 1 GiB).
+	MaxChunkSize int64
+	// MaxIndexDepth caps the levels of one index tree (default 64).
+	MaxIndexDepth int
+	// MaxStringLength caps a measurement, table or segment name (default 1 MiB).
+	MaxStringLength int
+	// MaxDeviceSegments caps the segments of one DeviceID (default 4096).
+	MaxDeviceSegments int
+	// NonAlignedTimeEncoding is the time-stream encoding of non-aligned
+	// pages, which the file does not record (default TS_2DIFF).
+	NonAlignedTimeEncoding Encoding
+	// NonAlignedTimeEncodingSet must be true for NonAlignedTimeEncoding to
+	// be used, since PLAIN is the zero Encoding.
+	NonAlignedTimeEncodingSet bool
+}
+
+func (o *ReadOptions) withDefaults() ReadOptions {
+	var r ReadOptions
+	if o != nil {
+		r = *o
+	}
+	if r.MaxMetadataSize <= 0 {
+		r.MaxMetadataSize = 256 << 20
+	}
+	if r.MaxPageSize <= 0 {
+		r.MaxPageSize = 64 << 20
+	}
+	if r.MaxChunkSize <= 0 {
+		r.MaxChunkSize = 1 << 30
+	}
+	if r.MaxIndexDepth <= 0 {
+		r.MaxIndexDepth = 64
+	}
+	if r.MaxStringLength <= 0 {
+		r.MaxStringLength = 1 << 20
+	}
+	if r.MaxDeviceSegments <= 0 {
+		r.MaxDeviceSegments = 4096
+	}
+	if !r.NonAlignedTimeEncodingSet {
+		r.NonAlignedTimeEncoding = encoding.TS2Diff
+		r.NonAlignedTimeEncodingSet = true
+	}
+	return r
+}
+
+// File is an open TsFile. Its methods are safe for concurrent use when the
+// underlying io.ReaderAt is.
+type File struct {
+	r          io.ReaderAt
+	size       int64
+	opts       ReadOptions
+	closer     io.Closer
+	metaPos    int64 // absolute offset of TsFileMetadata
+	metaOffset int64 // the separator
+	dataFrom   int64 // first byte of the data section
+
+	// Version is the format version byte.
+	Version byte
+	// Metadata is the decoded footer.
+	Metadata *FileMetadata
+}
+
+// OpenFile opens the named file.
+func OpenFile(path string, opts *ReadOptions) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f, err := Open(fh, st.Size(), opts)
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f.closer = fh
+	return f, nil
+}
+
+// Open reads the prefix and footer of the TsFile of the given size held by
+// r, validating the magic strings, the version, the footer length and the
+// TsFileMetadata, which must consume exactly its declared length.
+func Open(r io.ReaderAt, size int64, opts *ReadOptions) (*File, error) {
+	f := &File{r: r, size: size, opts: opts.withDefaults()}
+	if err := f.readPrefix(); err != nil {
+		return nil, err
+	}
+	if err := f.readFooter(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Close closes the file if it was opened by OpenFile.
+func (f *File) Close() error {
+	if f.closer != nil {
+		return f.closer.Close()
+	}
+	return nil
+}
+
+// Size returns the file length.
+func (f *File) Size() int64 { return f.size }
+
+// Options returns the effective read options.
+func (f *File) Options() ReadOptions { return f.opts }
+
+// readAt reads n bytes at off, which must lie inside [lo, hi).
+func (f *File) readAt(off int64, n int64, structure string) ([]byte, error) {
+	if off < 0 || n < 0 || off > f.size || n > f.size-off {
+		return nil, corruptf(off, structure, "%d bytes at offset %d run past the end of the %d-byte file", n, off, f.size)
+	}
+	b := make([]byte, n)
+	if _, err := f.r.ReadAt(b, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, corruptf(off, structure, "short read: %v", err)
+		}
+		return nil, fmt.Errorf("tsfile: reading %s at offset %d: %w", structure, off, err)
+	}
+	return b, nil
+}
+
+// readPrefix checks the head magic and version; the data section starts
+// right after them.
+func (f *File) readPrefix() error {
+	if f.size < int64(len(Magic))+1 {
+		return corruptf(0, "file prefix", "file has %d bytes, too short for the magic and version", f.size)
+	}
+	b, err := f.readAt(0, 7, "file prefix")
+	if err != nil {
+		return err
+	}
+	if string(b[:6]) != Magic {
+		return corruptf(0, "file prefix", "head magic is %q, want %q", b[:6], Magic)
+	}
+	f.Version = b[6]
+	if f.Version != Version {
+		return unsupportedf(6, "file prefix", "format version %d (this reader supports version %d)", f.Version, Version)
+	}
+	f.dataFrom = 7
+	if f.size > 7 {
+		m, err := f.readAt(7, 1, "file prefix")
+		if err != nil {
+			return err
+		}
+		if m[0] == MarkerEncryptionHeader {
+			return unsupportedf(7, "file encryption header", "Page AEAD encrypted files are not supported yet")
+		}
+	}
+	return nil
+}
+
+func (f *File) readFooter() error {
+	const tail = 4 + 6
+	if f.size < 7+1+tail {
+		return corruptf(f.size, "file tail", "file has %d bytes, too short to be complete", f.size)
+	}
+	t, err := f.readAt(f.size-tail, tail, "file tail")
+	if err != nil {
+		return err
+	}
+	if string(t[4:]) != Magic {
+		return corruptf(f.size-6, "file tail", "tail magic is %q, want %q: the file is incomplete", t[4:], Magic)
+	}
+	l := int64(int32(uint32(t[0])<<24 | uint32(t[1])<<16 | uint32(t[2])<<8 | uint32(t[3])))
+	lenAt := f.size - tail
+	if l < 0 || l > lenAt-8 {
+		return corruptf(lenAt, "file tail", "TsFileMetadata length %d does not fit in the %d-byte file", l, f.size)
+	}
+	if l > f.opts.MaxMetadataSize {
+		return corruptf(lenAt, "file tail", "TsFileMetadata length %d exceeds the limit of %d", l, f.opts.MaxMetadataSize)
+	}
+	f.metaPos = lenAt - l
+	b, err := f.readAt(f.metaPos, l, "TsFileMetadata")
+	if err != nil {
+		return err
+	}
+	d := f.newBuf(b, f.metaPos, "TsFileMetadata")
+	m := d.fileMetadata(&f.opts)
+	if d.err != nil {
+		return d.err
+	}
+	if d.remaining() != 0 {
+		return corruptf(d.off(), "TsFileMetadata", "%d bytes left over after the metadata", d.remaining())
+	}
+	if m.MetaOffset < f.dataFrom || m.MetaOffset >= f.metaPos {
+		return corruptf(f.metaPos, "TsFileMetadata", "meta_offset %d is outside the data section [%d, %d)", m.MetaOffset, f.dataFrom, f.metaPos)
+	}
+	sep, err := f.readAt(m.MetaOffset, 1, "separator")
+	if err != nil {
+		return err
+	}
+	if sep[0] != MarkerSeparator {
+		return corruptf(m.MetaOffset, "separator", "meta_offset points at byte 0x%02x, not the 0x02 separator", sep[0])
+	}
+	f.metaOffset = m.MetaOffset
+	for _, name := range m.TableNames {
+		if err := f.checkNodeRanges(m.TableIndexes[name]); err != nil {
+			return err
+		}
+	}
+	f.Metadata = m
+	return nil
+}
+
+func (f *File) newBuf(b []byte, base int64, structure string) *buf {
+	d := newBuf(b, base, structure)
+	d.maxString = f.opts.MaxStringLength
+	return d
+}
+
+// checkNodeRanges requires every entry of n to point into the indexed
+// metadata region between the separator and TsFileMetadata.
+func (f *File) checkNodeRanges(n *IndexNode) error {
+	lo, hi := f.metaOffset+1, f.metaPos
+	for i, e := range n.Entries {
+		if e.Offset < lo || e.End > hi {
+			return corruptf(n.Offset, "index node", "entry %d range [%d, %d) is outside the index region [%d, %d)", i, e.Offset, e.End, lo, hi)
+		}
+	}
+	return nil
+}

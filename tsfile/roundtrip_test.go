@@ -1,0 +1,217 @@
+package tsfile
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/encoding"
+)
+
+var allValueTypes = []DataType{Boolean, Int32, Int64, Float, Double, Text, String, Blob, Date, Timestamp, Object}
+
+// randomValues makes n values of type t with nulls at rate nullRate.
+func randomValues(r *rand.Rand, t DataType, n int, nullRate float64) Values {
+	v := NewValues(t, n)
+	if nullRate > 0 {
+		v.Null = make([]bool, n)
+	}
+	for i := 0; i < n; i++ {
+		if nullRate > 0 && r.Float64() < nullRate {
+			v.Null[i] = true
+			continue
+		}
+		switch t {
+		case Boolean:
+			v.Bools[i] = r.IntN(2) == 1
+		case Int32:
+			v.Int32s[i] = int32(r.Uint32())
+		case Date:
+			v.Int32s[i] = int32(19700101 + r.IntN(500000))
+		case Int64, Timestamp:
+			v.Int64s[i] = int64(r.Uint64())
+		case Float:
+			v.Float32s[i] = math.Float32frombits(r.Uint32())
+		case Double:
+			v.Float64s[i] = math.Float64frombits(r.Uint64())
+		default:
+			b := make([]byte, r.IntN(20))
+			for j := range b {
+				b[j] = byte('a' + r.IntN(26))
+			}
+			v.Binaries[i] = b
+		}
+	}
+	return v
+}
+
+// sameValues compares two columns position by position, floats by bits.
+func sameValues(t *testing.T, want, got *Values, what string) {
+	t.Helper()
+	require.Equal(t, want.Len(), got.Len(), "%s: length", what)
+	for i := 0; i < want.Len(); i++ {
+		require.Equal(t, want.IsNull(i), got.IsNull(i), "%s: null at %d", what, i)
+		if want.IsNull(i) {
+			continue
+		}
+		switch want.Type {
+		case Boolean:
+			require.Equal(t, want.Bools[i], got.Bools[i], "%s[%d]", what, i)
+		case Int32, Date:
+			require.Equal(t, want.Int32s[i], got.Int32s[i], "%s[%d]", what, i)
+		case Int64, Timestamp:
+			require.Equal(t, want.Int64s[i], got.Int64s[i], "%s[%d]", what, i)
+		case Float:
+			require.Equal(t, math.Float32bits(want.Float32s[i]), math.Float32bits(got.Float32s[i]), "%s[%d]", what, i)
+		case Double:
+			require.Equal(t, math.Float64bits(want.Float64s[i]), math.Float64bits(got.Float64s[i]), "%s[%d]", what, i)
+		default:
+			require.Equal(t, string(want.Binaries[i]), string(got.Binaries[i]), "%s[%d]", what, i)
+		}
+	}
+}
+
+func sliceValues(v *Values, lo, hi int) Values {
+	out := Values{Type: v.Type}
+	if v.Null != nil {
+		out.Null = v.Null[lo:hi]
+	}
+	switch v.Type {
+	case Boolean:
+		out.Bools = v.Bools[lo:hi]
+	case Int32, Date:
+		out.Int32s = v.Int32s[lo:hi]
+	case Int64, Timestamp:
+		out.Int64s = v.Int64s[lo:hi]
+	case Float:
+		out.Float32s = v.Float32s[lo:hi]
+	case Double:
+		out.Float64s = v.Float64s[lo:hi]
+	default:
+		out.Binaries = v.Binaries[lo:hi]
+	}
+	return out
+}
+
+func TestRoundTripTableModel(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		rows      int
+		groups    int // chunk groups per device
+		devices   int
+		pagePts   int
+		maxDegree int
+		timeEnc   Encoding
+	}{
+		{"single-page", 50, 1, 3, 10000, 256, encoding.TS2Diff},
+		{"multi-page", 1000, 1, 2, 97, 256, encoding.TS2Diff},
+		{"groups-and-deep-index", 400, 3, 40, 64, 2, encoding.TS2Diff},
+		{"plain-time", 300, 2, 5, 128, 3, encoding.Plain},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, uint64(tc.rows)))
+			schema := TableSchema{Name: "t1", Columns: []Column{{Name: "region", DataType: String, Category: Tag}, {Name: "id", DataType: String, Category: Tag}}}
+			for _, dt := range allValueTypes {
+				schema.Columns = append(schema.Columns, Column{Name: "c_" + dt.String(), DataType: dt, Category: Field})
+			}
+			var out bytes.Buffer
+			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: tc.pagePts, MaxDegree: tc.maxDegree, TimeEncoding: tc.timeEnc, TimeEncodingSet: true})
+			require.NoError(t, err)
+			require.NoError(t, w.RegisterTable(schema))
+			type devData struct {
+				id    DeviceID
+				times []int64
+				cols  map[string]*Values
+			}
+			var devs []devData
+			for d := 0; d < tc.devices; d++ {
+				id := NewDeviceID("t1", fmt.Sprintf("r%d", d%3), fmt.Sprintf("dev-%03d", d))
+				if d%7 == 6 {
+					id = DeviceIDFromSegments([]Segment{{Value: "t1"}, {Null: true}, {Value: fmt.Sprintf("dev-%03d", d)}})
+				}
+				dd := devData{id: id, cols: map[string]*Values{}}
+				t0 := int64(1700000000000 + d)
+				for i := 0; i < tc.rows; i++ {
+					t0 += int64(1 + r.IntN(1000))
+					dd.times = append(dd.times, t0)
+				}
+				for _, dt := range allValueTypes {
+					nullRate := 0.2
+					if dt == Float && d == 1 {
+						nullRate = 1 // an all-null column
+					}
+					v := randomValues(r, dt, tc.rows, nullRate)
+					if dt == Int64 && d == 0 {
+						// One page in the middle entirely null.
+						for i := tc.rows / 3; i < tc.rows/3+tc.pagePts && i < tc.rows; i++ {
+							v.Null[i] = true
+						}
+					}
+					dd.cols["c_"+dt.String()] = &v
+				}
+				devs = append(devs, dd)
+			}
+			for g := 0; g < tc.groups; g++ {
+				for _, dd := range devs {
+					lo, hi := g*tc.rows/tc.groups, (g+1)*tc.rows/tc.groups
+					var cols []AlignedColumn
+					for i, dt := range allValueTypes {
+						if g == 1 && i == 2 {
+							continue // an absent value chunk in the second group
+						}
+						name := "c_" + dt.String()
+						cols = append(cols, AlignedColumn{SeriesSchema: SeriesSchema{Name: name, DataType: dt}, Values: sliceValues(dd.cols[name], lo, hi)})
+					}
+					require.NoError(t, w.WriteAligned(dd.id, dd.times[lo:hi], cols))
+				}
+				if g == 0 {
+					require.NoError(t, w.WriteOperationIndexRange(1, 99))
+				}
+			}
+			require.NoError(t, w.Close())
+
+			f, err := Open(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
+			require.NoError(t, err)
+			require.Equal(t, []string{"t1"}, f.Tables())
+			got, err := f.Devices("t1")
+			require.NoError(t, err)
+			require.Len(t, got, tc.devices)
+			for i := 1; i < len(got); i++ {
+				require.Negative(t, got[i-1].Compare(got[i]))
+			}
+			for _, dd := range devs {
+				series, err := f.Series(dd.id)
+				require.NoError(t, err)
+				require.Len(t, series, len(allValueTypes)+1)
+				cols, err := f.ReadAligned(series)
+				require.NoError(t, err)
+				require.Equal(t, dd.times, cols.Times)
+				for name, want := range dd.cols {
+					w := *want
+					if tc.groups > 1 && name == "c_"+allValueTypes[2].String() {
+						// Group 1 omitted this column: nulls there.
+						w = Values{Type: want.Type}
+						appendValues(&w, sliceValues(want, 0, tc.rows/tc.groups))
+						appendValues(&w, AllNull(want.Type, (2*tc.rows/tc.groups)-tc.rows/tc.groups))
+						appendValues(&w, sliceValues(want, 2*tc.rows/tc.groups, tc.rows))
+					}
+					sameValues(t, &w, cols.Columns[name], dd.id.String()+"."+name)
+				}
+				// Single-series lookup agrees with the full walk.
+				for _, s := range series {
+					one, err := f.SeriesByName(dd.id, s.Measurement)
+					require.NoError(t, err)
+					require.NotNil(t, one, s.Measurement)
+					require.Equal(t, s.Offset, one.Offset)
+					require.True(t, f.Metadata.Bloom.MayContain(SeriesPath(dd.id, s.Measurement)))
+				}
+				none, err := f.SeriesByName(dd.id, "nope")
+				require.NoError(t, err)
+				require.Nil(t, none)
+			}
+		})
+	}
+}

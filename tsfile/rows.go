@@ -1,0 +1,154 @@
+package tsfile
+
+// AlignedColumns is every row of an aligned device: its timestamps and one
+// column per requested measurement (null where a row has no value).
+type AlignedColumns struct {
+	Times   []int64
+	Columns map[string]*Values
+}
+
+// ReadAligned decodes every row of an aligned device, for the series in
+// series (as returned by Series). It materialises the device in memory and
+// is meant for tests, tools and small files; arrowconv streams instead.
+func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error) {
+	sets, err := AlignedChunkSets(series)
+	if err != nil {
+		return nil, err
+	}
+	out := &AlignedColumns{Columns: map[string]*Values{}}
+	types := map[string]DataType{}
+	for i := range series {
+		if series[i].IsValueColumn() {
+			types[series[i].Measurement] = series[i].DataType
+			v := NewValues(series[i].DataType, 0)
+			v.Null = []bool{}
+			out.Columns[series[i].Measurement] = &v
+		}
+	}
+	var pd PayloadDecoder
+	for _, set := range sets {
+		tc, err := f.ReadChunk(set.Time.Offset)
+		if err != nil {
+			return nil, err
+		}
+		if !tc.Header.IsTimeChunk() {
+			return nil, corruptf(tc.Header.Offset, "chunk header", "time series points at a chunk with marker 0x%02x", tc.Header.Marker)
+		}
+		var pageCounts []int
+		for i := range tc.Pages {
+			p, err := pd.Payload(tc, i)
+			if err != nil {
+				return nil, err
+			}
+			before := len(out.Times)
+			out.Times, err = DecodeTimes(&tc.Header, p, tc.Pages[i].Header.BodyOffset(), out.Times)
+			if err != nil {
+				return nil, err
+			}
+			pageCounts = append(pageCounts, len(out.Times)-before)
+		}
+		for name, col := range out.Columns {
+			cm, ok := set.Values[name]
+			if !ok {
+				appendValues(col, AllNull(types[name], sumInts(pageCounts)))
+				continue
+			}
+			vc, err := f.ReadChunk(cm.Offset)
+			if err != nil {
+				return nil, err
+			}
+			if err := checkValueChunk(&vc.Header, name, types[name]); err != nil {
+				return nil, err
+			}
+			if len(vc.Pages) == 0 {
+				appendValues(col, AllNull(types[name], sumInts(pageCounts)))
+				continue
+			}
+			if len(vc.Pages) != len(tc.Pages) {
+				return nil, corruptf(vc.Header.Offset, "chunk header", "value chunk %q has %d pages, its time chunk %d", name, len(vc.Pages), len(tc.Pages))
+			}
+			for i := range vc.Pages {
+				if vc.Pages[i].Header.Empty() {
+					appendValues(col, AllNull(types[name], pageCounts[i]))
+					continue
+				}
+				p, err := pd.Payload(vc, i)
+				if err != nil {
+					return nil, err
+				}
+				v, err := DecodeValuePage(&vc.Header, p, vc.Pages[i].Header.BodyOffset(), pageCounts[i])
+				if err != nil {
+					return nil, err
+				}
+				appendValues(col, v)
+			}
+		}
+	}
+	return out, nil
+}
+
+func checkValueChunk(h *ChunkHeader, name string, t DataType) error {
+	if !h.IsValueChunk() || h.Measurement != name || h.DataType != t {
+		return corruptf(h.Offset, "chunk header", "expected the %s value chunk of %q, found marker 0x%02x %q %s", t, name, h.Marker, h.Measurement, h.DataType)
+	}
+	return nil
+}
+
+// ReadNonAligned decodes every point of a non-aligned series.
+func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
+	vals := NewValues(ts.DataType, 0)
+	var times []int64
+	var pd PayloadDecoder
+	for _, cm := range ts.Chunks {
+		c, err := f.ReadChunk(cm.Offset)
+		if err != nil {
+			return nil, Values{}, err
+		}
+		if c.Header.IsAligned() || c.Header.Measurement != ts.Measurement || c.Header.DataType != ts.DataType {
+			return nil, Values{}, corruptf(c.Header.Offset, "chunk header", "expected the non-aligned chunk of %q", ts.Measurement)
+		}
+		for i := range c.Pages {
+			p, err := pd.Payload(c, i)
+			if err != nil {
+				return nil, Values{}, err
+			}
+			t, v, err := DecodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding, p, c.Pages[i].Header.BodyOffset())
+			if err != nil {
+				return nil, Values{}, err
+			}
+			times = append(times, t...)
+			appendValues(&vals, v)
+		}
+	}
+	return times, vals, nil
+}
+
+func sumInts(v []int) int {
+	s := 0
+	for _, x := range v {
+		s += x
+	}
+	return s
+}
+
+// appendValues appends src to dst, keeping dst.Null in step when either
+// side has nulls.
+func appendValues(dst *Values, src Values) {
+	n0 := dst.Len()
+	if dst.Null != nil || src.Null != nil {
+		if dst.Null == nil {
+			dst.Null = make([]bool, n0)
+		}
+		if src.Null != nil {
+			dst.Null = append(dst.Null, src.Null...)
+		} else {
+			dst.Null = append(dst.Null, make([]bool, src.Len())...)
+		}
+	}
+	dst.Bools = append(dst.Bools, src.Bools...)
+	dst.Int32s = append(dst.Int32s, src.Int32s...)
+	dst.Int64s = append(dst.Int64s, src.Int64s...)
+	dst.Float32s = append(dst.Float32s, src.Float32s...)
+	dst.Float64s = append(dst.Float64s, src.Float64s...)
+	dst.Binaries = append(dst.Binaries, src.Binaries...)
+}

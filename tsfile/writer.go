@@ -1,0 +1,720 @@
+package tsfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+
+	"github.com/tsarrow/tsarrow/bitmap"
+	"github.com/tsarrow/tsarrow/encoding"
+)
+
+// WriteOptions configure a Writer. The zero value (or nil) selects the
+// defaults noted on each field, which match the reference writer.
+type WriteOptions struct {
+	// MaxDegree is the metadata index fanout (default 256, minimum 2).
+	MaxDegree int
+	// MaxPointsPerPage ends a page after this many rows (default 10000).
+	MaxPointsPerPage int
+	// PageSizeTarget ends a page once its estimated uncompressed values
+	// reach this many bytes (default 64 KiB).
+	PageSizeTarget int
+	// TimeEncoding encodes aligned time chunks and the time streams of
+	// non-aligned pages (default TS_2DIFF); set TimeEncodingSet to use it.
+	TimeEncoding    Encoding
+	TimeEncodingSet bool
+	// TimeCompression compresses aligned time chunks (default UNCOMPRESSED).
+	TimeCompression Compression
+	// BloomFilterFPR is the Bloom filter false-positive rate, clamped to
+	// 0.01..0.1 (default 0.05).
+	BloomFilterFPR float64
+	// NoBloomFilter writes an empty Bloom filter.
+	NoBloomFilter bool
+	// Properties are extra footer properties, written after the three
+	// encryption properties the reference writer always writes.
+	Properties []Property
+	// NoEncryptionProperties omits those three properties; readers treat
+	// an absent encryptLevel as "0".
+	NoEncryptionProperties bool
+}
+
+func (o *WriteOptions) withDefaults() (WriteOptions, error) {
+	var r WriteOptions
+	if o != nil {
+		r = *o
+	}
+	if r.MaxDegree == 0 {
+		r.MaxDegree = 256
+	}
+	if r.MaxDegree < 2 {
+		return r, fmt.Errorf("tsfile: MaxDegree %d is below 2", r.MaxDegree)
+	}
+	if r.MaxPointsPerPage <= 0 {
+		r.MaxPointsPerPage = 10000
+	}
+	if r.PageSizeTarget <= 0 {
+		r.PageSizeTarget = 64 << 10
+	}
+	if !r.TimeEncodingSet {
+		r.TimeEncoding, r.TimeEncodingSet = encoding.TS2Diff, true
+	}
+	if !encodingAllowed(Int64, r.TimeEncoding) {
+		return r, fmt.Errorf("tsfile: %s cannot encode timestamps", r.TimeEncoding)
+	}
+	if r.BloomFilterFPR == 0 {
+		r.BloomFilterFPR = bloomDefaultFPR
+	}
+	return r, nil
+}
+
+// SeriesSchema names a measurement and how its chunks are written.
+type SeriesSchema struct {
+	Name        string
+	DataType    DataType
+	Encoding    Encoding
+	Compression Compression
+}
+
+// AlignedColumn is one value column of an aligned chunk group. Values.Len()
+// must equal the number of timestamps; Values.Null marks nulls.
+type AlignedColumn struct {
+	SeriesSchema
+	Values Values
+}
+
+// NonAlignedSeries is one series of a non-aligned chunk group: its own
+// timestamps and values (Values.Null is not allowed: a non-aligned series
+// stores only the points that exist).
+type NonAlignedSeries struct {
+	SeriesSchema
+	Times  []int64
+	Values Values
+}
+
+// Writer writes a TsFile v4. Each Write call emits one chunk group; Close
+// writes the index and footer. It is not safe for concurrent use.
+type Writer struct {
+	w      *bufio.Writer
+	pos    int64
+	opts   WriteOptions
+	err    error
+	closed bool
+
+	tables  map[string]*TableSchema
+	devices map[string]*deviceState // by deviceKey
+	order   []*deviceState
+	scratch []byte
+	comp    []byte
+}
+
+type deviceState struct {
+	id      DeviceID
+	aligned bool
+	series  map[string]*seriesState
+	lastEnd int64 // last timestamp written, for ordering across groups
+	hasData bool
+}
+
+type seriesState struct {
+	meta  TimeseriesMetadata
+	stats *statsBuilder
+}
+
+// NewWriter writes the file prefix to w and returns a Writer.
+func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}}
+	tw.write([]byte(Magic))
+	tw.write([]byte{Version})
+	return tw, tw.err
+}
+
+func (w *Writer) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.w.Write(b)
+	w.pos += int64(n)
+	w.err = err
+}
+
+// Offset returns the number of bytes written so far.
+func (w *Writer) Offset() int64 { return w.pos }
+
+// RegisterTable declares a table-model table. Devices of the table are
+// DeviceIDs whose first segment is the table name followed by one segment
+// per TAG column.
+func (w *Writer) RegisterTable(s TableSchema) error {
+	if s.Name == "" {
+		return errors.New("tsfile: table name is empty")
+	}
+	if _, dup := w.tables[s.Name]; dup {
+		return fmt.Errorf("tsfile: table %q registered twice", s.Name)
+	}
+	seen := map[string]bool{}
+	for _, c := range s.Columns {
+		if seen[c.Name] {
+			return fmt.Errorf("tsfile: table %q has two columns named %q", s.Name, c.Name)
+		}
+		seen[c.Name] = true
+		if !c.DataType.IsValueType() {
+			return fmt.Errorf("tsfile: column %q has data type %s", c.Name, c.DataType)
+		}
+		if c.Category == Tag && c.DataType != String {
+			return fmt.Errorf("tsfile: TAG column %q must be STRING, not %s", c.Name, c.DataType)
+		}
+	}
+	cp := s
+	cp.Columns = append([]Column(nil), s.Columns...)
+	w.tables[s.Name] = &cp
+	return nil
+}
+
+func deviceKey(id DeviceID) string { return string(appendDeviceID(nil, id)) }
+
+func (w *Writer) device(id DeviceID, aligned bool) (*deviceState, error) {
+	if id.Len() == 0 {
+		return nil, errors.New("tsfile: device has no segments")
+	}
+	k := deviceKey(id)
+	d, ok := w.devices[k]
+	if !ok {
+		d = &deviceState{id: id, aligned: aligned, series: map[string]*seriesState{}}
+		w.devices[k] = d
+		w.order = append(w.order, d)
+	}
+	if d.aligned != aligned {
+		return nil, fmt.Errorf("tsfile: device %s is written both aligned and non-aligned", id)
+	}
+	return d, nil
+}
+
+func checkTimes(times []int64, after int64, hasData bool) error {
+	for i, t := range times {
+		if (i > 0 && t <= times[i-1]) || (i == 0 && hasData && t <= after) {
+			return fmt.Errorf("tsfile: timestamp %d at row %d is not greater than the previous one", t, i)
+		}
+	}
+	return nil
+}
+
+func checkSeries(s *SeriesSchema) error {
+	if !s.DataType.IsValueType() {
+		return fmt.Errorf("tsfile: series %q has data type %s", s.Name, s.DataType)
+	}
+	if !encodingAllowed(s.DataType, s.Encoding) {
+		return fmt.Errorf("tsfile: series %q: %s cannot encode %s", s.Name, s.Encoding, s.DataType)
+	}
+	return nil
+}
+
+// WriteAligned writes one aligned chunk group: a time chunk for times and a
+// value chunk per column. Columns absent from cols get no chunk (all null
+// in this group); a column that is null everywhere gets an empty chunk.
+func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	d, err := w.device(dev, true)
+	if err != nil {
+		return err
+	}
+	if len(times) == 0 {
+		return errors.New("tsfile: aligned chunk group without rows")
+	}
+	if err := checkTimes(times, d.lastEnd, d.hasData); err != nil {
+		return fmt.Errorf("%w (device %s)", err, dev)
+	}
+	if ts, ok := w.tables[dev.Table()]; ok {
+		if err := checkTableDevice(ts, dev, cols); err != nil {
+			return err
+		}
+	}
+	seen := map[string]bool{"": true}
+	for i := range cols {
+		c := &cols[i]
+		if err := checkSeries(&c.SeriesSchema); err != nil {
+			return err
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("tsfile: column %q given twice", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Values.Type != c.DataType || c.Values.Len() != len(times) || (c.Values.Null != nil && len(c.Values.Null) != len(times)) {
+			return fmt.Errorf("tsfile: column %q has %d %s values for %d rows", c.Name, c.Values.Len(), c.Values.Type, len(times))
+		}
+		if s, ok := d.series[c.Name]; ok && s.meta.DataType != c.DataType {
+			return fmt.Errorf("tsfile: column %q changes type from %s to %s", c.Name, s.meta.DataType, c.DataType)
+		}
+	}
+	bounds := w.pageBounds(times, cols)
+	w.chunkGroupHeader(dev)
+	// Time chunk.
+	timeSeries := SeriesSchema{DataType: Vector, Encoding: w.opts.TimeEncoding, Compression: w.opts.TimeCompression}
+	var pages []builtPage
+	for p := 0; p+1 < len(bounds); p++ {
+		lo, hi := bounds[p], bounds[p+1]
+		body, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding, nil, times[lo:hi])
+		if err != nil {
+			return err
+		}
+		sb := newStatsBuilder(Vector)
+		for _, t := range times[lo:hi] {
+			sb.time(t)
+		}
+		pages = append(pages, builtPage{payload: body, stats: sb.result()})
+	}
+	if err := w.writeChunk(d, &timeSeries, MarkerTimeChunkHeader, pages, 0x80); err != nil {
+		return err
+	}
+	for i := range cols {
+		c := &cols[i]
+		pages = pages[:0]
+		allNull := true
+		for p := 0; p+1 < len(bounds); p++ {
+			lo, hi := bounds[p], bounds[p+1]
+			bp, err := buildValuePage(c, times, lo, hi)
+			if err != nil {
+				return err
+			}
+			if !bp.empty {
+				allNull = false
+			}
+			pages = append(pages, bp)
+		}
+		if allNull {
+			pages = pages[:0]
+		}
+		if err := w.writeChunk(d, &c.SeriesSchema, MarkerValueChunkHeader, pages, 0x40); err != nil {
+			return err
+		}
+	}
+	d.lastEnd, d.hasData = times[len(times)-1], true
+	return w.err
+}
+
+func checkTableDevice(ts *TableSchema, dev DeviceID, cols []AlignedColumn) error {
+	tags := ts.Tags()
+	if dev.Len()-1 > len(tags) {
+		return fmt.Errorf("tsfile: device %s has %d tag segments, table %q has %d TAG columns", dev, dev.Len()-1, ts.Name, len(tags))
+	}
+	fields := map[string]Column{}
+	for _, c := range ts.Columns {
+		if c.Category == Field {
+			fields[c.Name] = c
+		}
+	}
+	for _, c := range cols {
+		f, ok := fields[c.Name]
+		if !ok {
+			return fmt.Errorf("tsfile: column %q is not a FIELD of table %q", c.Name, ts.Name)
+		}
+		if f.DataType != c.DataType {
+			return fmt.Errorf("tsfile: column %q is %s in table %q, got %s", c.Name, f.DataType, ts.Name, c.DataType)
+		}
+	}
+	return nil
+}
+
+// WriteNonAligned writes one chunk group of non-aligned series.
+func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	d, err := w.device(dev, false)
+	if err != nil {
+		return err
+	}
+	if _, ok := w.tables[dev.Table()]; ok {
+		return fmt.Errorf("tsfile: device %s of table-model table %q must be written aligned", dev, dev.Table())
+	}
+	seen := map[string]bool{}
+	for i := range series {
+		s := &series[i]
+		if err := checkSeries(&s.SeriesSchema); err != nil {
+			return err
+		}
+		if s.Name == "" || seen[s.Name] {
+			return fmt.Errorf("tsfile: series name %q is empty or repeated", s.Name)
+		}
+		seen[s.Name] = true
+		if len(s.Times) == 0 || s.Values.Type != s.DataType || s.Values.Len() != len(s.Times) || s.Values.Null != nil {
+			return fmt.Errorf("tsfile: series %q needs one non-null %s value per timestamp", s.Name, s.DataType)
+		}
+		st, ok := d.series[s.Name]
+		var last int64
+		if ok {
+			last = st.meta.Statistics.EndTime
+			if st.stats != nil && !st.stats.empty {
+				last = st.stats.s.EndTime
+			}
+			if st.meta.DataType != s.DataType {
+				return fmt.Errorf("tsfile: series %q changes type", s.Name)
+			}
+		}
+		if err := checkTimes(s.Times, last, ok); err != nil {
+			return fmt.Errorf("%w (series %s.%s)", err, dev, s.Name)
+		}
+	}
+	w.chunkGroupHeader(dev)
+	for i := range series {
+		s := &series[i]
+		var pages []builtPage
+		col := AlignedColumn{SeriesSchema: s.SeriesSchema, Values: s.Values}
+		bounds := w.pageBounds(s.Times, []AlignedColumn{col})
+		for p := 0; p+1 < len(bounds); p++ {
+			lo, hi := bounds[p], bounds[p+1]
+			ts, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding, nil, s.Times[lo:hi])
+			if err != nil {
+				return err
+			}
+			vp, err := buildValuePage(&col, s.Times, lo, hi)
+			if err != nil {
+				return err
+			}
+			// buildValuePage framed the values for an aligned page;
+			// a non-aligned page carries the dense stream directly.
+			payload := appendUVarint(nil, uint32(len(ts)))
+			payload = append(payload, ts...)
+			payload = append(payload, vp.dense...)
+			pages = append(pages, builtPage{payload: payload, stats: vp.stats})
+		}
+		if err := w.writeChunk(d, &s.SeriesSchema, MarkerChunkHeader, pages, 0); err != nil {
+			return err
+		}
+	}
+	d.hasData = true
+	return w.err
+}
+
+// WriteOperationIndexRange writes an OperationIndexRange record after the
+// chunk groups written so far.
+func (w *Writer) WriteOperationIndexRange(minIndex, maxIndex int64) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	b := append([]byte{MarkerOperationIndexRange}, appendInt64(nil, minIndex)...)
+	w.write(appendInt64(b, maxIndex))
+	return w.err
+}
+
+func (w *Writer) usable() error {
+	if w.closed {
+		return errors.New("tsfile: writer is closed")
+	}
+	return w.err
+}
+
+func (w *Writer) chunkGroupHeader(dev DeviceID) {
+	w.write(appendDeviceID([]byte{MarkerChunkGroupHeader}, dev))
+}
+
+// pageBounds cuts rows into pages by point count and estimated size; the
+// aligned time and value columns share these bounds.
+func (w *Writer) pageBounds(times []int64, cols []AlignedColumn) []int {
+	bounds := []int{0}
+	size, n := 0, 0
+	for i := range times {
+		row := 8
+		for j := range cols {
+			row += valueSize(&cols[j].Values, i)
+		}
+		if n > 0 && (n >= w.opts.MaxPointsPerPage || size+row > w.opts.PageSizeTarget) {
+			bounds = append(bounds, i)
+			size, n = 0, 0
+		}
+		size += row
+		n++
+	}
+	return append(bounds, len(times))
+}
+
+func valueSize(v *Values, i int) int {
+	if v.IsNull(i) {
+		return 0
+	}
+	switch v.Type {
+	case Boolean:
+		return 1
+	case Int32, Date, Float:
+		return 4
+	case Int64, Timestamp, Double:
+		return 8
+	}
+	return 4 + len(v.Binaries[i])
+}
+
+type builtPage struct {
+	payload []byte // uncompressed payload
+	dense   []byte // the encoded non-null values alone
+	stats   Statistics
+	empty   bool
+}
+
+// buildValuePage encodes rows [lo, hi) of c as an aligned value page.
+func buildValuePage(c *AlignedColumn, times []int64, lo, hi int) (builtPage, error) {
+	v := &c.Values
+	n := hi - lo
+	present := make([]byte, bitmap.Bytes(n))
+	sb := newStatsBuilder(c.DataType)
+	k := 0
+	for i := lo; i < hi; i++ {
+		if v.IsNull(i) {
+			continue
+		}
+		bitmap.SetMSB(present, i-lo)
+		k++
+		t := times[i]
+		switch c.DataType {
+		case Boolean:
+			sb.addBool(t, v.Bools[i])
+		case Int32, Date:
+			sb.addInt(t, int64(v.Int32s[i]))
+		case Int64, Timestamp:
+			sb.addInt(t, v.Int64s[i])
+		case Float:
+			sb.addFloat(t, float64(v.Float32s[i]))
+		case Double:
+			sb.addFloat(t, v.Float64s[i])
+		default:
+			sb.addBinary(t, v.Binaries[i])
+		}
+	}
+	if k == 0 {
+		return builtPage{empty: true, stats: emptyStats(c.DataType)}, nil
+	}
+	var dense []byte
+	var err error
+	switch c.DataType {
+	case Boolean:
+		dense, err = encoding.AppendEncodedBool(c.Encoding, nil, gather(v.Bools[lo:hi], v.Null, lo))
+	case Int32, Date:
+		dense, err = encoding.AppendEncodedInt32(c.Encoding, nil, gather(v.Int32s[lo:hi], v.Null, lo))
+	case Int64, Timestamp:
+		dense, err = encoding.AppendEncodedInt64(c.Encoding, nil, gather(v.Int64s[lo:hi], v.Null, lo))
+	case Float:
+		dense, err = encoding.AppendEncodedFloat32(c.Encoding, nil, gather(v.Float32s[lo:hi], v.Null, lo))
+	case Double:
+		dense, err = encoding.AppendEncodedFloat64(c.Encoding, nil, gather(v.Float64s[lo:hi], v.Null, lo))
+	default:
+		dense, err = encoding.AppendEncodedBinary(c.Encoding, nil, gather(v.Binaries[lo:hi], v.Null, lo))
+	}
+	if err != nil {
+		return builtPage{}, fmt.Errorf("tsfile: encoding column %q: %w", c.Name, err)
+	}
+	payload := appendInt32(nil, int32(n))
+	payload = append(payload, present...)
+	payload = append(payload, dense...)
+	return builtPage{payload: payload, dense: dense, stats: sb.result()}, nil
+}
+
+// gather returns the non-null values of vals (rows lo.. of the column).
+func gather[T any](vals []T, null []bool, lo int) []T {
+	if null == nil {
+		return vals
+	}
+	out := make([]T, 0, len(vals))
+	for i, x := range vals {
+		if !null[lo+i] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// emptyStats is the Statistics of a column with no values, as the
+// reference writer serializes it: count 0 and an inverted time range.
+func emptyStats(t DataType) Statistics {
+	return Statistics{Type: t, StartTime: math.MaxInt64, EndTime: math.MinInt64}
+}
+
+// writeChunk writes a chunk of pages and records its metadata. marker is
+// the multi-page marker of the column role; role is the timeseries_type
+// role bits.
+func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages []builtPage, role byte) error {
+	codec, err := encoding.LookupCodec(s.Compression)
+	if err != nil {
+		return fmt.Errorf("tsfile: series %q: %w", s.Name, err)
+	}
+	single := len(pages) <= 1
+	if single {
+		marker = marker&^markerLowBits | MarkerOnlyOnePageChunkHeader
+	}
+	body := w.scratch[:0]
+	chunkStats := newStatsBuilder(s.DataType)
+	for i := range pages {
+		p := &pages[i]
+		if p.empty {
+			body = appendUVarint(body, 0)
+			continue
+		}
+		w.comp, err = codec.Compress(w.comp[:0], p.payload)
+		if err != nil {
+			return fmt.Errorf("tsfile: compressing series %q: %w", s.Name, err)
+		}
+		ph := PageHeader{UncompressedSize: len(p.payload), CompressedSize: len(w.comp)}
+		if !single {
+			ph.Statistics = &p.stats
+		}
+		body = appendPageHeader(body, &ph)
+		body = append(body, w.comp...)
+		chunkStats.merge(&p.stats)
+	}
+	w.scratch = body
+	h := ChunkHeader{Marker: marker, Measurement: s.Name, DataSize: int64(len(body)), DataType: s.DataType, Compression: s.Compression, Encoding: s.Encoding}
+	if h.DataSize > math.MaxUint32 {
+		return fmt.Errorf("tsfile: chunk of %q is %d bytes, over the format's 32-bit data_size", s.Name, h.DataSize)
+	}
+	off := w.pos
+	w.write(appendChunkHeader(nil, &h))
+	w.write(body)
+	st := chunkStats.result()
+	if chunkStats.empty {
+		st = emptyStats(s.DataType)
+	}
+	ss, ok := d.series[s.Name]
+	if !ok {
+		ss = &seriesState{meta: TimeseriesMetadata{Type: role, Measurement: s.Name, DataType: s.DataType}, stats: newStatsBuilder(s.DataType)}
+		d.series[s.Name] = ss
+	}
+	ss.meta.Chunks = append(ss.meta.Chunks, ChunkMetadata{Offset: off, Statistics: st})
+	ss.stats.merge(&st)
+	return w.err
+}
+
+// Close writes the separator, the index and the footer, and flushes. It
+// does not close the underlying writer.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	if w.err != nil {
+		return w.err
+	}
+	metaOffset := w.pos
+	w.write([]byte{MarkerSeparator})
+
+	devs := append([]*deviceState(nil), w.order...)
+	sort.Slice(devs, func(i, j int) bool { return devs[i].id.Compare(devs[j].id) < 0 })
+	paths := 0
+	for _, d := range devs {
+		paths += len(d.series)
+	}
+	var bloom *BloomFilter
+	if !w.opts.NoBloomFilter {
+		bloom = NewBloomFilter(paths, w.opts.BloomFilterFPR)
+	}
+	// Per table: device entries pointing at each device's measurement root.
+	type devRoot struct {
+		id   DeviceID
+		root *IndexNode
+	}
+	tables := map[string][]devRoot{}
+	for _, d := range devs {
+		names := make([]string, 0, len(d.series))
+		for name := range d.series {
+			names = append(names, name)
+		}
+		sort.Slice(names, func(i, j int) bool { return compareStrings(names[i], names[j]) < 0 })
+		var leaves []*IndexNode
+		cur := &IndexNode{Type: LeafMeasurement}
+		for i, name := range names {
+			ss := d.series[name]
+			if bloom != nil {
+				bloom.Add(SeriesPath(d.id, name))
+			}
+			if i%w.opts.MaxDegree == 0 {
+				if len(cur.Entries) == w.opts.MaxDegree {
+					cur.EndOffset = w.pos
+					leaves = append(leaves, cur)
+					cur = &IndexNode{Type: LeafMeasurement}
+				}
+				cur.Entries = append(cur.Entries, IndexEntry{Measurement: name, Offset: w.pos})
+			}
+			ss.meta.Statistics = ss.stats.result()
+			if ss.stats.empty {
+				ss.meta.Statistics = emptyStats(ss.meta.DataType)
+			}
+			w.write(appendTimeseriesMetadata(nil, &ss.meta))
+		}
+		cur.EndOffset = w.pos
+		leaves = append(leaves, cur)
+		root := w.buildLevels(leaves, InternalMeasurement)
+		tables[d.id.Table()] = append(tables[d.id.Table()], devRoot{d.id, root})
+	}
+	meta := &FileMetadata{TableIndexes: map[string]*IndexNode{}, TableSchemas: map[string]*TableSchema{}, MetaOffset: metaOffset, Bloom: bloom}
+	tableNames := make([]string, 0, len(tables))
+	for t := range tables {
+		tableNames = append(tableNames, t)
+	}
+	sort.Strings(tableNames)
+	for _, t := range tableNames {
+		var leaves []*IndexNode
+		cur := &IndexNode{Type: LeafDevice}
+		for _, dr := range tables[t] {
+			if len(cur.Entries) == w.opts.MaxDegree {
+				cur.EndOffset = w.pos
+				leaves = append(leaves, cur)
+				cur = &IndexNode{Type: LeafDevice}
+			}
+			cur.Entries = append(cur.Entries, IndexEntry{Device: dr.id, Offset: w.pos})
+			w.write(appendIndexNode(nil, dr.root))
+		}
+		cur.EndOffset = w.pos
+		leaves = append(leaves, cur)
+		meta.TableIndexes[t] = w.buildLevels(leaves, InternalDevice)
+		meta.TableNames = append(meta.TableNames, t)
+	}
+	for name, s := range w.tables {
+		meta.TableSchemas[name] = s
+	}
+	if !w.opts.NoEncryptionProperties {
+		meta.Properties = []Property{
+			{Key: "encryptLevel", Value: []byte("0")},
+			{Key: "encryptType", Value: []byte("org.apache.tsfile.encrypt.UNENCRYPTED")},
+			{Key: "encryptKey", Value: []byte{}},
+		}
+	}
+	meta.Properties = append(meta.Properties, w.opts.Properties...)
+	fm := appendFileMetadata(nil, meta)
+	w.write(fm)
+	w.write(appendInt32(nil, int32(len(fm))))
+	w.write([]byte(Magic))
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	return w.err
+}
+
+// buildLevels writes all but the root of an index tree over leaves (whose
+// entries are complete and whose EndOffset is set) and returns the root,
+// which the caller stores in its parent. Each level groups up to MaxDegree
+// nodes of the level below under entries keyed by their first key; a
+// child's entry offset is where the child is written.
+func (w *Writer) buildLevels(level []*IndexNode, internal NodeType) *IndexNode {
+	for len(level) > 1 {
+		var next []*IndexNode
+		cur := &IndexNode{Type: internal}
+		for _, child := range level {
+			if len(cur.Entries) == w.opts.MaxDegree {
+				cur.EndOffset = w.pos
+				next = append(next, cur)
+				cur = &IndexNode{Type: internal}
+			}
+			first := child.Entries[0]
+			cur.Entries = append(cur.Entries, IndexEntry{Device: first.Device, Measurement: first.Measurement, Offset: w.pos})
+			w.write(appendIndexNode(nil, child))
+		}
+		cur.EndOffset = w.pos
+		next = append(next, cur)
+		level = next
+	}
+	return level[0]
+}
