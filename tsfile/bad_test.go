@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/encoding"
 )
 
 // smallFile writes a two-device table-model file for corruption tests.
@@ -151,4 +153,32 @@ func TestTruncationNeverPanics(t *testing.T) {
 func isFormatError(err error) bool {
 	var fe *FormatError
 	return errors.As(err, &fe)
+}
+
+// TestHugeDeclaredCounts: tiny inputs that declare enormous sizes are
+// refused before allocating.
+func TestHugeDeclaredCounts(t *testing.T) {
+	// A 24-byte TS_2DIFF block with width 0 claiming 2^31-1 timestamps.
+	block := h(be32(0x7fffffff), be32(0), be64(1), be64(0))
+	ch := ChunkHeader{Marker: MarkerOnlyOnePageTimeChunk, DataType: Vector, Encoding: encoding.TS2Diff}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	_, err := DecodeTimes(&ch, block, 100, nil, 10000)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, "more than the limit")
+	runtime.ReadMemStats(&ms)
+	require.Less(t, ms.TotalAlloc-before, uint64(1<<20))
+
+	// A page header declaring a 4 GiB page is refused by the page limit.
+	good := smallFile(t)
+	f, err := Open(bytes.NewReader(good), int64(len(good)), &ReadOptions{MaxPageSize: 8})
+	require.NoError(t, err)
+	series, err := f.Series(NewDeviceID("t", "a"))
+	require.NoError(t, err)
+	_, err = f.ReadChunk(series[0].Chunks[0].Offset)
+	require.ErrorContains(t, err, "exceeds the limit")
+	// A footer length beyond MaxMetadataSize is refused before reading it.
+	_, err = Open(bytes.NewReader(good), int64(len(good)), &ReadOptions{MaxMetadataSize: 16})
+	require.ErrorContains(t, err, "exceeds the limit")
 }

@@ -17,6 +17,9 @@ type ReadOptions struct {
 	// MaxPageSize caps a page's uncompressed_size (default 64 MiB); larger
 	// pages are refused before any allocation.
 	MaxPageSize int
+	// MaxPagePoints caps the timestamps one page may declare (default
+	// 16 Mi); the reference writer uses 10,000.
+	MaxPagePoints int
 	// MaxChunkSize caps a chunk's data_size read into memory at once
 	// (default 1 GiB).
 	MaxChunkSize int64
@@ -44,6 +47,9 @@ func (o *ReadOptions) withDefaults() ReadOptions {
 	}
 	if r.MaxPageSize <= 0 {
 		r.MaxPageSize = 64 << 20
+	}
+	if r.MaxPagePoints <= 0 {
+		r.MaxPagePoints = 16 << 20
 	}
 	if r.MaxChunkSize <= 0 {
 		r.MaxChunkSize = 1 << 30

@@ -41,7 +41,7 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 				return nil, err
 			}
 			before := len(out.Times)
-			out.Times, err = DecodeTimes(&tc.Header, p, tc.Pages[i].Header.BodyOffset(), out.Times)
+			out.Times, err = DecodeTimes(&tc.Header, p, tc.Pages[i].Header.BodyOffset(), out.Times, f.opts.MaxPagePoints)
 			if err != nil {
 				return nil, err
 			}
@@ -112,7 +112,7 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 			if err != nil {
 				return nil, Values{}, err
 			}
-			t, v, err := DecodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding, p, c.Pages[i].Header.BodyOffset())
+			t, v, err := DecodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding, p, c.Pages[i].Header.BodyOffset(), f.opts.MaxPagePoints)
 			if err != nil {
 				return nil, Values{}, err
 			}

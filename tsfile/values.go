@@ -99,8 +99,13 @@ func decodeDense(t DataType, enc Encoding, src []byte, n int) (Values, error) {
 }
 
 // DecodeTimes decodes an aligned time page payload (off is its absolute
-// offset) with the time chunk's own encoding, appending to dst.
-func DecodeTimes(h *ChunkHeader, payload []byte, off int64, dst []int64) ([]int64, error) {
+// offset) with the time chunk's own encoding, appending to dst. A stream
+// declaring more than maxPoints timestamps is refused before anything is
+// allocated: a few bytes of TS_2DIFF can claim billions of values.
+func DecodeTimes(h *ChunkHeader, payload []byte, off int64, dst []int64, maxPoints int) ([]int64, error) {
+	if err := checkTimeCount(h.Encoding, payload, off, maxPoints); err != nil {
+		return dst, err
+	}
 	out, err := encoding.AppendAllInt64(h.Encoding, dst, payload)
 	if err != nil {
 		return dst, wrapCodec(off, "aligned time page", err)
@@ -162,9 +167,12 @@ func AllNull(t DataType, n int) Values {
 // DecodeNonAlignedPage decodes a non-aligned page payload: the time stream
 // with timeEnc (not recorded in the file) and the value stream with the
 // chunk's encoding; both must hold the same number of points.
-func DecodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off int64) ([]int64, Values, error) {
+func DecodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off int64, maxPoints int) ([]int64, Values, error) {
 	ts, vs, err := SplitNonAlignedPage(payload, off)
 	if err != nil {
+		return nil, Values{}, err
+	}
+	if err := checkTimeCount(timeEnc, ts, off, maxPoints); err != nil {
 		return nil, Values{}, err
 	}
 	times, err := encoding.AppendAllInt64(timeEnc, nil, ts)
@@ -176,4 +184,16 @@ func DecodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off 
 		return nil, Values{}, wrapCodec(off, "non-aligned page value stream", err)
 	}
 	return times, vals, nil
+}
+
+// checkTimeCount bounds the timestamps a time stream declares.
+func checkTimeCount(enc Encoding, stream []byte, off int64, maxPoints int) error {
+	n, err := encoding.CountInt64(enc, stream)
+	if err != nil {
+		return wrapCodec(off, "time stream", err)
+	}
+	if n > maxPoints {
+		return corruptf(off, "time stream", "declares %d timestamps, more than the limit of %d per page", n, maxPoints)
+	}
+	return nil
 }
