@@ -176,6 +176,10 @@ func TestRoundTripTableModel(t *testing.T) {
 			f, err := Open(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
 			require.NoError(t, err)
 			require.Equal(t, []string{"t1"}, f.Tables())
+			if tc.devices > tc.maxDegree {
+				// Enough devices for internal device nodes.
+				require.Equal(t, InternalDevice, f.Metadata.TableIndexes["t1"].Type)
+			}
 			got, err := f.Devices("t1")
 			require.NoError(t, err)
 			require.Len(t, got, tc.devices)
@@ -214,4 +218,116 @@ func TestRoundTripTableModel(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRoundTripTreeModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var out bytes.Buffer
+	// MaxDegree 2 with 11 series per device forces internal measurement
+	// nodes; pages of 50 points make multi-page chunks.
+	w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: 50, MaxDegree: 2})
+	require.NoError(t, err)
+	type series struct {
+		times []int64
+		vals  Values
+	}
+	want := map[string]map[string]*series{}
+	devs := []DeviceID{NewDeviceID("root.sg1", "d1"), NewDeviceID("root.sg1", "d2"), NewDeviceID("root.sg2", "d1")}
+	for g := 0; g < 2; g++ {
+		for di, dev := range devs {
+			var batch []NonAlignedSeries
+			for _, dt := range allValueTypes {
+				name := "s_" + dt.String()
+				n := 1 + r.IntN(200)
+				base := int64(g*1_000_000 + di)
+				times := make([]int64, n)
+				for i := range times {
+					base += int64(1 + r.IntN(9))
+					times[i] = base
+				}
+				v := randomValues(r, dt, n, 0)
+				batch = append(batch, NonAlignedSeries{SeriesSchema: SeriesSchema{Name: name, DataType: dt}, Times: times, Values: v})
+				if want[dev.String()] == nil {
+					want[dev.String()] = map[string]*series{}
+				}
+				s := want[dev.String()][name]
+				if s == nil {
+					s = &series{vals: Values{Type: dt}}
+					want[dev.String()][name] = s
+				}
+				s.times = append(s.times, times...)
+				appendValues(&s.vals, v)
+			}
+			require.NoError(t, w.WriteNonAligned(dev, batch))
+		}
+	}
+	require.NoError(t, w.Close())
+	f, err := Open(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
+	require.NoError(t, err)
+	require.Equal(t, []string{"root.sg1", "root.sg2"}, f.Tables())
+	require.Empty(t, f.Metadata.TableSchemas)
+	for _, dev := range devs {
+		ss, err := f.Series(dev)
+		require.NoError(t, err)
+		require.Len(t, ss, len(allValueTypes))
+		for i := range ss {
+			s := &ss[i]
+			require.False(t, s.IsTimeColumn() || s.IsValueColumn())
+			require.Len(t, s.Chunks, 2)
+			times, vals, err := f.ReadNonAligned(s)
+			require.NoError(t, err)
+			exp := want[dev.String()][s.Measurement]
+			require.Equal(t, exp.times, times)
+			sameValues(t, &exp.vals, &vals, dev.String()+"."+s.Measurement)
+			require.Equal(t, int64(len(times)), s.Statistics.Count)
+			require.Equal(t, times[0], s.Statistics.StartTime)
+			require.Equal(t, times[len(times)-1], s.Statistics.EndTime)
+		}
+		root, err := f.measurementRootOf(dev)
+		require.NoError(t, err)
+		require.Equal(t, InternalMeasurement, root.Type)
+	}
+}
+
+// measurementRootOf is a test helper exposing a device's measurement root.
+func (f *File) measurementRootOf(dev DeviceID) (*IndexNode, error) {
+	e, _, err := f.deviceEntry(dev)
+	if err != nil {
+		return nil, err
+	}
+	return f.measurementRoot(e)
+}
+
+// TestStatisticsAreCorrect checks chunk and series Statistics of a written
+// file against values computed here.
+func TestStatisticsAreCorrect(t *testing.T) {
+	var out bytes.Buffer
+	w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: 2})
+	require.NoError(t, err)
+	times := []int64{10, 20, 30, 40, 50}
+	require.NoError(t, w.WriteAligned(NewDeviceID("t", "x"), times, []AlignedColumn{
+		{SeriesSchema: SeriesSchema{Name: "i", DataType: Int32}, Values: Values{Type: Int32, Int32s: []int32{5, -3, 0, 9, 1}, Null: []bool{false, false, true, false, false}}},
+		{SeriesSchema: SeriesSchema{Name: "s", DataType: String}, Values: Values{Type: String, Binaries: [][]byte{[]byte("m"), []byte("a"), []byte("z"), nil, []byte("b")}, Null: []bool{false, false, false, true, false}}},
+		{SeriesSchema: SeriesSchema{Name: "b", DataType: Boolean}, Values: Values{Type: Boolean, Bools: []bool{true, false, true, true, false}}},
+	}))
+	require.NoError(t, w.Close())
+	f, err := Open(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
+	require.NoError(t, err)
+	ss, err := f.Series(NewDeviceID("t", "x"))
+	require.NoError(t, err)
+	byName := map[string]*TimeseriesMetadata{}
+	for i := range ss {
+		byName[ss[i].Measurement] = &ss[i]
+	}
+	require.Equal(t, Statistics{Type: Vector, Count: 5, StartTime: 10, EndTime: 50}, byName[""].Statistics)
+	require.Equal(t, Statistics{Type: Int32, Count: 4, StartTime: 10, EndTime: 50, MinInt: -3, MaxInt: 9, FirstInt: 5, LastInt: 1, SumInt: 12}, byName["i"].Statistics)
+	require.Equal(t, Statistics{Type: String, Count: 4, StartTime: 10, EndTime: 50, First: []byte("m"), Last: []byte("b"), Min: []byte("a"), Max: []byte("z")}, byName["s"].Statistics)
+	require.Equal(t, Statistics{Type: Boolean, Count: 5, StartTime: 10, EndTime: 50, FirstBool: true, LastBool: false, TrueCount: 3}, byName["b"].Statistics)
+	// Three pages of at most two rows: page Statistics in each header.
+	c, err := f.ReadChunk(byName["i"].Chunks[0].Offset)
+	require.NoError(t, err)
+	require.Len(t, c.Pages, 3)
+	require.False(t, c.Header.SinglePage())
+	require.Equal(t, int64(1), c.Pages[1].Header.Statistics.Count) // rows 30 (null) and 40
+	require.Equal(t, int64(40), c.Pages[1].Header.Statistics.StartTime)
 }
