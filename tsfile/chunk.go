@@ -126,11 +126,11 @@ func (pd *PayloadDecoder) Payload(c *Chunk, i int) ([]byte, error) {
 	}
 	codec, err := encoding.LookupCodec(c.Header.Compression)
 	if err != nil {
-		return nil, wrapCodec(c.Header.Offset, "chunk header", err)
+		return nil, CodecError(c.Header.Offset, "chunk header", err)
 	}
 	out, err := codec.Decompress(pd.scratch[:0], stored, p.Header.UncompressedSize)
 	if err != nil {
-		return nil, wrapCodec(p.Header.BodyOffset(), "page payload", err)
+		return nil, CodecError(p.Header.BodyOffset(), "page payload", err)
 	}
 	if len(out) != p.Header.UncompressedSize {
 		return nil, corruptf(p.Header.BodyOffset(), "page payload", "decompressed to %d bytes, header says %d", len(out), p.Header.UncompressedSize)

@@ -50,9 +50,11 @@ func unsupportedf(off int64, structure, format string, args ...any) error {
 	return &FormatError{Offset: off, Structure: structure, Msg: fmt.Sprintf(format, args...), Kind: ErrUnsupported}
 }
 
-// wrapCodec turns an error from the encoding package into a FormatError that
-// keeps the codec's message and maps its sentinel onto ours.
-func wrapCodec(off int64, structure string, err error) error {
+// CodecError places an error from the encoding package at offset off of
+// structure, keeping the codec's message and mapping its sentinel onto
+// ErrCorrupt or ErrUnsupported, so callers need one pair of errors.Is
+// checks. A FormatError passes through unchanged.
+func CodecError(off int64, structure string, err error) error {
 	if err == nil {
 		return nil
 	}

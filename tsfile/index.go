@@ -54,8 +54,20 @@ func checkChild(parent, child *IndexNode) error {
 	return nil
 }
 
+// visit records that the node at off was read during one walk. In a valid
+// tree every node has one parent, so a second reference is corruption; it
+// would otherwise let a small crafted index fan out into an exponential
+// walk within the depth limit.
+func visit(seen map[int64]bool, off int64) error {
+	if seen[off] {
+		return corruptf(off, "index node", "node is referenced twice")
+	}
+	seen[off] = true
+	return nil
+}
+
 // walkDevices calls fn for every LEAF_DEVICE entry under n, in key order.
-func (f *File) walkDevices(n *IndexNode, depth int, fn func(IndexEntry) error) error {
+func (f *File) walkDevices(n *IndexNode, depth int, seen map[int64]bool, fn func(IndexEntry) error) error {
 	if depth > f.opts.MaxIndexDepth {
 		return corruptf(n.Offset, "index node", "device index deeper than %d levels", f.opts.MaxIndexDepth)
 	}
@@ -67,6 +79,9 @@ func (f *File) walkDevices(n *IndexNode, depth int, fn func(IndexEntry) error) e
 			}
 			continue
 		}
+		if err := visit(seen, e.Offset); err != nil {
+			return err
+		}
 		child, err := f.readNode(e, true)
 		if err != nil {
 			return err
@@ -77,7 +92,7 @@ func (f *File) walkDevices(n *IndexNode, depth int, fn func(IndexEntry) error) e
 		if child.Entries[0].Device.Compare(e.Device) < 0 {
 			return corruptf(child.Offset, "index node", "first key %s sorts before its parent entry key %s", child.Entries[0].Device, e.Device)
 		}
-		if err := f.walkDevices(child, depth+1, fn); err != nil {
+		if err := f.walkDevices(child, depth+1, seen, fn); err != nil {
 			return err
 		}
 	}
@@ -91,7 +106,7 @@ func (f *File) Devices(table string) ([]DeviceID, error) {
 		return nil, nil
 	}
 	var out []DeviceID
-	err := f.walkDevices(root, 1, func(e IndexEntry) error {
+	err := f.walkDevices(root, 1, map[int64]bool{}, func(e IndexEntry) error {
 		if len(out) > 0 && out[len(out)-1].Compare(e.Device) >= 0 {
 			return corruptf(root.Offset, "device index", "device %s does not sort after %s", e.Device, out[len(out)-1])
 		}
@@ -134,11 +149,14 @@ func (f *File) deviceEntry(dev DeviceID) (IndexEntry, bool, error) {
 
 // walkSeries calls fn for every TimeseriesMetadata under the measurement
 // node n, in key order.
-func (f *File) walkSeries(n *IndexNode, depth int, fn func(*TimeseriesMetadata) error) error {
+func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, fn func(*TimeseriesMetadata) error) error {
 	if depth > f.opts.MaxIndexDepth {
 		return corruptf(n.Offset, "index node", "measurement index deeper than %d levels", f.opts.MaxIndexDepth)
 	}
 	for _, e := range n.Entries {
+		if err := visit(seen, e.Offset); err != nil {
+			return err
+		}
 		if n.Type == LeafMeasurement {
 			list, err := f.readSeriesRange(e)
 			if err != nil {
@@ -158,7 +176,7 @@ func (f *File) walkSeries(n *IndexNode, depth int, fn func(*TimeseriesMetadata) 
 		if err := checkChild(n, child); err != nil {
 			return err
 		}
-		if err := f.walkSeries(child, depth+1, fn); err != nil {
+		if err := f.walkSeries(child, depth+1, seen, fn); err != nil {
 			return err
 		}
 	}
@@ -211,7 +229,7 @@ func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
 		return nil, err
 	}
 	var out []TimeseriesMetadata
-	err = f.walkSeries(root, 1, func(t *TimeseriesMetadata) error {
+	err = f.walkSeries(root, 1, map[int64]bool{}, func(t *TimeseriesMetadata) error {
 		if len(out) > 0 && compareStrings(out[len(out)-1].Measurement, t.Measurement) >= 0 {
 			return corruptf(t.Offset, "timeseries metadata", "series %q does not sort after %q", t.Measurement, out[len(out)-1].Measurement)
 		}

@@ -103,12 +103,12 @@ func decodeDense(t DataType, enc Encoding, src []byte, n int) (Values, error) {
 // declaring more than maxPoints timestamps is refused before anything is
 // allocated: a few bytes of TS_2DIFF can claim billions of values.
 func DecodeTimes(h *ChunkHeader, payload []byte, off int64, dst []int64, maxPoints int) ([]int64, error) {
-	if err := checkTimeCount(h.Encoding, payload, off, maxPoints); err != nil {
+	if _, err := CountTimes(h.Encoding, payload, off, maxPoints); err != nil {
 		return dst, err
 	}
 	out, err := encoding.AppendAllInt64(h.Encoding, dst, payload)
 	if err != nil {
-		return dst, wrapCodec(off, "aligned time page", err)
+		return dst, CodecError(off, "aligned time page", err)
 	}
 	return out, nil
 }
@@ -126,7 +126,7 @@ func DecodeValuePage(h *ChunkHeader, payload []byte, off int64, positions int) (
 	k := bitmap.CountMSB(present, n)
 	dense, err := decodeDense(h.DataType, h.Encoding, enc, k)
 	if err != nil {
-		return Values{}, wrapCodec(off, "aligned value page", err)
+		return Values{}, CodecError(off, "aligned value page", err)
 	}
 	if k == n {
 		return dense, nil
@@ -172,28 +172,30 @@ func DecodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off 
 	if err != nil {
 		return nil, Values{}, err
 	}
-	if err := checkTimeCount(timeEnc, ts, off, maxPoints); err != nil {
+	if _, err := CountTimes(timeEnc, ts, off, maxPoints); err != nil {
 		return nil, Values{}, err
 	}
 	times, err := encoding.AppendAllInt64(timeEnc, nil, ts)
 	if err != nil {
-		return nil, Values{}, wrapCodec(off, "non-aligned page time stream", err)
+		return nil, Values{}, CodecError(off, "non-aligned page time stream", err)
 	}
 	vals, err := decodeDense(h.DataType, h.Encoding, vs, len(times))
 	if err != nil {
-		return nil, Values{}, wrapCodec(off, "non-aligned page value stream", err)
+		return nil, Values{}, CodecError(off, "non-aligned page value stream", err)
 	}
 	return times, vals, nil
 }
 
-// checkTimeCount bounds the timestamps a time stream declares.
-func checkTimeCount(enc Encoding, stream []byte, off int64, maxPoints int) error {
+// CountTimes returns how many timestamps a time stream at offset off
+// declares, from its framing alone, refusing more than maxPoints (use
+// ReadOptions.MaxPagePoints). Callers size buffers with it before decoding.
+func CountTimes(enc Encoding, stream []byte, off int64, maxPoints int) (int, error) {
 	n, err := encoding.CountInt64(enc, stream)
 	if err != nil {
-		return wrapCodec(off, "time stream", err)
+		return 0, CodecError(off, "time stream", err)
 	}
 	if n > maxPoints {
-		return corruptf(off, "time stream", "declares %d timestamps, more than the limit of %d per page", n, maxPoints)
+		return 0, corruptf(off, "time stream", "declares %d timestamps, more than the limit of %d per page", n, maxPoints)
 	}
-	return nil
+	return n, nil
 }
