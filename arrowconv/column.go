@@ -1,0 +1,704 @@
+package arrowconv
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tsarrow/tsarrow/bitmap"
+	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// A column builder accumulates the rows of one column of the batch being
+// assembled in Arrow buffers. Rows may run past the batch size because pages
+// are decoded whole; finish hands out the first rows and keeps the rest.
+type builder interface {
+	// Len is the number of rows held.
+	Len() int
+	// reserve makes room for k more rows.
+	reserve(k int)
+	// appendNulls appends k null rows.
+	appendNulls(k int)
+	// finish returns the array data of rows [0, cut) and keeps rows
+	// [cut, Len()) as the builder's new content, in fresh buffers.
+	finish(cut int) arrow.ArrayData
+	// release frees the buffers.
+	release()
+}
+
+// A valueBuilder holds a FIELD or measurement column.
+type valueBuilder interface {
+	builder
+	// appendPage decodes the encoded non-null values of a page of n
+	// positions straight into the column; present is the MSB-first
+	// present bitmap, or nil when every position has a value.
+	appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error
+	// gather appends, for each idx[i], row idx[i] of src (a builder of the
+	// same kind) or a null when idx[i] < 0.
+	gather(src valueBuilder, idx []int32) error
+}
+
+// newValueBuilder returns the builder of a column of TsFile type t whose
+// Arrow type is dt.
+func newValueBuilder(mem memory.Allocator, t tsfile.DataType, dt arrow.DataType, limit int) valueBuilder {
+	base := colBase{mem: mem, limit: limit}
+	switch t {
+	case tsfile.Boolean:
+		return &boolBuilder{colBase: base, values: memory.NewResizableBuffer(mem)}
+	case tsfile.Int32:
+		return newFixed(base, dt, encoding.DecodeInt32, nil)
+	case tsfile.Date:
+		return newFixed(base, dt, encoding.DecodeInt32, datesToDays)
+	case tsfile.Int64, tsfile.Timestamp:
+		return newFixed(base, dt, encoding.DecodeInt64, nil)
+	case tsfile.Float:
+		return newFixed(base, dt, encoding.DecodeFloat32, nil)
+	case tsfile.Double:
+		return newFixed(base, dt, encoding.DecodeFloat64, nil)
+	case tsfile.Text, tsfile.String:
+		b := newBinaryBuilder(base, dt)
+		b.text = t
+		return b
+	default:
+		return newBinaryBuilder(base, dt)
+	}
+}
+
+// colBase tracks the row count, row capacity and validity shared by every
+// builder.
+type colBase struct {
+	mem   memory.Allocator
+	limit int // preferred capacity in rows: the batch size
+	n     int // rows held
+	cap   int // rows the buffers can hold
+	valid validity
+}
+
+func (c *colBase) Len() int { return c.n }
+
+// growRows returns the new row capacity for holding need rows. Doubling
+// keeps appends amortised; stopping at the batch size (when that suffices)
+// keeps a full batch from carrying up to twice the memory it uses.
+func (c *colBase) growRows(need int) int {
+	if need <= c.cap && c.cap > 0 {
+		return c.cap
+	}
+	nc := max(2*c.cap, 64)
+	if c.limit >= need {
+		nc = min(nc, c.limit)
+	}
+	return max(nc, need)
+}
+
+// validity is an Arrow (LSB-first) validity bitmap that is only allocated
+// once a null appears, since most columns of most batches have none.
+type validity struct {
+	buf   *memory.Buffer
+	nulls int
+}
+
+// ensure makes the bitmap hold rows bits, materialising it with the first
+// at rows valid if it did not exist.
+func (v *validity) ensure(mem memory.Allocator, at, rows int) []byte {
+	if v.buf == nil {
+		v.buf = memory.NewResizableBuffer(mem)
+		ensureBytes(v.buf, bitmap.Bytes(rows))
+		bitutil.SetBitsTo(v.buf.Buf(), 0, int64(at), true)
+		return v.buf.Buf()
+	}
+	ensureBytes(v.buf, bitmap.Bytes(rows))
+	return v.buf.Buf()
+}
+
+// grow keeps an existing bitmap as large as the row capacity.
+func (v *validity) grow(rows int) {
+	if v.buf != nil {
+		ensureBytes(v.buf, bitmap.Bytes(rows))
+	}
+}
+
+func (v *validity) setValid(at, n int) {
+	if v.buf != nil && n > 0 {
+		bitutil.SetBitsTo(v.buf.Buf(), int64(at), int64(n), true)
+	}
+}
+
+func (v *validity) setNull(mem memory.Allocator, at, n, rows int) {
+	if n == 0 {
+		return
+	}
+	b := v.ensure(mem, at, rows)
+	bitutil.SetBitsTo(b, int64(at), int64(n), false)
+	v.nulls += n
+}
+
+// fromMSB converts a TsFile present bitmap of n positions into rows
+// [at, at+n); it returns the number of present positions.
+func (v *validity) fromMSB(mem memory.Allocator, at int, present []byte, n, rows int) int {
+	b := v.ensure(mem, at, rows)
+	k := bitmap.MSBToLSB(b, at, present, n)
+	v.nulls += n - k
+	return k
+}
+
+// isValid reports whether row i is valid.
+func (v *validity) isValid(i int) bool {
+	return v.buf == nil || bitutil.BitIsSet(v.buf.Buf(), i)
+}
+
+// split returns the buffer and null count of rows [0, cut) and moves rows
+// [cut, n) into a fresh bitmap of capacity rows.
+func (v *validity) split(mem memory.Allocator, cut, n, rows int) (*memory.Buffer, int) {
+	if v.buf == nil {
+		return nil, 0
+	}
+	old, oldNulls := v.buf, v.nulls
+	v.buf, v.nulls = nil, 0
+	tail := n - cut
+	tailNulls := 0
+	if tail > 0 {
+		tailNulls = tail - bitutil.CountSetBits(old.Buf(), cut, tail)
+	}
+	if tailNulls > 0 {
+		v.buf = memory.NewResizableBuffer(mem)
+		ensureBytes(v.buf, bitmap.Bytes(rows))
+		bitutil.CopyBitmap(old.Buf(), cut, tail, v.buf.Buf(), 0)
+		v.nulls = tailNulls
+	}
+	headNulls := oldNulls - tailNulls
+	if headNulls == 0 {
+		old.Release()
+		return nil, 0
+	}
+	old.ResizeNoShrink(bitmap.Bytes(cut))
+	return old, headNulls
+}
+
+func (v *validity) release() {
+	if v.buf != nil {
+		v.buf.Release()
+		v.buf = nil
+	}
+	v.nulls = 0
+}
+
+// ensureBytes makes buf's capacity at least n bytes, preserving its content.
+// Writers use buf.Buf(); lengths are set when the buffer is handed out.
+func ensureBytes(buf *memory.Buffer, n int) {
+	if buf.Cap() < n {
+		buf.Reserve(n)
+	}
+}
+
+// newData wraps buffers into array data and drops the caller's references,
+// which the data now holds.
+func newData(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arrow.ArrayData {
+	d := array.NewData(dt, n, bufs, nil, nulls, 0)
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	return d
+}
+
+// fixedType lists the Go types of fixed-width columns.
+type fixedType interface {
+	int32 | int64 | float32 | float64
+}
+
+// fixedBuilder builds an int32, date32, int64, timestamp, float32 or float64
+// column.
+type fixedBuilder[T fixedType] struct {
+	colBase
+	dt     arrow.DataType
+	values *memory.Buffer
+	decode func(encoding.Encoding, []T, []byte) error
+	// post converts freshly decoded compacted values in place (DATE).
+	post func([]T) error
+}
+
+func newFixed[T fixedType](base colBase, dt arrow.DataType, decode func(encoding.Encoding, []T, []byte) error, post func([]T) error) *fixedBuilder[T] {
+	return &fixedBuilder[T]{colBase: base, dt: dt, values: memory.NewResizableBuffer(base.mem), decode: decode, post: post}
+}
+
+func (b *fixedBuilder[T]) data() []T { return arrow.GetData[T](b.values.Buf()) }
+
+func (b *fixedBuilder[T]) reserve(k int) {
+	if c := b.growRows(b.n + k); c > b.cap {
+		ensureBytes(b.values, c*int(unsafe.Sizeof(T(0))))
+		b.valid.grow(c)
+		b.cap = c
+	}
+}
+
+func (b *fixedBuilder[T]) appendNulls(k int) {
+	b.reserve(k)
+	clear(b.data()[b.n : b.n+k])
+	b.valid.setNull(b.mem, b.n, k, b.cap)
+	b.n += k
+}
+
+// appendSlice appends non-null values.
+func (b *fixedBuilder[T]) appendSlice(v []T) {
+	b.reserve(len(v))
+	copy(b.data()[b.n:], v)
+	b.valid.setValid(b.n, len(v))
+	b.n += len(v)
+}
+
+func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error {
+	k := n
+	if present != nil {
+		k = bitmap.CountMSB(present, n)
+	}
+	b.reserve(n)
+	dst := b.data()[b.n : b.n+n]
+	if err := b.decode(enc, dst[:k], src); err != nil {
+		return err
+	}
+	if b.post != nil {
+		if err := b.post(dst[:k]); err != nil {
+			return err
+		}
+	}
+	if k == n {
+		b.valid.setValid(b.n, n)
+	} else {
+		bitmap.ScatterInPlace(dst, present, n)
+		b.valid.fromMSB(b.mem, b.n, present, n, b.cap)
+	}
+	b.n += n
+	return nil
+}
+
+// appendTimes decodes an aligned time page or a non-aligned time stream into
+// the time column, counting first so the values land in place. It returns
+// the count.
+func appendTimes(b *fixedBuilder[int64], enc tsfile.Encoding, src []byte) (int, error) {
+	n, err := encoding.CountInt64(enc, src)
+	if err != nil {
+		return 0, err
+	}
+	// A short stream can claim very many timestamps (a TS_2DIFF block of
+	// equal deltas takes no packed bytes); no real encoding packs more than
+	// a few per byte, so refuse counts that would only serve to exhaust
+	// memory.
+	if limit := maxTimesPerByte*len(src) + 64; n > limit {
+		return 0, fmt.Errorf("time stream of %d bytes claims %d timestamps: %w", len(src), n, encoding.ErrCorrupt)
+	}
+	b.reserve(n)
+	all := b.data()
+	out, err := encoding.AppendAllInt64(enc, all[b.n:b.n:b.n+n], src)
+	if err != nil {
+		return 0, err
+	}
+	if len(out) != n {
+		return 0, fmt.Errorf("time stream decoded %d timestamps but counted %d: %w", len(out), n, encoding.ErrCorrupt)
+	}
+	if n > 0 && &out[0] != &all[b.n] {
+		copy(all[b.n:], out)
+	}
+	b.valid.setValid(b.n, n)
+	b.n += n
+	return n, nil
+}
+
+// maxTimesPerByte bounds the timestamps a time stream may claim per byte.
+const maxTimesPerByte = 64
+
+func (b *fixedBuilder[T]) gather(src valueBuilder, idx []int32) error {
+	s := src.(*fixedBuilder[T])
+	b.reserve(len(idx))
+	dst, from := b.data()[b.n:b.n+len(idx)], s.data()
+	nulls := 0
+	for i, j := range idx {
+		if j < 0 || !s.valid.isValid(int(j)) {
+			dst[i] = 0
+			nulls++
+			continue
+		}
+		dst[i] = from[j]
+	}
+	gatherValidity(&b.colBase, len(idx), nulls, func(i int) bool { return idx[i] >= 0 && s.valid.isValid(int(idx[i])) })
+	return nil
+}
+
+// gatherValidity records the validity of k gathered rows, nulls of them
+// null, and advances the row count.
+func gatherValidity(c *colBase, k, nulls int, ok func(int) bool) {
+	if nulls == 0 {
+		c.valid.setValid(c.n, k)
+	} else {
+		bm := c.valid.ensure(c.mem, c.n, c.cap)
+		for i := range k {
+			bitutil.SetBitTo(bm, c.n+i, ok(i))
+		}
+		c.valid.nulls += nulls
+	}
+	c.n += k
+}
+
+func (b *fixedBuilder[T]) finish(cut int) arrow.ArrayData {
+	size := int(unsafe.Sizeof(T(0)))
+	n, tail := b.n, b.n-cut
+	old := b.values
+	b.n, b.cap = 0, 0
+	b.values = memory.NewResizableBuffer(b.mem)
+	if tail > 0 {
+		b.cap = b.growRows(tail)
+		ensureBytes(b.values, b.cap*size)
+		copy(b.values.Buf(), old.Buf()[cut*size:n*size])
+	}
+	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
+	b.n = tail
+	old.ResizeNoShrink(cut * size)
+	return newData(b.dt, cut, []*memory.Buffer{vb, old}, nulls)
+}
+
+func (b *fixedBuilder[T]) release() {
+	b.values.Release()
+	b.valid.release()
+	b.n, b.cap = 0, 0
+}
+
+// boolBuilder builds a bool column; values are bit-packed like validity.
+type boolBuilder struct {
+	colBase
+	values  *memory.Buffer
+	scratch []bool
+}
+
+func (b *boolBuilder) reserve(k int) {
+	if c := b.growRows(b.n + k); c > b.cap {
+		ensureBytes(b.values, bitmap.Bytes(c))
+		b.valid.grow(c)
+		b.cap = c
+	}
+}
+
+func (b *boolBuilder) appendNulls(k int) {
+	b.reserve(k)
+	bitutil.SetBitsTo(b.values.Buf(), int64(b.n), int64(k), false)
+	b.valid.setNull(b.mem, b.n, k, b.cap)
+	b.n += k
+}
+
+func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error {
+	k := n
+	if present != nil {
+		k = bitmap.CountMSB(present, n)
+	}
+	if cap(b.scratch) < n {
+		b.scratch = make([]bool, n)
+	}
+	s := b.scratch[:n]
+	if err := encoding.DecodeBool(enc, s[:k], src); err != nil {
+		return err
+	}
+	b.reserve(n)
+	if k == n {
+		b.valid.setValid(b.n, n)
+	} else {
+		bitmap.ScatterInPlace(s, present, n)
+		b.valid.fromMSB(b.mem, b.n, present, n, b.cap)
+	}
+	w := bitutil.NewBitmapWriter(b.values.Buf(), b.n, n)
+	w.AppendBools(s)
+	w.Finish()
+	b.n += n
+	return nil
+}
+
+func (b *boolBuilder) gather(src valueBuilder, idx []int32) error {
+	s := src.(*boolBuilder)
+	b.reserve(len(idx))
+	vals, from := b.values.Buf(), s.values.Buf()
+	nulls := 0
+	ok := func(i int) bool { return idx[i] >= 0 && s.valid.isValid(int(idx[i])) }
+	for i := range idx {
+		v := false
+		if ok(i) {
+			v = bitutil.BitIsSet(from, int(idx[i]))
+		} else {
+			nulls++
+		}
+		bitutil.SetBitTo(vals, b.n+i, v)
+	}
+	gatherValidity(&b.colBase, len(idx), nulls, ok)
+	return nil
+}
+
+func (b *boolBuilder) finish(cut int) arrow.ArrayData {
+	n, tail := b.n, b.n-cut
+	old := b.values
+	b.n, b.cap = 0, 0
+	b.values = memory.NewResizableBuffer(b.mem)
+	if tail > 0 {
+		b.cap = b.growRows(tail)
+		ensureBytes(b.values, bitmap.Bytes(b.cap))
+		bitutil.CopyBitmap(old.Buf(), cut, tail, b.values.Buf(), 0)
+	}
+	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
+	b.n = tail
+	old.ResizeNoShrink(bitmap.Bytes(cut))
+	return newData(arrow.FixedWidthTypes.Boolean, cut, []*memory.Buffer{vb, old}, nulls)
+}
+
+func (b *boolBuilder) release() {
+	b.values.Release()
+	b.valid.release()
+	b.n, b.cap = 0, 0
+}
+
+// binaryBuilder builds a utf8 or binary column: int32 end offsets and the
+// concatenated value bytes.
+type binaryBuilder struct {
+	colBase
+	dt      arrow.DataType
+	offsets *memory.Buffer // n+1 int32 offsets
+	values  *memory.Buffer
+	size    int     // bytes of values in use, equal to the last offset
+	ends    []int32 // scratch: ends of a page's compacted values
+	// text is TEXT or STRING when decoded values must be checked to be
+	// UTF-8, as Arrow's utf8 type requires; zero for BLOB and OBJECT.
+	text tsfile.DataType
+}
+
+func newBinaryBuilder(base colBase, dt arrow.DataType) *binaryBuilder {
+	return &binaryBuilder{colBase: base, dt: dt, offsets: memory.NewResizableBuffer(base.mem), values: memory.NewResizableBuffer(base.mem)}
+}
+
+// newStringBuilder returns a binaryBuilder of utf8 values.
+func newStringBuilder(mem memory.Allocator, limit int) *binaryBuilder {
+	return newBinaryBuilder(colBase{mem: mem, limit: limit}, arrow.BinaryTypes.String)
+}
+
+func (b *binaryBuilder) offs() []int32 {
+	return arrow.Int32Traits.CastFromBytes(b.offsets.Buf())
+}
+
+func (b *binaryBuilder) reserve(k int) {
+	if c := b.growRows(b.n + k); c > b.cap {
+		first := b.cap == 0
+		ensureBytes(b.offsets, (c+1)*4)
+		b.valid.grow(c)
+		b.cap = c
+		if first {
+			b.offs()[0] = 0
+		}
+	}
+}
+
+// reserveBytes makes room for k more value bytes.
+func (b *binaryBuilder) reserveBytes(k int) error {
+	need := b.size + k
+	if need > math.MaxInt32 {
+		return fmt.Errorf("arrowconv: a batch would hold more than 2 GiB of binary values, which int32 offsets cannot address; use a smaller BatchSize: %w", tsfile.ErrUnsupported)
+	}
+	if b.values.Cap() < need {
+		ensureBytes(b.values, max(need, 2*b.values.Cap()))
+	}
+	return nil
+}
+
+func (b *binaryBuilder) appendNulls(k int) {
+	b.reserve(k)
+	o := b.offs()
+	for i := b.n + 1; i <= b.n+k; i++ {
+		o[i] = int32(b.size)
+	}
+	b.valid.setNull(b.mem, b.n, k, b.cap)
+	b.n += k
+}
+
+// appendConst appends k copies of v, or k nulls when !ok.
+func (b *binaryBuilder) appendConst(v string, ok bool, k int) error {
+	if !ok {
+		b.appendNulls(k)
+		return nil
+	}
+	b.reserve(k)
+	if err := b.reserveBytes(len(v) * k); err != nil {
+		return err
+	}
+	o, data := b.offs(), b.values.Buf()
+	for i := 1; i <= k; i++ {
+		copy(data[b.size:], v)
+		b.size += len(v)
+		o[b.n+i] = int32(b.size)
+	}
+	b.valid.setValid(b.n, k)
+	b.n += k
+	return nil
+}
+
+func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error {
+	k := n
+	if present != nil {
+		k = bitmap.CountMSB(present, n)
+	}
+	b.reserve(n)
+	// PLAIN values never outgrow their stream, so this reservation lets
+	// AppendBinary write into the buffer; an encoding that expands makes it
+	// reallocate, and its bytes are copied in below.
+	if err := b.reserveBytes(len(src)); err != nil {
+		return err
+	}
+	tail := b.values.Buf()[b.size:b.size]
+	offs := b.offs()
+	var data []byte
+	var err error
+	if k == n {
+		// Without nulls the offsets are final: decode them in place,
+		// absolute, by handing AppendBinary the bytes before the tail.
+		var o []int32
+		o, data, err = encoding.AppendBinary(enc, offs[:b.n+1], b.values.Buf()[:b.size], n, src)
+		if err != nil {
+			return err
+		}
+		if &o[0] != &offs[0] {
+			copy(offs[b.n+1:], o[b.n+1:])
+		}
+		data = data[b.size:]
+	} else {
+		// With nulls the ends of the compacted values, relative to the
+		// tail, are spread to n+1 offsets afterwards.
+		b.ends, data, err = encoding.AppendBinary(enc, b.ends[:0], tail, k, src)
+		if err != nil {
+			return err
+		}
+	}
+	inPlace := len(data) == 0 || unsafe.SliceData(data) == unsafe.SliceData(tail)
+	if err := b.reserveBytes(len(data)); err != nil {
+		return err
+	}
+	if !inPlace {
+		copy(b.values.Buf()[b.size:], data)
+	}
+	if k == n {
+		b.valid.setValid(b.n, n)
+	} else {
+		bitmap.ScatterOffsets(offs[b.n:b.n+n+1], int32(b.size), b.ends, present, n)
+		b.valid.fromMSB(b.mem, b.n, present, n, b.cap)
+	}
+	b.size += len(data)
+	b.n += n
+	if b.text != 0 {
+		return b.checkUTF8(b.n-n, b.n)
+	}
+	return nil
+}
+
+// checkUTF8 verifies that the values of rows [from, to) are UTF-8. Each
+// value is checked on its own, since invalid fragments of neighbouring
+// values could join into a valid sequence.
+func (b *binaryBuilder) checkUTF8(from, to int) error {
+	o, data := b.offs(), b.values.Buf()
+	if s := data[o[from]:o[to]]; asciiOnly(s) {
+		return nil
+	}
+	for i := from; i < to; i++ {
+		if v := data[o[i]:o[i+1]]; !utf8.Valid(v) {
+			kind := encoding.ErrCorrupt
+			if b.text == tsfile.Text {
+				// TEXT is a byte string by the format, but not in Arrow.
+				kind = encoding.ErrUnsupported
+			}
+			return fmt.Errorf("%s value %q is not valid UTF-8, which an Arrow utf8 column requires: %w", b.text, v, kind)
+		}
+	}
+	return nil
+}
+
+// asciiOnly reports whether s has no byte above 0x7f, checking eight bytes
+// at a time.
+func asciiOnly(s []byte) bool {
+	for len(s) >= 8 {
+		if binary.LittleEndian.Uint64(s)&0x8080808080808080 != 0 {
+			return false
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *binaryBuilder) gather(src valueBuilder, idx []int32) error {
+	s := src.(*binaryBuilder)
+	b.reserve(len(idx))
+	so, sd := s.offs(), s.values.Buf()
+	total := 0
+	for _, j := range idx {
+		if j >= 0 {
+			total += int(so[j+1] - so[j])
+		}
+	}
+	if err := b.reserveBytes(total); err != nil {
+		return err
+	}
+	o, data := b.offs(), b.values.Buf()
+	nulls := 0
+	ok := func(i int) bool { return idx[i] >= 0 && s.valid.isValid(int(idx[i])) }
+	for i, j := range idx {
+		if ok(i) {
+			b.size += copy(data[b.size:], sd[so[j]:so[j+1]])
+		} else {
+			nulls++
+		}
+		o[b.n+i+1] = int32(b.size)
+	}
+	gatherValidity(&b.colBase, len(idx), nulls, ok)
+	return nil
+}
+
+func (b *binaryBuilder) finish(cut int) arrow.ArrayData {
+	n, tail := b.n, b.n-cut
+	oldOffs, oldVals := b.offsets, b.values
+	o := b.offs()
+	var start, end int32
+	if b.cap > 0 {
+		start, end = o[cut], o[n]
+	} else {
+		// An empty array still needs its single zero offset.
+		ensureBytes(oldOffs, 4)
+		arrow.Int32Traits.CastFromBytes(oldOffs.Buf())[0] = 0
+	}
+	b.offsets = memory.NewResizableBuffer(b.mem)
+	b.values = memory.NewResizableBuffer(b.mem)
+	b.n, b.cap, b.size = 0, 0, 0
+	if tail > 0 {
+		b.reserve(tail)
+		no := b.offs()
+		for i := 0; i <= tail; i++ {
+			no[i] = o[cut+i] - start
+		}
+		ensureBytes(b.values, int(end-start))
+		copy(b.values.Buf(), oldVals.Buf()[start:end])
+		b.size = int(end - start)
+	}
+	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
+	b.n = tail
+	oldOffs.ResizeNoShrink((cut + 1) * 4)
+	oldVals.ResizeNoShrink(int(start))
+	return newData(b.dt, cut, []*memory.Buffer{vb, oldOffs, oldVals}, nulls)
+}
+
+func (b *binaryBuilder) release() {
+	b.offsets.Release()
+	b.values.Release()
+	b.valid.release()
+	b.n, b.cap, b.size = 0, 0, 0
+}

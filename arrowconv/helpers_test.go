@@ -1,0 +1,217 @@
+package arrowconv
+
+import (
+	"compress/gzip"
+	"encoding/csv"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/stretchr/testify/require"
+)
+
+// interopDir holds the upstream-written files; CI has shared/ beside the
+// clone.
+const interopDir = "../../shared/interop"
+
+func interopPath(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(interopDir, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("interop corpus not available: %v", err)
+	}
+	return p
+}
+
+// nullCell is the canonical form of a null cell; no value produces it.
+const nullCell = "\x00null"
+
+// canonArrow returns a canonical string for row i of a: the interop CSV
+// spelling for most types, the bit pattern for floats so -0.0 and every
+// NaN payload are compared exactly.
+func canonArrow(a arrow.Array, i int) string {
+	if a.IsNull(i) {
+		return nullCell
+	}
+	switch a := a.(type) {
+	case *array.Boolean:
+		return strconv.FormatBool(a.Value(i))
+	case *array.Int32:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Int64:
+		return strconv.FormatInt(a.Value(i), 10)
+	case *array.Timestamp:
+		return strconv.FormatInt(int64(a.Value(i)), 10)
+	case *array.Float32:
+		return fmt.Sprintf("f32:%08x", math.Float32bits(a.Value(i)))
+	case *array.Float64:
+		return fmt.Sprintf("f64:%016x", math.Float64bits(a.Value(i)))
+	case *array.String:
+		return a.Value(i)
+	case *array.Binary:
+		return "0x" + hex.EncodeToString(a.Value(i))
+	case *array.Date32:
+		return time.Unix(int64(a.Value(i))*86400, 0).UTC().Format("2006-01-02")
+	}
+	panic(fmt.Sprintf("canonArrow: unexpected %T", a))
+}
+
+// canonCell returns the canonical form of a CSV cell of a column of type
+// dt, matching canonArrow. An empty cell is null.
+func canonCell(t testing.TB, dt arrow.DataType, cell string) string {
+	if cell == "" {
+		return nullCell
+	}
+	switch dt.ID() {
+	case arrow.FLOAT32:
+		v, err := strconv.ParseFloat(cell, 32)
+		require.NoError(t, err)
+		return fmt.Sprintf("f32:%08x", math.Float32bits(float32(v)))
+	case arrow.FLOAT64:
+		v, err := strconv.ParseFloat(cell, 64)
+		require.NoError(t, err)
+		return fmt.Sprintf("f64:%016x", math.Float64bits(v))
+	}
+	return cell
+}
+
+// table is a result in canonical form.
+type table struct {
+	header  []string
+	rows    [][]string
+	records int
+	sizes   []int
+	nulls   []int
+}
+
+// drain reads every record of r in canonical form and releases r.
+func drain(t testing.TB, r array.RecordReader) *table {
+	t.Helper()
+	defer r.Release()
+	out := &table{}
+	for _, f := range r.Schema().Fields() {
+		out.header = append(out.header, f.Name)
+	}
+	out.nulls = make([]int, len(out.header))
+	for r.Next() {
+		rec := r.RecordBatch()
+		require.True(t, rec.Schema().Equal(r.Schema()))
+		out.records++
+		out.sizes = append(out.sizes, int(rec.NumRows()))
+		for c := 0; c < int(rec.NumCols()); c++ {
+			col := rec.Column(c)
+			require.Equal(t, int(rec.NumRows()), col.Len())
+			checkArray(t, col)
+			out.nulls[c] += col.NullN()
+		}
+		for i := 0; i < int(rec.NumRows()); i++ {
+			row := make([]string, rec.NumCols())
+			for c := range row {
+				row[c] = canonArrow(rec.Column(c), i)
+			}
+			out.rows = append(out.rows, row)
+		}
+	}
+	require.NoError(t, r.Err())
+	return out
+}
+
+// readCSV parses a CSV with a header into canonical rows, using the types
+// of schema (whose field names must match the header).
+func readCSV(t testing.TB, rd io.Reader, schema *arrow.Schema) *table {
+	t.Helper()
+	cr := csv.NewReader(rd)
+	recs, err := cr.ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	out := &table{header: recs[0]}
+	require.Equal(t, len(schema.Fields()), len(out.header))
+	for c, f := range schema.Fields() {
+		require.Equal(t, f.Name, out.header[c])
+	}
+	for _, rec := range recs[1:] {
+		row := make([]string, len(rec))
+		for c, cell := range rec {
+			row[c] = canonCell(t, schema.Field(c).Type, cell)
+		}
+		out.rows = append(out.rows, row)
+	}
+	return out
+}
+
+func readGzipCSV(t testing.TB, path string, schema *arrow.Schema) *table {
+	t.Helper()
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	require.NoError(t, err)
+	return readCSV(t, zr, schema)
+}
+
+// keyed indexes rows by the given key columns, requiring keys to be
+// unique, so two results compare as sets.
+func keyed(t testing.TB, rows [][]string, key []int) map[string][]string {
+	t.Helper()
+	m := make(map[string][]string, len(rows))
+	for _, r := range rows {
+		var k []string
+		for _, c := range key {
+			k = append(k, r[c])
+		}
+		ks := strings.Join(k, "\x01")
+		_, dup := m[ks]
+		require.False(t, dup, "duplicate key %q", ks)
+		m[ks] = r
+	}
+	return m
+}
+
+// requireSameSet compares two results as sets keyed by key columns,
+// reporting the first differing cells by column name.
+func requireSameSet(t testing.TB, want, got *table, key []int) {
+	t.Helper()
+	require.Equal(t, want.header, got.header)
+	require.Equal(t, len(want.rows), len(got.rows))
+	w, g := keyed(t, want.rows, key), keyed(t, got.rows, key)
+	bad := 0
+	for k, wr := range w {
+		gr, ok := g[k]
+		require.True(t, ok, "row %q missing", k)
+		for c := range wr {
+			if wr[c] != gr[c] {
+				bad++
+				if bad <= 10 {
+					t.Errorf("row %q column %s: want %q, got %q", k, want.header[c], wr[c], gr[c])
+				}
+			}
+		}
+	}
+	require.Zero(t, bad, "cells differ")
+}
+
+// checkArray verifies the structural invariants of an array that the
+// reader builds by hand: its null count agrees with its validity bitmap,
+// and variable-length offsets are monotonic and inside the data.
+func checkArray(t testing.TB, a arrow.Array) {
+	t.Helper()
+	nulls := 0
+	for i := 0; i < a.Len(); i++ {
+		if a.IsNull(i) {
+			nulls++
+		}
+	}
+	require.Equal(t, nulls, a.NullN(), "null count of %s", a.DataType())
+	if v, ok := a.(interface{ ValidateFull() error }); ok {
+		require.NoError(t, v.ValidateFull())
+	}
+}

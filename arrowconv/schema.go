@@ -1,0 +1,362 @@
+// Package arrowconv converts the rows of Apache TsFile v4 files into Apache
+// Arrow record batches and writes record streams as CSV.
+//
+// A table-model table becomes one stream with a "time" column, its TAG
+// columns and its FIELD columns ([NewTableReader]); the devices of a
+// tree-model file become one stream with "time", "device" and the union of
+// their measurements ([NewTreeReader]). Page values are decoded straight
+// into Arrow buffers: the compacted non-null values of a page land at the
+// tail of the column buffer and are spread in place to their positions,
+// and TsFile's MSB-first present bitmaps become Arrow's LSB-first validity
+// bitmaps without an intermediate []bool.
+//
+// Decoding errors wrap [tsfile.ErrCorrupt] or [tsfile.ErrUnsupported], so
+// callers can tell a damaged file from one that needs a codec this module
+// lacks.
+package arrowconv
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// Metadata keys written on the Arrow schema and its fields.
+const (
+	// MetaType is the field metadata key holding the TsFile data type,
+	// such as "INT64" or "DATE".
+	MetaType = "tsfile.type"
+	// MetaCategory is the field metadata key holding the column's role:
+	// "TIME", "TAG", "ATTRIBUTE", "FIELD", "DEVICE" (tree files) or
+	// "MEASUREMENT" (tree files).
+	MetaCategory = "tsfile.category"
+	// MetaTable is the schema metadata key holding the table name; it is
+	// absent for tree-model streams.
+	MetaTable = "tsfile.table"
+	// MetaTimeUnit is the schema metadata key holding the time unit of the
+	// stored timestamps ("s", "ms", "us" or "ns").
+	MetaTimeUnit = "tsfile.time_unit"
+)
+
+// TimeColumn and DeviceColumn are the names of the columns that do not come
+// from a measurement.
+const (
+	TimeColumn   = "time"
+	DeviceColumn = "device"
+)
+
+// DefaultBatchSize is the number of rows per record batch when
+// Options.BatchSize is not positive.
+const DefaultBatchSize = 65536
+
+// Options configure conversion. A nil *Options selects the defaults noted on
+// each field.
+type Options struct {
+	// Allocator provides every Arrow buffer (default memory.DefaultAllocator).
+	Allocator memory.Allocator
+	// BatchSize is the maximum number of rows per record batch
+	// (default DefaultBatchSize). Every batch but the last is full.
+	BatchSize int
+	// TimeUnit is the unit of the stored timestamps of the time column and
+	// of TIMESTAMP fields, which TsFile does not record (default
+	// arrow.Millisecond, the writers' default precision).
+	TimeUnit arrow.TimeUnit
+	// TimeUnitSet must be true for a TimeUnit of arrow.Second to be used,
+	// since arrow.Second is the zero TimeUnit; other units need no flag.
+	TimeUnitSet bool
+}
+
+// check rejects options no default can repair.
+func (o *Options) check() error {
+	if o != nil && (o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond) {
+		return fmt.Errorf("arrowconv: invalid time unit %d", int(o.TimeUnit))
+	}
+	return nil
+}
+
+// withDefaults returns a copy of o with every unset field defaulted.
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Allocator == nil {
+		r.Allocator = memory.DefaultAllocator
+	}
+	if r.BatchSize <= 0 {
+		r.BatchSize = DefaultBatchSize
+	}
+	if r.TimeUnit == arrow.Second && !r.TimeUnitSet {
+		r.TimeUnit = arrow.Millisecond
+	}
+	r.TimeUnitSet = true
+	return r
+}
+
+// TableSchema returns the Arrow schema of a table-model table: "time"
+// timestamp[unit] (non-null), the TAG columns as utf8, the ATTRIBUTE columns
+// as utf8 (null until attributes are read), then the FIELD columns in schema
+// order, typed as follows:
+//
+//	BOOLEAN bool       INT32 int32       INT64 int64
+//	FLOAT float32      DOUBLE float64    TEXT, STRING utf8
+//	BLOB, OBJECT binary                  DATE date32
+//	TIMESTAMP timestamp[unit, UTC]
+//
+// Field metadata records the TsFile data type (MetaType) and category
+// (MetaCategory); schema metadata records the table (MetaTable) and the time
+// unit (MetaTimeUnit).
+func TableSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	o := opts.withDefaults()
+	s, err := tableLayout(f, table)
+	if err != nil {
+		return nil, err
+	}
+	return s.arrowSchema(o.TimeUnit), nil
+}
+
+// layout is the column plan shared by schema construction and readers: the
+// constant-per-device string columns after time, then the value columns.
+type layout struct {
+	table   string // "" for tree streams
+	consts  []constColumn
+	fields  []fieldColumn
+	byName  map[string]int // measurement name -> index into fields
+	tags    int            // TAG columns, the DeviceID segments after the table name
+	isTable bool
+}
+
+// constColumn is a utf8 column whose value is fixed for each device.
+type constColumn struct {
+	name     string
+	category string
+	dataType tsfile.DataType
+	tag      int // DeviceID segment index for TAGs; -1 for attributes, -2 for the device path
+}
+
+const (
+	constAttribute = -1
+	constDevice    = -2
+)
+
+// fieldColumn is a column of measured values.
+type fieldColumn struct {
+	name     string
+	category string
+	dataType tsfile.DataType
+}
+
+// tableLayout plans the columns of a table-model table.
+func tableLayout(f *tsfile.File, table string) (*layout, error) {
+	ts, ok := f.TableSchema(table)
+	if !ok {
+		if _, exists := f.Metadata.TableIndexes[table]; exists {
+			return nil, fmt.Errorf("arrowconv: %q has no table schema (a tree-model file?); use NewTreeReader", table)
+		}
+		return nil, fmt.Errorf("arrowconv: no table %q in the file", table)
+	}
+	l := &layout{table: table, byName: map[string]int{}, isTable: true}
+	seen := map[string]bool{TimeColumn: true}
+	add := func(c tsfile.Column) error {
+		if seen[c.Name] {
+			return fmt.Errorf("arrowconv: table %q has two columns named %q: %w", table, c.Name, tsfile.ErrCorrupt)
+		}
+		seen[c.Name] = true
+		return nil
+	}
+	for i, c := range ts.Tags() {
+		if err := add(c); err != nil {
+			return nil, err
+		}
+		l.consts = append(l.consts, constColumn{name: c.Name, category: c.Category.String(), dataType: c.DataType, tag: i + 1})
+		l.tags++
+	}
+	for _, c := range ts.Columns {
+		if c.Category != tsfile.Attribute {
+			continue
+		}
+		if err := add(c); err != nil {
+			return nil, err
+		}
+		l.consts = append(l.consts, constColumn{name: c.Name, category: c.Category.String(), dataType: c.DataType, tag: constAttribute})
+	}
+	for _, c := range ts.Fields() {
+		if err := add(c); err != nil {
+			return nil, err
+		}
+		if _, err := arrowType(c.DataType, arrow.Millisecond); err != nil {
+			return nil, fmt.Errorf("arrowconv: table %q column %q: %w", table, c.Name, err)
+		}
+		l.byName[c.Name] = len(l.fields)
+		l.fields = append(l.fields, fieldColumn{name: c.Name, category: c.Category.String(), dataType: c.DataType})
+	}
+	return l, nil
+}
+
+// treeLayout plans the columns of the devices of tree-model tables: the
+// union of their measurements, ordered by the offset of each measurement's
+// first chunk, which is the order the writer first wrote them in.
+func treeLayout(f *tsfile.File, tables []string) (*layout, []string, error) {
+	tables, err := treeTables(f, tables)
+	if err != nil {
+		return nil, nil, err
+	}
+	type seen struct {
+		dataType tsfile.DataType
+		first    int64
+		device   tsfile.DeviceID
+	}
+	all := map[string]*seen{}
+	for _, t := range tables {
+		devs, err := f.Devices(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, d := range devs {
+			series, err := f.Series(d)
+			if err != nil {
+				return nil, nil, err
+			}
+			for i := range series {
+				s := &series[i]
+				if s.IsTimeColumn() || len(s.Chunks) == 0 {
+					continue
+				}
+				first := s.Chunks[0].Offset
+				for _, c := range s.Chunks[1:] {
+					first = min(first, c.Offset)
+				}
+				m, ok := all[s.Measurement]
+				if !ok {
+					all[s.Measurement] = &seen{dataType: s.DataType, first: first, device: d}
+					continue
+				}
+				if m.dataType != s.DataType {
+					return nil, nil, fmt.Errorf("arrowconv: measurement %q is %s in device %s but %s in device %s; one column cannot hold both",
+						s.Measurement, m.dataType, m.device, s.DataType, d)
+				}
+				m.first = min(m.first, first)
+			}
+		}
+	}
+	names := make([]string, 0, len(all))
+	for n := range all {
+		if n == TimeColumn || n == DeviceColumn {
+			return nil, nil, fmt.Errorf("arrowconv: measurement %q collides with the %q column", n, n)
+		}
+		if _, err := arrowType(all[n].dataType, arrow.Millisecond); err != nil {
+			return nil, nil, fmt.Errorf("arrowconv: measurement %q: %w", n, err)
+		}
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := all[names[i]], all[names[j]]
+		if a.first != b.first {
+			return a.first < b.first
+		}
+		return names[i] < names[j]
+	})
+	l := &layout{byName: map[string]int{}}
+	l.consts = []constColumn{{name: DeviceColumn, category: "DEVICE", dataType: tsfile.String, tag: constDevice}}
+	for i, n := range names {
+		l.byName[n] = i
+		l.fields = append(l.fields, fieldColumn{name: n, category: "MEASUREMENT", dataType: all[n].dataType})
+	}
+	return l, tables, nil
+}
+
+// treeTables resolves the tables of a tree stream: the given ones, or every
+// index root without a table schema.
+func treeTables(f *tsfile.File, tables []string) ([]string, error) {
+	if tables == nil {
+		for _, t := range f.Tables() {
+			if _, ok := f.TableSchema(t); !ok {
+				tables = append(tables, t)
+			}
+		}
+		return tables, nil
+	}
+	out := append([]string(nil), tables...)
+	sort.Strings(out)
+	for i, t := range out {
+		if i > 0 && out[i-1] == t {
+			return nil, fmt.Errorf("arrowconv: table %q is listed twice", t)
+		}
+		if _, ok := f.Metadata.TableIndexes[t]; !ok {
+			return nil, fmt.Errorf("arrowconv: no table %q in the file", t)
+		}
+		if _, ok := f.TableSchema(t); ok {
+			return nil, fmt.Errorf("arrowconv: %q is a table-model table; use NewTableReader", t)
+		}
+	}
+	return out, nil
+}
+
+// arrowSchema builds the Arrow schema of the layout.
+func (l *layout) arrowSchema(unit arrow.TimeUnit) *arrow.Schema {
+	fields := make([]arrow.Field, 0, 1+len(l.consts)+len(l.fields))
+	fields = append(fields, arrow.Field{
+		Name: TimeColumn,
+		Type: &arrow.TimestampType{Unit: unit, TimeZone: "UTC"},
+		Metadata: arrow.NewMetadata(
+			[]string{MetaType, MetaCategory},
+			[]string{tsfile.Timestamp.String(), tsfile.TimeCol.String()}),
+	})
+	for _, c := range l.consts {
+		fields = append(fields, arrow.Field{
+			Name:     c.name,
+			Type:     arrow.BinaryTypes.String,
+			Nullable: true,
+			Metadata: arrow.NewMetadata([]string{MetaType, MetaCategory}, []string{c.dataType.String(), c.category}),
+		})
+	}
+	for _, c := range l.fields {
+		t, _ := arrowType(c.dataType, unit) // checked when the layout was built
+		fields = append(fields, arrow.Field{
+			Name:     c.name,
+			Type:     t,
+			Nullable: true,
+			Metadata: arrow.NewMetadata([]string{MetaType, MetaCategory}, []string{c.dataType.String(), c.category}),
+		})
+	}
+	keys := []string{MetaTimeUnit}
+	vals := []string{unit.String()}
+	if l.isTable {
+		keys = append(keys, MetaTable)
+		vals = append(vals, l.table)
+	}
+	md := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(fields, &md)
+}
+
+// arrowType maps a TsFile value type to its Arrow type.
+func arrowType(t tsfile.DataType, unit arrow.TimeUnit) (arrow.DataType, error) {
+	switch t {
+	case tsfile.Boolean:
+		return arrow.FixedWidthTypes.Boolean, nil
+	case tsfile.Int32:
+		return arrow.PrimitiveTypes.Int32, nil
+	case tsfile.Int64:
+		return arrow.PrimitiveTypes.Int64, nil
+	case tsfile.Float:
+		return arrow.PrimitiveTypes.Float32, nil
+	case tsfile.Double:
+		return arrow.PrimitiveTypes.Float64, nil
+	case tsfile.Text, tsfile.String:
+		return arrow.BinaryTypes.String, nil
+	case tsfile.Blob, tsfile.Object:
+		return arrow.BinaryTypes.Binary, nil
+	case tsfile.Date:
+		return arrow.FixedWidthTypes.Date32, nil
+	case tsfile.Timestamp:
+		return &arrow.TimestampType{Unit: unit, TimeZone: "UTC"}, nil
+	}
+	return nil, fmt.Errorf("data type %s has no Arrow representation: %w", t, tsfile.ErrUnsupported)
+}

@@ -1,0 +1,295 @@
+package arrowconv
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+func int32s(v ...int32) tsfile.Values { return tsfile.Values{Type: tsfile.Int32, Int32s: v} }
+func dates(v ...int32) tsfile.Values  { return tsfile.Values{Type: tsfile.Date, Int32s: v} }
+func bools(v ...bool) tsfile.Values   { return tsfile.Values{Type: tsfile.Boolean, Bools: v} }
+func floats(v ...float32) tsfile.Values {
+	return tsfile.Values{Type: tsfile.Float, Float32s: v}
+}
+
+func tableColumns() []tsfile.Column {
+	c := func(name string, t tsfile.DataType, cat tsfile.ColumnCategory) tsfile.Column {
+		return tsfile.Column{Name: name, DataType: t, Category: cat}
+	}
+	return []tsfile.Column{
+		c("region", tsfile.String, tsfile.Tag),
+		c("i64", tsfile.Int64, tsfile.Field),
+		c("station", tsfile.String, tsfile.Tag),
+		c("attr", tsfile.String, tsfile.Attribute),
+		c("d", tsfile.Date, tsfile.Field),
+		c("s", tsfile.String, tsfile.Field),
+		c("b", tsfile.Boolean, tsfile.Field),
+		c("f", tsfile.Float, tsfile.Field),
+		c("blob", tsfile.Blob, tsfile.Field),
+	}
+}
+
+var (
+	devA = tsfile.NewDeviceID("t", "a", "x")
+	devB = tsfile.NewDeviceID("t", "b") // station null: a trailing null tag is not stored
+	devC = tsfile.DeviceIDFromSegments([]tsfile.Segment{{Value: "t"}, {Null: true}, {Value: "y"}})
+)
+
+// syntheticTable writes a table whose devices cover multi-page chunks, an
+// empty value page, value chunks without pages, FIELDs absent from a chunk
+// group, two chunk groups of one device, and null TAGs.
+func syntheticTable(t testing.TB) *fileBuilder {
+	w := newFileBuilder(t)
+	w.table("t", tableColumns()...)
+	nan := math.Float32frombits(0x7fc00001)
+	// Device C first in the file, though it sorts first in the index too.
+	w.aligned(devC, [][]int64{{100, 200}},
+		col{"i64", int64s(math.MinInt64, math.MaxInt64)},
+		col{"s", texts(tsfile.String, "", "c,\"q\"")},
+	)
+	w.aligned(devA, [][]int64{{1, 2, 3, 4, 5}, {6, 7, 8}},
+		col{"i64", withNulls(int64s(10, 0, 12, 13, 14, 0, 0, 0), 1, 5, 6, 7)},
+		col{"d", dates(19700101, 20000229, 10000101, 99991231, 20240101, 19691231, 20240229, 20250101)},
+		col{"b", withNulls(bools(false, true, false, true, true, false, false, true), 0)},
+		col{"f", withNulls(floats(float32(math.Copysign(0, -1)), nan, 1.5, 0, math.MaxFloat32, -1, 2, float32(math.Inf(-1))), 3)},
+		col{"blob", withNulls(texts(tsfile.Blob, "", "\x00\xff", "", "ab", "", "", "z", "q"), 2, 4, 5)},
+	)
+	w.aligned(devB, [][]int64{{1, 2, 3}},
+		col{"i64", int64s(7, 8, 9)},
+		col{"s", withNulls(texts(tsfile.String, "温度", "", "café"), 1)},
+		col{"f", withNulls(floats(0, 0, 0), 0, 1, 2)},
+	)
+	w.aligned(devA, [][]int64{{9, 10, 11, 12}},
+		col{"i64", int64s(90, 100, 110, 120)},
+		col{"s", texts(tsfile.String, "p", "q", "r", "s")},
+	)
+	return w
+}
+
+func tableWant(w *fileBuilder, header []string) [][]string {
+	return w.rows(header, []tsfile.DeviceID{devC, devA, devB}, func(id tsfile.DeviceID) []string {
+		var out []string
+		for i := 1; i <= 2; i++ {
+			v, ok := id.Segment(i)
+			if !ok {
+				v = nullCell
+			}
+			out = append(out, v)
+		}
+		return append(out, nullCell) // attr
+	})
+}
+
+func TestSyntheticTable(t *testing.T) {
+	w := syntheticTable(t)
+	f := w.open()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+
+	s, err := TableSchema(f, "t", nil)
+	require.NoError(t, err)
+	var header []string
+	for _, fld := range s.Fields() {
+		header = append(header, fld.Name)
+	}
+	require.Equal(t, []string{"time", "region", "station", "attr", "i64", "d", "s", "b", "f", "blob"}, header)
+	want := tableWant(w, header)
+	require.Len(t, want, 2+12+3)
+
+	for _, size := range []int{1, 2, 3, 4, 5, 7, 8, 16, 17, 100} {
+		r, err := NewTableReader(f, "t", &Options{Allocator: mem, BatchSize: size})
+		require.NoError(t, err)
+		got := drain(t, r)
+		require.Equal(t, want, got.rows, "batch size %d", size)
+		require.Equal(t, (len(want)+size-1)/size, got.records, "batch size %d", size)
+	}
+}
+
+func TestSyntheticTableCSV(t *testing.T) {
+	w := syntheticTable(t)
+	f := w.open()
+	r, err := NewTableReader(f, "t", &Options{BatchSize: 4})
+	require.NoError(t, err)
+	var buf []byte
+	out := &sliceWriter{&buf}
+	n, err := WriteCSV(out, r)
+	r.Release()
+	require.NoError(t, err)
+	require.EqualValues(t, 17, n)
+	want := "time,region,station,attr,i64,d,s,b,f,blob\n" +
+		`100,,y,,-9223372036854775808,,"",,,` + "\n" +
+		`200,,y,,9223372036854775807,,"c,""q""",,,` + "\n" +
+		"1,a,x,,10,1970-01-01,,,-0,0x\n" +
+		"2,a,x,,,2000-02-29,,true,NaN,0x00ff\n" +
+		"3,a,x,,12,1000-01-01,,false,1.5,\n" +
+		"4,a,x,,13,9999-12-31,,true,,0x6162\n" +
+		"5,a,x,,14,2024-01-01,,true,3.4028235e+38,\n"
+	require.Equal(t, want, string(buf[:len(want)]))
+	require.Contains(t, string(buf), "\n8,a,x,,,2025-01-01,,true,-Infinity,0x71\n")
+	require.Contains(t, string(buf), "\n2,b,,,8,,,,,\n")
+}
+
+type sliceWriter struct{ b *[]byte }
+
+func (s *sliceWriter) Write(p []byte) (int, error) { *s.b = append(*s.b, p...); return len(p), nil }
+
+func TestInvalidDate(t *testing.T) {
+	for _, bad := range []int32{20230230, 20231301, 20230000, 20230100, -20230101, 20230431} {
+		t.Run(strconv.Itoa(int(bad)), func(t *testing.T) {
+			w := newFileBuilder(t)
+			w.table("t", tableColumns()...)
+			w.aligned(devA, [][]int64{{1, 2}}, col{"d", dates(20230101, bad)})
+			f := w.open()
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			r, err := NewTableReader(f, "t", &Options{Allocator: mem})
+			require.NoError(t, err)
+			defer r.Release()
+			require.False(t, r.Next())
+			err = r.Err()
+			require.ErrorIs(t, err, tsfile.ErrCorrupt)
+			require.ErrorContains(t, err, strconv.Itoa(int(bad)))
+			var fe *tsfile.FormatError
+			require.True(t, errors.As(err, &fe))
+			require.Contains(t, fe.Structure, "chunk at offset")
+		})
+	}
+}
+
+func TestDateConversion(t *testing.T) {
+	for _, c := range []struct {
+		ymd  int32
+		days int32
+	}{
+		{19700101, 0}, {19691231, -1}, {20000301, 11017}, {10000101, -354285}, {99991231, 2932896},
+		{101, -719528}, {20240229, 19782},
+	} {
+		d, ok := dateToDays(c.ymd)
+		require.True(t, ok, c.ymd)
+		require.Equal(t, c.days, d, c.ymd)
+		y, m, dd := civilFromDays(int64(d))
+		require.Equal(t, int64(c.ymd), y*10000+m*100+dd)
+	}
+	for _, bad := range []int32{0, 20230229, 19000229, 20231232, 2023011, -1} {
+		_, ok := dateToDays(bad)
+		require.False(t, ok, bad)
+	}
+	_, ok := dateToDays(20000229)
+	require.True(t, ok)
+}
+
+// TestMismatchedPositions: a value page must cover exactly its time page.
+func TestMismatchedPositions(t *testing.T) {
+	w := newFileBuilder(t)
+	w.table("t", tableColumns()...)
+	w.aligned(devA, [][]int64{{1, 2, 3}}, col{"i64", int64s(1, 2, 3)})
+	b := w.bytes()
+	// Find the value page's position_count (3) after the "i64" chunk name
+	// and make it 2.
+	i := bytes.Index(b, []byte("i64"))
+	require.Positive(t, i)
+	for j := i; j+4 <= len(b); j++ {
+		if b[j] == 0 && b[j+1] == 0 && b[j+2] == 0 && b[j+3] == 3 {
+			b[j+3] = 2
+			break
+		}
+	}
+	f := openBytes(t, b)
+	r, err := NewTableReader(f, "t", nil)
+	require.NoError(t, err)
+	defer r.Release()
+	require.False(t, r.Next())
+	require.ErrorIs(t, r.Err(), tsfile.ErrCorrupt)
+}
+
+// syntheticTree writes a tree-model file: an aligned multi-page device, a
+// non-aligned device spread over two chunk groups (with an out-of-order
+// and a repeated timestamp), and a device of a second table.
+func syntheticTree(t testing.TB) (*fileBuilder, []tsfile.DeviceID) {
+	w := newFileBuilder(t)
+	d1 := tsfile.NewDeviceID("root.sg1", "d1")
+	d2 := tsfile.NewDeviceID("root.sg1", "d2")
+	d3 := tsfile.NewDeviceID("root.sg2", "d3")
+	w.aligned(d2, [][]int64{{10, 11}, {12}},
+		col{"a", withNulls(int64s(1, 0, 3), 1)},
+		col{"x", int32s(-1, 0, 1)},
+	)
+	w.nonAligned(d1, map[string][]int64{"a": {1, 2, 3, 5}, "b": {2, 3, 4}, "c": {1, 5}},
+		col{"a", int64s(10, 20, 30, 50)},
+		col{"b", doubles(0.2, 0.3, 0.4)},
+		col{"c", texts(tsfile.Text, "one", "five")},
+	)
+	w.nonAligned(d3, map[string][]int64{"dd": {7}, "flag": {7, 8}},
+		col{"dd", dates(20240101)},
+		col{"flag", bools(true, false)},
+	)
+	w.nonAligned(d1, map[string][]int64{"a": {6, 7}, "b": {0, 3}},
+		col{"a", int64s(60, 70)},
+		col{"b", doubles(0.0, 3.3)}, // 3 repeats: the later point wins
+	)
+	return w, []tsfile.DeviceID{d1, d2, d3}
+}
+
+func TestSyntheticTree(t *testing.T) {
+	w, devs := syntheticTree(t)
+	f := w.open()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+
+	s, err := TreeSchema(f, nil, nil)
+	require.NoError(t, err)
+	var header []string
+	for _, fld := range s.Fields() {
+		header = append(header, fld.Name)
+	}
+	require.Equal(t, []string{"time", "device", "a", "x", "b", "c", "dd", "flag"}, header)
+	_, hasTable := s.Metadata().GetValue(MetaTable)
+	require.False(t, hasTable)
+	prefix := func(id tsfile.DeviceID) []string { return []string{id.String()} }
+	want := w.rows(header, devs, prefix)
+	require.Len(t, want, 8+3+2)
+	require.Equal(t, []string{"3", "root.sg1.d1", "30", nullCell, "f64:400a666666666666", nullCell, nullCell, nullCell}, want[3])
+
+	for _, size := range []int{1, 2, 3, 5, 11, 12, 100} {
+		r, err := NewTreeReader(f, nil, &Options{Allocator: mem, BatchSize: size})
+		require.NoError(t, err)
+		got := drain(t, r)
+		require.Equal(t, want, got.rows, "batch size %d", size)
+		require.Equal(t, (len(want)+size-1)/size, got.records, "batch size %d", size)
+	}
+
+	r, err := NewTreeReader(f, []string{"root.sg2"}, &Options{Allocator: mem})
+	require.NoError(t, err)
+	got := drain(t, r)
+	require.Equal(t, []string{"time", "device", "dd", "flag"}, got.header)
+	require.Equal(t, w.rows(got.header, devs[2:], prefix), got.rows)
+
+	_, err = NewTreeReader(f, []string{"root.sg3"}, nil)
+	require.ErrorContains(t, err, "no table")
+}
+
+func TestTreeTypeConflict(t *testing.T) {
+	w := newFileBuilder(t)
+	w.nonAligned(tsfile.NewDeviceID("root.sg", "d1"), map[string][]int64{"a": {1}}, col{"a", int64s(1)})
+	w.nonAligned(tsfile.NewDeviceID("root.sg", "d2"), map[string][]int64{"a": {1}}, col{"a", doubles(1)})
+	f := w.open()
+	_, err := TreeSchema(f, nil, nil)
+	require.ErrorContains(t, err, `"a"`)
+	require.ErrorContains(t, err, "INT64")
+	require.ErrorContains(t, err, "DOUBLE")
+}
+
+func openBytes(t testing.TB, b []byte) *tsfile.File {
+	t.Helper()
+	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), nil)
+	require.NoError(t, err)
+	return f
+}
