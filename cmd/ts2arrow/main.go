@@ -1,0 +1,140 @@
+// Command ts2arrow inspects Apache TsFile files and converts them to Apache
+// Arrow IPC and CSV.
+//
+// Usage:
+//
+//	ts2arrow inspect FILE [--json]
+//	ts2arrow convert FILE -o OUT [--format csv|arrow|arrows] [--table NAME]
+//
+// Exit status is 0 on success, 1 on a data or format error and 2 on a
+// usage error.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+const usage = `ts2arrow: TsFile to Apache Arrow
+
+Usage:
+  ts2arrow inspect FILE [--json]
+  ts2arrow convert FILE -o OUT [--format csv|arrow|arrows] [--table NAME]
+  ts2arrow help [COMMAND]
+
+Run "ts2arrow COMMAND --help" for the options of a command.
+`
+
+// usageError is a mistake in the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "inspect":
+		err = runInspect(args[1:], stdout, stderr)
+	case "convert":
+		err = runConvert(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		if len(args) > 1 {
+			return run([]string{args[1], "--help"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "ts2arrow: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	return report(err, stderr)
+}
+
+// fileError ties an error to the input file it concerns.
+type fileError struct {
+	file string
+	err  error
+}
+
+func (e *fileError) Error() string { return e.file + ": " + e.err.Error() }
+func (e *fileError) Unwrap() error { return e.err }
+
+// report prints err as one line and returns the exit status.
+func report(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", ue.msg)
+		return 2
+	}
+	var fe *fileError
+	file := ""
+	if errors.As(err, &fe) {
+		file = fe.file + ": "
+		err = fe.err
+	}
+	var te *tsfile.FormatError
+	if errors.As(err, &te) {
+		what := te.Structure + ": " + te.Msg
+		if te.Err != nil {
+			what += ": " + te.Err.Error()
+		}
+		fmt.Fprintf(stderr, "ts2arrow: %s%s at offset %d\n", file, what, te.Offset)
+		return 1
+	}
+	fmt.Fprintf(stderr, "ts2arrow: %s%v\n", file, err)
+	return 1
+}
+
+// parseArgs parses flags that may appear before or after positional
+// arguments, as users type them ("convert in.tsfile -o out.csv").
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usagef("%v", err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, help)
+		fs.PrintDefaults()
+	}
+	return fs
+}
