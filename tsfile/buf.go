@@ -155,19 +155,10 @@ func (d *buf) checkString(at int, s []byte, what string) {
 // varString reads a VarString; ok is false for the null sentinel -1.
 func (d *buf) varString(what string) (s string, ok bool) {
 	at := d.pos
-	n := d.varint(what)
-	if d.err != nil {
+	b, ok := d.varBinary(what)
+	if !ok {
 		return "", false
 	}
-	if n == -1 {
-		return "", false
-	}
-	if n < -1 {
-		d.pos = at
-		d.fail("%s: negative length %d", what, n)
-		return "", false
-	}
-	b := d.bytesN(int(n), what)
 	d.checkString(at, b, what)
 	return string(b), d.err == nil
 }
@@ -186,22 +177,18 @@ func (d *buf) varStringNotNull(what string) string {
 // varBinary reads a VarInt-length byte array; nil with ok false for null.
 func (d *buf) varBinary(what string) (b []byte, ok bool) {
 	at := d.pos
-	n := d.varint(what)
-	if d.err != nil || n == -1 {
-		return nil, false
-	}
-	if n < -1 {
-		d.pos = at
-		d.fail("%s: negative length %d", what, n)
-		return nil, false
-	}
-	return d.bytesN(int(n), what), d.err == nil
+	return d.nullableBytes(at, d.varint(what), what)
 }
 
 // binary32 reads an int32-length byte array (Binary32); ok false for null.
 func (d *buf) binary32(what string) (b []byte, ok bool) {
 	at := d.pos
-	n := d.int32(what)
+	return d.nullableBytes(at, d.int32(what), what)
+}
+
+// nullableBytes takes the n bytes after a length field read at at, where
+// -1 is the null sentinel.
+func (d *buf) nullableBytes(at int, n int32, what string) ([]byte, bool) {
 	if d.err != nil || n == -1 {
 		return nil, false
 	}

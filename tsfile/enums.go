@@ -82,7 +82,9 @@ func encodingAllowed(t DataType, e Encoding) bool {
 	switch t {
 	case Boolean:
 		return e == encoding.Plain || e == encoding.RLE
-	case Int32, Int64, Timestamp, Date:
+	case Int32, Int64, Timestamp, Date, Vector:
+		// The aligned time column (VECTOR) carries the time encoding,
+		// which takes the integer encodings.
 		switch e {
 		case encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE:
 			return true
@@ -98,12 +100,6 @@ func encodingAllowed(t DataType, e Encoding) bool {
 		return e == encoding.Plain || e == encoding.Dictionary
 	case Blob, Object:
 		return e == encoding.Plain
-	case Vector:
-		// The aligned time column carries the time encoding.
-		switch e {
-		case encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE:
-			return true
-		}
 	}
 	return false
 }
