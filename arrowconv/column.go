@@ -52,7 +52,7 @@ func newValueBuilder(mem memory.Allocator, t tsfile.DataType, dt arrow.DataType,
 	base := colBase{mem: mem, limit: limit}
 	switch t {
 	case tsfile.Boolean:
-		return &boolBuilder{colBase: base, values: memory.NewResizableBuffer(mem)}
+		return &boolBuilder{flatBase: newFlat(base, arrow.FixedWidthTypes.Boolean, 1)}
 	case tsfile.Int32:
 		return newFixed(base, dt, encoding.DecodeInt32, nil)
 	case tsfile.Date:
@@ -210,6 +210,57 @@ func newData(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arrow.A
 	return d
 }
 
+// flatBase is the common part of the builders whose values are one buffer
+// of a fixed number of bits per row: fixed-width numbers and bit-packed
+// booleans. It provides reserve, finish and release.
+type flatBase struct {
+	colBase
+	dt     arrow.DataType
+	values *memory.Buffer
+	bits   int // per row
+}
+
+func newFlat(base colBase, dt arrow.DataType, bits int) flatBase {
+	return flatBase{colBase: base, dt: dt, values: memory.NewResizableBuffer(base.mem), bits: bits}
+}
+
+// bytes is the size of the values of rows rows.
+func (b *flatBase) bytes(rows int) int { return bitmap.Bytes(rows * b.bits) }
+
+func (b *flatBase) reserve(k int) {
+	if c := b.growRows(b.n + k); c > b.cap {
+		ensureBytes(b.values, b.bytes(c))
+		b.valid.grow(c)
+		b.cap = c
+	}
+}
+
+func (b *flatBase) finish(cut int) arrow.ArrayData {
+	n, tail := b.n, b.n-cut
+	old := b.values
+	b.n, b.cap = 0, 0
+	b.values = memory.NewResizableBuffer(b.mem)
+	if tail > 0 {
+		b.cap = b.growRows(tail)
+		ensureBytes(b.values, b.bytes(b.cap))
+		if b.bits%8 == 0 {
+			copy(b.values.Buf(), old.Buf()[b.bytes(cut):b.bytes(n)])
+		} else {
+			bitutil.CopyBitmap(old.Buf(), cut*b.bits, tail*b.bits, b.values.Buf(), 0)
+		}
+	}
+	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
+	b.n = tail
+	old.ResizeNoShrink(b.bytes(cut))
+	return newData(b.dt, cut, []*memory.Buffer{vb, old}, nulls)
+}
+
+func (b *flatBase) release() {
+	b.values.Release()
+	b.valid.release()
+	b.n, b.cap = 0, 0
+}
+
 // fixedType lists the Go types of fixed-width columns.
 type fixedType interface {
 	int32 | int64 | float32 | float64
@@ -218,27 +269,17 @@ type fixedType interface {
 // fixedBuilder builds an int32, date32, int64, timestamp, float32 or float64
 // column.
 type fixedBuilder[T fixedType] struct {
-	colBase
-	dt     arrow.DataType
-	values *memory.Buffer
+	flatBase
 	decode func(encoding.Encoding, []T, []byte) error
 	// post converts freshly decoded compacted values in place (DATE).
 	post func([]T) error
 }
 
 func newFixed[T fixedType](base colBase, dt arrow.DataType, decode func(encoding.Encoding, []T, []byte) error, post func([]T) error) *fixedBuilder[T] {
-	return &fixedBuilder[T]{colBase: base, dt: dt, values: memory.NewResizableBuffer(base.mem), decode: decode, post: post}
+	return &fixedBuilder[T]{flatBase: newFlat(base, dt, 8*int(unsafe.Sizeof(T(0)))), decode: decode, post: post}
 }
 
 func (b *fixedBuilder[T]) data() []T { return arrow.GetData[T](b.values.Buf()) }
-
-func (b *fixedBuilder[T]) reserve(k int) {
-	if c := b.growRows(b.n + k); c > b.cap {
-		ensureBytes(b.values, c*int(unsafe.Sizeof(T(0))))
-		b.valid.grow(c)
-		b.cap = c
-	}
-}
 
 func (b *fixedBuilder[T]) appendNulls(k int) {
 	b.reserve(k)
@@ -280,20 +321,14 @@ func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int,
 	return nil
 }
 
-// appendTimes decodes an aligned time page or a non-aligned time stream into
-// the time column, counting first so the values land in place. It returns
-// the count.
-func appendTimes(b *fixedBuilder[int64], enc tsfile.Encoding, src []byte) (int, error) {
-	n, err := encoding.CountInt64(enc, src)
+// appendTimes decodes an aligned time page or a non-aligned time stream at
+// offset off into b, counting first so the values land in place; a count
+// above maxPoints (ReadOptions.MaxPagePoints) is refused before anything is
+// allocated. It returns the count.
+func appendTimes(b *fixedBuilder[int64], enc tsfile.Encoding, src []byte, off int64, maxPoints int) (int, error) {
+	n, err := tsfile.CountTimes(enc, src, off, maxPoints)
 	if err != nil {
 		return 0, err
-	}
-	// A short stream can claim very many timestamps (a TS_2DIFF block of
-	// equal deltas takes no packed bytes); no real encoding packs more than
-	// a few per byte, so refuse counts that would only serve to exhaust
-	// memory.
-	if limit := maxTimesPerByte*len(src) + 64; n > limit {
-		return 0, fmt.Errorf("time stream of %d bytes claims %d timestamps: %w", len(src), n, encoding.ErrCorrupt)
 	}
 	b.reserve(n)
 	all := b.data()
@@ -312,77 +347,48 @@ func appendTimes(b *fixedBuilder[int64], enc tsfile.Encoding, src []byte) (int, 
 	return n, nil
 }
 
-// maxTimesPerByte bounds the timestamps a time stream may claim per byte.
-const maxTimesPerByte = 64
-
 func (b *fixedBuilder[T]) gather(src valueBuilder, idx []int32) error {
 	s := src.(*fixedBuilder[T])
 	b.reserve(len(idx))
 	dst, from := b.data()[b.n:b.n+len(idx)], s.data()
-	nulls := 0
 	for i, j := range idx {
-		if j < 0 || !s.valid.isValid(int(j)) {
-			dst[i] = 0
-			nulls++
-			continue
+		dst[i] = 0
+		if s.has(j) {
+			dst[i] = from[j]
 		}
-		dst[i] = from[j]
 	}
-	gatherValidity(&b.colBase, len(idx), nulls, func(i int) bool { return idx[i] >= 0 && s.valid.isValid(int(idx[i])) })
+	b.gatherValidity(&s.colBase, idx)
 	return nil
 }
 
-// gatherValidity records the validity of k gathered rows, nulls of them
-// null, and advances the row count.
-func gatherValidity(c *colBase, k, nulls int, ok func(int) bool) {
+// has reports whether row j is present: j >= 0 and the row not null.
+func (c *colBase) has(j int32) bool { return j >= 0 && c.valid.isValid(int(j)) }
+
+// gatherValidity records the validity of the rows gathered from rows idx of
+// src (see has) and advances the row count; gather has written their values.
+func (c *colBase) gatherValidity(src *colBase, idx []int32) {
+	nulls := 0
+	for _, j := range idx {
+		if !src.has(j) {
+			nulls++
+		}
+	}
 	if nulls == 0 {
-		c.valid.setValid(c.n, k)
+		c.valid.setValid(c.n, len(idx))
 	} else {
 		bm := c.valid.ensure(c.mem, c.n, c.cap)
-		for i := range k {
-			bitutil.SetBitTo(bm, c.n+i, ok(i))
+		for i, j := range idx {
+			bitutil.SetBitTo(bm, c.n+i, src.has(j))
 		}
 		c.valid.nulls += nulls
 	}
-	c.n += k
-}
-
-func (b *fixedBuilder[T]) finish(cut int) arrow.ArrayData {
-	size := int(unsafe.Sizeof(T(0)))
-	n, tail := b.n, b.n-cut
-	old := b.values
-	b.n, b.cap = 0, 0
-	b.values = memory.NewResizableBuffer(b.mem)
-	if tail > 0 {
-		b.cap = b.growRows(tail)
-		ensureBytes(b.values, b.cap*size)
-		copy(b.values.Buf(), old.Buf()[cut*size:n*size])
-	}
-	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
-	b.n = tail
-	old.ResizeNoShrink(cut * size)
-	return newData(b.dt, cut, []*memory.Buffer{vb, old}, nulls)
-}
-
-func (b *fixedBuilder[T]) release() {
-	b.values.Release()
-	b.valid.release()
-	b.n, b.cap = 0, 0
+	c.n += len(idx)
 }
 
 // boolBuilder builds a bool column; values are bit-packed like validity.
 type boolBuilder struct {
-	colBase
-	values  *memory.Buffer
+	flatBase
 	scratch []bool
-}
-
-func (b *boolBuilder) reserve(k int) {
-	if c := b.growRows(b.n + k); c > b.cap {
-		ensureBytes(b.values, bitmap.Bytes(c))
-		b.valid.grow(c)
-		b.cap = c
-	}
 }
 
 func (b *boolBuilder) appendNulls(k int) {
@@ -422,41 +428,11 @@ func (b *boolBuilder) gather(src valueBuilder, idx []int32) error {
 	s := src.(*boolBuilder)
 	b.reserve(len(idx))
 	vals, from := b.values.Buf(), s.values.Buf()
-	nulls := 0
-	ok := func(i int) bool { return idx[i] >= 0 && s.valid.isValid(int(idx[i])) }
-	for i := range idx {
-		v := false
-		if ok(i) {
-			v = bitutil.BitIsSet(from, int(idx[i]))
-		} else {
-			nulls++
-		}
-		bitutil.SetBitTo(vals, b.n+i, v)
+	for i, j := range idx {
+		bitutil.SetBitTo(vals, b.n+i, s.has(j) && bitutil.BitIsSet(from, int(j)))
 	}
-	gatherValidity(&b.colBase, len(idx), nulls, ok)
+	b.gatherValidity(&s.colBase, idx)
 	return nil
-}
-
-func (b *boolBuilder) finish(cut int) arrow.ArrayData {
-	n, tail := b.n, b.n-cut
-	old := b.values
-	b.n, b.cap = 0, 0
-	b.values = memory.NewResizableBuffer(b.mem)
-	if tail > 0 {
-		b.cap = b.growRows(tail)
-		ensureBytes(b.values, bitmap.Bytes(b.cap))
-		bitutil.CopyBitmap(old.Buf(), cut, tail, b.values.Buf(), 0)
-	}
-	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
-	b.n = tail
-	old.ResizeNoShrink(bitmap.Bytes(cut))
-	return newData(arrow.FixedWidthTypes.Boolean, cut, []*memory.Buffer{vb, old}, nulls)
-}
-
-func (b *boolBuilder) release() {
-	b.values.Release()
-	b.valid.release()
-	b.n, b.cap = 0, 0
 }
 
 // binaryBuilder builds a utf8 or binary column: int32 end offsets and the
@@ -502,7 +478,9 @@ func (b *binaryBuilder) reserve(k int) {
 func (b *binaryBuilder) reserveBytes(k int) error {
 	need := b.size + k
 	if need > math.MaxInt32 {
-		return fmt.Errorf("arrowconv: a batch would hold more than 2 GiB of binary values, which int32 offsets cannot address; use a smaller BatchSize: %w", tsfile.ErrUnsupported)
+		// encoding.ErrUnsupported too, so that tsfile.CodecError keeps
+		// the error unsupported when a page decode returns it.
+		return fmt.Errorf("arrowconv: a batch would hold more than 2 GiB of binary values, which int32 offsets cannot address; use a smaller BatchSize: %w (%w)", tsfile.ErrUnsupported, encoding.ErrUnsupported)
 	}
 	if b.values.Cap() < need {
 		ensureBytes(b.values, max(need, 2*b.values.Cap()))
@@ -650,17 +628,13 @@ func (b *binaryBuilder) gather(src valueBuilder, idx []int32) error {
 		return err
 	}
 	o, data := b.offs(), b.values.Buf()
-	nulls := 0
-	ok := func(i int) bool { return idx[i] >= 0 && s.valid.isValid(int(idx[i])) }
 	for i, j := range idx {
-		if ok(i) {
+		if s.has(j) {
 			b.size += copy(data[b.size:], sd[so[j]:so[j+1]])
-		} else {
-			nulls++
 		}
 		o[b.n+i+1] = int32(b.size)
 	}
-	gatherValidity(&b.colBase, len(idx), nulls, ok)
+	b.gatherValidity(&s.colBase, idx)
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 )
 
@@ -43,8 +42,7 @@ func TestCSVCells(t *testing.T) {
 // TestWriteCSVDictionary covers Arrow inputs the readers do not produce
 // yet, such as dictionary-encoded tags.
 func TestWriteCSVDictionary(t *testing.T) {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	mem := checkedMem(t)
 	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
 	b := array.NewDictionaryBuilder(mem, dt).(*array.BinaryDictionaryBuilder)
 	defer b.Release()

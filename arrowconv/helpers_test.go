@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 )
 
@@ -52,9 +53,9 @@ func canonArrow(a arrow.Array, i int) string {
 	case *array.Timestamp:
 		return strconv.FormatInt(int64(a.Value(i)), 10)
 	case *array.Float32:
-		return fmt.Sprintf("f32:%08x", math.Float32bits(a.Value(i)))
+		return canonFloat32(a.Value(i))
 	case *array.Float64:
-		return fmt.Sprintf("f64:%016x", math.Float64bits(a.Value(i)))
+		return canonFloat64(a.Value(i))
 	case *array.String:
 		return a.Value(i)
 	case *array.Binary:
@@ -75,14 +76,19 @@ func canonCell(t testing.TB, dt arrow.DataType, cell string) string {
 	case arrow.FLOAT32:
 		v, err := strconv.ParseFloat(cell, 32)
 		require.NoError(t, err)
-		return fmt.Sprintf("f32:%08x", math.Float32bits(float32(v)))
+		return canonFloat32(float32(v))
 	case arrow.FLOAT64:
 		v, err := strconv.ParseFloat(cell, 64)
 		require.NoError(t, err)
-		return fmt.Sprintf("f64:%016x", math.Float64bits(v))
+		return canonFloat64(v)
 	}
 	return cell
 }
+
+// canonFloat32 and canonFloat64 spell a float by its bits, so that -0.0 and
+// every NaN payload compare exactly.
+func canonFloat32(v float32) string { return fmt.Sprintf("f32:%08x", math.Float32bits(v)) }
+func canonFloat64(v float64) string { return fmt.Sprintf("f64:%016x", math.Float64bits(v)) }
 
 // table is a result in canonical form.
 type table struct {
@@ -93,14 +99,27 @@ type table struct {
 	nulls   []int
 }
 
+// checkedMem returns an allocator that fails t if anything allocated from it
+// is still held when t ends.
+func checkedMem(t testing.TB) *memory.CheckedAllocator {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	return mem
+}
+
+func fieldNames(s *arrow.Schema) []string {
+	var out []string
+	for _, f := range s.Fields() {
+		out = append(out, f.Name)
+	}
+	return out
+}
+
 // drain reads every record of r in canonical form and releases r.
 func drain(t testing.TB, r array.RecordReader) *table {
 	t.Helper()
 	defer r.Release()
-	out := &table{}
-	for _, f := range r.Schema().Fields() {
-		out.header = append(out.header, f.Name)
-	}
+	out := &table{header: fieldNames(r.Schema())}
 	out.nulls = make([]int, len(out.header))
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -123,6 +142,33 @@ func drain(t testing.TB, r array.RecordReader) *table {
 	}
 	require.NoError(t, r.Err())
 	return out
+}
+
+// requireBatches reads a file with each batch size, from the readers open
+// returns, and checks the result against want: the same rows and null
+// counts, in batches of exactly size rows but the last.
+func requireBatches(t *testing.T, want [][]string, sizes []int, open func(*Options) (*Reader, error)) {
+	t.Helper()
+	mem := checkedMem(t)
+	for _, size := range sizes {
+		r, err := open(&Options{Allocator: mem, BatchSize: size})
+		require.NoError(t, err)
+		got := drain(t, r)
+		require.Equal(t, want, got.rows, "batch size %d", size)
+		nulls := make([]int, len(got.header))
+		for _, row := range want {
+			for c, cell := range row {
+				if cell == nullCell {
+					nulls[c]++
+				}
+			}
+		}
+		require.Equal(t, nulls, got.nulls, "batch size %d", size)
+		require.Equal(t, (len(want)+size-1)/size, got.records, "batch size %d", size)
+		for _, n := range got.sizes[:max(len(got.sizes)-1, 0)] {
+			require.Equal(t, size, n, "batch size %d", size)
+		}
+	}
 }
 
 // readCSV parses a CSV with a header into canonical rows, using the types

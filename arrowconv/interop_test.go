@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -119,8 +118,7 @@ func TestJ01Schema(t *testing.T) {
 func TestJ01Rows(t *testing.T) {
 	f := openInterop(t, j01)
 	m := manifest(t, j01+".tsfile")
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	mem := checkedMem(t)
 
 	r, err := NewTableReader(f, "weather", &Options{Allocator: mem})
 	require.NoError(t, err)
@@ -154,33 +152,21 @@ func TestJ01Rows(t *testing.T) {
 
 func TestJ01BatchSizes(t *testing.T) {
 	f := openInterop(t, j01)
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	r, err := NewTableReader(f, "weather", &Options{Allocator: mem})
+	r, err := NewTableReader(f, "weather", &Options{Allocator: checkedMem(t)})
 	require.NoError(t, err)
 	ref := drain(t, r)
 	require.Equal(t, 1, ref.records)
-	for _, size := range []int{1, 7, 299, 300, 301, 1000} {
-		r, err := NewTableReader(f, "weather", &Options{Allocator: mem, BatchSize: size})
-		require.NoError(t, err)
-		got := drain(t, r)
-		require.Equal(t, ref.rows, got.rows, "batch size %d", size)
-		require.Equal(t, ref.nulls, got.nulls, "batch size %d", size)
-		require.Equal(t, (900+size-1)/size, got.records, "batch size %d", size)
-		for i, n := range got.sizes {
-			if i < len(got.sizes)-1 {
-				require.Equal(t, size, n)
-			}
-		}
-	}
+	require.Len(t, ref.rows, 900)
+	requireBatches(t, ref.rows, []int{1, 7, 299, 300, 301, 1000}, func(o *Options) (*Reader, error) {
+		return NewTableReader(f, "weather", o)
+	})
 }
 
 // TestReaderLifetime checks that records outlive Next when retained, and
 // that releasing a reader mid-stream frees everything.
 func TestReaderLifetime(t *testing.T) {
 	f := openInterop(t, j01)
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
+	mem := checkedMem(t)
 	r, err := NewTableReader(f, "weather", &Options{Allocator: mem, BatchSize: 100})
 	require.NoError(t, err)
 	require.True(t, r.Next())
@@ -202,8 +188,7 @@ func TestUnsupportedInterop(t *testing.T) {
 	for _, name := range []string{"j02_table_multipage_default_encodings", "j10_tree_nonaligned"} {
 		t.Run(name, func(t *testing.T) {
 			f := openInterop(t, name)
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer mem.AssertSize(t, 0)
+			mem := checkedMem(t)
 			opts := &Options{Allocator: mem}
 			var r *Reader
 			var err error
@@ -241,8 +226,7 @@ func BenchmarkTableReaderJ01(b *testing.B) {
 	path := interopPath(b, j01+".tsfile")
 	data, err := os.ReadFile(path)
 	require.NoError(b, err)
-	f, err := tsfile.Open(bytes.NewReader(data), int64(len(data)), nil)
-	require.NoError(b, err)
+	f := openBytes(b, data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,7 +1,6 @@
 package arrowconv
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"sync/atomic"
@@ -403,7 +402,7 @@ func (r *Reader) stepAligned() error {
 	if err != nil {
 		return err
 	}
-	count, err := appendTimes(r.time, tc.Header.Encoding, payload)
+	count, err := appendTimes(r.time, tc.Header.Encoding, payload, tc.Pages[i].Header.BodyOffset(), r.f.Options().MaxPagePoints)
 	if err != nil {
 		return pageError(&tc.Header, &tc.Pages[i], "aligned time page", err)
 	}
@@ -476,25 +475,10 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	return nil
 }
 
-// pageError places a decoding error at its page. Errors from the encoding
-// package are mapped onto the tsfile sentinels so callers need only one
-// pair of errors.Is checks.
+// pageError places a decoding error at its page, naming the chunk; see
+// tsfile.CodecError.
 func pageError(h *tsfile.ChunkHeader, p *tsfile.Page, what string, err error) error {
-	var fe *tsfile.FormatError
-	if errors.As(err, &fe) {
-		return err
-	}
-	kind := tsfile.ErrCorrupt
-	if errors.Is(err, encoding.ErrUnsupported) || errors.Is(err, tsfile.ErrUnsupported) {
-		kind = tsfile.ErrUnsupported
-	}
-	return &tsfile.FormatError{
-		Offset:    p.Header.BodyOffset(),
-		Structure: fmt.Sprintf("%s of %s chunk %q (chunk at offset %d)", what, h.DataType, h.Measurement, h.Offset),
-		Msg:       "cannot decode",
-		Kind:      kind,
-		Err:       err,
-	}
+	return tsfile.CodecError(p.Header.BodyOffset(), fmt.Sprintf("%s of %s chunk %q (chunk at offset %d)", what, h.DataType, h.Measurement, h.Offset), err)
 }
 
 func corruptf(off int64, structure, format string, args ...any) error {

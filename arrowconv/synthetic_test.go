@@ -7,18 +7,10 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/tsfile"
 )
-
-func int32s(v ...int32) tsfile.Values { return tsfile.Values{Type: tsfile.Int32, Int32s: v} }
-func dates(v ...int32) tsfile.Values  { return tsfile.Values{Type: tsfile.Date, Int32s: v} }
-func bools(v ...bool) tsfile.Values   { return tsfile.Values{Type: tsfile.Boolean, Bools: v} }
-func floats(v ...float32) tsfile.Values {
-	return tsfile.Values{Type: tsfile.Float, Float32s: v}
-}
 
 func tableColumns() []tsfile.Column {
 	c := func(name string, t tsfile.DataType, cat tsfile.ColumnCategory) tsfile.Column {
@@ -45,29 +37,30 @@ var (
 
 // syntheticTable writes a table whose devices cover multi-page chunks, an
 // empty value page, value chunks without pages, FIELDs absent from a chunk
-// group, two chunk groups of one device, and null TAGs.
+// group, two chunk groups of one device, and null TAGs. Pages hold five rows
+// and index nodes two entries, so the three devices need an internal node.
 func syntheticTable(t testing.TB) *fileBuilder {
-	w := newFileBuilder(t)
+	w := newFileBuilder(t, &tsfile.WriteOptions{MaxPointsPerPage: 5, MaxDegree: 2})
 	w.table("t", tableColumns()...)
 	nan := math.Float32frombits(0x7fc00001)
 	// Device C first in the file, though it sorts first in the index too.
-	w.aligned(devC, [][]int64{{100, 200}},
+	w.aligned(devC, []int64{100, 200},
 		col{"i64", int64s(math.MinInt64, math.MaxInt64)},
 		col{"s", texts(tsfile.String, "", "c,\"q\"")},
 	)
-	w.aligned(devA, [][]int64{{1, 2, 3, 4, 5}, {6, 7, 8}},
+	w.aligned(devA, []int64{1, 2, 3, 4, 5, 6, 7, 8}, // two pages; i64's second is empty
 		col{"i64", withNulls(int64s(10, 0, 12, 13, 14, 0, 0, 0), 1, 5, 6, 7)},
 		col{"d", dates(19700101, 20000229, 10000101, 99991231, 20240101, 19691231, 20240229, 20250101)},
 		col{"b", withNulls(bools(false, true, false, true, true, false, false, true), 0)},
 		col{"f", withNulls(floats(float32(math.Copysign(0, -1)), nan, 1.5, 0, math.MaxFloat32, -1, 2, float32(math.Inf(-1))), 3)},
 		col{"blob", withNulls(texts(tsfile.Blob, "", "\x00\xff", "", "ab", "", "", "z", "q"), 2, 4, 5)},
 	)
-	w.aligned(devB, [][]int64{{1, 2, 3}},
+	w.aligned(devB, []int64{1, 2, 3},
 		col{"i64", int64s(7, 8, 9)},
 		col{"s", withNulls(texts(tsfile.String, "温度", "", "café"), 1)},
-		col{"f", withNulls(floats(0, 0, 0), 0, 1, 2)},
+		col{"f", withNulls(floats(0, 0, 0), 0, 1, 2)}, // a chunk without pages
 	)
-	w.aligned(devA, [][]int64{{9, 10, 11, 12}},
+	w.aligned(devA, []int64{9, 10, 11, 12},
 		col{"i64", int64s(90, 100, 110, 120)},
 		col{"s", texts(tsfile.String, "p", "q", "r", "s")},
 	)
@@ -91,26 +84,27 @@ func tableWant(w *fileBuilder, header []string) [][]string {
 func TestSyntheticTable(t *testing.T) {
 	w := syntheticTable(t)
 	f := w.open()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-
 	s, err := TableSchema(f, "t", nil)
 	require.NoError(t, err)
-	var header []string
-	for _, fld := range s.Fields() {
-		header = append(header, fld.Name)
-	}
+	header := fieldNames(s)
 	require.Equal(t, []string{"time", "region", "station", "attr", "i64", "d", "s", "b", "f", "blob"}, header)
 	want := tableWant(w, header)
 	require.Len(t, want, 2+12+3)
 
-	for _, size := range []int{1, 2, 3, 4, 5, 7, 8, 16, 17, 100} {
-		r, err := NewTableReader(f, "t", &Options{Allocator: mem, BatchSize: size})
-		require.NoError(t, err)
-		got := drain(t, r)
-		require.Equal(t, want, got.rows, "batch size %d", size)
-		require.Equal(t, (len(want)+size-1)/size, got.records, "batch size %d", size)
-	}
+	// The structures the file is meant to have.
+	require.Equal(t, tsfile.InternalDevice, f.Metadata.TableIndexes["t"].Type)
+	times := chunks(t, f, devA, "")
+	require.Len(t, times, 2) // two chunk groups
+	require.Len(t, times[0].Pages, 2)
+	i64 := chunks(t, f, devA, "i64")[0]
+	require.Len(t, i64.Pages, 2)
+	require.True(t, i64.Pages[1].Header.Empty())
+	require.Empty(t, chunks(t, f, devB, "f")[0].Pages)
+	require.Len(t, chunks(t, f, devA, "s"), 1) // absent from the first group
+
+	requireBatches(t, want, []int{1, 2, 3, 4, 5, 7, 8, 16, 17, 100}, func(o *Options) (*Reader, error) {
+		return NewTableReader(f, "t", o)
+	})
 }
 
 func TestSyntheticTableCSV(t *testing.T) {
@@ -144,13 +138,10 @@ func (s *sliceWriter) Write(p []byte) (int, error) { *s.b = append(*s.b, p...); 
 func TestInvalidDate(t *testing.T) {
 	for _, bad := range []int32{20230230, 20231301, 20230000, 20230100, -20230101, 20230431} {
 		t.Run(strconv.Itoa(int(bad)), func(t *testing.T) {
-			w := newFileBuilder(t)
+			w := newFileBuilder(t, nil)
 			w.table("t", tableColumns()...)
-			w.aligned(devA, [][]int64{{1, 2}}, col{"d", dates(20230101, bad)})
-			f := w.open()
-			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer mem.AssertSize(t, 0)
-			r, err := NewTableReader(f, "t", &Options{Allocator: mem})
+			w.aligned(devA, []int64{1, 2}, col{"d", dates(20230101, bad)})
+			r, err := NewTableReader(w.open(), "t", &Options{Allocator: checkedMem(t)})
 			require.NoError(t, err)
 			defer r.Release()
 			require.False(t, r.Next())
@@ -188,20 +179,14 @@ func TestDateConversion(t *testing.T) {
 
 // TestMismatchedPositions: a value page must cover exactly its time page.
 func TestMismatchedPositions(t *testing.T) {
-	w := newFileBuilder(t)
+	w := newFileBuilder(t, nil)
 	w.table("t", tableColumns()...)
-	w.aligned(devA, [][]int64{{1, 2, 3}}, col{"i64", int64s(1, 2, 3)})
+	w.aligned(devA, []int64{1, 2, 3}, col{"i64", int64s(1, 2, 3)})
 	b := w.bytes()
-	// Find the value page's position_count (3) after the "i64" chunk name
-	// and make it 2.
-	i := bytes.Index(b, []byte("i64"))
-	require.Positive(t, i)
-	for j := i; j+4 <= len(b); j++ {
-		if b[j] == 0 && b[j+1] == 0 && b[j+2] == 0 && b[j+3] == 3 {
-			b[j+3] = 2
-			break
-		}
-	}
+	// The value page starts with its position_count, 3: make it 2.
+	off := pageBody(t, b, "i64")
+	require.Equal(t, []byte{0, 0, 0, 3}, b[off:off+4])
+	b[off+3] = 2
 	f := openBytes(t, b)
 	r, err := NewTableReader(f, "t", nil)
 	require.NoError(t, err)
@@ -212,28 +197,30 @@ func TestMismatchedPositions(t *testing.T) {
 
 // syntheticTree writes a tree-model file: an aligned multi-page device, a
 // non-aligned device spread over two chunk groups (with an out-of-order
-// and a repeated timestamp), and a device of a second table.
+// and a repeated timestamp), and a device of a second table. Pages hold two
+// points and index nodes two entries.
 func syntheticTree(t testing.TB) (*fileBuilder, []tsfile.DeviceID) {
-	w := newFileBuilder(t)
+	w := newFileBuilder(t, &tsfile.WriteOptions{MaxPointsPerPage: 2, MaxDegree: 2})
 	d1 := tsfile.NewDeviceID("root.sg1", "d1")
 	d2 := tsfile.NewDeviceID("root.sg1", "d2")
 	d3 := tsfile.NewDeviceID("root.sg2", "d3")
-	w.aligned(d2, [][]int64{{10, 11}, {12}},
+	w.aligned(d2, []int64{10, 11, 12},
 		col{"a", withNulls(int64s(1, 0, 3), 1)},
 		col{"x", int32s(-1, 0, 1)},
 	)
-	w.nonAligned(d1, map[string][]int64{"a": {1, 2, 3, 5}, "b": {2, 3, 4}, "c": {1, 5}},
+	w.nonAligned(d1, map[string][]int64{"a": {1, 2, 3, 5}, "b": {0, 3}, "c": {1, 5}},
 		col{"a", int64s(10, 20, 30, 50)},
-		col{"b", doubles(0.2, 0.3, 0.4)},
+		col{"b", doubles(0.0, 0.3)},
 		col{"c", texts(tsfile.Text, "one", "five")},
 	)
 	w.nonAligned(d3, map[string][]int64{"dd": {7}, "flag": {7, 8}},
 		col{"dd", dates(20240101)},
 		col{"flag", bools(true, false)},
 	)
-	w.nonAligned(d1, map[string][]int64{"a": {6, 7}, "b": {0, 3}},
+	// b's second chunk goes back to 2, and 3 repeats: the later point wins.
+	w.nonAligned(d1, map[string][]int64{"a": {6, 7}, "b": {2, 3, 4}},
 		col{"a", int64s(60, 70)},
-		col{"b", doubles(0.0, 3.3)}, // 3 repeats: the later point wins
+		col{"b", doubles(0.2, 3.3, 0.4)},
 	)
 	return w, []tsfile.DeviceID{d1, d2, d3}
 }
@@ -241,32 +228,33 @@ func syntheticTree(t testing.TB) (*fileBuilder, []tsfile.DeviceID) {
 func TestSyntheticTree(t *testing.T) {
 	w, devs := syntheticTree(t)
 	f := w.open()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-
 	s, err := TreeSchema(f, nil, nil)
 	require.NoError(t, err)
-	var header []string
-	for _, fld := range s.Fields() {
-		header = append(header, fld.Name)
-	}
+	header := fieldNames(s)
 	require.Equal(t, []string{"time", "device", "a", "x", "b", "c", "dd", "flag"}, header)
 	_, hasTable := s.Metadata().GetValue(MetaTable)
 	require.False(t, hasTable)
 	prefix := func(id tsfile.DeviceID) []string { return []string{id.String()} }
 	want := w.rows(header, devs, prefix)
 	require.Len(t, want, 8+3+2)
+
+	// The structures the file is meant to have, with the writer's skew
+	// undone in the times and in the Statistics.
+	require.Len(t, chunks(t, f, devs[1], "")[0].Pages, 2)
+	b, err := f.SeriesByName(devs[0], "b")
+	require.NoError(t, err)
+	times, _, err := f.ReadNonAligned(b)
+	require.NoError(t, err)
+	require.Equal(t, []int64{0, 3, 2, 3, 4}, times)
+	require.Equal(t, [2]int64{0, 4}, [2]int64{b.Statistics.StartTime, b.Statistics.EndTime})
+	require.Equal(t, [2]int64{2, 4}, [2]int64{b.Chunks[1].Statistics.StartTime, b.Chunks[1].Statistics.EndTime})
 	require.Equal(t, []string{"3", "root.sg1.d1", "30", nullCell, "f64:400a666666666666", nullCell, nullCell, nullCell}, want[3])
 
-	for _, size := range []int{1, 2, 3, 5, 11, 12, 100} {
-		r, err := NewTreeReader(f, nil, &Options{Allocator: mem, BatchSize: size})
-		require.NoError(t, err)
-		got := drain(t, r)
-		require.Equal(t, want, got.rows, "batch size %d", size)
-		require.Equal(t, (len(want)+size-1)/size, got.records, "batch size %d", size)
-	}
+	requireBatches(t, want, []int{1, 2, 3, 5, 11, 12, 100}, func(o *Options) (*Reader, error) {
+		return NewTreeReader(f, nil, o)
+	})
 
-	r, err := NewTreeReader(f, []string{"root.sg2"}, &Options{Allocator: mem})
+	r, err := NewTreeReader(f, []string{"root.sg2"}, &Options{Allocator: checkedMem(t)})
 	require.NoError(t, err)
 	got := drain(t, r)
 	require.Equal(t, []string{"time", "device", "dd", "flag"}, got.header)
@@ -277,7 +265,7 @@ func TestSyntheticTree(t *testing.T) {
 }
 
 func TestTreeTypeConflict(t *testing.T) {
-	w := newFileBuilder(t)
+	w := newFileBuilder(t, nil)
 	w.nonAligned(tsfile.NewDeviceID("root.sg", "d1"), map[string][]int64{"a": {1}}, col{"a", int64s(1)})
 	w.nonAligned(tsfile.NewDeviceID("root.sg", "d2"), map[string][]int64{"a": {1}}, col{"a", doubles(1)})
 	f := w.open()
@@ -292,4 +280,35 @@ func openBytes(t testing.TB, b []byte) *tsfile.File {
 	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
 	return f
+}
+
+// chunks reads the chunks of series name of dev ("" for the time column).
+func chunks(t testing.TB, f *tsfile.File, dev tsfile.DeviceID, name string) []*tsfile.Chunk {
+	t.Helper()
+	s, err := f.SeriesByName(dev, name)
+	require.NoError(t, err)
+	require.NotNil(t, s, "%s.%s", dev, name)
+	var out []*tsfile.Chunk
+	for _, cm := range s.Chunks {
+		c, err := f.ReadChunk(cm.Offset)
+		require.NoError(t, err)
+		out = append(out, c)
+	}
+	return out
+}
+
+// pageBody returns the offset of the first page body of the first chunk
+// named measurement in file b.
+func pageBody(t testing.TB, b []byte, measurement string) int64 {
+	t.Helper()
+	sc, err := tsfile.NewScanner(bytes.NewReader(b), int64(len(b)), nil)
+	require.NoError(t, err)
+	for sc.Next() {
+		if r := sc.Record(); r.Kind == tsfile.ChunkRecord && r.Chunk.Header.Measurement == measurement {
+			return r.Chunk.Pages[0].Header.BodyOffset()
+		}
+	}
+	require.NoError(t, sc.Err())
+	t.Fatalf("no chunk named %q", measurement)
+	return 0
 }

@@ -123,7 +123,7 @@ func (r *Reader) mergeDevice(series []tsfile.TimeseriesMetadata) (m *mergedDevic
 
 // readSeries decodes every point of a non-aligned series into tb and col.
 func (r *Reader) readSeries(s *tsfile.TimeseriesMetadata, tb *fixedBuilder[int64], col valueBuilder) error {
-	timeEnc := r.f.Options().NonAlignedTimeEncoding
+	o := r.f.Options()
 	for _, cm := range s.Chunks {
 		c, err := r.f.ReadChunk(cm.Offset)
 		if err != nil {
@@ -143,7 +143,7 @@ func (r *Reader) readSeries(s *tsfile.TimeseriesMetadata, tb *fixedBuilder[int64
 			if err != nil {
 				return err
 			}
-			n, err := appendTimes(tb, timeEnc, ts)
+			n, err := appendTimes(tb, o.NonAlignedTimeEncoding, ts, p.Header.BodyOffset(), o.MaxPagePoints)
 			if err != nil {
 				return pageError(h, p, "non-aligned page time stream", err)
 			}

@@ -5,52 +5,48 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/tsarrow/tsarrow/bitmap"
-	"github.com/tsarrow/tsarrow/encoding"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// fileBuilder writes small TsFiles for tests, PLAIN and uncompressed, with
-// the structures the interop corpus lacks so far: multi-page and
-// multi-chunk-group aligned devices, empty value pages, absent value
-// chunks, and tree-model devices both aligned and not. It also records the
-// rows each device should read back as, in canonical form.
+// fileBuilder writes small TsFiles for tests with tsfile.Writer, values PLAIN
+// and uncompressed, and records the rows each device should read back as, in
+// canonical form. The WriteOptions choose the page size and index fanout.
 //
-// It follows the layout of the spec (Chunks.md, Metadata.md) closely enough
-// for tsfile.Open, with one index entry per node and no Bloom filter.
+// The writer refuses a series chunk that does not start after the series'
+// previous chunks, which files flushed out of order contain. nonAligned
+// writes such a chunk with its times shifted by skew, and bytes shifts them
+// back: the page time streams and the Statistics' start and end times all
+// store a timestamp as a big-endian int64.
 type fileBuilder struct {
-	t       testing.TB
-	b       []byte
-	devices map[string]*devInfo // by DeviceID.String()
-	schemas []*tsfile.TableSchema
+	t    testing.TB
+	buf  bytes.Buffer
+	w    *tsfile.Writer
+	done []byte // the finished file
 	// want holds each device's expected rows: time -> column -> cell.
 	want map[string]map[int64]map[string]string
+	// last is the last time given to each non-aligned series, by
+	// seriesKey; skewed is set once a chunk is written with skew.
+	last   map[string]int64
+	skewed bool
 }
 
-type devInfo struct {
-	id     tsfile.DeviceID
-	series map[string]*seriesInfo
-}
+// skew is added to the times of an out-of-order chunk. Test timestamps stay
+// far below it, so every big-endian int64 in [skew, skew+1<<32) of the file
+// is a shifted time.
+const skew = 0x7e57 << 48
 
-type seriesInfo struct {
-	name   string
-	typ    byte // timeseries_type role bits
-	dt     tsfile.DataType
-	chunks []tsfile.ChunkMetadata
-	stats  tsfile.Statistics
-}
-
-func newFileBuilder(t testing.TB) *fileBuilder {
-	w := &fileBuilder{t: t, devices: map[string]*devInfo{}, want: map[string]map[int64]map[string]string{}}
-	w.b = append([]byte(tsfile.Magic), tsfile.Version)
-	return w
+func newFileBuilder(t testing.TB, opts *tsfile.WriteOptions) *fileBuilder {
+	b := &fileBuilder{t: t, want: map[string]map[int64]map[string]string{}, last: map[string]int64{}}
+	var err error
+	b.w, err = tsfile.NewWriter(&b.buf, opts)
+	require.NoError(t, err)
+	return b
 }
 
 // col is the data of one series: values by type as in tsfile.Values, with
@@ -60,290 +56,105 @@ type col struct {
 	v    tsfile.Values
 }
 
-func (w *fileBuilder) device(id tsfile.DeviceID) *devInfo {
-	d, ok := w.devices[id.String()]
-	if !ok {
-		d = &devInfo{id: id, series: map[string]*seriesInfo{}}
-		w.devices[id.String()] = d
-	}
-	return d
+func schemaOf(c col) tsfile.SeriesSchema {
+	return tsfile.SeriesSchema{Name: c.name, DataType: c.v.Type}
 }
 
-func (w *fileBuilder) note(id tsfile.DeviceID, ts int64, name, cell string) {
-	m := w.want[id.String()]
+func (b *fileBuilder) note(id tsfile.DeviceID, times []int64, name string, v *tsfile.Values) {
+	m := b.want[id.String()]
 	if m == nil {
 		m = map[int64]map[string]string{}
-		w.want[id.String()] = m
+		b.want[id.String()] = m
 	}
-	row := m[ts]
-	if row == nil {
-		row = map[string]string{}
-		m[ts] = row
+	for i, ts := range times {
+		row := m[ts]
+		if row == nil {
+			row = map[string]string{}
+			m[ts] = row
+		}
+		if v != nil {
+			row[name] = canonValue(*v, i)
+		}
 	}
-	row[name] = cell
 }
 
-func (w *fileBuilder) addChunk(d *devInfo, name string, typ byte, dt tsfile.DataType, off int64, times []int64, count int) {
-	s, ok := d.series[name]
-	if !ok {
-		s = &seriesInfo{name: name, typ: typ, dt: dt, stats: tsfile.Statistics{Type: dt, StartTime: math.MaxInt64, EndTime: math.MinInt64}}
-		d.series[name] = s
-	}
-	st := tsfile.Statistics{Type: dt, Count: int64(count), StartTime: times[0], EndTime: times[len(times)-1]}
-	for _, t := range times {
-		st.StartTime, st.EndTime = min(st.StartTime, t), max(st.EndTime, t)
-	}
-	s.chunks = append(s.chunks, tsfile.ChunkMetadata{Offset: off, Statistics: st})
-	s.stats.Count += st.Count
-	s.stats.StartTime = min(s.stats.StartTime, st.StartTime)
-	s.stats.EndTime = max(s.stats.EndTime, st.EndTime)
+// table declares a table schema; call it before writing the table's devices.
+func (b *fileBuilder) table(name string, cols ...tsfile.Column) {
+	require.NoError(b.t, b.w.RegisterTable(tsfile.TableSchema{Name: name, Columns: cols}))
 }
 
-// nonAligned writes one chunk group of single-page non-aligned chunks, all
-// series sharing nothing but the device. Each series has its own times.
-func (w *fileBuilder) nonAligned(id tsfile.DeviceID, series map[string][]int64, cols ...col) {
-	d := w.device(id)
-	w.b = append(w.b, tsfile.MarkerChunkGroupHeader)
-	w.b = appendDeviceID(w.b, id)
+// aligned writes one chunk group of an aligned device; each column's values
+// cover all the rows. The writer cuts the rows into pages, gives a column
+// whose rows in a page are all null an empty page there, and a column with
+// no value at all a chunk without pages.
+func (b *fileBuilder) aligned(id tsfile.DeviceID, times []int64, cols ...col) {
+	var ac []tsfile.AlignedColumn
+	b.note(id, times, "", nil)
+	for _, c := range cols {
+		ac = append(ac, tsfile.AlignedColumn{SeriesSchema: schemaOf(c), Values: c.v})
+		b.note(id, times, c.name, &c.v)
+	}
+	require.NoError(b.t, b.w.WriteAligned(id, times, ac))
+}
+
+// nonAligned writes one chunk group of non-aligned series, each with its own
+// times. A series' chunk that starts at or before the end of its previous
+// ones is written skewed, which only its last chunk may be.
+func (b *fileBuilder) nonAligned(id tsfile.DeviceID, series map[string][]int64, cols ...col) {
+	var ns []tsfile.NonAlignedSeries
 	for _, c := range cols {
 		times := series[c.name]
-		require.Equal(w.t, len(times), c.v.Len(), c.name)
-		ts, err := encoding.AppendEncodedInt64(encoding.TS2Diff, nil, times)
-		require.NoError(w.t, err)
-		payload := appendUVarint(nil, uint32(len(ts)))
-		payload = append(payload, ts...)
-		payload = append(payload, encodePresent(w.t, c.v, nil)...)
-		off := int64(len(w.b))
-		w.chunk(tsfile.MarkerOnlyOnePageChunkHeader, c.name, c.v.Type, [][]byte{payload}, nil)
-		w.addChunk(d, c.name, 0x00, c.v.Type, off, times, len(times))
-		for i, t := range times {
-			w.note(id, t, c.name, canonValue(c.v, i))
+		b.note(id, times, c.name, &c.v)
+		k := id.String() + "\x00" + c.name
+		if last, ok := b.last[k]; ok && times[0] <= last {
+			shifted := make([]int64, len(times))
+			for i, ts := range times {
+				shifted[i] = ts + skew
+			}
+			times, b.skewed = shifted, true
 		}
+		b.last[k] = times[len(times)-1]
+		ns = append(ns, tsfile.NonAlignedSeries{SeriesSchema: schemaOf(c), Times: times, Values: c.v})
 	}
+	require.NoError(b.t, b.w.WriteNonAligned(id, ns))
 }
 
-// aligned writes one chunk group of an aligned device whose time chunk has
-// one page per element of pages; each column's values cover all the rows.
-// A column whose rows in a page are all null gets an empty page there, and
-// a column with no value at all a chunk with no pages.
-func (w *fileBuilder) aligned(id tsfile.DeviceID, pages [][]int64, cols ...col) {
-	d := w.device(id)
-	var times []int64
-	for _, p := range pages {
-		times = append(times, p...)
-	}
-	multi := len(pages) > 1
-	w.b = append(w.b, tsfile.MarkerChunkGroupHeader)
-	w.b = appendDeviceID(w.b, id)
-	var payloads [][]byte
-	var stats []*tsfile.Statistics
-	for _, p := range pages {
-		ts, err := encoding.AppendEncodedInt64(encoding.TS2Diff, nil, p)
-		require.NoError(w.t, err)
-		payloads = append(payloads, ts)
-		stats = append(stats, &tsfile.Statistics{Type: tsfile.Vector, Count: int64(len(p)), StartTime: p[0], EndTime: p[len(p)-1]})
-	}
-	marker := tsfile.MarkerOnlyOnePageTimeChunk
-	if multi {
-		marker = tsfile.MarkerTimeChunkHeader
-	} else {
-		stats = nil
-	}
-	off := int64(len(w.b))
-	w.chunkEnc(marker, "", tsfile.Vector, encoding.TS2Diff, payloads, stats)
-	w.addChunk(d, "", 0x80, tsfile.Vector, off, times, len(times))
-	for _, t := range times {
-		w.note(id, t, "", "")
-	}
-	for _, c := range cols {
-		require.Equal(w.t, len(times), c.v.Len(), c.name)
-		payloads, stats = nil, nil
-		start, present := 0, 0
-		for _, p := range pages {
-			n := len(p)
-			bm := make([]byte, bitmap.Bytes(n))
-			k := 0
-			for i := range n {
-				if !c.v.IsNull(start + i) {
-					bitmap.SetMSB(bm, i)
-					k++
+// bytes finishes the file on its first call and returns a copy.
+func (b *fileBuilder) bytes() []byte {
+	if b.done == nil {
+		require.NoError(b.t, b.w.Close())
+		b.done = b.buf.Bytes()
+		if b.skewed {
+			for i := 0; i+8 <= len(b.done); i++ {
+				if v := binary.BigEndian.Uint64(b.done[i:]); v >= skew && v-skew < 1<<32 {
+					binary.BigEndian.PutUint64(b.done[i:], v-skew)
+					i += 7
 				}
 			}
-			if k == 0 {
-				payloads = append(payloads, nil) // empty page
-				stats = append(stats, nil)
-			} else {
-				pl := binary.BigEndian.AppendUint32(nil, uint32(n))
-				pl = append(pl, bm...)
-				pl = append(pl, encodePresent(w.t, c.v, &[2]int{start, start + n})...)
-				payloads = append(payloads, pl)
-				stats = append(stats, &tsfile.Statistics{Type: c.v.Type, Count: int64(k), StartTime: p[0], EndTime: p[n-1]})
-			}
-			present += k
-			start += n
-		}
-		marker := tsfile.MarkerOnlyOnePageValueChunk
-		if multi {
-			marker = tsfile.MarkerValueChunkHeader
-		} else {
-			stats = nil
-		}
-		if present == 0 {
-			payloads, stats = nil, nil
-			marker = tsfile.MarkerOnlyOnePageValueChunk
-		}
-		off := int64(len(w.b))
-		w.chunk(marker, c.name, c.v.Type, payloads, stats)
-		w.addChunk(d, c.name, 0x40, c.v.Type, off, times, present)
-		for i, t := range times {
-			w.note(id, t, c.name, canonValue(c.v, i))
 		}
 	}
-}
-
-func (w *fileBuilder) chunk(marker byte, name string, dt tsfile.DataType, payloads [][]byte, stats []*tsfile.Statistics) {
-	w.chunkEnc(marker, name, dt, encoding.Plain, payloads, stats)
-}
-
-func (w *fileBuilder) chunkEnc(marker byte, name string, dt tsfile.DataType, enc encoding.Encoding, payloads [][]byte, stats []*tsfile.Statistics) {
-	var data []byte
-	for i, p := range payloads {
-		if p == nil {
-			data = appendUVarint(data, 0)
-			continue
-		}
-		data = appendUVarint(data, uint32(len(p)))
-		data = appendUVarint(data, uint32(len(p)))
-		if stats != nil {
-			data = stats[i].AppendTo(data)
-		}
-		data = append(data, p...)
-	}
-	w.b = append(w.b, marker)
-	w.b = appendVarString(w.b, name)
-	w.b = appendUVarint(w.b, uint32(len(data)))
-	w.b = append(w.b, byte(dt), byte(encoding.Uncompressed), byte(enc))
-	w.b = append(w.b, data...)
-}
-
-// table declares a table schema.
-func (w *fileBuilder) table(name string, cols ...tsfile.Column) {
-	w.schemas = append(w.schemas, &tsfile.TableSchema{Name: name, Columns: cols})
-}
-
-// bytes finishes the file: separator, series metadata and index nodes per
-// device, then the footer.
-func (w *fileBuilder) bytes() []byte {
-	b := append([]byte(nil), w.b...)
-	metaOffset := int64(len(b))
-	b = append(b, tsfile.MarkerSeparator)
-	var devs []*devInfo
-	for _, d := range w.devices {
-		devs = append(devs, d)
-	}
-	sort.Slice(devs, func(i, j int) bool { return devs[i].id.Compare(devs[j].id) < 0 })
-	type entry struct {
-		id  tsfile.DeviceID
-		off int64
-	}
-	roots := map[string][]entry{}
-	var tables []string
-	var rootEnd = map[string]int64{}
-	for _, d := range devs {
-		var names []string
-		for n := range d.series {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		first := int64(len(b))
-		for _, n := range names {
-			s := d.series[n]
-			typ := s.typ
-			var list []byte
-			for _, c := range s.chunks {
-				list = binary.BigEndian.AppendUint64(list, uint64(c.Offset))
-				if len(s.chunks) > 1 {
-					list = c.Statistics.AppendTo(list)
-				}
-			}
-			if len(s.chunks) > 1 {
-				typ |= 1
-			}
-			b = append(b, typ)
-			b = appendVarString(b, s.name)
-			b = append(b, byte(s.dt))
-			b = appendUVarint(b, uint32(len(list)))
-			b = s.stats.AppendTo(b)
-			b = append(b, list...)
-		}
-		node := int64(len(b))
-		b = appendUVarint(b, 1)
-		b = appendVarString(b, names[0])
-		b = binary.BigEndian.AppendUint64(b, uint64(first))
-		b = binary.BigEndian.AppendUint64(b, uint64(node))
-		b = append(b, byte(tsfile.LeafMeasurement))
-		tbl := d.id.Table()
-		if _, ok := roots[tbl]; !ok {
-			tables = append(tables, tbl)
-		}
-		roots[tbl] = append(roots[tbl], entry{d.id, node})
-		rootEnd[tbl] = int64(len(b))
-	}
-	metaPos := len(b)
-	b = appendUVarint(b, uint32(len(tables)))
-	for _, tbl := range tables {
-		b = appendVarString(b, tbl)
-		b = appendUVarint(b, uint32(len(roots[tbl])))
-		for _, e := range roots[tbl] {
-			b = appendDeviceID(b, e.id)
-			b = binary.BigEndian.AppendUint64(b, uint64(e.off))
-		}
-		b = binary.BigEndian.AppendUint64(b, uint64(rootEnd[tbl]))
-		b = append(b, byte(tsfile.LeafDevice))
-	}
-	b = appendUVarint(b, uint32(len(w.schemas)))
-	for _, s := range w.schemas {
-		b = appendVarString(b, s.Name)
-		b = appendUVarint(b, uint32(len(s.Columns)))
-		for _, c := range s.Columns {
-			b = binary.BigEndian.AppendUint32(b, uint32(len(c.Name)))
-			b = append(b, c.Name...)
-			b = append(b, byte(c.DataType), byte(c.Encoding), byte(c.Compression))
-			b = binary.BigEndian.AppendUint32(b, 0)
-			b = binary.BigEndian.AppendUint32(b, uint32(c.Category))
-		}
-	}
-	b = binary.BigEndian.AppendUint64(b, uint64(metaOffset))
-	b = appendUVarint(b, 0) // no Bloom filter
-	b = appendUVarint(b, 0) // no properties
-	b = binary.BigEndian.AppendUint32(b, uint32(len(b)-metaPos))
-	return append(b, tsfile.Magic...)
+	return bytes.Clone(b.done)
 }
 
 // open finishes the file and opens it.
-func (w *fileBuilder) open() *tsfile.File {
-	b := w.bytes()
-	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), nil)
-	require.NoError(w.t, err)
-	return f
-}
+func (b *fileBuilder) open() *tsfile.File { return openBytes(b.t, b.bytes()) }
 
 // rows returns the expected rows of the given devices, in order, as
 // canonical cells under header; prefix computes the device columns.
-func (w *fileBuilder) rows(header []string, devs []tsfile.DeviceID, prefix func(tsfile.DeviceID) []string) [][]string {
+func (b *fileBuilder) rows(header []string, devs []tsfile.DeviceID, prefix func(tsfile.DeviceID) []string) [][]string {
 	var out [][]string
 	for _, id := range devs {
-		m := w.want[id.String()]
+		m := b.want[id.String()]
 		var times []int64
-		for t := range m {
-			times = append(times, t)
+		for ts := range m {
+			times = append(times, ts)
 		}
 		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-		for _, t := range times {
-			row := []string{strconv.FormatInt(t, 10)}
+		for _, ts := range times {
+			row := []string{strconv.FormatInt(ts, 10)}
 			row = append(row, prefix(id)...)
 			for _, h := range header[len(row):] {
-				c, ok := m[t][h]
+				c, ok := m[ts][h]
 				if !ok {
 					c = nullCell
 				}
@@ -352,63 +163,6 @@ func (w *fileBuilder) rows(header []string, devs []tsfile.DeviceID, prefix func(
 			out = append(out, row)
 		}
 	}
-	return out
-}
-
-// encodePresent PLAIN-encodes the non-null values of v in [r[0], r[1]), or
-// all of v when r is nil.
-func encodePresent(t testing.TB, v tsfile.Values, r *[2]int) []byte {
-	lo, hi := 0, v.Len()
-	if r != nil {
-		lo, hi = r[0], r[1]
-	}
-	var keep []int
-	for i := lo; i < hi; i++ {
-		if !v.IsNull(i) {
-			keep = append(keep, i)
-		}
-	}
-	var out []byte
-	var err error
-	switch v.Type {
-	case tsfile.Boolean:
-		var s []bool
-		for _, i := range keep {
-			s = append(s, v.Bools[i])
-		}
-		out, err = encoding.AppendEncodedBool(encoding.Plain, nil, s)
-	case tsfile.Int32, tsfile.Date:
-		var s []int32
-		for _, i := range keep {
-			s = append(s, v.Int32s[i])
-		}
-		out, err = encoding.AppendEncodedInt32(encoding.Plain, nil, s)
-	case tsfile.Int64, tsfile.Timestamp:
-		var s []int64
-		for _, i := range keep {
-			s = append(s, v.Int64s[i])
-		}
-		out, err = encoding.AppendEncodedInt64(encoding.Plain, nil, s)
-	case tsfile.Float:
-		var s []float32
-		for _, i := range keep {
-			s = append(s, v.Float32s[i])
-		}
-		out, err = encoding.AppendEncodedFloat32(encoding.Plain, nil, s)
-	case tsfile.Double:
-		var s []float64
-		for _, i := range keep {
-			s = append(s, v.Float64s[i])
-		}
-		out, err = encoding.AppendEncodedFloat64(encoding.Plain, nil, s)
-	default:
-		var s [][]byte
-		for _, i := range keep {
-			s = append(s, v.Binaries[i])
-		}
-		out, err = encoding.AppendEncodedBinary(encoding.Plain, nil, s)
-	}
-	require.NoError(t, err)
 	return out
 }
 
@@ -428,47 +182,21 @@ func canonValue(v tsfile.Values, i int) string {
 	case tsfile.Int64, tsfile.Timestamp:
 		return strconv.FormatInt(v.Int64s[i], 10)
 	case tsfile.Float:
-		return fmt.Sprintf("f32:%08x", math.Float32bits(v.Float32s[i]))
+		return canonFloat32(v.Float32s[i])
 	case tsfile.Double:
-		return fmt.Sprintf("f64:%016x", math.Float64bits(v.Float64s[i]))
+		return canonFloat64(v.Float64s[i])
 	case tsfile.Blob, tsfile.Object:
 		return "0x" + hex.EncodeToString(v.Binaries[i])
 	}
 	return string(v.Binaries[i])
 }
 
-func appendUVarint(dst []byte, v uint32) []byte {
-	for v >= 0x80 {
-		dst = append(dst, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(dst, byte(v))
-}
-
-func appendVarint(dst []byte, v int32) []byte {
-	return appendUVarint(dst, uint32(v<<1)^uint32(v>>31))
-}
-
-func appendVarString(dst []byte, s string) []byte {
-	dst = appendVarint(dst, int32(len(s)))
-	return append(dst, s...)
-}
-
-func appendDeviceID(dst []byte, id tsfile.DeviceID) []byte {
-	segs := id.Segments()
-	dst = appendUVarint(dst, uint32(len(segs)))
-	for _, s := range segs {
-		if s.Null {
-			dst = appendVarint(dst, -1)
-		} else {
-			dst = appendVarString(dst, s.Value)
-		}
-	}
-	return dst
-}
-
-// Value constructors for tests; a nil entry of null marks a null.
-func int64s(v ...int64) tsfile.Values { return tsfile.Values{Type: tsfile.Int64, Int64s: v} }
+// Value constructors for tests.
+func bools(v ...bool) tsfile.Values     { return tsfile.Values{Type: tsfile.Boolean, Bools: v} }
+func int32s(v ...int32) tsfile.Values   { return tsfile.Values{Type: tsfile.Int32, Int32s: v} }
+func dates(v ...int32) tsfile.Values    { return tsfile.Values{Type: tsfile.Date, Int32s: v} }
+func int64s(v ...int64) tsfile.Values   { return tsfile.Values{Type: tsfile.Int64, Int64s: v} }
+func floats(v ...float32) tsfile.Values { return tsfile.Values{Type: tsfile.Float, Float32s: v} }
 func doubles(v ...float64) tsfile.Values {
 	return tsfile.Values{Type: tsfile.Double, Float64s: v}
 }
