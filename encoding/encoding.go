@@ -11,14 +11,10 @@
 // never silently decoded as another encoding. Malformed input is reported with an error
 // wrapping [ErrCorrupt] that names the byte offset within the stream.
 //
-// Implemented so far:
-//
-//	BOOLEAN, FLOAT, DOUBLE, TEXT/STRING/BLOB/OBJECT   PLAIN
-//	INT32/DATE, INT64/TIMESTAMP                       PLAIN, TS_2DIFF
-//
-// Each exported function dispatches on the encoding with a switch, so an encoding is added by
-// a case there and a file holding its layout. Page compression is pluggable through
-// [RegisterCodec]; only UNCOMPRESSED is built in.
+// Each encoding lives in a file of its own that registers, per value type, the functions that
+// decode and encode it (see register in codec.go); the exported functions below look the
+// pair up once per call and run a loop over slices, so no per-value dispatch remains.
+// Page compression is pluggable through [RegisterCodec].
 package encoding
 
 import (
@@ -145,62 +141,49 @@ func corrupt(enc Encoding, typ string, off int, format string, args ...any) erro
 }
 
 // DecodeBool decodes exactly len(dst) BOOLEAN values from src.
-// src is the complete stream and must be consumed exactly: leftover bytes or too few bytes
-// are errors wrapping ErrCorrupt.
+// src is the complete stream and must be consumed exactly: leftover bytes (other than the
+// encoding's own padding or end marker) or too few bytes are errors wrapping ErrCorrupt.
 func DecodeBool(enc Encoding, dst []bool, src []byte) error {
-	switch enc {
-	case Plain:
-		return decodePlainBool(dst, src)
+	if f := lookup(enc).decodeBool; f != nil {
+		return f(dst, src)
 	}
 	return unsupported(enc, typeBool)
 }
 
-// DecodeInt32 decodes exactly len(dst) INT32 or DATE values from src.
-// src is the complete stream and must be consumed exactly: leftover bytes or too few bytes
-// are errors wrapping ErrCorrupt.
+// DecodeInt32 decodes exactly len(dst) INT32 or DATE values from src, which must be
+// consumed exactly as for [DecodeBool].
 func DecodeInt32(enc Encoding, dst []int32, src []byte) error {
-	switch enc {
-	case Plain:
-		return decodePlainInt32(dst, src)
-	case TS2Diff:
-		return decodeTS2Diff(dst, src, 4, typeInt32)
+	if f := lookup(enc).decodeInt32; f != nil {
+		return f(dst, src)
 	}
 	return unsupported(enc, typeInt32)
 }
 
-// DecodeInt64 decodes exactly len(dst) INT64 or TIMESTAMP values from src.
-// src is the complete stream and must be consumed exactly: leftover bytes or too few bytes
-// are errors wrapping ErrCorrupt.
+// DecodeInt64 decodes exactly len(dst) INT64 or TIMESTAMP values from src, which must be
+// consumed exactly as for [DecodeBool].
 func DecodeInt64(enc Encoding, dst []int64, src []byte) error {
-	switch enc {
-	case Plain:
-		return decodePlainInt64(dst, src)
-	case TS2Diff:
-		return decodeTS2Diff(dst, src, 8, typeInt64)
+	if f := lookup(enc).decodeInt64; f != nil {
+		return f(dst, src)
 	}
 	return unsupported(enc, typeInt64)
 }
 
 // DecodeFloat32 decodes exactly len(dst) FLOAT values from src, preserving NaN payloads and
-// signed zeros bit for bit.
-// src is the complete stream and must be consumed exactly: leftover bytes or too few bytes
-// are errors wrapping ErrCorrupt.
+// signed zeros bit for bit where the encoding is lossless. src must be consumed exactly as
+// for [DecodeBool].
 func DecodeFloat32(enc Encoding, dst []float32, src []byte) error {
-	switch enc {
-	case Plain:
-		return decodePlainFloat32(dst, src)
+	if f := lookup(enc).decodeFloat32; f != nil {
+		return f(dst, src)
 	}
 	return unsupported(enc, typeFloat32)
 }
 
 // DecodeFloat64 decodes exactly len(dst) DOUBLE values from src, preserving NaN payloads and
-// signed zeros bit for bit.
-// src is the complete stream and must be consumed exactly: leftover bytes or too few bytes
-// are errors wrapping ErrCorrupt.
+// signed zeros bit for bit where the encoding is lossless. src must be consumed exactly as
+// for [DecodeBool].
 func DecodeFloat64(enc Encoding, dst []float64, src []byte) error {
-	switch enc {
-	case Plain:
-		return decodePlainFloat64(dst, src)
+	if f := lookup(enc).decodeFloat64; f != nil {
+		return f(dst, src)
 	}
 	return unsupported(enc, typeFloat64)
 }
@@ -214,9 +197,8 @@ func DecodeFloat64(enc Encoding, dst []float64, src []byte) error {
 // been written. Growing data beyond math.MaxInt32 bytes is an error wrapping
 // ErrUnsupported, because int32 offsets cannot address it; the caller can start a new batch.
 func AppendBinary(enc Encoding, offsets []int32, data []byte, n int, src []byte) ([]int32, []byte, error) {
-	switch enc {
-	case Plain:
-		return decodePlainBinary(offsets, data, n, src)
+	if f := lookup(enc).decodeBinary; f != nil {
+		return f(offsets, data, n, src)
 	}
 	return offsets, data, unsupported(enc, typeBinary)
 }
@@ -241,68 +223,54 @@ func AppendAllInt64(enc Encoding, dst []int64, src []byte) ([]int64, error) {
 }
 
 // CountInt64 returns how many values [AppendAllInt64] would produce for src, validating the
-// stream's framing without decoding the values, so that callers can size buffers first.
+// stream's framing without storing the values, so that callers can size buffers first.
 func CountInt64(enc Encoding, src []byte) (int, error) {
-	switch enc {
-	case Plain:
-		return countPlainFixed(src, 8, typeInt64)
-	case TS2Diff:
-		return countTS2Diff(src, 8, typeInt64)
+	if f := lookup(enc).countInt64; f != nil {
+		return f(src)
 	}
 	return 0, unsupported(enc, typeInt64)
 }
 
 // AppendEncodedBool appends the encoding of v to dst.
 func AppendEncodedBool(enc Encoding, dst []byte, v []bool) ([]byte, error) {
-	switch enc {
-	case Plain:
-		return appendPlainBool(dst, v), nil
+	if f := lookup(enc).encodeBool; f != nil {
+		return f(dst, v)
 	}
 	return dst, unsupported(enc, typeBool)
 }
 
-// AppendEncodedInt32 appends the encoding of v to dst. TS_2DIFF output is byte for byte what
-// a newly created Java encoder writes, in blocks of up to [TS2DiffBlockSize] deltas.
+// AppendEncodedInt32 appends the encoding of v to dst, byte for byte what a newly created
+// reference (Java) encoder writes for the same values.
 func AppendEncodedInt32(enc Encoding, dst []byte, v []int32) ([]byte, error) {
-	switch enc {
-	case Plain:
-		return appendPlainInt32(dst, v), nil
-	case TS2Diff:
-		return appendTS2Diff(dst, v, 4), nil
+	if f := lookup(enc).encodeInt32; f != nil {
+		return f(dst, v)
 	}
 	return dst, unsupported(enc, typeInt32)
 }
 
-// AppendEncodedInt64 appends the encoding of v to dst. TS_2DIFF output is byte for byte what
-// a newly created Java encoder writes, in blocks of up to [TS2DiffBlockSize] deltas.
+// AppendEncodedInt64 appends the encoding of v to dst, as [AppendEncodedInt32] does.
 func AppendEncodedInt64(enc Encoding, dst []byte, v []int64) ([]byte, error) {
-	switch enc {
-	case Plain:
-		return appendPlainInt64(dst, v), nil
-	case TS2Diff:
-		return appendTS2Diff(dst, v, 8), nil
+	if f := lookup(enc).encodeInt64; f != nil {
+		return f(dst, v)
 	}
 	return dst, unsupported(enc, typeInt64)
 }
 
-// AppendEncodedFloat32 appends the encoding of v to dst, preserving NaN payloads and signed
-// zeros bit for bit. (The Java writer canonicalizes NaNs, so its bytes differ only for NaNs
-// with other payloads.)
+// AppendEncodedFloat32 appends the encoding of v to dst. Lossless encodings preserve NaN
+// payloads and signed zeros bit for bit (the Java writer canonicalizes NaNs, so its bytes
+// differ only for NaNs with other payloads); RLE and TS_2DIFF store round(v * 10^2) as the
+// reference does.
 func AppendEncodedFloat32(enc Encoding, dst []byte, v []float32) ([]byte, error) {
-	switch enc {
-	case Plain:
-		return appendPlainFloat32(dst, v), nil
+	if f := lookup(enc).encodeFloat32; f != nil {
+		return f(dst, v)
 	}
 	return dst, unsupported(enc, typeFloat32)
 }
 
-// AppendEncodedFloat64 appends the encoding of v to dst, preserving NaN payloads and signed
-// zeros bit for bit. (The Java writer canonicalizes NaNs, so its bytes differ only for NaNs
-// with other payloads.)
+// AppendEncodedFloat64 appends the encoding of v to dst, as [AppendEncodedFloat32] does.
 func AppendEncodedFloat64(enc Encoding, dst []byte, v []float64) ([]byte, error) {
-	switch enc {
-	case Plain:
-		return appendPlainFloat64(dst, v), nil
+	if f := lookup(enc).encodeFloat64; f != nil {
+		return f(dst, v)
 	}
 	return dst, unsupported(enc, typeFloat64)
 }
@@ -311,9 +279,8 @@ func AppendEncodedFloat64(enc Encoding, dst []byte, v []float64) ([]byte, error)
 // A value longer than math.MaxInt32 bytes cannot be framed and is an error wrapping
 // ErrUnsupported; dst is then returned unchanged.
 func AppendEncodedBinary(enc Encoding, dst []byte, v [][]byte) ([]byte, error) {
-	switch enc {
-	case Plain:
-		return appendPlainBinary(dst, v)
+	if f := lookup(enc).encodeBinary; f != nil {
+		return f(dst, v)
 	}
 	return dst, unsupported(enc, typeBinary)
 }

@@ -213,3 +213,21 @@ func appendPlainBinary(dst []byte, v [][]byte) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+func init() {
+	register(Plain, valueCodec{
+		decodeBool:    decodePlainBool,
+		decodeInt32:   decodePlainInt32,
+		decodeInt64:   decodePlainInt64,
+		decodeFloat32: decodePlainFloat32,
+		decodeFloat64: decodePlainFloat64,
+		decodeBinary:  decodePlainBinary,
+		countInt64:    func(src []byte) (int, error) { return countPlainFixed(src, 8, typeInt64) },
+		encodeBool:    func(dst []byte, v []bool) ([]byte, error) { return appendPlainBool(dst, v), nil },
+		encodeInt32:   func(dst []byte, v []int32) ([]byte, error) { return appendPlainInt32(dst, v), nil },
+		encodeInt64:   func(dst []byte, v []int64) ([]byte, error) { return appendPlainInt64(dst, v), nil },
+		encodeFloat32: func(dst []byte, v []float32) ([]byte, error) { return appendPlainFloat32(dst, v), nil },
+		encodeFloat64: func(dst []byte, v []float64) ([]byte, error) { return appendPlainFloat64(dst, v), nil },
+		encodeBinary:  appendPlainBinary,
+	})
+}

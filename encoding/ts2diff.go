@@ -232,3 +232,13 @@ func appendTS2DiffBlock[T int32 | int64](dst []byte, block []T, size int, stale 
 	stale.inherit(dst[start:], deltas*int(width))
 	return dst
 }
+
+func init() {
+	register(TS2Diff, valueCodec{
+		decodeInt32: func(dst []int32, src []byte) error { return decodeTS2Diff(dst, src, 4, typeInt32) },
+		decodeInt64: func(dst []int64, src []byte) error { return decodeTS2Diff(dst, src, 8, typeInt64) },
+		countInt64:  func(src []byte) (int, error) { return countTS2Diff(src, 8, typeInt64) },
+		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return appendTS2Diff(dst, v, 4), nil },
+		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return appendTS2Diff(dst, v, 8), nil },
+	})
+}
