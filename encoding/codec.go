@@ -28,11 +28,14 @@ type valueCodec struct {
 // any exported function can run, and only read afterwards.
 var valueCodecs [Camel + 1]valueCodec
 
+// noCodec answers lookups of identifiers outside the table.
+var noCodec valueCodec
+
 func lookup(enc Encoding) *valueCodec {
 	if int(enc) < len(valueCodecs) && enc != Freq {
 		return &valueCodecs[enc]
 	}
-	return &valueCodec{}
+	return &noCodec
 }
 
 // register adds the non-nil functions of c to enc's entry, so that one
