@@ -1,0 +1,288 @@
+package encoding
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// Under RLE and TS_2DIFF, FLOAT and DOUBLE values are stored as scaled integers, laid out as the
+// Java FloatEncoder writes them:
+//
+//	UVarInt p  max_point_number, written with the first value (a stream of no values is just
+//	           the inner encoder's output: 0x00 for RLE, nothing for TS_2DIFF)
+//	stream     the RLE or TS_2DIFF stream of k = round(v * 10^p), INT32 for FLOAT and INT64
+//	           for DOUBLE
+//
+// A reader returns float32(float64(k) / 10^p) for FLOAT and float64(k) / 10^p for DOUBLE; p is
+// read as a Java int and a value of 0 or less (including UVarInts of 2^31 and more) means a
+// scale of 1. For p up to 22, 10^p is exact and matches Java bit for bit; beyond that this
+// package uses the correctly rounded power, where Java's Math.pow is only specified to within
+// one ulp.
+//
+// The writer uses p = 2 (TSFileConfig's floatPrecision) and Java's rounding: Math.round, that
+// is the nearest integer with ties toward +Inf, NaN as 0, and values outside the int64 range
+// saturated. FLOAT then keeps only the low 32 bits of that int64, as Java's (int) cast does.
+// The encoding is therefore lossy: -0.0 reads as +0.0, NaN as 0, DOUBLE +Inf and -Inf as
+// ±9.223372036854776e16, FLOAT +Inf as -0.01 (MaxInt64 truncates to -1), FLOAT -Inf as 0
+// (MinInt64 truncates to 0), and a FLOAT beyond ±2^31/100 wraps around.
+
+// scaledPrecision is the max_point_number the writer records, and scaledFactor is 10^scaledPrecision.
+const (
+	scaledPrecision = 2
+	scaledFactor    = 100.0
+)
+
+// scaledRound is Java's Math.round(double): floor(a + 1/2) computed exactly, 0 for NaN, and
+// saturated at the ends of the int64 range.
+func scaledRound(a float64) int64 {
+	b := math.Float64bits(a)
+	exp := int(b>>52) & 0x7ff
+	// |a| = m * 2^(exp-1075) for the 53-bit significand m, so m >> shift is floor(2a) for
+	// the exponents where that shift is meaningful.
+	if shift := 1074 - exp; shift >= 0 && shift < 64 {
+		m := int64(b&(1<<52-1) | 1<<52)
+		if int64(b) < 0 {
+			m = -m
+		}
+		return (m>>shift + 1) >> 1
+	}
+	// Now a is NaN, an integer of magnitude at least 2^52, or of magnitude below 2^-12.
+	switch {
+	case a != a:
+		return 0
+	case a >= 1<<63:
+		return math.MaxInt64
+	case a < -1<<63:
+		return math.MinInt64
+	}
+	return int64(a)
+}
+
+func scaledFloat32(v float32) int32 { return int32(scaledRound(float64(v) * scaledFactor)) }
+func scaledFloat64(v float64) int64 { return scaledRound(v * scaledFactor) }
+
+// scaledPointScale returns 10^p for the max_point_number field p as Java computes it.
+func scaledPointScale(p uint32) float64 {
+	if int32(p) <= 0 {
+		return 1
+	}
+	return math.Pow10(int(p)) // +Inf beyond 308, as Math.pow gives
+}
+
+// scaledHeader reads the max_point_number field at the start of a non-empty src and returns
+// the scale and the offset of the integer stream.
+func scaledHeader(enc Encoding, typ string, src []byte) (float64, int, error) {
+	p, k := uvarint32(src)
+	if k <= 0 {
+		return 0, 0, rleBadVarint(enc, typ, 0, k, "max_point_number")
+	}
+	return scaledPointScale(p), k, nil
+}
+
+// The integer stream is decoded in place: float32 and int32, float64 and int64 have the same
+// size and alignment, and every integer is read before its slot is overwritten.
+func scaledInt32View(f []float32) []int32 {
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+}
+
+func scaledInt64View(f []float64) []int64 {
+	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(f))), len(f))
+}
+
+func scaledUnscale32(dst []float32, k []int32, scale float64) {
+	for i, x := range k {
+		dst[i] = float32(float64(x) / scale)
+	}
+}
+
+func scaledUnscale64(dst []float64, k []int64, scale float64) {
+	for i, x := range k {
+		dst[i] = float64(x) / scale
+	}
+}
+
+// scaledNoValues checks a stream for n values where n or len(src) is zero. For no values the
+// stream must be what the Java writer leaves: nothing, or for RLE the inner encoder's empty
+// package 0x00 (the header is only written with the first value).
+func scaledNoValues(enc Encoding, typ string, n int, src []byte) error {
+	switch {
+	case n > 0:
+		return corrupt(enc, typ, 0, "empty stream cannot hold %d values", n)
+	case len(src) == 0, enc == RLE && len(src) == 1 && src[0] == 0:
+		return nil
+	}
+	return corrupt(enc, typ, 0, "%d bytes for no values", len(src))
+}
+
+func decodeRLEFloat32(dst []float32, src []byte) error {
+	if len(dst) == 0 || len(src) == 0 {
+		return scaledNoValues(RLE, typeFloat32, len(dst), src)
+	}
+	scale, start, err := scaledHeader(RLE, typeFloat32, src)
+	if err != nil {
+		return err
+	}
+	k := scaledInt32View(dst)
+	if err := decodeRLE(k, src, start, 4, typeFloat32); err != nil {
+		return err
+	}
+	scaledUnscale32(dst, k, scale)
+	return nil
+}
+
+func decodeRLEFloat64(dst []float64, src []byte) error {
+	if len(dst) == 0 || len(src) == 0 {
+		return scaledNoValues(RLE, typeFloat64, len(dst), src)
+	}
+	scale, start, err := scaledHeader(RLE, typeFloat64, src)
+	if err != nil {
+		return err
+	}
+	k := scaledInt64View(dst)
+	if err := decodeRLE(k, src, start, 8, typeFloat64); err != nil {
+		return err
+	}
+	scaledUnscale64(dst, k, scale)
+	return nil
+}
+
+// scaledAfterHeader marks an error of the TS_2DIFF decoder, whose offsets count from the start of
+// the integer stream, with where that stream starts.
+func scaledAfterHeader(typ string, start int, err error) error {
+	return fmt.Errorf("encoding: TS_2DIFF %s integer stream starting at byte %d (the offsets that follow count from there): %w", typ, start, err)
+}
+
+func decodeTS2DiffFloat32(dst []float32, src []byte) error {
+	if len(dst) == 0 || len(src) == 0 {
+		return scaledNoValues(TS2Diff, typeFloat32, len(dst), src)
+	}
+	scale, start, err := scaledHeader(TS2Diff, typeFloat32, src)
+	if err != nil {
+		return err
+	}
+	k := scaledInt32View(dst)
+	if err := decodeTS2Diff(k, src[start:], 4, typeFloat32); err != nil {
+		return scaledAfterHeader(typeFloat32, start, err)
+	}
+	scaledUnscale32(dst, k, scale)
+	return nil
+}
+
+func decodeTS2DiffFloat64(dst []float64, src []byte) error {
+	if len(dst) == 0 || len(src) == 0 {
+		return scaledNoValues(TS2Diff, typeFloat64, len(dst), src)
+	}
+	scale, start, err := scaledHeader(TS2Diff, typeFloat64, src)
+	if err != nil {
+		return err
+	}
+	k := scaledInt64View(dst)
+	if err := decodeTS2Diff(k, src[start:], 8, typeFloat64); err != nil {
+		return scaledAfterHeader(typeFloat64, start, err)
+	}
+	scaledUnscale64(dst, k, scale)
+	return nil
+}
+
+func appendRLEFloat32(dst []byte, v []float32) ([]byte, error) {
+	if len(v) == 0 {
+		return append(dst, 0), nil // the inner encoder's empty package; Java writes no header
+	}
+	orig := len(dst)
+	dst = appendUvarint32(dst, scaledPrecision)
+	var or uint32
+	for _, x := range v {
+		or |= uint32(scaledFloat32(x))
+	}
+	e := beginRLE[int32](dst, max(uint(bits.Len32(or)), 1), 4)
+	for _, x := range v {
+		e.add(scaledFloat32(x))
+	}
+	out, err := e.finish()
+	if err != nil {
+		return dst[:orig], err
+	}
+	return out, nil
+}
+
+func appendRLEFloat64(dst []byte, v []float64) ([]byte, error) {
+	if len(v) == 0 {
+		return append(dst, 0), nil
+	}
+	orig := len(dst)
+	dst = appendUvarint32(dst, scaledPrecision)
+	var or uint64
+	for _, x := range v {
+		or |= uint64(scaledFloat64(x))
+	}
+	e := beginRLE[int64](dst, max(uint(bits.Len64(or)), 1), 8)
+	for _, x := range v {
+		e.add(scaledFloat64(x))
+	}
+	out, err := e.finish()
+	if err != nil {
+		return dst[:orig], err
+	}
+	return out, nil
+}
+
+// scaledScratch holds the scaled integers handed to the TS_2DIFF encoder between calls.
+var scaledScratch32, scaledScratch64 sync.Pool
+
+func scaledGetScratch[T int32 | int64](pool *sync.Pool, n int) *[]T {
+	p, _ := pool.Get().(*[]T)
+	if p == nil {
+		p = new([]T)
+	}
+	if cap(*p) < n {
+		*p = make([]T, n)
+	}
+	*p = (*p)[:n]
+	return p
+}
+
+func appendTS2DiffFloat32(dst []byte, v []float32) ([]byte, error) {
+	if len(v) == 0 {
+		return dst, nil
+	}
+	p := scaledGetScratch[int32](&scaledScratch32, len(v))
+	k := *p
+	for i, x := range v {
+		k[i] = scaledFloat32(x)
+	}
+	dst = appendTS2Diff(appendUvarint32(dst, scaledPrecision), k, 4)
+	scaledScratch32.Put(p)
+	return dst, nil
+}
+
+func appendTS2DiffFloat64(dst []byte, v []float64) ([]byte, error) {
+	if len(v) == 0 {
+		return dst, nil
+	}
+	p := scaledGetScratch[int64](&scaledScratch64, len(v))
+	k := *p
+	for i, x := range v {
+		k[i] = scaledFloat64(x)
+	}
+	dst = appendTS2Diff(appendUvarint32(dst, scaledPrecision), k, 8)
+	scaledScratch64.Put(p)
+	return dst, nil
+}
+
+func init() {
+	register(RLE, valueCodec{
+		decodeFloat32: decodeRLEFloat32,
+		decodeFloat64: decodeRLEFloat64,
+		encodeFloat32: appendRLEFloat32,
+		encodeFloat64: appendRLEFloat64,
+	})
+	register(TS2Diff, valueCodec{
+		decodeFloat32: decodeTS2DiffFloat32,
+		decodeFloat64: decodeTS2DiffFloat64,
+		encodeFloat32: appendTS2DiffFloat32,
+		encodeFloat64: appendTS2DiffFloat64,
+	})
+}
