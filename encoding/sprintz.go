@@ -1,0 +1,858 @@
+package encoding
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+)
+
+// A SPRINTZ stream is a sequence of blocks, laid out as the Java SprintzEncoder family
+// writes them. Each block starts with one header byte:
+//
+//	0www_wwww  full block of 9 values: bit width w, then the first value, then w bytes
+//	1nnn_nnnn  partial block of n values stored as a nested stream
+//
+// In a full block the first value is an unsigned VarInt of its 32 bits (INT32, DATE), or its
+// big-endian bits: 4 bytes for FLOAT, 8 bytes for INT64, TIMESTAMP and DOUBLE. The w bytes then
+// pack, most significant bit first, eight w-bit fields: the residuals of values 2 to 9 against
+// the Fire predictor (see fire.go), each mapped to an unsigned number the Java way:
+//
+//	map(e)   = -2e if e <= 0, else 2e-1       (wrapping)
+//	unmap(x) = -x/2 if x is even, else (x+1)/2 (x signed, Java's truncating division)
+//
+// FLOAT and DOUBLE run the predictor on the values' bit patterns as integers; for the first
+// value of a block the decoder uses Java's Float.floatToIntBits, which turns every NaN into the
+// canonical one, while the first value itself is stored with its raw bits.
+//
+// A partial block holds its values unpredicted: INT32 and INT64 as the Java RLE encoder writes
+// them (a VarInt byte length, then a bit-width byte and RLE or bit-packed runs; see
+// appendSprintzRLE), FLOAT and DOUBLE as the Java GORILLA v2 encoder writes them (first value
+// in full, XOR-coded values, a NaN end marker, and a last byte that is always written).
+//
+// The Java writer emits one full block per 9 values and a final partial block for the 1 to 8
+// left over; flushing after every 16 blocks adds nothing to the stream. The stream carries no
+// total count: readers take blocks until the stream ends. The Java reader accepts a partial
+// block anywhere, of 1 to 9 values (its buffer holds 9).
+//
+// The mapping overflows for residuals of magnitude above 2^30 (2^62 for 64-bit values): Java
+// writes such a block anyway and reads it back wrong. This package writes a block whose
+// residuals do not survive the mapping as a partial block of all 9 values instead, which the
+// Java reader decodes correctly; every other block is byte for byte what Java writes. For FLOAT
+// and DOUBLE it predicts from raw bits (only the block's first value is canonicalized, as the
+// reader does), so NaN payloads survive where the Java writer would canonicalize them.
+
+const (
+	sprintzResiduals   = 8                    // packed residuals in a full block
+	sprintzBlockLen    = sprintzResiduals + 1 // values in a full block
+	sprintzPartialFlag = 0x80
+)
+
+// sprintzMap32 maps a residual the way the Java encoder does, overflow included.
+func sprintzMap32(e int32) int32 {
+	if e <= 0 {
+		return -2 * e
+	}
+	return 2*e - 1
+}
+
+// sprintzUnmap32 inverts sprintzMap32 the way the Java decoder does; for residuals of
+// magnitude above 2^30 it does not give back the original.
+func sprintzUnmap32(x int32) int32 {
+	if x%2 == 0 {
+		return -x / 2
+	}
+	return (x + 1) / 2
+}
+
+func sprintzMap64(e int64) int64 {
+	if e <= 0 {
+		return -2 * e
+	}
+	return 2*e - 1
+}
+
+func sprintzUnmap64(x int64) int64 {
+	if x%2 == 0 {
+		return -x / 2
+	}
+	return (x + 1) / 2
+}
+
+const (
+	sprintzNaN32 = 0x7fc00000         // Float.floatToIntBits of every NaN
+	sprintzNaN64 = 0x7ff8000000000000 // Double.doubleToLongBits of every NaN
+)
+
+// sprintzBase32 is the predictor's starting point for a block whose first value has bits b.
+func sprintzBase32(b uint32, float bool) int32 {
+	if float && b&0x7fffffff > 0x7f800000 {
+		return sprintzNaN32
+	}
+	return int32(b)
+}
+
+func sprintzBase64(b uint64, float bool) int64 {
+	if float && b&(1<<63-1) > 0x7ff0000000000000 {
+		return sprintzNaN64
+	}
+	return int64(b)
+}
+
+func corruptSprintz(typ string, off int, format string, args ...any) error {
+	return corrupt(Sprintz, typ, off, format, args...)
+}
+
+// decodeSprintzBlock32 decodes the 32-bit block at src[off:], off < len(src), into out and
+// returns the number of values it holds and the offset just past it.
+func decodeSprintzBlock32(src []byte, off int, float bool, typ string, out *[sprintzBlockLen]uint32) (int, int, error) {
+	hdr := src[off]
+	p := off + 1
+	if hdr&sprintzPartialFlag != 0 {
+		n := int(hdr &^ sprintzPartialFlag)
+		if n == 0 || n > sprintzBlockLen {
+			return 0, 0, corruptSprintz(typ, off, "partial block of %d values; the reference holds 1 to %d", n, sprintzBlockLen)
+		}
+		var end int
+		var err error
+		if float {
+			end, err = decodeSprintzGorilla(src, p, out[:n], 4, typ)
+		} else {
+			end, err = decodeSprintzRLE(src, p, out[:n], 4, typ)
+		}
+		return n, end, err
+	}
+	width := int(hdr)
+	if width > 32 {
+		return 0, 0, corruptSprintz(typ, off, "bit width %d exceeds 32", width)
+	}
+	var first uint32
+	if float {
+		if len(src)-p < 4 {
+			return 0, 0, corruptSprintz(typ, p, "first value needs 4 bytes, %d left", len(src)-p)
+		}
+		first = binary.BigEndian.Uint32(src[p:])
+		p += 4
+	} else {
+		u, k := uvarint32(src[p:])
+		switch {
+		case k == 0:
+			return 0, 0, corruptSprintz(typ, p, "truncated first-value VarInt")
+		case k < 0:
+			return 0, 0, corruptSprintz(typ, p, "first-value VarInt overflows 32 bits")
+		}
+		first = u
+		p += k
+	}
+	if len(src)-p < width {
+		return 0, 0, corruptSprintz(typ, p, "%d residuals of %d bits need %d bytes, %d left", sprintzResiduals, width, width, len(src)-p)
+	}
+	var fields [sprintzResiduals]uint64
+	sprintzFields(src[p:p+width], uint(width), &fields)
+	out[0] = first
+	prev := sprintzBase32(first, float)
+	var f fire32
+	for k, field := range fields {
+		e := sprintzUnmap32(int32(field))
+		cur := f.predict(prev) + e
+		f.train(prev, cur, e)
+		prev = cur
+		out[k+1] = uint32(cur)
+	}
+	return sprintzBlockLen, p + width, nil
+}
+
+// decodeSprintzBlock64 is decodeSprintzBlock32 for INT64, TIMESTAMP and DOUBLE.
+func decodeSprintzBlock64(src []byte, off int, float bool, typ string, out *[sprintzBlockLen]uint64) (int, int, error) {
+	hdr := src[off]
+	p := off + 1
+	if hdr&sprintzPartialFlag != 0 {
+		n := int(hdr &^ sprintzPartialFlag)
+		if n == 0 || n > sprintzBlockLen {
+			return 0, 0, corruptSprintz(typ, off, "partial block of %d values; the reference holds 1 to %d", n, sprintzBlockLen)
+		}
+		var end int
+		var err error
+		if float {
+			end, err = decodeSprintzGorilla(src, p, out[:n], 8, typ)
+		} else {
+			end, err = decodeSprintzRLE(src, p, out[:n], 8, typ)
+		}
+		return n, end, err
+	}
+	width := int(hdr)
+	if width > 64 {
+		return 0, 0, corruptSprintz(typ, off, "bit width %d exceeds 64", width)
+	}
+	if len(src)-p < 8+width {
+		return 0, 0, corruptSprintz(typ, p, "first value and %d residuals of %d bits need %d bytes, %d left",
+			sprintzResiduals, width, 8+width, len(src)-p)
+	}
+	first := binary.BigEndian.Uint64(src[p:])
+	p += 8
+	var fields [sprintzResiduals]uint64
+	sprintzFields(src[p:p+width], uint(width), &fields)
+	out[0] = first
+	prev := sprintzBase64(first, float)
+	var f fire64
+	for k, field := range fields {
+		e := sprintzUnmap64(int64(field))
+		cur := f.predict(prev) + e
+		f.train(prev, cur, e)
+		prev = cur
+		out[k+1] = uint64(cur)
+	}
+	return sprintzBlockLen, p + width, nil
+}
+
+// sprintzFields unpacks the 8 fields of width bits (at most 64) that fill packed, most
+// significant bit first. Copying the few bytes into a zero-padded buffer lets every field be
+// read with one unaligned load, plus a ninth byte for the widest fields.
+func sprintzFields(packed []byte, width uint, out *[sprintzResiduals]uint64) {
+	var buf [8*sprintzResiduals + 9]byte
+	copy(buf[:], packed)
+	for k := range out {
+		pos := uint(k) * width
+		i, s := pos>>3, pos&7
+		v := binary.BigEndian.Uint64(buf[i:]) << s >> (64 - width) // 0 for width 0
+		if s+width > 64 {
+			v |= uint64(buf[i+8]) >> (72 - s - width)
+		}
+		out[k] = v
+	}
+}
+
+// decodeSprintzRLE decodes the Java RLE stream at src[off:] that a partial block of len(out)
+// values of size (4 or 8) bytes holds, and returns the offset just past it. The stream must
+// hold exactly len(out) values: the Java reader would silently drop extra ones, or read on into
+// the next block for missing ones.
+func decodeSprintzRLE[T uint32 | uint64](src []byte, off int, out []T, size int, typ string) (int, error) {
+	length, k := uvarint32(src[off:])
+	switch {
+	case k == 0:
+		return 0, corruptSprintz(typ, off, "truncated RLE length VarInt")
+	case k < 0:
+		return 0, corruptSprintz(typ, off, "RLE length VarInt overflows 32 bits")
+	}
+	start := off + k
+	if uint64(length) > uint64(len(src)-start) {
+		return 0, corruptSprintz(typ, off, "RLE stream of %d bytes overruns the %d left", length, len(src)-start)
+	}
+	end := start + int(length)
+	chunk := src[start:end]
+	if len(chunk) == 0 {
+		return 0, corruptSprintz(typ, start, "empty RLE stream has no bit width")
+	}
+	width := int(chunk[0])
+	if width > 8*size {
+		return 0, corruptSprintz(typ, start, "RLE bit width %d exceeds %d", width, 8*size)
+	}
+	w := uint(width)
+	got := 0
+	for pos := 1; pos < len(chunk); {
+		hdrOff := start + pos
+		hdr, k := uvarint32(chunk[pos:])
+		switch {
+		case k == 0:
+			return 0, corruptSprintz(typ, hdrOff, "truncated RLE run header")
+		case k < 0:
+			return 0, corruptSprintz(typ, hdrOff, "RLE run header overflows 32 bits")
+		}
+		pos += k
+		if hdr&1 == 0 {
+			count := int(hdr >> 1)
+			if count == 0 || count > len(out)-got {
+				return 0, corruptSprintz(typ, hdrOff, "RLE run of %d values, but %d of the block's %d remain", count, len(out)-got, len(out))
+			}
+			nb := (width + 7) / 8
+			if len(chunk)-pos < nb {
+				return 0, corruptSprintz(typ, start+pos, "RLE run value needs %d bytes, %d left", nb, len(chunk)-pos)
+			}
+			var v uint64
+			for b := range nb {
+				if size == 4 {
+					v |= uint64(chunk[pos+b]) << (8 * b) // the Java INT32 RLE writes run values little-endian
+				} else {
+					v = v<<8 | uint64(chunk[pos+b]) // and INT64 run values big-endian
+				}
+			}
+			for j := range count {
+				out[got+j] = T(v)
+			}
+			got += count
+			pos += nb
+			continue
+		}
+		groups := int(hdr >> 1)
+		if groups == 0 {
+			return 0, corruptSprintz(typ, hdrOff, "bit-packed run of no groups")
+		}
+		if pos == len(chunk) {
+			return 0, corruptSprintz(typ, start+pos, "bit-packed run lacks its last-group count")
+		}
+		last := int(chunk[pos])
+		if last == 0 || last > 8 {
+			return 0, corruptSprintz(typ, start+pos, "last bit-packed group holds %d values, not 1 to 8", last)
+		}
+		pos++
+		// groups < 2^31, so neither product overflows.
+		count := (groups-1)*8 + last
+		if count > len(out)-got {
+			return 0, corruptSprintz(typ, hdrOff, "bit-packed run of %d values, but %d of the block's %d remain", count, len(out)-got, len(out))
+		}
+		nb := groups * width
+		if len(chunk)-pos < nb {
+			return 0, corruptSprintz(typ, start+pos, "%d bit-packed groups of %d bits need %d bytes, %d left", groups, width, nb, len(chunk)-pos)
+		}
+		packed := chunk[pos : pos+nb]
+		for j := range count {
+			var v uint64
+			if w > 0 {
+				v = readBits(packed, uint(j)*w, w)
+			}
+			out[got+j] = T(v)
+		}
+		got += count
+		pos += nb
+	}
+	if got != len(out) {
+		return 0, corruptSprintz(typ, start, "RLE stream holds %d values, the partial block declares %d", got, len(out))
+	}
+	return end, nil
+}
+
+// decodeSprintzGorilla decodes the Java GORILLA v2 stream at src[off:] that a partial block of
+// len(out) values of size (4 or 8) bytes holds, checks the NaN end marker that follows them
+// and returns the offset just past the stream's last byte.
+func decodeSprintzGorilla[T uint32 | uint64](src []byte, off int, out []T, size int, typ string) (int, error) {
+	data := src[off:]
+	nbits := uint(len(data)) * 8
+	valueBits := uint(8 * size)
+	fieldBits := uint(5) // leading-zero count and significant-bit count
+	marker := uint64(sprintzNaN32)
+	if size == 8 {
+		fieldBits, marker = 6, sprintzNaN64
+	}
+	if nbits < valueBits {
+		return 0, corruptSprintz(typ, off, "GORILLA first value needs %d bytes, %d left", size, len(data))
+	}
+	v := T(readBits(data, 0, valueBits))
+	pos := valueBits
+	out[0] = v
+	lead, trail := -1, 0 // no leading/trailing zero counts yet
+	at := func(pos uint) int { return off + int(pos/8) }
+	for i := 1; i <= len(out); i++ {
+		if pos >= nbits {
+			return 0, corruptSprintz(typ, at(pos), "GORILLA stream ends after %d of %d values and its end marker", i, len(out))
+		}
+		if readBits(data, pos, 1) == 1 {
+			if pos+2 > nbits {
+				return 0, corruptSprintz(typ, at(pos), "truncated GORILLA control bits")
+			}
+			if readBits(data, pos+1, 1) == 1 {
+				pos += 2
+				if pos+2*fieldBits > nbits {
+					return 0, corruptSprintz(typ, at(pos), "truncated GORILLA zero counts")
+				}
+				l := int(readBits(data, pos, fieldBits))
+				sig := int(readBits(data, pos+fieldBits, fieldBits)) + 1
+				if l+sig > int(valueBits) {
+					return 0, corruptSprintz(typ, at(pos), "%d leading zeros and %d significant bits exceed %d", l, sig, valueBits)
+				}
+				pos += 2 * fieldBits
+				lead, trail = l, int(valueBits)-l-sig
+			} else {
+				pos += 2
+				if lead < 0 {
+					return 0, corruptSprintz(typ, at(pos), "GORILLA reuses zero counts before any were set")
+				}
+			}
+			sig := valueBits - uint(lead) - uint(trail)
+			if pos+sig > nbits {
+				return 0, corruptSprintz(typ, at(pos), "truncated GORILLA XOR of %d bits", sig)
+			}
+			v ^= T(readBits(data, pos, sig)) << trail
+			pos += sig
+		} else {
+			pos++
+		}
+		if i < len(out) {
+			out[i] = v
+		} else if uint64(v) != marker {
+			return 0, corruptSprintz(typ, at(pos), "GORILLA value after the block's %d is %#x, not the NaN end marker", len(out), uint64(v))
+		}
+	}
+	// The reader fetches the next byte as soon as one is used up, and the writer always ends
+	// with the byte holding the marker's last bits or, if that was full, a zero byte.
+	end := pos/8 + 1
+	if end > uint(len(data)) {
+		return 0, corruptSprintz(typ, off+len(data), "GORILLA stream lacks its final byte")
+	}
+	return off + int(end), nil
+}
+
+// decodeSprintzInt32 decodes exactly len(dst) values from the complete stream src; the other
+// three types follow the same loop.
+func decodeSprintzInt32(dst []int32, src []byte) error {
+	var blk [sprintzBlockLen]uint32
+	off, i := 0, 0
+	for i < len(dst) {
+		if off == len(src) {
+			return corruptSprintz(typeInt32, off, "stream ends after %d of %d values", i, len(dst))
+		}
+		n, end, err := decodeSprintzBlock32(src, off, false, typeInt32, &blk)
+		if err != nil {
+			return err
+		}
+		if n > len(dst)-i {
+			return corruptSprintz(typeInt32, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
+		}
+		for j, b := range blk[:n] {
+			dst[i+j] = int32(b)
+		}
+		i += n
+		off = end
+	}
+	if off != len(src) {
+		return corruptSprintz(typeInt32, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
+	}
+	return nil
+}
+
+func decodeSprintzFloat32(dst []float32, src []byte) error {
+	var blk [sprintzBlockLen]uint32
+	off, i := 0, 0
+	for i < len(dst) {
+		if off == len(src) {
+			return corruptSprintz(typeFloat32, off, "stream ends after %d of %d values", i, len(dst))
+		}
+		n, end, err := decodeSprintzBlock32(src, off, true, typeFloat32, &blk)
+		if err != nil {
+			return err
+		}
+		if n > len(dst)-i {
+			return corruptSprintz(typeFloat32, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
+		}
+		for j, b := range blk[:n] {
+			dst[i+j] = math.Float32frombits(b)
+		}
+		i += n
+		off = end
+	}
+	if off != len(src) {
+		return corruptSprintz(typeFloat32, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
+	}
+	return nil
+}
+
+func decodeSprintzInt64(dst []int64, src []byte) error {
+	var blk [sprintzBlockLen]uint64
+	off, i := 0, 0
+	for i < len(dst) {
+		if off == len(src) {
+			return corruptSprintz(typeInt64, off, "stream ends after %d of %d values", i, len(dst))
+		}
+		n, end, err := decodeSprintzBlock64(src, off, false, typeInt64, &blk)
+		if err != nil {
+			return err
+		}
+		if n > len(dst)-i {
+			return corruptSprintz(typeInt64, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
+		}
+		for j, b := range blk[:n] {
+			dst[i+j] = int64(b)
+		}
+		i += n
+		off = end
+	}
+	if off != len(src) {
+		return corruptSprintz(typeInt64, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
+	}
+	return nil
+}
+
+func decodeSprintzFloat64(dst []float64, src []byte) error {
+	var blk [sprintzBlockLen]uint64
+	off, i := 0, 0
+	for i < len(dst) {
+		if off == len(src) {
+			return corruptSprintz(typeFloat64, off, "stream ends after %d of %d values", i, len(dst))
+		}
+		n, end, err := decodeSprintzBlock64(src, off, true, typeFloat64, &blk)
+		if err != nil {
+			return err
+		}
+		if n > len(dst)-i {
+			return corruptSprintz(typeFloat64, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
+		}
+		for j, b := range blk[:n] {
+			dst[i+j] = math.Float64frombits(b)
+		}
+		i += n
+		off = end
+	}
+	if off != len(src) {
+		return corruptSprintz(typeFloat64, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
+	}
+	return nil
+}
+
+// countSprintzInt64 returns the number of values in the complete stream src, validating every
+// block. The Java reader's hasNext stops one value early when the stream ends with a block of
+// 9 values; the count here is what the stream holds.
+func countSprintzInt64(src []byte) (int, error) {
+	var blk [sprintzBlockLen]uint64
+	n := 0
+	for off := 0; off < len(src); {
+		k, end, err := decodeSprintzBlock64(src, off, false, typeInt64, &blk)
+		if err != nil {
+			return 0, err
+		}
+		n += k
+		off = end
+	}
+	return n, nil
+}
+
+// appendSprintzFull32 appends blk as a full block, or as a partial block of 9 values when a
+// residual would not survive the Java mapping.
+func appendSprintzFull32(dst []byte, blk *[sprintzBlockLen]uint32, float bool) []byte {
+	var res [sprintzResiduals]uint32
+	var f fire32
+	prev := sprintzBase32(blk[0], float)
+	width := 1 // the Java writer never uses width 0
+	for k := range res {
+		cur := int32(blk[k+1])
+		e := cur - f.predict(prev)
+		f.train(prev, cur, e)
+		prev = cur
+		m := sprintzMap32(e)
+		if sprintzUnmap32(m) != e {
+			return appendSprintzPartial32(dst, blk[:], float)
+		}
+		res[k] = uint32(m)
+		width = max(width, bits.Len32(uint32(m)))
+	}
+	dst = append(dst, byte(width))
+	if float {
+		dst = binary.BigEndian.AppendUint32(dst, blk[0])
+	} else {
+		dst = appendUvarint32(dst, blk[0])
+	}
+	w := bitWriter{buf: dst}
+	for _, m := range res {
+		w.write(uint64(m), uint(width))
+	}
+	return w.finish() // 8 fields of width bits fill width bytes exactly
+}
+
+func appendSprintzPartial32(dst []byte, v []uint32, float bool) []byte {
+	dst = append(dst, sprintzPartialFlag|byte(len(v)))
+	if float {
+		return appendSprintzGorilla(dst, v, 4)
+	}
+	return appendSprintzRLE(dst, v, 4)
+}
+
+func appendSprintzFull64(dst []byte, blk *[sprintzBlockLen]uint64, float bool) []byte {
+	var res [sprintzResiduals]uint64
+	var f fire64
+	prev := sprintzBase64(blk[0], float)
+	width := 1
+	for k := range res {
+		cur := int64(blk[k+1])
+		e := cur - f.predict(prev)
+		f.train(prev, cur, e)
+		prev = cur
+		m := sprintzMap64(e)
+		if sprintzUnmap64(m) != e {
+			return appendSprintzPartial64(dst, blk[:], float)
+		}
+		res[k] = uint64(m)
+		width = max(width, bits.Len64(uint64(m)))
+	}
+	dst = append(dst, byte(width))
+	dst = binary.BigEndian.AppendUint64(dst, blk[0])
+	w := bitWriter{buf: dst}
+	for _, m := range res {
+		w.write(m, uint(width))
+	}
+	return w.finish()
+}
+
+func appendSprintzPartial64(dst []byte, v []uint64, float bool) []byte {
+	dst = append(dst, sprintzPartialFlag|byte(len(v)))
+	if float {
+		return appendSprintzGorilla(dst, v, 8)
+	}
+	return appendSprintzRLE(dst, v, 8)
+}
+
+func appendSprintzInt32(dst []byte, v []int32) []byte {
+	var blk [sprintzBlockLen]uint32
+	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
+		for j := range blk {
+			blk[j] = uint32(v[j])
+		}
+		dst = appendSprintzFull32(dst, &blk, false)
+	}
+	if len(v) == 0 {
+		return dst
+	}
+	for j, x := range v {
+		blk[j] = uint32(x)
+	}
+	return appendSprintzPartial32(dst, blk[:len(v)], false)
+}
+
+func appendSprintzFloat32(dst []byte, v []float32) []byte {
+	var blk [sprintzBlockLen]uint32
+	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
+		for j := range blk {
+			blk[j] = math.Float32bits(v[j])
+		}
+		dst = appendSprintzFull32(dst, &blk, true)
+	}
+	if len(v) == 0 {
+		return dst
+	}
+	for j, x := range v {
+		blk[j] = math.Float32bits(x)
+	}
+	return appendSprintzPartial32(dst, blk[:len(v)], true)
+}
+
+func appendSprintzInt64(dst []byte, v []int64) []byte {
+	var blk [sprintzBlockLen]uint64
+	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
+		for j := range blk {
+			blk[j] = uint64(v[j])
+		}
+		dst = appendSprintzFull64(dst, &blk, false)
+	}
+	if len(v) == 0 {
+		return dst
+	}
+	for j, x := range v {
+		blk[j] = uint64(x)
+	}
+	return appendSprintzPartial64(dst, blk[:len(v)], false)
+}
+
+func appendSprintzFloat64(dst []byte, v []float64) []byte {
+	var blk [sprintzBlockLen]uint64
+	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
+		for j := range blk {
+			blk[j] = math.Float64bits(v[j])
+		}
+		dst = appendSprintzFull64(dst, &blk, true)
+	}
+	if len(v) == 0 {
+		return dst
+	}
+	for j, x := range v {
+		blk[j] = math.Float64bits(x)
+	}
+	return appendSprintzPartial64(dst, blk[:len(v)], true)
+}
+
+// appendSprintzRLE appends v (len(v) >= 1) as a Java RLE stream of values of size bytes: a
+// VarInt byte length, then a body of one bit-width byte (the widest value, at least 1) and
+// runs, produced by the same state machine as Java's RleEncoder so that the bytes match:
+//
+//   - A value repeated 8 or more times from the start of a group of 8 becomes an RLE run: a
+//     VarInt count<<1, then the value in ceil(width/8) bytes, little-endian for INT32 and
+//     big-endian for INT64.
+//   - Otherwise values are buffered in groups of 8 and bit-packed (width bits each, most
+//     significant first) into a run of up to 63 groups headed by the byte groups<<1|1 and a
+//     byte counting the values of the last group that are real; the last group is padded
+//     with zeros.
+func appendSprintzRLE[T uint32 | uint64](dst []byte, v []T, size int) []byte {
+	width := 1
+	for _, x := range v {
+		width = max(width, bits.Len64(uint64(x)))
+	}
+	dst = append(dst, 0) // length placeholder, one byte for bodies below 128 bytes
+	start := len(dst)
+	r := sprintzRLEWriter[T]{buf: append(dst, byte(width)), width: uint(width), size: size, hdr: -1}
+	for _, x := range v {
+		r.encode(x)
+	}
+	r.flush()
+	dst = r.buf
+	body := len(dst) - start
+	var lenBuf [maxVarintLen32]byte
+	l := appendUvarint32(lenBuf[:0], uint32(body))
+	if len(l) > 1 {
+		dst = append(dst, lenBuf[1:len(l)]...)
+		copy(dst[start-1+len(l):], dst[start:start+body])
+	}
+	copy(dst[start-1:], l)
+	return dst
+}
+
+// sprintzRLEWriter mirrors the state of Java's RleEncoder, with bit-packed groups written in
+// place behind a two-byte header that is filled in when their run ends.
+type sprintzRLEWriter[T uint32 | uint64] struct {
+	buf    []byte
+	width  uint
+	size   int
+	pre    T // Java seeds the previous value with 0
+	repeat int
+	vals   [8]T
+	nvals  int
+	groups int
+	hdr    int // offset of the open bit-packed run's header, or -1
+}
+
+const (
+	sprintzRLEMinRepeat  = 8      // TSFileConfig.RLE_MIN_REPEATED_NUM, also the group size
+	sprintzRLEMaxRepeat  = 0x7fff // TSFileConfig.RLE_MAX_REPEATED_NUM
+	sprintzRLEMaxPackRun = 63     // TSFileConfig.RLE_MAX_BIT_PACKED_NUM
+)
+
+func (r *sprintzRLEWriter[T]) encode(x T) {
+	if x == r.pre {
+		r.repeat++
+		if r.repeat >= sprintzRLEMinRepeat && r.repeat <= sprintzRLEMaxRepeat {
+			return
+		}
+		if r.repeat == sprintzRLEMaxRepeat+1 {
+			r.repeat = sprintzRLEMaxRepeat
+			r.writeRun()
+			r.repeat = 1
+			r.pre = x
+		}
+	} else {
+		if r.repeat >= sprintzRLEMinRepeat {
+			r.writeRun()
+		}
+		r.repeat = 1
+		r.pre = x
+	}
+	r.vals[r.nvals] = x
+	r.nvals++
+	if r.nvals == sprintzRLEMinRepeat {
+		r.packGroup()
+	}
+}
+
+func (r *sprintzRLEWriter[T]) writeRun() {
+	r.endPacked(sprintzRLEMinRepeat)
+	r.buf = appendUvarint32(r.buf, uint32(r.repeat)<<1)
+	nb := int(r.width+7) / 8
+	for b := range nb {
+		if r.size == 4 {
+			r.buf = append(r.buf, byte(uint64(r.pre)>>(8*b)))
+		} else {
+			r.buf = append(r.buf, byte(uint64(r.pre)>>(8*(nb-1-b))))
+		}
+	}
+	r.repeat = 0
+	r.nvals = 0
+}
+
+func (r *sprintzRLEWriter[T]) packGroup() {
+	if r.groups >= sprintzRLEMaxPackRun {
+		r.endPacked(sprintzRLEMinRepeat)
+	}
+	if r.hdr < 0 {
+		r.hdr = len(r.buf)
+		r.buf = append(r.buf, 0, 0)
+	}
+	w := bitWriter{buf: r.buf}
+	for _, x := range r.vals {
+		w.write(uint64(x), r.width)
+	}
+	r.buf = w.finish()
+	r.nvals = 0
+	r.repeat = 0
+	r.groups++
+}
+
+func (r *sprintzRLEWriter[T]) endPacked(last int) {
+	if r.hdr < 0 {
+		return
+	}
+	r.buf[r.hdr] = byte(r.groups<<1 | 1)
+	r.buf[r.hdr+1] = byte(last)
+	r.hdr = -1
+	r.groups = 0
+}
+
+func (r *sprintzRLEWriter[T]) flush() {
+	last := r.nvals
+	switch {
+	case r.repeat >= sprintzRLEMinRepeat:
+		r.writeRun()
+	case r.nvals > 0:
+		clear(r.vals[r.nvals:])
+		r.packGroup()
+		r.endPacked(last)
+	default:
+		r.endPacked(sprintzRLEMinRepeat)
+	}
+}
+
+// appendSprintzGorilla appends v (len(v) >= 1) as the Java GORILLA v2 encoder writes values of
+// size bytes, most significant bit first: the first value in full; then per value a '0' if it
+// equals the previous one, or '1' and its XOR with the previous one, either as '0' and the
+// bits between the stored leading and trailing zero counts, or as '1', the leading-zero count
+// and the significant-bit count minus one in 5 (6 for DOUBLE) bits each and the significant
+// bits, which then become the stored counts; then the canonical NaN as an end marker, and the
+// last partial byte, or a zero byte when the bits end on a byte boundary.
+func appendSprintzGorilla[T uint32 | uint64](dst []byte, v []T, size int) []byte {
+	valueBits := uint(8 * size)
+	fieldBits := uint(5)
+	markerBits := uint64(sprintzNaN32)
+	if size == 8 {
+		fieldBits, markerBits = 6, sprintzNaN64
+	}
+	marker := T(markerBits)
+	w := bitWriter{buf: dst}
+	w.write(uint64(v[0]), valueBits)
+	stored := v[0]
+	lead, trail := -1, 0
+	for i := 1; i <= len(v); i++ {
+		x := marker
+		if i < len(v) {
+			x = v[i]
+		}
+		xor := stored ^ x
+		stored = x
+		if xor == 0 {
+			w.write(0, 1)
+			continue
+		}
+		lz := bits.LeadingZeros64(uint64(xor)) - (64 - int(valueBits))
+		tz := bits.TrailingZeros64(uint64(xor))
+		if lead >= 0 && lz >= lead && tz >= trail {
+			w.write(0b10, 2)
+			w.write(uint64(xor>>trail), valueBits-uint(lead)-uint(trail))
+			continue
+		}
+		sig := int(valueBits) - lz - tz
+		w.write(0b11, 2)
+		w.write(uint64(lz), fieldBits)
+		w.write(uint64(sig-1), fieldBits)
+		w.write(uint64(xor>>tz), uint(sig))
+		lead, trail = lz, tz
+	}
+	if w.n == 0 {
+		w.buf = append(w.buf, 0)
+	}
+	return w.finish()
+}
+
+func init() {
+	register(Sprintz, valueCodec{
+		decodeInt32:   decodeSprintzInt32,
+		decodeInt64:   decodeSprintzInt64,
+		decodeFloat32: decodeSprintzFloat32,
+		decodeFloat64: decodeSprintzFloat64,
+		countInt64:    countSprintzInt64,
+		encodeInt32:   func(dst []byte, v []int32) ([]byte, error) { return appendSprintzInt32(dst, v), nil },
+		encodeInt64:   func(dst []byte, v []int64) ([]byte, error) { return appendSprintzInt64(dst, v), nil },
+		encodeFloat32: func(dst []byte, v []float32) ([]byte, error) { return appendSprintzFloat32(dst, v), nil },
+		encodeFloat64: func(dst []byte, v []float64) ([]byte, error) { return appendSprintzFloat64(dst, v), nil },
+	})
+}
