@@ -49,9 +49,19 @@ func FuzzDecodeInt64(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// A stream that decodes to n values is exactly n values to the counting decoders too.
+		// A stream that decodes to n values is exactly n values to the counting decoders too,
+		// except in GORILLA, whose end marker is also an ordinary value: a stream whose
+		// last values repeat the marker decodes to more values than it counts. Counting
+		// gives the fewest values that decode, and the extra ones are all the marker.
 		count, err := encoding.CountInt64(e, src)
 		require.NoError(t, err)
+		if e == encoding.Gorilla && count < int(n) {
+			for _, v := range dst[count:] {
+				require.Equal(t, int64(math.MinInt64), v)
+			}
+			dst = dst[:count]
+			n = uint16(count)
+		}
 		require.Equal(t, int(n), count)
 		all, err := encoding.AppendAllInt64(e, []int64{7}, src)
 		require.NoError(t, err)
@@ -152,7 +162,10 @@ func FuzzDecodeFixed(f *testing.F) {
 		requireSentinel(t, encoding.DecodeFloat32(e, make([]float32, n), src))
 		requireSentinel(t, encoding.DecodeFloat64(e, make([]float64, n), src))
 		f64 := make([]float64, n)
-		if encoding.DecodeFloat64(e, f64, src) == nil {
+		// PLAIN has one form per value sequence; other encodings accept
+		// streams their encoders would not write, so only PLAIN must
+		// re-encode to the same bytes.
+		if e == encoding.Plain && encoding.DecodeFloat64(e, f64, src) == nil {
 			re, err := encoding.AppendEncodedFloat64(e, []byte{0xaa}, f64)
 			require.NoError(t, err)
 			require.Equal(t, append([]byte{0xaa}, src...), re, "PLAIN DOUBLE must round-trip bit for bit")
