@@ -77,8 +77,13 @@ func decodePlainInt64(dst []int64, src []byte) error {
 	if err := checkFixedLen(src, len(dst), 8, typeInt64); err != nil {
 		return err
 	}
+	// Slicing src to exactly 8 bytes per value lets the compiler drop
+	// the bounds check and emit one load-and-swap per value.
+	// Slicing src to exactly 8 bytes per value lets the compiler drop
+	// the bounds check and emit one load-and-swap per value.
+	src = src[:8*len(dst)]
 	for i := range dst {
-		dst[i] = int64(binary.BigEndian.Uint64(src[8*i:]))
+		dst[i] = int64(binary.BigEndian.Uint64(src[8*i : 8*i+8]))
 	}
 	return nil
 }
@@ -87,8 +92,9 @@ func decodePlainFloat32(dst []float32, src []byte) error {
 	if err := checkFixedLen(src, len(dst), 4, typeFloat32); err != nil {
 		return err
 	}
+	src = src[:4*len(dst)]
 	for i := range dst {
-		dst[i] = math.Float32frombits(binary.BigEndian.Uint32(src[4*i:]))
+		dst[i] = math.Float32frombits(binary.BigEndian.Uint32(src[4*i : 4*i+4]))
 	}
 	return nil
 }
@@ -97,8 +103,9 @@ func decodePlainFloat64(dst []float64, src []byte) error {
 	if err := checkFixedLen(src, len(dst), 8, typeFloat64); err != nil {
 		return err
 	}
+	src = src[:8*len(dst)]
 	for i := range dst {
-		dst[i] = math.Float64frombits(binary.BigEndian.Uint64(src[8*i:]))
+		dst[i] = math.Float64frombits(binary.BigEndian.Uint64(src[8*i : 8*i+8]))
 	}
 	return nil
 }
