@@ -66,14 +66,7 @@ var bitmapGolden = []struct {
 
 func TestBitmapGolden(t *testing.T) {
 	for _, g := range bitmapGolden {
-		t.Run(g.name, func(t *testing.T) {
-			got, err := encoding.AppendEncodedInt32(encoding.Bitmap, []byte{}, g.v)
-			require.NoError(t, err)
-			require.Equal(t, g.want, got)
-			dst := make([]int32, len(g.v))
-			require.NoError(t, encoding.DecodeInt32(encoding.Bitmap, dst, g.want))
-			require.Equal(t, g.v, dst)
-		})
+		t.Run(g.name, func(t *testing.T) { checkGoldenInt32(t, encoding.Bitmap, []byte{}, g.v, g.want) })
 	}
 }
 

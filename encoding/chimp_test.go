@@ -9,15 +9,6 @@ import (
 	"github.com/tsarrow/tsarrow/encoding"
 )
 
-func chimpPair(typ string) xorPair {
-	for _, p := range xorPairs {
-		if p.enc == encoding.Chimp && p.typ == typ {
-			return p
-		}
-	}
-	panic(typ)
-}
-
 // The CHIMP goldens follow the Java IntChimpEncoder (64 previous values, 6 index bits, 5
 // length bits, low 12 bits as the lookup key, threshold 11 trailing zeros) and
 // LongChimpEncoder (128, 7, 6, low 14 bits, threshold 13). Each value is first compared with
@@ -29,7 +20,7 @@ func chimpPair(typ string) xorPair {
 // padding are as in GORILLA.
 
 func TestChimpGoldenInt32(t *testing.T) {
-	checkXORGoldens(t, chimpPair("INT32"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Chimp, "INT32"), []xorGolden{
 		{"7,7,8,9,4103", []uint64{7, 7, 8, 9, 4103}, []string{
 			"0x00000007", // first value verbatim, in slot 0; key 7 -> index 0
 			// 7: key 7 gives index 0, whose xor is 0 (32 > 11 trailing zeros): '00', slot 0.
@@ -58,7 +49,7 @@ func TestChimpGoldenInt32(t *testing.T) {
 
 func TestChimpGoldenInt64(t *testing.T) {
 	zeros := func(n int) string { return strings.Repeat("0", n) }
-	checkXORGoldens(t, chimpPair("INT64"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Chimp, "INT64"), []xorGolden{
 		{"7,7,8,9,16391", []uint64{7, 7, 8, 9, 16391}, []string{
 			"0x0000000000000007",
 			// 7: '00', slot 0, in 7 index bits.
@@ -83,7 +74,7 @@ func TestChimpGoldenInt64(t *testing.T) {
 }
 
 func TestChimpGoldenFloat32(t *testing.T) {
-	checkXORGoldens(t, chimpPair("FLOAT"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Chimp, "FLOAT"), []xorGolden{
 		{"1,2,1,1", []uint64{0x3f800000, 0x40000000, 0x3f800000, 0x3f800000}, []string{
 			"0x3f800000", // 1.0 verbatim; its low 12 bits, the key, are 0
 			// 2.0 = 0x40000000, key 0 -> index 0: xor 0x7f800000 has 23 trailing zeros: '01',
@@ -105,7 +96,7 @@ func TestChimpGoldenFloat32(t *testing.T) {
 }
 
 func TestChimpGoldenFloat64(t *testing.T) {
-	checkXORGoldens(t, chimpPair("DOUBLE"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Chimp, "DOUBLE"), []xorGolden{
 		{"1,2", []uint64{0x3ff0000000000000, 0x4000000000000000}, []string{
 			"0x3ff0000000000000", // 1.0 verbatim, key (low 14 bits) 0
 			// 2.0, key 0 -> index 0: xor 0x7ff0000000000000, 52 trailing zeros: '01', slot 0,
@@ -126,7 +117,7 @@ func TestChimpGoldenFloat64(t *testing.T) {
 // references to slots that the encoder chose through its table.
 func TestChimpReferences(t *testing.T) {
 	for _, typ := range []string{"INT32", "INT64", "FLOAT", "DOUBLE"} {
-		p := chimpPair(typ)
+		p := xorPairOf(encoding.Chimp, typ)
 		t.Run(typ, func(t *testing.T) {
 			var v []uint64
 			period := 1 << (p.width/32 + 5) // 64 or 128: the ring size
@@ -163,7 +154,7 @@ func TestChimpMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := chimpPair(tt.typ)
+			p := xorPairOf(encoding.Chimp, tt.typ)
 			_, err := p.decode(tt.n, xorStream(t, tt.fields...))
 			xorRequireCorrupt(t, err)
 			require.Contains(t, err.Error(), tt.want)
@@ -177,7 +168,7 @@ func TestChimpMalformed(t *testing.T) {
 // full-width window, a '10' after a '01' uses the lead the '01' carried, and slots not yet
 // written read as zero.
 func TestChimpJavaDecoderLeniency(t *testing.T) {
-	p := chimpPair("INT32")
+	p := xorPairOf(encoding.Chimp, "INT32")
 	got, err := p.decode(5, xorStream(t,
 		"0x00000005",
 		// '01' slot 0, code 0, length 0 = 32: 5 ^ 0x00000003 = 6
@@ -197,30 +188,32 @@ func TestChimpJavaDecoderLeniency(t *testing.T) {
 }
 
 func FuzzDecodeInt32Chimp(f *testing.F) {
-	p := chimpPair("INT32")
+	p := xorPairOf(encoding.Chimp, "INT32")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
 func FuzzDecodeInt64Chimp(f *testing.F) {
-	p := chimpPair("INT64")
+	p := xorPairOf(encoding.Chimp, "INT64")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
 func FuzzDecodeFloat32Chimp(f *testing.F) {
-	p := chimpPair("FLOAT")
+	p := xorPairOf(encoding.Chimp, "FLOAT")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
 func FuzzDecodeFloat64Chimp(f *testing.F) {
-	p := chimpPair("DOUBLE")
+	p := xorPairOf(encoding.Chimp, "DOUBLE")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
-func BenchmarkDecodeInt32Chimp(b *testing.B)   { benchXORDecode(b, chimpPair("INT32")) }
-func BenchmarkDecodeInt64Chimp(b *testing.B)   { benchXORDecode(b, chimpPair("INT64")) }
-func BenchmarkDecodeFloat32Chimp(b *testing.B) { benchXORDecode(b, chimpPair("FLOAT")) }
-func BenchmarkDecodeFloat64Chimp(b *testing.B) { benchXORDecode(b, chimpPair("DOUBLE")) }
+func BenchmarkDecodeInt32Chimp(b *testing.B)   { benchXORDecode(b, xorPairOf(encoding.Chimp, "INT32")) }
+func BenchmarkDecodeInt64Chimp(b *testing.B)   { benchXORDecode(b, xorPairOf(encoding.Chimp, "INT64")) }
+func BenchmarkDecodeFloat32Chimp(b *testing.B) { benchXORDecode(b, xorPairOf(encoding.Chimp, "FLOAT")) }
+func BenchmarkDecodeFloat64Chimp(b *testing.B) {
+	benchXORDecode(b, xorPairOf(encoding.Chimp, "DOUBLE"))
+}

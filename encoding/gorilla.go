@@ -56,9 +56,10 @@ type gorillaState struct {
 	sig   uint // w - lead - trail
 }
 
-// start reads the first value of a w-bit stream.
-func (s *gorillaState) start(src []byte, w uint) bool {
-	s.r = newXORReader(src, 0)
+// start reads the first value of a w-bit stream that begins at src[off:]; SPRINTZ embeds
+// streams inside its own, and offsets in errors then stay relative to the whole of src.
+func (s *gorillaState) start(src []byte, off int, w uint) bool {
+	s.r = newXORReader(src, off)
 	s.lead = gorillaNoWindow
 	s.prev = s.r.read(w)
 	return !s.r.overrun()
@@ -141,7 +142,7 @@ func decodeGorilla[T xorWord](dst []T, src []byte, end T, typ string) error {
 	}
 	w := xorWidth[T]()
 	var s gorillaState
-	if !s.start(src, w) {
+	if !s.start(src, 0, w) {
 		return corrupt(Gorilla, typ, len(src), "stream of %d bytes ends inside the first value", len(src))
 	}
 	last := T(s.prev) // the end-of-stream value when dst is empty
@@ -174,7 +175,7 @@ func countGorilla[T xorWord](src []byte, end T, typ string) (int, error) {
 		return 0, nil
 	}
 	var s gorillaState
-	if !s.start(src, xorWidth[T]()) {
+	if !s.start(src, 0, xorWidth[T]()) {
 		return 0, corrupt(Gorilla, typ, len(src), "stream of %d bytes ends inside the first value", len(src))
 	}
 	// Every value takes at least one bit, so the loop ends by overrunning the stream at the

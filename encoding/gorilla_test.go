@@ -182,22 +182,13 @@ func checkXORGoldens(t *testing.T, p xorPair, goldens []xorGolden) {
 	}
 }
 
-func gorillaPair(typ string) xorPair {
-	for _, p := range xorPairs {
-		if p.enc == encoding.Gorilla && p.typ == typ {
-			return p
-		}
-	}
-	panic(typ)
-}
-
 // The GORILLA goldens follow the Java GorillaEncoderV2: the first value verbatim, then per
 // value '0' (same value), '10' + the bits of the stored window, or '11' + lead (5 bits for
 // 32-bit values, 6 for 64-bit) + sig-1 (5 or 6 bits) + sig bits; then the end-of-stream value
 // and zero bits to the next byte boundary, or a whole zero byte if already on one.
 
 func TestGorillaGoldenInt32(t *testing.T) {
-	checkXORGoldens(t, gorillaPair("INT32"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Gorilla, "INT32"), []xorGolden{
 		{"1,2,3", []uint64{1, 2, 3}, []string{
 			"0x00000001", // first value, 32 bits verbatim
 			// 2: xor = 1^2 = 0b11, 30 leading and 0 trailing zeros. No window is stored yet,
@@ -230,7 +221,7 @@ func TestGorillaGoldenInt32(t *testing.T) {
 }
 
 func TestGorillaGoldenInt64(t *testing.T) {
-	checkXORGoldens(t, gorillaPair("INT64"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Gorilla, "INT64"), []xorGolden{
 		{"5,5,7", []uint64{5, 5, 7}, []string{
 			"0x0000000000000005", // first value, 64 bits verbatim
 			"0",                  // 5: xor 0
@@ -249,7 +240,7 @@ func TestGorillaGoldenInt64(t *testing.T) {
 }
 
 func TestGorillaGoldenFloat32(t *testing.T) {
-	checkXORGoldens(t, gorillaPair("FLOAT"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Gorilla, "FLOAT"), []xorGolden{
 		{"2,2,1,2", []uint64{0x40000000, 0x40000000, 0x3f800000, 0x40000000}, []string{
 			"0x40000000", // 2.0, verbatim
 			"0",          // 2.0 again: xor 0
@@ -269,7 +260,7 @@ func TestGorillaGoldenFloat32(t *testing.T) {
 }
 
 func TestGorillaGoldenFloat64(t *testing.T) {
-	checkXORGoldens(t, gorillaPair("DOUBLE"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.Gorilla, "DOUBLE"), []xorGolden{
 		{"1,0.5,1,-0", []uint64{0x3ff0000000000000, 0x3fe0000000000000, 0x3ff0000000000000, 1 << 63}, []string{
 			"0x3ff0000000000000", // 1.0, verbatim
 			// 0.5 = 0x3fe0000000000000: xor = 0x0010000000000000, lead 11, trail 52, sig 1.
@@ -466,7 +457,7 @@ func TestXORAmbiguousEnd(t *testing.T) {
 // the DOUBLE golden ends with exactly one padding bit, and a '0' there would need another
 // zero byte after it. (CHIMP streams never fit one; TestXORErrors covers the rest.)
 func TestXORTooManyValuesDetected(t *testing.T) {
-	p := gorillaPair("DOUBLE")
+	p := xorPairOf(encoding.Gorilla, "DOUBLE")
 	v := []uint64{0x3ff0000000000000, 0x3fe0000000000000, 0x3ff0000000000000, 1 << 63}
 	src, err := p.encode(v)
 	require.NoError(t, err)
@@ -558,7 +549,7 @@ func TestGorillaMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := gorillaPair(tt.typ)
+			p := xorPairOf(encoding.Gorilla, tt.typ)
 			_, err := p.decode(tt.n, xorStream(t, tt.fields...))
 			xorRequireCorrupt(t, err)
 			require.Contains(t, err.Error(), tt.want)
@@ -568,7 +559,7 @@ func TestGorillaMalformed(t *testing.T) {
 }
 
 func TestXORErrorOffsets(t *testing.T) {
-	p := gorillaPair("INT32")
+	p := xorPairOf(encoding.Gorilla, "INT32")
 	// The second value's '11' header starts in byte 4 and claims lead 31 and 32 bits.
 	_, err := p.decode(2, xorStream(t, "0x00000001", "11", "11111", "11111", "1111", "0x0000"))
 	xorRequireCorrupt(t, err)
@@ -681,25 +672,25 @@ func addXORFuzzSeeds(f *testing.F, p xorPair) {
 }
 
 func FuzzDecodeInt32Gorilla(f *testing.F) {
-	p := gorillaPair("INT32")
+	p := xorPairOf(encoding.Gorilla, "INT32")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
 func FuzzDecodeInt64Gorilla(f *testing.F) {
-	p := gorillaPair("INT64")
+	p := xorPairOf(encoding.Gorilla, "INT64")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
 func FuzzDecodeFloat32Gorilla(f *testing.F) {
-	p := gorillaPair("FLOAT")
+	p := xorPairOf(encoding.Gorilla, "FLOAT")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
 func FuzzDecodeFloat64Gorilla(f *testing.F) {
-	p := gorillaPair("DOUBLE")
+	p := xorPairOf(encoding.Gorilla, "DOUBLE")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
@@ -767,15 +758,23 @@ func benchXORDecode(b *testing.B, p xorPair) {
 	}
 }
 
-func BenchmarkDecodeInt32Gorilla(b *testing.B)   { benchXORDecode(b, gorillaPair("INT32")) }
-func BenchmarkDecodeInt64Gorilla(b *testing.B)   { benchXORDecode(b, gorillaPair("INT64")) }
-func BenchmarkDecodeFloat32Gorilla(b *testing.B) { benchXORDecode(b, gorillaPair("FLOAT")) }
-func BenchmarkDecodeFloat64Gorilla(b *testing.B) { benchXORDecode(b, gorillaPair("DOUBLE")) }
+func BenchmarkDecodeInt32Gorilla(b *testing.B) {
+	benchXORDecode(b, xorPairOf(encoding.Gorilla, "INT32"))
+}
+func BenchmarkDecodeInt64Gorilla(b *testing.B) {
+	benchXORDecode(b, xorPairOf(encoding.Gorilla, "INT64"))
+}
+func BenchmarkDecodeFloat32Gorilla(b *testing.B) {
+	benchXORDecode(b, xorPairOf(encoding.Gorilla, "FLOAT"))
+}
+func BenchmarkDecodeFloat64Gorilla(b *testing.B) {
+	benchXORDecode(b, xorPairOf(encoding.Gorilla, "DOUBLE"))
+}
 
 // BenchmarkDecodeFloat64GorillaRandom is the worst case: every value needs a new window of
 // nearly 64 bits.
 func BenchmarkDecodeFloat64GorillaRandom(b *testing.B) {
-	p := gorillaPair("DOUBLE")
+	p := xorPairOf(encoding.Gorilla, "DOUBLE")
 	r := rand.New(rand.NewPCG(23, 24))
 	v := make([]float64, xorBenchValues)
 	for i := range v {
@@ -794,7 +793,7 @@ func BenchmarkDecodeFloat64GorillaRandom(b *testing.B) {
 }
 
 func BenchmarkCountInt64Gorilla(b *testing.B) {
-	p := gorillaPair("INT64")
+	p := xorPairOf(encoding.Gorilla, "INT64")
 	src, err := p.encode(xorBenchData(p))
 	require.NoError(b, err)
 	b.SetBytes(8 * xorBenchValues)
@@ -807,7 +806,7 @@ func BenchmarkCountInt64Gorilla(b *testing.B) {
 }
 
 func BenchmarkEncodeFloat64Gorilla(b *testing.B) {
-	p := gorillaPair("DOUBLE")
+	p := xorPairOf(encoding.Gorilla, "DOUBLE")
 	v := make([]float64, xorBenchValues)
 	for i, x := range xorBenchData(p) {
 		v[i] = math.Float64frombits(x)
@@ -840,7 +839,7 @@ func benchXORMemcpy(b *testing.B, size int) {
 // BenchmarkDecodeFloat64GorillaWalk decodes an unrounded random walk, whose xors keep about
 // 50 significant bits.
 func BenchmarkDecodeFloat64GorillaWalk(b *testing.B) {
-	p := gorillaPair("DOUBLE")
+	p := xorPairOf(encoding.Gorilla, "DOUBLE")
 	r := rand.New(rand.NewPCG(25, 26))
 	v := make([]float64, xorBenchValues)
 	x := 100.0

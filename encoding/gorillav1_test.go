@@ -8,15 +8,6 @@ import (
 	"github.com/tsarrow/tsarrow/encoding"
 )
 
-func gorillaV1Pair(typ string) xorPair {
-	for _, p := range xorPairs {
-		if p.enc == encoding.GorillaV1 && p.typ == typ {
-			return p
-		}
-	}
-	panic(typ)
-}
-
 // The GORILLA_V1 goldens follow the Java GorillaEncoderV1: the first value little-endian,
 // then per value '0' (same value), '10' + the bits of xor between the previous VALUE's
 // leading and trailing zeros, or '11' + xor's leading zeros (5 bits for FLOAT, 6 for DOUBLE)
@@ -24,7 +15,7 @@ func gorillaV1Pair(typ string) xorPair {
 // bits to the next byte boundary.
 
 func TestGorillaV1GoldenFloat32(t *testing.T) {
-	checkXORGoldens(t, gorillaV1Pair("FLOAT"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.GorillaV1, "FLOAT"), []xorGolden{
 		{"1.5,1.5,1", []uint64{0x3fc00000, 0x3fc00000, 0x3f800000}, []string{
 			"0x0000c03f", // 1.5 = 0x3fc00000, little-endian
 			"0",          // 1.5 again: xor 0
@@ -58,7 +49,7 @@ func TestGorillaV1GoldenFloat32(t *testing.T) {
 }
 
 func TestGorillaV1GoldenFloat64(t *testing.T) {
-	checkXORGoldens(t, gorillaV1Pair("DOUBLE"), []xorGolden{
+	checkXORGoldens(t, xorPairOf(encoding.GorillaV1, "DOUBLE"), []xorGolden{
 		{"1.5,1,-1", []uint64{0x3ff8000000000000, 0x3ff0000000000000, 0xbff0000000000000}, []string{
 			"0x000000000000f83f", // 1.5 = 0x3ff8000000000000, little-endian
 			// 1.0: xor = 0x0008000000000000, 12 leading and 51 trailing zeros; 1.5 has 2
@@ -79,7 +70,7 @@ func TestGorillaV1GoldenFloat64(t *testing.T) {
 }
 
 func TestGorillaV1NaNEnd(t *testing.T) {
-	p := gorillaV1Pair("FLOAT")
+	p := xorPairOf(encoding.GorillaV1, "FLOAT")
 	// Any NaN ends the stream, as the Java reader tests with isNaN; here 0x7f800001 as the
 	// only value of an empty stream, and as '11' 00000 100000 + 32 bits after 0 (45 bits,
 	// then 3 padding bits).
@@ -110,7 +101,7 @@ func TestGorillaV1Malformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := gorillaV1Pair(tt.typ)
+			p := xorPairOf(encoding.GorillaV1, tt.typ)
 			_, err := p.decode(tt.n, xorStream(t, tt.fields...))
 			xorRequireCorrupt(t, err)
 			require.Contains(t, err.Error(), tt.want)
@@ -129,16 +120,20 @@ func TestGorillaV1Unsupported(t *testing.T) {
 }
 
 func FuzzDecodeFloat32GorillaV1(f *testing.F) {
-	p := gorillaV1Pair("FLOAT")
+	p := xorPairOf(encoding.GorillaV1, "FLOAT")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
 func FuzzDecodeFloat64GorillaV1(f *testing.F) {
-	p := gorillaV1Pair("DOUBLE")
+	p := xorPairOf(encoding.GorillaV1, "DOUBLE")
 	addXORFuzzSeeds(f, p)
 	f.Fuzz(func(t *testing.T, n uint16, src []byte) { xorFuzz(t, p, n, src) })
 }
 
-func BenchmarkDecodeFloat32GorillaV1(b *testing.B) { benchXORDecode(b, gorillaV1Pair("FLOAT")) }
-func BenchmarkDecodeFloat64GorillaV1(b *testing.B) { benchXORDecode(b, gorillaV1Pair("DOUBLE")) }
+func BenchmarkDecodeFloat32GorillaV1(b *testing.B) {
+	benchXORDecode(b, xorPairOf(encoding.GorillaV1, "FLOAT"))
+}
+func BenchmarkDecodeFloat64GorillaV1(b *testing.B) {
+	benchXORDecode(b, xorPairOf(encoding.GorillaV1, "DOUBLE"))
+}

@@ -115,14 +115,7 @@ func regularSeq64(start, step int64, n int) []int64 {
 
 func TestRegularGoldenInt32(t *testing.T) {
 	for _, g := range regularGolden32 {
-		t.Run(g.name, func(t *testing.T) {
-			got, err := encoding.AppendEncodedInt32(encoding.Regular, nil, g.v)
-			require.NoError(t, err)
-			require.Equal(t, g.want, got)
-			dst := make([]int32, len(g.v))
-			require.NoError(t, encoding.DecodeInt32(encoding.Regular, dst, g.want))
-			require.Equal(t, g.v, dst)
-		})
+		t.Run(g.name, func(t *testing.T) { checkGoldenInt32(t, encoding.Regular, nil, g.v, g.want) })
 	}
 }
 

@@ -132,10 +132,7 @@ func TestRLBEReadsJavaLossyFloats(t *testing.T) {
 var rlbeLengths = append([]int{encoding.RLBEBlockSize - 1, encoding.RLBEBlockSize, encoding.RLBEBlockSize + 1, 2*encoding.RLBEBlockSize + 1}, srLengths...)
 
 func TestRLBERoundTrip(t *testing.T) {
-	t.Run("INT32", func(t *testing.T) { srRoundTrips(t, encoding.RLBE, rlbeLengths, srIntSeries[int32]) })
-	t.Run("INT64", func(t *testing.T) { srRoundTrips(t, encoding.RLBE, rlbeLengths, srIntSeries[int64]) })
-	t.Run("FLOAT", func(t *testing.T) { srRoundTrips(t, encoding.RLBE, rlbeLengths, srFloatSeries[float32]) })
-	t.Run("DOUBLE", func(t *testing.T) { srRoundTrips(t, encoding.RLBE, rlbeLengths, srFloatSeries[float64]) })
+	srRoundTripsAll(t, encoding.RLBE, rlbeLengths)
 }
 
 // TestRLBEBlocks checks the block structure: full blocks of RLBEBlockSize, and that the
@@ -180,18 +177,7 @@ func TestRLBELenient(t *testing.T) {
 
 func TestRLBEErrors(t *testing.T) {
 	for _, n := range []int{1, 2, 10, 300} {
-		for _, v := range srIntSeries[int32](n, 11) {
-			srCheckErrors(t, encoding.RLBE, v)
-		}
-		for _, v := range srIntSeries[int64](n, 12) {
-			srCheckErrors(t, encoding.RLBE, v)
-		}
-		for _, v := range srFloatSeries[float32](n, 13) {
-			srCheckErrors(t, encoding.RLBE, v)
-		}
-		for _, v := range srFloatSeries[float64](n, 14) {
-			srCheckErrors(t, encoding.RLBE, v)
-		}
+		srCheckErrorsAll(t, encoding.RLBE, n, 11)
 	}
 }
 

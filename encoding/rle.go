@@ -52,17 +52,18 @@ type rleCursor struct {
 	off   int    // next unread byte
 	end   int    // end of the current package; off == end between packages
 	start int
-	size  int  // value size in bytes: 4 for INT32, DATE, BOOLEAN and FLOAT, 8 for INT64 and DOUBLE
-	width uint // bit width of the current package
+	size  int      // value size in bytes: 4 for INT32, DATE, BOOLEAN and FLOAT, 8 for INT64 and DOUBLE
+	width uint     // bit width of the current package
+	enc   Encoding // the encoding errors name: RLE, or one that embeds an RLE stream
 	typ   string
 }
 
 func newRLECursor(src []byte, start, size int, typ string) rleCursor {
-	return rleCursor{src: src, off: start, end: start, start: start, size: size, typ: typ}
+	return rleCursor{src: src, off: start, end: start, start: start, size: size, enc: RLE, typ: typ}
 }
 
 func (c *rleCursor) corrupt(off int, format string, args ...any) error {
-	return corrupt(RLE, c.typ, off, format, args...)
+	return corrupt(c.enc, c.typ, off, format, args...)
 }
 
 // openPackage reads the length and bit width of the package at c.off.
@@ -174,6 +175,15 @@ func (c *rleCursor) next() (r rleRun, ok bool, err error) {
 // starts at src[start:] and runs to the end of src. Errors name offsets within src.
 func decodeRLE[T int32 | int64](dst []T, src []byte, start, size int, typ string) error {
 	c := newRLECursor(src, start, size, typ)
+	return decodeRLERuns(c, dst)
+}
+
+// decodeRLERuns decodes exactly len(dst) values from the runs c has yet to read. SPRINTZ
+// calls it with unsigned values and its own c.enc, for the RLE stream a partial block embeds.
+// c is taken by value so that the cursor stays a local of the decode loop, as it was when
+// this loop was decodeRLE's own.
+func decodeRLERuns[T int32 | int64 | uint32 | uint64](c rleCursor, dst []T) error {
+	src := c.src
 	i := 0
 	for {
 		r, ok, err := c.next()
@@ -220,7 +230,7 @@ func countRLE(src []byte, start, size int, typ string) (int, error) {
 }
 
 // fillRLE sets every element of out to v.
-func fillRLE[T int32 | int64 | bool](out []T, v T) {
+func fillRLE[T int32 | int64 | uint32 | uint64 | bool](out []T, v T) {
 	if len(out) < 64 {
 		for i := range out {
 			out[i] = v
@@ -238,7 +248,7 @@ func fillRLE[T int32 | int64 | bool](out []T, v T) {
 
 // unpackRLE stores len(out) width-bit fields, packed most significant bit first from byte start
 // of src, into out. The caller guarantees the fields lie within src.
-func unpackRLE[T int32 | int64](out []T, src []byte, start int, width uint) {
+func unpackRLE[T int32 | int64 | uint32 | uint64](out []T, src []byte, start int, width uint) {
 	if width == 0 {
 		clear(out)
 		return
@@ -345,7 +355,7 @@ func decodeRLEBool(dst []bool, src []byte) error {
 }
 
 // rleEncoder reproduces the run decisions of the Java RleEncoder for one package.
-type rleEncoder[T int32 | int64] struct {
+type rleEncoder[T int32 | int64 | uint32 | uint64] struct {
 	out    []byte
 	width  uint
 	size   int
@@ -360,7 +370,7 @@ type rleEncoder[T int32 | int64] struct {
 
 // rleWidth returns the bit width Java chooses for values of size bytes: the widest value's
 // bit length, at least 1. Negative values take the full width.
-func rleWidth[T int32 | int64](v []T, size int) uint {
+func rleWidth[T int32 | int64 | uint32 | uint64](v []T, size int) uint {
 	var or uint64
 	for _, x := range v {
 		if size == 4 {
@@ -373,7 +383,7 @@ func rleWidth[T int32 | int64](v []T, size int) uint {
 }
 
 // beginRLE starts a package of values of the given width; the values follow through add.
-func beginRLE[T int32 | int64](dst []byte, width uint, size int) rleEncoder[T] {
+func beginRLE[T int32 | int64 | uint32 | uint64](dst []byte, width uint, size int) rleEncoder[T] {
 	return rleEncoder[T]{out: append(dst, byte(width)), width: width, size: size, runAt: -1, lenAt: len(dst)}
 }
 
@@ -503,8 +513,9 @@ func (e *rleEncoder[T]) finish() ([]byte, error) {
 }
 
 // appendRLE appends v as one RLE package, byte for byte as a new Java IntRleEncoder (size 4)
-// or LongRleEncoder (size 8) writes it.
-func appendRLE[T int32 | int64](dst []byte, v []T, size int) ([]byte, error) {
+// or LongRleEncoder (size 8) writes it. SPRINTZ passes the unsigned bits of its values, which
+// the package holds the same way.
+func appendRLE[T int32 | int64 | uint32 | uint64](dst []byte, v []T, size int) ([]byte, error) {
 	if len(v) == 0 {
 		return append(dst, 0), nil
 	}

@@ -25,9 +25,10 @@ import (
 // canonical one, while the first value itself is stored with its raw bits.
 //
 // A partial block holds its values unpredicted: INT32 and INT64 as the Java RLE encoder writes
-// them (a VarInt byte length, then a bit-width byte and RLE or bit-packed runs; see
-// appendSprintzRLE), FLOAT and DOUBLE as the Java GORILLA v2 encoder writes them (first value
-// in full, XOR-coded values, a NaN end marker, and a last byte that is always written).
+// them (one RLE package: a VarInt byte length, then a bit-width byte and RLE or bit-packed runs,
+// with INT32 run values little-endian and INT64 ones big-endian; see rle.go), FLOAT and DOUBLE
+// as the Java GORILLA v2 encoder writes them (first value in full, XOR-coded values, a NaN end
+// marker, and a last byte that is always written; see gorilla.go).
 //
 // The Java writer emits one full block per 9 values and a final partial block for the 1 to 8
 // left over; flushing after every 16 blocks adds nothing to the stream. The stream carries no
@@ -115,7 +116,7 @@ func decodeSprintzBlock32(src []byte, off int, float bool, typ string, out *[spr
 		var end int
 		var err error
 		if float {
-			end, err = decodeSprintzGorilla(src, p, out[:n], 4, typ)
+			end, err = decodeSprintzGorilla(src, p, out[:n], gorillaEndFloat32, typ)
 		} else {
 			end, err = decodeSprintzRLE(src, p, out[:n], 4, typ)
 		}
@@ -173,7 +174,7 @@ func decodeSprintzBlock64(src []byte, off int, float bool, typ string, out *[spr
 		var end int
 		var err error
 		if float {
-			end, err = decodeSprintzGorilla(src, p, out[:n], 8, typ)
+			end, err = decodeSprintzGorilla(src, p, out[:n], gorillaEndFloat64, typ)
 		} else {
 			end, err = decodeSprintzRLE(src, p, out[:n], 8, typ)
 		}
@@ -224,7 +225,8 @@ func sprintzFields(packed []byte, width uint, out *[sprintzResiduals]uint64) {
 // decodeSprintzRLE decodes the Java RLE stream at src[off:] that a partial block of len(out)
 // values of size (4 or 8) bytes holds, and returns the offset just past it. The stream must
 // hold exactly len(out) values: the Java reader would silently drop extra ones, or read on into
-// the next block for missing ones.
+// the next block for missing ones. Its length is read here only to bound the package: the runs
+// are the RLE encoding's own (rle.go), errors naming SPRINTZ.
 func decodeSprintzRLE[T uint32 | uint64](src []byte, off int, out []T, size int, typ string) (int, error) {
 	length, k := uvarint32(src[off:])
 	switch {
@@ -238,156 +240,46 @@ func decodeSprintzRLE[T uint32 | uint64](src []byte, off int, out []T, size int,
 		return 0, corruptSprintz(typ, off, "RLE stream of %d bytes overruns the %d left", length, len(src)-start)
 	}
 	end := start + int(length)
-	chunk := src[start:end]
-	if len(chunk) == 0 {
+	if length == 0 {
+		// The RLE reader would take this for the lone empty package of an empty stream.
 		return 0, corruptSprintz(typ, start, "empty RLE stream has no bit width")
 	}
-	width := int(chunk[0])
-	if width > 8*size {
-		return 0, corruptSprintz(typ, start, "RLE bit width %d exceeds %d", width, 8*size)
-	}
-	w := uint(width)
-	got := 0
-	for pos := 1; pos < len(chunk); {
-		hdrOff := start + pos
-		hdr, k := uvarint32(chunk[pos:])
-		switch {
-		case k == 0:
-			return 0, corruptSprintz(typ, hdrOff, "truncated RLE run header")
-		case k < 0:
-			return 0, corruptSprintz(typ, hdrOff, "RLE run header overflows 32 bits")
-		}
-		pos += k
-		if hdr&1 == 0 {
-			count := int(hdr >> 1)
-			if count == 0 || count > len(out)-got {
-				return 0, corruptSprintz(typ, hdrOff, "RLE run of %d values, but %d of the block's %d remain", count, len(out)-got, len(out))
-			}
-			nb := (width + 7) / 8
-			if len(chunk)-pos < nb {
-				return 0, corruptSprintz(typ, start+pos, "RLE run value needs %d bytes, %d left", nb, len(chunk)-pos)
-			}
-			var v uint64
-			for b := range nb {
-				if size == 4 {
-					v |= uint64(chunk[pos+b]) << (8 * b) // the Java INT32 RLE writes run values little-endian
-				} else {
-					v = v<<8 | uint64(chunk[pos+b]) // and INT64 run values big-endian
-				}
-			}
-			for j := range count {
-				out[got+j] = T(v)
-			}
-			got += count
-			pos += nb
-			continue
-		}
-		groups := int(hdr >> 1)
-		if groups == 0 {
-			return 0, corruptSprintz(typ, hdrOff, "bit-packed run of no groups")
-		}
-		if pos == len(chunk) {
-			return 0, corruptSprintz(typ, start+pos, "bit-packed run lacks its last-group count")
-		}
-		last := int(chunk[pos])
-		if last == 0 || last > 8 {
-			return 0, corruptSprintz(typ, start+pos, "last bit-packed group holds %d values, not 1 to 8", last)
-		}
-		pos++
-		// groups < 2^31, so neither product overflows.
-		count := (groups-1)*8 + last
-		if count > len(out)-got {
-			return 0, corruptSprintz(typ, hdrOff, "bit-packed run of %d values, but %d of the block's %d remain", count, len(out)-got, len(out))
-		}
-		nb := groups * width
-		if len(chunk)-pos < nb {
-			return 0, corruptSprintz(typ, start+pos, "%d bit-packed groups of %d bits need %d bytes, %d left", groups, width, nb, len(chunk)-pos)
-		}
-		packed := chunk[pos : pos+nb]
-		for j := range count {
-			var v uint64
-			if w > 0 {
-				v = readBits(packed, uint(j)*w, w)
-			}
-			out[got+j] = T(v)
-		}
-		got += count
-		pos += nb
-	}
-	if got != len(out) {
-		return 0, corruptSprintz(typ, start, "RLE stream holds %d values, the partial block declares %d", got, len(out))
+	c := newRLECursor(src[:end], off, size, typ)
+	c.enc = Sprintz
+	if err := decodeRLERuns(c, out); err != nil {
+		return 0, err
 	}
 	return end, nil
 }
 
 // decodeSprintzGorilla decodes the Java GORILLA v2 stream at src[off:] that a partial block of
-// len(out) values of size (4 or 8) bytes holds, checks the NaN end marker that follows them
-// and returns the offset just past the stream's last byte.
-func decodeSprintzGorilla[T uint32 | uint64](src []byte, off int, out []T, size int, typ string) (int, error) {
-	data := src[off:]
-	nbits := uint(len(data)) * 8
-	valueBits := uint(8 * size)
-	fieldBits := uint(5) // leading-zero count and significant-bit count
-	marker := uint64(sprintzNaN32)
-	if size == 8 {
-		fieldBits, marker = 6, sprintzNaN64
+// len(out) values holds, checks the end-of-stream value end that follows them and returns the
+// offset just past the stream's last byte. The stream carries no length, and the next block
+// follows it directly, so unlike decodeGorilla this neither requires src to end there nor
+// checks the padding bits, which the Java reader ignores.
+func decodeSprintzGorilla[T xorWord](src []byte, off int, out []T, end T, typ string) (int, error) {
+	var s gorillaState
+	if !s.start(src, off, xorWidth[T]()) {
+		return 0, corruptSprintz(typ, off, "GORILLA first value needs %d bytes, %d left", xorWidth[T]()/8, len(src)-off)
 	}
-	if nbits < valueBits {
-		return 0, corruptSprintz(typ, off, "GORILLA first value needs %d bytes, %d left", size, len(data))
+	out[0] = T(s.prev)
+	if i, fault := gorillaNext(&s, out[1:]); fault.msg != "" {
+		return 0, corruptSprintz(typ, fault.off, "GORILLA %s, after %d of %d values", fault.msg, 1+i, len(out))
 	}
-	v := T(readBits(data, 0, valueBits))
-	pos := valueBits
-	out[0] = v
-	lead, trail := -1, 0 // no leading/trailing zero counts yet
-	at := func(pos uint) int { return off + int(pos/8) }
-	for i := 1; i <= len(out); i++ {
-		if pos >= nbits {
-			return 0, corruptSprintz(typ, at(pos), "GORILLA stream ends after %d of %d values and its end marker", i, len(out))
-		}
-		if readBits(data, pos, 1) == 1 {
-			if pos+2 > nbits {
-				return 0, corruptSprintz(typ, at(pos), "truncated GORILLA control bits")
-			}
-			if readBits(data, pos+1, 1) == 1 {
-				pos += 2
-				if pos+2*fieldBits > nbits {
-					return 0, corruptSprintz(typ, at(pos), "truncated GORILLA zero counts")
-				}
-				l := int(readBits(data, pos, fieldBits))
-				sig := int(readBits(data, pos+fieldBits, fieldBits)) + 1
-				if l+sig > int(valueBits) {
-					return 0, corruptSprintz(typ, at(pos), "%d leading zeros and %d significant bits exceed %d", l, sig, valueBits)
-				}
-				pos += 2 * fieldBits
-				lead, trail = l, int(valueBits)-l-sig
-			} else {
-				pos += 2
-				if lead < 0 {
-					return 0, corruptSprintz(typ, at(pos), "GORILLA reuses zero counts before any were set")
-				}
-			}
-			sig := valueBits - uint(lead) - uint(trail)
-			if pos+sig > nbits {
-				return 0, corruptSprintz(typ, at(pos), "truncated GORILLA XOR of %d bits", sig)
-			}
-			v ^= T(readBits(data, pos, sig)) << trail
-			pos += sig
-		} else {
-			pos++
-		}
-		if i < len(out) {
-			out[i] = v
-		} else if uint64(v) != marker {
-			return 0, corruptSprintz(typ, at(pos), "GORILLA value after the block's %d is %#x, not the NaN end marker", len(out), uint64(v))
-		}
+	var m [1]T
+	if _, fault := gorillaNext(&s, m[:]); fault.msg != "" {
+		return 0, corruptSprintz(typ, fault.off, "GORILLA %s, reading the end marker after %d values", fault.msg, len(out))
+	}
+	if m[0] != end {
+		return 0, corruptSprintz(typ, s.r.consumed()/8, "GORILLA value after the block's %d is %#x, not the NaN end marker", len(out), uint64(m[0]))
 	}
 	// The reader fetches the next byte as soon as one is used up, and the writer always ends
 	// with the byte holding the marker's last bits or, if that was full, a zero byte.
-	end := pos/8 + 1
-	if end > uint(len(data)) {
-		return 0, corruptSprintz(typ, off+len(data), "GORILLA stream lacks its final byte")
+	last := s.r.consumed()/8 + 1
+	if last > len(src) {
+		return 0, corruptSprintz(typ, len(src), "GORILLA stream lacks its final byte")
 	}
-	return off + int(end), nil
+	return last, nil
 }
 
 // decodeSprintzInt32 decodes exactly len(dst) values from the complete stream src; the other
@@ -548,9 +440,11 @@ func appendSprintzFull32(dst []byte, blk *[sprintzBlockLen]uint32, float bool) [
 func appendSprintzPartial32(dst []byte, v []uint32, float bool) []byte {
 	dst = append(dst, sprintzPartialFlag|byte(len(v)))
 	if float {
-		return appendSprintzGorilla(dst, v, 4)
+		return appendGorilla(dst, v, gorillaEndFloat32)
 	}
-	return appendSprintzRLE(dst, v, 4)
+	// appendRLE fails only for packages too long for an int32 length, never for 9 values.
+	dst, _ = appendRLE(dst, v, 4)
+	return dst
 }
 
 func appendSprintzFull64(dst []byte, blk *[sprintzBlockLen]uint64, float bool) []byte {
@@ -582,9 +476,10 @@ func appendSprintzFull64(dst []byte, blk *[sprintzBlockLen]uint64, float bool) [
 func appendSprintzPartial64(dst []byte, v []uint64, float bool) []byte {
 	dst = append(dst, sprintzPartialFlag|byte(len(v)))
 	if float {
-		return appendSprintzGorilla(dst, v, 8)
+		return appendGorilla(dst, v, gorillaEndFloat64)
 	}
-	return appendSprintzRLE(dst, v, 8)
+	dst, _ = appendRLE(dst, v, 8)
+	return dst
 }
 
 func appendSprintzInt32(dst []byte, v []int32) []byte {
@@ -653,194 +548,6 @@ func appendSprintzFloat64(dst []byte, v []float64) []byte {
 		blk[j] = math.Float64bits(x)
 	}
 	return appendSprintzPartial64(dst, blk[:len(v)], true)
-}
-
-// appendSprintzRLE appends v (len(v) >= 1) as a Java RLE stream of values of size bytes: a
-// VarInt byte length, then a body of one bit-width byte (the widest value, at least 1) and
-// runs, produced by the same state machine as Java's RleEncoder so that the bytes match:
-//
-//   - A value repeated 8 or more times from the start of a group of 8 becomes an RLE run: a
-//     VarInt count<<1, then the value in ceil(width/8) bytes, little-endian for INT32 and
-//     big-endian for INT64.
-//   - Otherwise values are buffered in groups of 8 and bit-packed (width bits each, most
-//     significant first) into a run of up to 63 groups headed by the byte groups<<1|1 and a
-//     byte counting the values of the last group that are real; the last group is padded
-//     with zeros.
-func appendSprintzRLE[T uint32 | uint64](dst []byte, v []T, size int) []byte {
-	width := 1
-	for _, x := range v {
-		width = max(width, bits.Len64(uint64(x)))
-	}
-	dst = append(dst, 0) // length placeholder, one byte for bodies below 128 bytes
-	start := len(dst)
-	r := sprintzRLEWriter[T]{buf: append(dst, byte(width)), width: uint(width), size: size, hdr: -1}
-	for _, x := range v {
-		r.encode(x)
-	}
-	r.flush()
-	dst = r.buf
-	body := len(dst) - start
-	var lenBuf [maxVarintLen32]byte
-	l := appendUvarint32(lenBuf[:0], uint32(body))
-	if len(l) > 1 {
-		dst = append(dst, lenBuf[1:len(l)]...)
-		copy(dst[start-1+len(l):], dst[start:start+body])
-	}
-	copy(dst[start-1:], l)
-	return dst
-}
-
-// sprintzRLEWriter mirrors the state of Java's RleEncoder, with bit-packed groups written in
-// place behind a two-byte header that is filled in when their run ends.
-type sprintzRLEWriter[T uint32 | uint64] struct {
-	buf    []byte
-	width  uint
-	size   int
-	pre    T // Java seeds the previous value with 0
-	repeat int
-	vals   [8]T
-	nvals  int
-	groups int
-	hdr    int // offset of the open bit-packed run's header, or -1
-}
-
-const (
-	sprintzRLEMinRepeat  = 8      // TSFileConfig.RLE_MIN_REPEATED_NUM, also the group size
-	sprintzRLEMaxRepeat  = 0x7fff // TSFileConfig.RLE_MAX_REPEATED_NUM
-	sprintzRLEMaxPackRun = 63     // TSFileConfig.RLE_MAX_BIT_PACKED_NUM
-)
-
-func (r *sprintzRLEWriter[T]) encode(x T) {
-	if x == r.pre {
-		r.repeat++
-		if r.repeat >= sprintzRLEMinRepeat && r.repeat <= sprintzRLEMaxRepeat {
-			return
-		}
-		if r.repeat == sprintzRLEMaxRepeat+1 {
-			r.repeat = sprintzRLEMaxRepeat
-			r.writeRun()
-			r.repeat = 1
-			r.pre = x
-		}
-	} else {
-		if r.repeat >= sprintzRLEMinRepeat {
-			r.writeRun()
-		}
-		r.repeat = 1
-		r.pre = x
-	}
-	r.vals[r.nvals] = x
-	r.nvals++
-	if r.nvals == sprintzRLEMinRepeat {
-		r.packGroup()
-	}
-}
-
-func (r *sprintzRLEWriter[T]) writeRun() {
-	r.endPacked(sprintzRLEMinRepeat)
-	r.buf = appendUvarint32(r.buf, uint32(r.repeat)<<1)
-	nb := int(r.width+7) / 8
-	for b := range nb {
-		if r.size == 4 {
-			r.buf = append(r.buf, byte(uint64(r.pre)>>(8*b)))
-		} else {
-			r.buf = append(r.buf, byte(uint64(r.pre)>>(8*(nb-1-b))))
-		}
-	}
-	r.repeat = 0
-	r.nvals = 0
-}
-
-func (r *sprintzRLEWriter[T]) packGroup() {
-	if r.groups >= sprintzRLEMaxPackRun {
-		r.endPacked(sprintzRLEMinRepeat)
-	}
-	if r.hdr < 0 {
-		r.hdr = len(r.buf)
-		r.buf = append(r.buf, 0, 0)
-	}
-	w := bitWriter{buf: r.buf}
-	for _, x := range r.vals {
-		w.write(uint64(x), r.width)
-	}
-	r.buf = w.finish()
-	r.nvals = 0
-	r.repeat = 0
-	r.groups++
-}
-
-func (r *sprintzRLEWriter[T]) endPacked(last int) {
-	if r.hdr < 0 {
-		return
-	}
-	r.buf[r.hdr] = byte(r.groups<<1 | 1)
-	r.buf[r.hdr+1] = byte(last)
-	r.hdr = -1
-	r.groups = 0
-}
-
-func (r *sprintzRLEWriter[T]) flush() {
-	last := r.nvals
-	switch {
-	case r.repeat >= sprintzRLEMinRepeat:
-		r.writeRun()
-	case r.nvals > 0:
-		clear(r.vals[r.nvals:])
-		r.packGroup()
-		r.endPacked(last)
-	default:
-		r.endPacked(sprintzRLEMinRepeat)
-	}
-}
-
-// appendSprintzGorilla appends v (len(v) >= 1) as the Java GORILLA v2 encoder writes values of
-// size bytes, most significant bit first: the first value in full; then per value a '0' if it
-// equals the previous one, or '1' and its XOR with the previous one, either as '0' and the
-// bits between the stored leading and trailing zero counts, or as '1', the leading-zero count
-// and the significant-bit count minus one in 5 (6 for DOUBLE) bits each and the significant
-// bits, which then become the stored counts; then the canonical NaN as an end marker, and the
-// last partial byte, or a zero byte when the bits end on a byte boundary.
-func appendSprintzGorilla[T uint32 | uint64](dst []byte, v []T, size int) []byte {
-	valueBits := uint(8 * size)
-	fieldBits := uint(5)
-	markerBits := uint64(sprintzNaN32)
-	if size == 8 {
-		fieldBits, markerBits = 6, sprintzNaN64
-	}
-	marker := T(markerBits)
-	w := bitWriter{buf: dst}
-	w.write(uint64(v[0]), valueBits)
-	stored := v[0]
-	lead, trail := -1, 0
-	for i := 1; i <= len(v); i++ {
-		x := marker
-		if i < len(v) {
-			x = v[i]
-		}
-		xor := stored ^ x
-		stored = x
-		if xor == 0 {
-			w.write(0, 1)
-			continue
-		}
-		lz := bits.LeadingZeros64(uint64(xor)) - (64 - int(valueBits))
-		tz := bits.TrailingZeros64(uint64(xor))
-		if lead >= 0 && lz >= lead && tz >= trail {
-			w.write(0b10, 2)
-			w.write(uint64(xor>>trail), valueBits-uint(lead)-uint(trail))
-			continue
-		}
-		sig := int(valueBits) - lz - tz
-		w.write(0b11, 2)
-		w.write(uint64(lz), fieldBits)
-		w.write(uint64(sig-1), fieldBits)
-		w.write(uint64(xor>>tz), uint(sig))
-		lead, trail = lz, tz
-	}
-	if w.n == 0 {
-		w.buf = append(w.buf, 0)
-	}
-	return w.finish()
 }
 
 func init() {

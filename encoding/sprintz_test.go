@@ -427,10 +427,7 @@ func TestSprintzFloatCanonicalBase(t *testing.T) {
 }
 
 func TestSprintzRoundTrip(t *testing.T) {
-	t.Run("INT32", func(t *testing.T) { srRoundTrips(t, encoding.Sprintz, srLengths, srIntSeries[int32]) })
-	t.Run("INT64", func(t *testing.T) { srRoundTrips(t, encoding.Sprintz, srLengths, srIntSeries[int64]) })
-	t.Run("FLOAT", func(t *testing.T) { srRoundTrips(t, encoding.Sprintz, srLengths, srFloatSeries[float32]) })
-	t.Run("DOUBLE", func(t *testing.T) { srRoundTrips(t, encoding.Sprintz, srLengths, srFloatSeries[float64]) })
+	srRoundTripsAll(t, encoding.Sprintz, srLengths)
 }
 
 // TestSprintzPartialBlocksAnywhere checks that the reader, like Java's, takes partial blocks
@@ -460,20 +457,7 @@ func srCat64(parts ...[]int64) []int64 {
 
 func TestSprintzErrors(t *testing.T) {
 	for _, n := range []int{1, 8, 9, 10, 30} {
-		t.Run(strconv.Itoa(n), func(t *testing.T) {
-			for _, v := range srIntSeries[int32](n, 1) {
-				srCheckErrors(t, encoding.Sprintz, v)
-			}
-			for _, v := range srIntSeries[int64](n, 2) {
-				srCheckErrors(t, encoding.Sprintz, v)
-			}
-			for _, v := range srFloatSeries[float32](n, 3) {
-				srCheckErrors(t, encoding.Sprintz, v)
-			}
-			for _, v := range srFloatSeries[float64](n, 4) {
-				srCheckErrors(t, encoding.Sprintz, v)
-			}
-		})
+		t.Run(strconv.Itoa(n), func(t *testing.T) { srCheckErrorsAll(t, encoding.Sprintz, n, 1) })
 	}
 }
 
