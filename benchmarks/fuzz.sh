@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Fuzz target for longer than CI does (FUZZTIME, default
-# 2000000 executions each; a count avoids Go 1.26 timed-run flakes). New crashers land in the package's testdata/fuzz and then run as
-# regression tests in go test ./...
+# 2000000 executions each; a count avoids Go 1.26 timed-run flakes). New
+# crashers land in the package's testdata/fuzz and then run as regression
+# tests in go test ./...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 FUZZTIME=${FUZZTIME:-2000000x} exec bash .ci/fuzz-smoke
