@@ -282,108 +282,55 @@ func decodeSprintzGorilla[T xorWord](src []byte, off int, out []T, end T, typ st
 	return last, nil
 }
 
-// decodeSprintzInt32 decodes exactly len(dst) values from the complete stream src; the other
-// three types follow the same loop.
-func decodeSprintzInt32(dst []int32, src []byte) error {
+// decodeSprintz32 decodes exactly len(dst) 32-bit words from the complete stream src. INT32
+// and FLOAT share it by viewing their destination as words (xorBits*); float selects the
+// FLOAT form of the partial blocks. The block decoder is called directly, not through a
+// function value, so the block buffer stays on the stack.
+func decodeSprintz32(dst []uint32, src []byte, float bool, typ string) error {
 	var blk [sprintzBlockLen]uint32
 	off, i := 0, 0
 	for i < len(dst) {
 		if off == len(src) {
-			return corruptSprintz(typeInt32, off, "stream ends after %d of %d values", i, len(dst))
+			return corruptSprintz(typ, off, "stream ends after %d of %d values", i, len(dst))
 		}
-		n, end, err := decodeSprintzBlock32(src, off, false, typeInt32, &blk)
+		n, end, err := decodeSprintzBlock32(src, off, float, typ, &blk)
 		if err != nil {
 			return err
 		}
 		if n > len(dst)-i {
-			return corruptSprintz(typeInt32, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
+			return corruptSprintz(typ, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
 		}
-		for j, b := range blk[:n] {
-			dst[i+j] = int32(b)
-		}
+		copy(dst[i:], blk[:n])
 		i += n
 		off = end
 	}
 	if off != len(src) {
-		return corruptSprintz(typeInt32, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
+		return corruptSprintz(typ, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
 	}
 	return nil
 }
 
-func decodeSprintzFloat32(dst []float32, src []byte) error {
-	var blk [sprintzBlockLen]uint32
-	off, i := 0, 0
-	for i < len(dst) {
-		if off == len(src) {
-			return corruptSprintz(typeFloat32, off, "stream ends after %d of %d values", i, len(dst))
-		}
-		n, end, err := decodeSprintzBlock32(src, off, true, typeFloat32, &blk)
-		if err != nil {
-			return err
-		}
-		if n > len(dst)-i {
-			return corruptSprintz(typeFloat32, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
-		}
-		for j, b := range blk[:n] {
-			dst[i+j] = math.Float32frombits(b)
-		}
-		i += n
-		off = end
-	}
-	if off != len(src) {
-		return corruptSprintz(typeFloat32, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
-	}
-	return nil
-}
-
-func decodeSprintzInt64(dst []int64, src []byte) error {
+// decodeSprintz64 is decodeSprintz32 for INT64 and DOUBLE.
+func decodeSprintz64(dst []uint64, src []byte, float bool, typ string) error {
 	var blk [sprintzBlockLen]uint64
 	off, i := 0, 0
 	for i < len(dst) {
 		if off == len(src) {
-			return corruptSprintz(typeInt64, off, "stream ends after %d of %d values", i, len(dst))
+			return corruptSprintz(typ, off, "stream ends after %d of %d values", i, len(dst))
 		}
-		n, end, err := decodeSprintzBlock64(src, off, false, typeInt64, &blk)
+		n, end, err := decodeSprintzBlock64(src, off, float, typ, &blk)
 		if err != nil {
 			return err
 		}
 		if n > len(dst)-i {
-			return corruptSprintz(typeInt64, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
+			return corruptSprintz(typ, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
 		}
-		for j, b := range blk[:n] {
-			dst[i+j] = int64(b)
-		}
+		copy(dst[i:], blk[:n])
 		i += n
 		off = end
 	}
 	if off != len(src) {
-		return corruptSprintz(typeInt64, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
-	}
-	return nil
-}
-
-func decodeSprintzFloat64(dst []float64, src []byte) error {
-	var blk [sprintzBlockLen]uint64
-	off, i := 0, 0
-	for i < len(dst) {
-		if off == len(src) {
-			return corruptSprintz(typeFloat64, off, "stream ends after %d of %d values", i, len(dst))
-		}
-		n, end, err := decodeSprintzBlock64(src, off, true, typeFloat64, &blk)
-		if err != nil {
-			return err
-		}
-		if n > len(dst)-i {
-			return corruptSprintz(typeFloat64, off, "block holds %d values, but only %d of %d remain to be decoded", n, len(dst)-i, len(dst))
-		}
-		for j, b := range blk[:n] {
-			dst[i+j] = math.Float64frombits(b)
-		}
-		i += n
-		off = end
-	}
-	if off != len(src) {
-		return corruptSprintz(typeFloat64, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
+		return corruptSprintz(typ, off, "%d trailing bytes after %d values", len(src)-off, len(dst))
 	}
 	return nil
 }
@@ -552,10 +499,18 @@ func appendSprintzFloat64(dst []byte, v []float64) []byte {
 
 func init() {
 	register(Sprintz, valueCodec{
-		decodeInt32:   decodeSprintzInt32,
-		decodeInt64:   decodeSprintzInt64,
-		decodeFloat32: decodeSprintzFloat32,
-		decodeFloat64: decodeSprintzFloat64,
+		decodeInt32: func(dst []int32, src []byte) error {
+			return decodeSprintz32(xorBitsInt32(dst), src, false, typeInt32)
+		},
+		decodeInt64: func(dst []int64, src []byte) error {
+			return decodeSprintz64(xorBitsInt64(dst), src, false, typeInt64)
+		},
+		decodeFloat32: func(dst []float32, src []byte) error {
+			return decodeSprintz32(xorBitsFloat32(dst), src, true, typeFloat32)
+		},
+		decodeFloat64: func(dst []float64, src []byte) error {
+			return decodeSprintz64(xorBitsFloat64(dst), src, true, typeFloat64)
+		},
 		countInt64:    countSprintzInt64,
 		encodeInt32:   func(dst []byte, v []int32) ([]byte, error) { return appendSprintzInt32(dst, v), nil },
 		encodeInt64:   func(dst []byte, v []int64) ([]byte, error) { return appendSprintzInt64(dst, v), nil },
