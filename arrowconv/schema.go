@@ -17,6 +17,7 @@ package arrowconv
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -68,12 +69,69 @@ type Options struct {
 	// TimeUnitSet must be true for a TimeUnit of arrow.Second to be used,
 	// since arrow.Second is the zero TimeUnit; other units need no flag.
 	TimeUnitSet bool
+
+	// Columns projects the stream onto the named columns, kept in schema
+	// order; the time column is always kept. Only the chunks of projected
+	// value columns are read. Nil keeps every column; an unknown name is an
+	// error.
+	Columns []string
+	// Time keeps only rows whose timestamp lies in the range. Chunk and page
+	// statistics skip what cannot match; nil keeps every row.
+	Time *TimeRange
+	// Devices keeps only the listed devices; the index lookup (and the bloom
+	// filter, when the file has one) finds them without visiting the rest.
+	// Nil keeps every device.
+	Devices []tsfile.DeviceID
+	// Where keeps only the devices whose constant columns (TAG or device
+	// column) equal the given values; a null never matches.
+	Where map[string]string
+	// Limit stops the stream after this many rows; 0 means no limit.
+	Limit int64
+	// Workers is the number of goroutines decoding the independent chunks of
+	// a chunk group at once (default runtime.GOMAXPROCS(0)); output order
+	// does not depend on it. 1 decodes on the caller's goroutine.
+	Workers int
+	// StringView makes TEXT and STRING columns arrow.STRING_VIEW instead of
+	// utf8.
+	StringView bool
+	// PlainTags makes the constant-per-device columns (TAG, ATTRIBUTE,
+	// device) plain utf8 instead of dictionary<int32, utf8>.
+	PlainTags bool
+}
+
+// TimeRange is an inclusive range of stored timestamps.
+type TimeRange struct {
+	Start, End int64
+}
+
+// Contains reports whether t lies in the range.
+func (r *TimeRange) Contains(t int64) bool { return r == nil || (t >= r.Start && t <= r.End) }
+
+// Overlaps reports whether [start, end] meets the range; statistics use it
+// to skip chunks and pages.
+func (r *TimeRange) Overlaps(start, end int64) bool {
+	return r == nil || (end >= r.Start && start <= r.End)
+}
+
+// Covers reports whether every timestamp of [start, end] lies in the range,
+// so that rows need no trimming.
+func (r *TimeRange) Covers(start, end int64) bool {
+	return r == nil || (start >= r.Start && end <= r.End)
 }
 
 // check rejects options no default can repair.
 func (o *Options) check() error {
-	if o != nil && (o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond) {
+	if o == nil {
+		return nil
+	}
+	if o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond {
 		return fmt.Errorf("arrowconv: invalid time unit %d", int(o.TimeUnit))
+	}
+	if o.Time != nil && o.Time.Start > o.Time.End {
+		return fmt.Errorf("arrowconv: time range starts at %d after its end %d", o.Time.Start, o.Time.End)
+	}
+	if o.Limit < 0 {
+		return fmt.Errorf("arrowconv: negative row limit %d", o.Limit)
 	}
 	return nil
 }
@@ -89,6 +147,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.BatchSize <= 0 {
 		r.BatchSize = DefaultBatchSize
+	}
+	if r.Workers <= 0 {
+		r.Workers = runtime.GOMAXPROCS(0)
 	}
 	if r.TimeUnit == arrow.Second && !r.TimeUnitSet {
 		r.TimeUnit = arrow.Millisecond
