@@ -44,12 +44,20 @@ type valueBuilder interface {
 	// gather appends, for each idx[i], row idx[i] of src (a builder of the
 	// same kind) or a null when idx[i] < 0.
 	gather(src valueBuilder, idx []int32) error
+	// keep retains, of the rows from at on, only those in runs, moved down
+	// to start at at.
+	keep(at int, runs []span)
 }
 
 // newValueBuilder returns the builder of a column of TsFile type t whose
 // Arrow type is dt.
 func newValueBuilder(mem memory.Allocator, t tsfile.DataType, dt arrow.DataType, limit int) valueBuilder {
 	base := colBase{mem: mem, limit: limit}
+	if dt.ID() == arrow.STRING_VIEW {
+		b := newBinaryBuilder(base, arrow.BinaryTypes.String)
+		b.text = t
+		return viewBuilder{b}
+	}
 	switch t {
 	case tsfile.Boolean:
 		return &boolBuilder{flatBase: newFlat(base, arrow.FixedWidthTypes.Boolean, 1)}

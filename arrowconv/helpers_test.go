@@ -58,6 +58,10 @@ func canonArrow(a arrow.Array, i int) string {
 		return canonFloat64(a.Value(i))
 	case *array.String:
 		return a.Value(i)
+	case *array.StringView:
+		return a.Value(i)
+	case *array.Dictionary:
+		return canonArrow(a.Dictionary(), a.GetValueIndex(i))
 	case *array.Binary:
 		return "0x" + hex.EncodeToString(a.Value(i))
 	case *array.Date32:

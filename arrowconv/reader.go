@@ -2,7 +2,10 @@ package arrowconv
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,15 +20,19 @@ import (
 // array.RecordReader; every batch but the last holds exactly
 // Options.BatchSize rows, and a batch may span pages and devices.
 //
-// A Reader reads the file lazily: one device's chunks at a time for aligned
-// devices. It is not safe for concurrent use; readers of the same File may
-// run in parallel.
+// A Reader reads the file lazily through its io.ReaderAt: for an aligned
+// device one chunk group at a time, and within it windows of pages of about
+// one batch, whose columns (independent chunks) are decoded by up to
+// Options.Workers goroutines at once. It is not safe for concurrent use;
+// readers of the same File may run in parallel.
 type Reader struct {
 	refs   atomic.Int64
 	f      *tsfile.File
 	opts   Options
 	schema *arrow.Schema
 	lay    *layout
+	where  []whereCond
+	full   []string // every value column of the unprojected layout, for the bloom filter
 
 	tables []string          // index roots still to visit, in order
 	devs   []tsfile.DeviceID // devices of the current table still to visit
@@ -33,7 +40,7 @@ type Reader struct {
 	// Builders of the batch being assembled: time, the per-device constant
 	// columns, then the value columns, in schema order.
 	time   *fixedBuilder[int64]
-	consts []*binaryBuilder
+	consts []constBuilder
 	fields []valueBuilder
 
 	dev      tsfile.DeviceID
@@ -41,8 +48,10 @@ type Reader struct {
 	aligned  *alignedCursor
 	merged   *mergedDevice
 
-	pd   tsfile.PayloadDecoder
-	pend *pending // finished rows not yet handed out
+	pd   tsfile.PayloadDecoder   // for serial paths
+	pds  []tsfile.PayloadDecoder // one per column job: time, then fields
+	left int64                   // rows the limit still allows; -1 without a limit
+	pend *pending                // finished rows not yet handed out
 	cur  arrow.RecordBatch
 	err  error
 	done bool
@@ -56,7 +65,9 @@ type constValue struct {
 // NewTableReader streams the rows of a table-model table: devices in index
 // order, rows in time order within a device (chunk groups are taken in
 // order of their first timestamp; overlapping chunk groups of one device are
-// not merged). The schema is the one TableSchema returns.
+// not merged). The schema is the one TableSchema returns for the same
+// options. With Options.Workers above 1 the Allocator must be safe for
+// concurrent use, as arrow-go's allocators are.
 func NewTableReader(f *tsfile.File, table string, opts *Options) (*Reader, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -65,28 +76,54 @@ func NewTableReader(f *tsfile.File, table string, opts *Options) (*Reader, error
 	if err != nil {
 		return nil, err
 	}
-	return newReader(f, l, []string{table}, opts), nil
+	return openReader(f, l, []string{table}, opts)
 }
 
-func newReader(f *tsfile.File, l *layout, tables []string, opts *Options) *Reader {
+// openReader plans the layout with the options and prepares the reader.
+func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Reader, error) {
 	o := opts.withDefaults()
-	r := &Reader{f: f, opts: o, lay: l, tables: tables, schema: l.arrowSchema(o.TimeUnit)}
+	pl, conds, err := l.plan(&o)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
+	for _, c := range l.fields {
+		r.full = append(r.full, c.name)
+	}
+	if o.Limit > 0 {
+		r.left = o.Limit
+	}
 	r.refs.Store(1)
 	r.newBuilders()
+	return r, nil
+}
+
+// newReader is openReader for callers that report a planning error
+// through Err.
+func newReader(f *tsfile.File, l *layout, tables []string, opts *Options) *Reader {
+	r, err := openReader(f, l, tables, opts)
+	if err != nil {
+		return &Reader{f: f, lay: l, err: err, schema: arrow.NewSchema(nil, nil)}
+	}
 	return r
 }
 
 func (r *Reader) newBuilders() {
 	mem, limit := r.opts.Allocator, r.opts.BatchSize
 	r.time = newFixed(colBase{mem: mem, limit: limit}, r.schema.Field(0).Type, encoding.DecodeInt64, nil)
-	r.consts = make([]*binaryBuilder, len(r.lay.consts))
+	r.consts = make([]constBuilder, len(r.lay.consts))
 	for i := range r.consts {
-		r.consts[i] = newStringBuilder(mem, limit)
+		if r.lay.plainTags {
+			r.consts[i] = newStringBuilder(mem, limit)
+		} else {
+			r.consts[i] = newDictBuilder(mem, limit)
+		}
 	}
 	r.fields = make([]valueBuilder, len(r.lay.fields))
 	for i, c := range r.lay.fields {
 		r.fields[i] = newValueBuilder(mem, c.dataType, r.schema.Field(1+len(r.consts)+i).Type, limit)
 	}
+	r.pds = make([]tsfile.PayloadDecoder, 1+len(r.fields))
 }
 
 // Retain increases the reference count.
@@ -171,8 +208,8 @@ func (r *Reader) Record() arrow.RecordBatch { return r.cur }
 // file wrap tsfile.ErrCorrupt or tsfile.ErrUnsupported.
 func (r *Reader) Err() error { return r.err }
 
-// step does one unit of work: one aligned page, one slice of a merged
-// device, or moving to the next device.
+// step does one unit of work: one window of aligned pages, one slice of a
+// merged device, or moving to the next device.
 func (r *Reader) step() error {
 	switch {
 	case r.aligned != nil:
@@ -193,29 +230,67 @@ func (r *Reader) step() error {
 	return r.startDevice(dev)
 }
 
-// nextDevice returns the next device in index order, across tables.
+// nextDevice returns the next device to read, in index order across
+// tables, applying Options.Devices and Options.Where.
 func (r *Reader) nextDevice() (tsfile.DeviceID, bool, error) {
-	for len(r.devs) == 0 {
-		if len(r.tables) == 0 {
-			return tsfile.DeviceID{}, false, nil
+	for {
+		for len(r.devs) == 0 {
+			if len(r.tables) == 0 {
+				return tsfile.DeviceID{}, false, nil
+			}
+			t := r.tables[0]
+			r.tables = r.tables[1:]
+			if r.opts.Devices != nil {
+				r.devs = r.requested(t)
+				continue
+			}
+			devs, err := r.f.Devices(t)
+			if err != nil {
+				return tsfile.DeviceID{}, false, err
+			}
+			r.devs = devs
 		}
-		devs, err := r.f.Devices(r.tables[0])
-		if err != nil {
-			return tsfile.DeviceID{}, false, err
+		d := r.devs[0]
+		r.devs = r.devs[1:]
+		if matches(r.where, d) {
+			return d, true, nil
 		}
-		r.tables = r.tables[1:]
-		r.devs = devs
 	}
-	d := r.devs[0]
-	r.devs = r.devs[1:]
-	return d, true, nil
+}
+
+// requested returns the devices of Options.Devices in table t, sorted and
+// without repeats, dropping those the bloom filter rules out: a device
+// none of whose series can be in the file has no rows.
+func (r *Reader) requested(t string) []tsfile.DeviceID {
+	var out []tsfile.DeviceID
+	for _, d := range r.opts.Devices {
+		if d.Table() == t {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, tsfile.DeviceID.Compare)
+	out = slices.CompactFunc(out, tsfile.DeviceID.Equal)
+	bloom := r.f.Metadata.Bloom
+	if bloom == nil || len(r.full) == 0 {
+		return out
+	}
+	kept := out[:0]
+	for _, d := range out {
+		for _, m := range r.full {
+			if bloom.MayContain(tsfile.SeriesPath(d, m)) {
+				kept = append(kept, d)
+				break
+			}
+		}
+	}
+	return kept
 }
 
 // startDevice reads the series of dev and prepares to stream its rows.
 func (r *Reader) startDevice(dev tsfile.DeviceID) error {
 	series, err := r.f.Series(dev)
-	if err != nil {
-		return err
+	if err != nil || series == nil {
+		return err // a requested device the file does not hold has no rows
 	}
 	r.dev = dev
 	if err := r.setConstValues(dev); err != nil {
@@ -243,6 +318,9 @@ func (r *Reader) startDevice(dev tsfile.DeviceID) error {
 	case single && r.lay.isTable:
 		return corruptf(series[0].Offset, "timeseries metadata", "device %s of table %q has non-aligned series", dev, r.lay.table)
 	case aligned:
+		if st := &timeCol.Statistics; !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+			return nil
+		}
 		sets, err := tsfile.AlignedChunkSets(series)
 		if err != nil {
 			return err
@@ -287,7 +365,7 @@ func (r *Reader) setConstValues(dev tsfile.DeviceID) error {
 // batch goes, so that a device's pages do not regrow every buffer. rows
 // comes from statistics, which only steer this hint.
 func (r *Reader) reserve(rows int64) {
-	k := int(min(max(rows, 0), int64(r.opts.BatchSize-r.time.Len())))
+	k := int(min(max(rows, 0), int64(r.room())))
 	r.time.reserve(k)
 	for _, b := range r.consts {
 		b.reserve(k)
@@ -295,6 +373,16 @@ func (r *Reader) reserve(rows int64) {
 	for _, b := range r.fields {
 		b.reserve(k)
 	}
+}
+
+// room is how many more rows the batch being assembled (and the row limit)
+// takes.
+func (r *Reader) room() int {
+	k := r.opts.BatchSize - r.time.Len()
+	if r.left >= 0 {
+		k = min(k, int(min(r.left, math.MaxInt32))-r.time.Len())
+	}
+	return max(k, 1)
 }
 
 // appendConsts appends k rows of the current device's constant columns.
@@ -307,34 +395,46 @@ func (r *Reader) appendConsts(k int) error {
 	return nil
 }
 
-// maybeFlush turns every complete batch held by the builders into a record.
+// maybeFlush turns every complete batch held by the builders into a record,
+// and ends the stream once the row limit is reached.
 func (r *Reader) maybeFlush() {
-	if r.time.Len() >= r.opts.BatchSize {
+	n := r.time.Len()
+	if n >= r.opts.BatchSize || (r.left >= 0 && int64(n) >= r.left) {
 		r.flush(false)
 	}
 }
 
 // flush hands the rows held over to the pending batches: every full batch
 // and, when final, the remaining rows. Rows past the last full batch stay
-// in the builders for the next one.
+// in the builders for the next one. Reaching the row limit ends the stream.
 func (r *Reader) flush(final bool) {
 	n, size := r.time.Len(), r.opts.BatchSize
 	cut := n - n%size
 	if final {
 		cut = n
 	}
-	if cut == 0 {
-		return
+	limited := r.left >= 0 && int64(n) >= r.left
+	if limited {
+		cut = int(r.left)
 	}
-	p := &pending{rows: cut, data: make([]arrow.ArrayData, 0, 1+len(r.consts)+len(r.fields))}
-	p.data = append(p.data, r.time.finish(cut))
-	for _, b := range r.consts {
-		p.data = append(p.data, b.finish(cut))
+	if cut > 0 {
+		p := &pending{rows: cut, data: make([]arrow.ArrayData, 0, 1+len(r.consts)+len(r.fields))}
+		p.data = append(p.data, r.time.finish(cut))
+		for _, b := range r.consts {
+			p.data = append(p.data, b.finish(cut))
+		}
+		for _, b := range r.fields {
+			p.data = append(p.data, b.finish(cut))
+		}
+		r.pend = p
+		if r.left >= 0 {
+			r.left -= int64(cut)
+		}
 	}
-	for _, b := range r.fields {
-		p.data = append(p.data, b.finish(cut))
+	if limited {
+		r.done = true
+		r.releaseState()
 	}
-	r.pend = p
 }
 
 // pending holds finished columns of one or more batches. A page decoded
@@ -376,65 +476,72 @@ func (p *pending) release() {
 }
 
 // alignedCursor is the position within an aligned device: the chunk set
-// being read and its next page.
+// being read and its next page, with scratch for the page windows.
 type alignedCursor struct {
 	sets   []tsfile.AlignedChunkSet
+	set    tsfile.AlignedChunkSet
 	time   *tsfile.Chunk
 	values []*tsfile.Chunk // by field index; nil where the set has no chunk
 	page   int
+	covers bool // every timestamp of the set lies in Options.Time
+
+	pages  []int   // the window: indexes of the pages to decode
+	expect []int   // per window page: its count by the statistics
+	counts []int   // per window page: timestamps decoded
+	got    [][]int // per field, per window page: positions decoded, or gotAbsent / gotEmpty
+	runs   []span
 }
 
-// stepAligned appends the rows of the next aligned page.
+// Markers in alignedCursor.got for pages that were not decoded.
+const (
+	gotAbsent = -1 // the set has no chunk for the column: nulls to add
+	gotEmpty  = -2 // an empty page: expect nulls were added
+)
+
+// stepAligned decodes the next window of pages of the current chunk set:
+// as many pages as fill the batch being assembled, by their statistics.
 func (r *Reader) stepAligned() error {
 	c := r.aligned
 	if c.time == nil {
-		if len(c.sets) == 0 {
-			r.aligned = nil
-			return nil
+		for {
+			if len(c.sets) == 0 {
+				r.aligned = nil
+				return nil
+			}
+			set := c.sets[0]
+			c.sets = c.sets[1:]
+			if st := &set.Time.Statistics; !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+				continue
+			}
+			if err := r.loadSet(set); err != nil {
+				return err
+			}
+			break
 		}
-		if err := r.loadSet(c.sets[0]); err != nil {
+	}
+	tc := c.time
+	room := r.room()
+	c.pages, c.expect = c.pages[:0], c.expect[:0]
+	rows := 0
+	for c.page < len(tc.Pages) && (len(c.pages) == 0 || rows < room) {
+		i := c.page
+		c.page++
+		cnt := int(min(max(c.set.Time.Statistics.Count, 0), math.MaxInt32))
+		if st := tc.Pages[i].Header.Statistics; st != nil {
+			if !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+				continue
+			}
+			cnt = int(min(max(st.Count, 0), math.MaxInt32))
+		}
+		c.pages = append(c.pages, i)
+		c.expect = append(c.expect, cnt)
+		rows += max(cnt, 1)
+	}
+	if len(c.pages) > 0 {
+		if err := r.decodeWindow(c); err != nil {
 			return err
 		}
-		c.sets = c.sets[1:]
 	}
-	tc, i := c.time, c.page
-	payload, err := r.pd.Payload(tc, i)
-	if err != nil {
-		return err
-	}
-	count, err := appendTimes(r.time, tc.Header.Encoding, payload, tc.Pages[i].Header.BodyOffset(), r.f.Options().MaxPagePoints)
-	if err != nil {
-		return pageError(&tc.Header, &tc.Pages[i], "aligned time page", err)
-	}
-	if err := r.appendConsts(count); err != nil {
-		return err
-	}
-	for j, b := range r.fields {
-		vc := c.values[j]
-		if vc == nil || len(vc.Pages) == 0 || vc.Pages[i].Header.Empty() {
-			b.appendNulls(count)
-			continue
-		}
-		p := &vc.Pages[i]
-		payload, err := r.pd.Payload(vc, i)
-		if err != nil {
-			return err
-		}
-		n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
-		if err != nil {
-			return err
-		}
-		if n != count {
-			return corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d of %q differs from the time page's %d timestamps", n, vc.Header.Measurement, count)
-		}
-		if bitmap.AllSetMSB(present, n) {
-			present = nil
-		}
-		if err := b.appendPage(vc.Header.Encoding, present, n, values); err != nil {
-			return pageError(&vc.Header, p, "aligned value page", err)
-		}
-	}
-	c.page++
 	if c.page == len(tc.Pages) {
 		c.time, c.values, c.page = nil, nil, 0
 	}
@@ -442,36 +549,237 @@ func (r *Reader) stepAligned() error {
 	return nil
 }
 
-// loadSet reads the time chunk of set and the value chunks of the columns
-// being read, checking that they belong together.
-func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
-	tc, err := r.f.ReadChunk(set.Time.Offset)
+// decodeWindow decodes the window's pages of every column, the columns in
+// parallel, then checks that they agree, fills absent columns with nulls,
+// trims rows outside the time range and adds the constant columns.
+func (r *Reader) decodeWindow(c *alignedCursor) error {
+	np := len(c.pages)
+	c.counts = resize(c.counts, np)
+	if len(c.got) != len(r.fields) {
+		c.got = make([][]int, len(r.fields))
+	}
+	for j := range c.got {
+		c.got[j] = resize(c.got[j], np)
+	}
+	start := r.time.Len()
+	err := r.parallel(1+len(r.fields), func(j int) error {
+		if j == 0 {
+			return r.decodeTimePages(c)
+		}
+		return r.decodeValuePages(c, j-1)
+	})
 	if err != nil {
 		return err
 	}
-	if !tc.Header.IsTimeChunk() {
-		return corruptf(tc.Header.Offset, "chunk header", "time series of device %s points at a chunk with marker 0x%02x", r.dev, tc.Header.Marker)
+	tc := c.time
+	total := 0
+	for k, i := range c.pages {
+		ph := &tc.Pages[i].Header
+		if ph.Statistics != nil && c.counts[k] != c.expect[k] {
+			return corruptf(ph.Offset, "page header", "time page statistics count %d, but the page holds %d timestamps", c.expect[k], c.counts[k])
+		}
+		total += c.counts[k]
 	}
+	for j, got := range c.got {
+		vc := c.values[j]
+		if got[0] == gotAbsent {
+			r.fields[j].appendNulls(total)
+			continue
+		}
+		for k, n := range got {
+			p := &vc.Pages[c.pages[k]].Header
+			switch {
+			case n == gotEmpty && c.expect[k] != c.counts[k]:
+				return corruptf(p.Offset, "aligned value page", "empty page of %q stands for %d positions by the statistics, but its time page has %d", vc.Header.Measurement, c.expect[k], c.counts[k])
+			case n >= 0 && n != c.counts[k]:
+				return corruptf(p.BodyOffset(), "aligned value page", "position_count %d of %q differs from the time page's %d timestamps", n, vc.Header.Measurement, c.counts[k])
+			}
+		}
+	}
+	if !c.covers {
+		total = r.trim(c, start)
+	}
+	return r.appendConsts(total)
+}
+
+// resize returns s with length n, reusing its array.
+func resize(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
+// decodeTimePages decodes the window's time pages into the time column.
+func (r *Reader) decodeTimePages(c *alignedCursor) error {
+	tc, pd := c.time, &r.pds[0]
+	for k, i := range c.pages {
+		payload, err := pd.Payload(tc, i)
+		if err != nil {
+			return err
+		}
+		n, err := appendTimes(r.time, tc.Header.Encoding, payload, tc.Pages[i].Header.BodyOffset(), r.f.Options().MaxPagePoints)
+		if err != nil {
+			return pageError(&tc.Header, &tc.Pages[i], "aligned time page", err)
+		}
+		c.counts[k] = n
+	}
+	return nil
+}
+
+// decodeValuePages decodes the window's pages of field j. An empty page
+// adds the nulls its statistics count; decodeWindow checks them against
+// the time pages.
+func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
+	vc, b, got, pd := c.values[j], r.fields[j], c.got[j], &r.pds[1+j]
+	if vc == nil || len(vc.Pages) == 0 {
+		for k := range got {
+			got[k] = gotAbsent
+		}
+		return nil
+	}
+	maxPoints := r.f.Options().MaxPagePoints
+	for k, i := range c.pages {
+		p := &vc.Pages[i]
+		if p.Header.Empty() {
+			b.appendNulls(c.expect[k])
+			got[k] = gotEmpty
+			continue
+		}
+		payload, err := pd.Payload(vc, i)
+		if err != nil {
+			return err
+		}
+		n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
+		if err != nil {
+			return err
+		}
+		if n > maxPoints {
+			return corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d exceeds the limit of %d", n, maxPoints)
+		}
+		if bitmap.AllSetMSB(present, n) {
+			present = nil
+		}
+		if err := b.appendPage(vc.Header.Encoding, present, n, values); err != nil {
+			return pageError(&vc.Header, p, "aligned value page", err)
+		}
+		got[k] = n
+	}
+	return nil
+}
+
+// trim drops the rows from row start on whose timestamps lie outside
+// Options.Time and returns how many rows remain after start.
+func (r *Reader) trim(c *alignedCursor, start int) int {
+	ts := r.time.data()[start:r.time.Len()]
+	c.runs = c.runs[:0]
+	lo := -1
+	for i, t := range ts {
+		in := r.opts.Time.Contains(t)
+		switch {
+		case in && lo < 0:
+			lo = i
+		case !in && lo >= 0:
+			c.runs = append(c.runs, span{start + lo, start + i})
+			lo = -1
+		}
+	}
+	if lo >= 0 {
+		c.runs = append(c.runs, span{start + lo, start + len(ts)})
+	}
+	if len(c.runs) == 1 && c.runs[0] == (span{start, start + len(ts)}) {
+		return len(ts)
+	}
+	r.time.keep(start, c.runs)
+	for _, b := range r.fields {
+		b.keep(start, c.runs)
+	}
+	return r.time.Len() - start
+}
+
+// parallel runs fn(0..n-1) on up to Options.Workers goroutines, the
+// caller's included, and returns the error of the lowest index that failed,
+// so that which error is reported does not depend on scheduling.
+func (r *Reader) parallel(n int, fn func(int) error) error {
+	w := min(r.opts.Workers, n)
+	if w <= 1 {
+		for i := range n {
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, n)
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			errs[i] = fn(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for range w - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadSet reads the time chunk of set and the value chunks of the columns
+// being read, in parallel, checking that they belong together.
+func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
+	c := r.aligned
 	values := make([]*tsfile.Chunk, len(r.fields))
-	for name, cm := range set.Values {
-		j, ok := r.lay.byName[name]
+	var tc *tsfile.Chunk
+	err := r.parallel(1+len(r.fields), func(j int) error {
+		if j == 0 {
+			var err error
+			tc, err = r.f.ReadChunk(set.Time.Offset)
+			if err != nil {
+				return err
+			}
+			if !tc.Header.IsTimeChunk() {
+				return corruptf(tc.Header.Offset, "chunk header", "time series of device %s points at a chunk with marker 0x%02x", r.dev, tc.Header.Marker)
+			}
+			return nil
+		}
+		f := r.lay.fields[j-1]
+		cm, ok := set.Values[f.name]
 		if !ok {
-			continue // a series the table schema does not list
+			return nil
 		}
 		vc, err := r.f.ReadChunk(cm.Offset)
 		if err != nil {
 			return err
 		}
 		h := &vc.Header
-		if !h.IsValueChunk() || h.Measurement != name || h.DataType != r.lay.fields[j].dataType {
-			return corruptf(h.Offset, "chunk header", "expected the %s value chunk of %q, found marker 0x%02x %q %s", r.lay.fields[j].dataType, name, h.Marker, h.Measurement, h.DataType)
+		if !h.IsValueChunk() || h.Measurement != f.name || h.DataType != f.dataType {
+			return corruptf(h.Offset, "chunk header", "expected the %s value chunk of %q, found marker 0x%02x %q %s", f.dataType, f.name, h.Marker, h.Measurement, h.DataType)
 		}
-		if len(vc.Pages) != 0 && len(vc.Pages) != len(tc.Pages) {
-			return corruptf(h.Offset, "chunk header", "value chunk %q has %d pages, its time chunk %d", name, len(vc.Pages), len(tc.Pages))
-		}
-		values[j] = vc
+		values[j-1] = vc
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	r.aligned.time, r.aligned.values, r.aligned.page = tc, values, 0
+	for _, vc := range values {
+		if vc != nil && len(vc.Pages) != 0 && len(vc.Pages) != len(tc.Pages) {
+			return corruptf(vc.Header.Offset, "chunk header", "value chunk %q has %d pages, its time chunk %d", vc.Header.Measurement, len(vc.Pages), len(tc.Pages))
+		}
+	}
+	st := &set.Time.Statistics
+	c.set, c.time, c.values, c.page = set, tc, values, 0
+	c.covers = r.opts.Time.Covers(st.StartTime, st.EndTime)
 	return nil
 }
 

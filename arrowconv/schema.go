@@ -180,7 +180,99 @@ func TableSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, er
 	if err != nil {
 		return nil, err
 	}
+	if s, _, err = s.plan(&o); err != nil {
+		return nil, err
+	}
 	return s.arrowSchema(o.TimeUnit), nil
+}
+
+// whereCond is one resolved Options.Where entry: the constant column's
+// DeviceID segment (or constDevice) must equal value.
+type whereCond struct {
+	name  string
+	tag   int
+	value string
+}
+
+// matches reports whether dev satisfies every condition.
+func matches(conds []whereCond, dev tsfile.DeviceID) bool {
+	for _, c := range conds {
+		var v string
+		ok := true
+		if c.tag == constDevice {
+			v = dev.String()
+		} else {
+			v, ok = dev.Segment(c.tag)
+		}
+		if !ok || v != c.value {
+			return false
+		}
+	}
+	return true
+}
+
+// plan applies the options to a full layout: it resolves Options.Where
+// against every constant column, then projects onto Options.Columns, and
+// records the representation choices the schema depends on.
+func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
+	var conds []whereCond
+	for name, v := range o.Where {
+		found := false
+		for _, c := range l.consts {
+			if c.name != name {
+				continue
+			}
+			if c.tag == constAttribute {
+				return nil, nil, fmt.Errorf("arrowconv: cannot filter on ATTRIBUTE column %q: attribute values are not stored in the file", name)
+			}
+			conds = append(conds, whereCond{name: name, tag: c.tag, value: v})
+			found = true
+		}
+		if !found {
+			if _, ok := l.byName[name]; ok {
+				return nil, nil, fmt.Errorf("arrowconv: cannot filter on %q: only TAG and device columns can be filtered on", name)
+			}
+			return nil, nil, fmt.Errorf("arrowconv: no column %q to filter on", name)
+		}
+	}
+	sort.Slice(conds, func(i, j int) bool { return conds[i].name < conds[j].name })
+	p := *l
+	p.plainTags, p.stringView = o.PlainTags, o.StringView
+	if o.Columns == nil {
+		return &p, conds, nil
+	}
+	want := map[string]bool{}
+	for _, c := range o.Columns {
+		want[c] = true
+	}
+	delete(want, TimeColumn)
+	p.consts, p.fields, p.byName = nil, nil, map[string]int{}
+	for _, c := range l.consts {
+		if want[c.name] {
+			p.consts = append(p.consts, c)
+			delete(want, c.name)
+		}
+	}
+	for _, c := range l.fields {
+		if want[c.name] {
+			p.byName[c.name] = len(p.fields)
+			p.fields = append(p.fields, c)
+			delete(want, c.name)
+		}
+	}
+	if len(want) > 0 {
+		var missing []string
+		for n := range want {
+			missing = append(missing, n)
+		}
+		sort.Strings(missing)
+		what := fmt.Sprintf("table %q", l.table)
+		if !l.isTable {
+			what = "the tree-model devices"
+		}
+		return nil, nil, fmt.Errorf("arrowconv: %s has no column %q", what, missing[0])
+	}
+	return &p, conds, nil
 }
 
 // layout is the column plan shared by schema construction and readers: the
@@ -192,6 +284,8 @@ type layout struct {
 	byName  map[string]int // measurement name -> index into fields
 	tags    int            // TAG columns, the DeviceID segments after the table name
 	isTable bool
+	// Representation choices from Options.
+	plainTags, stringView bool
 }
 
 // constColumn is a utf8 column whose value is fixed for each device.
@@ -370,16 +464,23 @@ func (l *layout) arrowSchema(unit arrow.TimeUnit) *arrow.Schema {
 			[]string{MetaType, MetaCategory},
 			[]string{tsfile.Timestamp.String(), tsfile.TimeCol.String()}),
 	})
+	var constType arrow.DataType = tagDictType
+	if l.plainTags {
+		constType = arrow.BinaryTypes.String
+	}
 	for _, c := range l.consts {
 		fields = append(fields, arrow.Field{
 			Name:     c.name,
-			Type:     arrow.BinaryTypes.String,
+			Type:     constType,
 			Nullable: true,
 			Metadata: arrow.NewMetadata([]string{MetaType, MetaCategory}, []string{c.dataType.String(), c.category}),
 		})
 	}
 	for _, c := range l.fields {
 		t, _ := arrowType(c.dataType, unit) // checked when the layout was built
+		if l.stringView && t.ID() == arrow.STRING {
+			t = viewType
+		}
 		fields = append(fields, arrow.Field{
 			Name:     c.name,
 			Type:     t,
