@@ -652,7 +652,7 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 		}
 		n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
 		if err != nil {
-			return err
+			return fmt.Errorf("arrowconv: %s value chunk %q at offset %d: %w", vc.Header.DataType, vc.Header.Measurement, vc.Header.Offset, err)
 		}
 		if n > maxPoints {
 			return corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d exceeds the limit of %d", n, maxPoints)
@@ -737,19 +737,42 @@ func (r *Reader) parallel(n int, fn func(int) error) error {
 
 // loadSet reads the time chunk of set and the value chunks of the columns
 // being read, in parallel, checking that they belong together.
+//
+// When the time range covers only part of the set, the time chunk is read
+// first, page by page, and the value chunks then fetch only the pages at
+// the positions of the time pages that can match.
 func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	c := r.aligned
+	st := &set.Time.Statistics
+	covers := r.opts.Time.Covers(st.StartTime, st.EndTime)
 	values := make([]*tsfile.Chunk, len(r.fields))
 	var tc *tsfile.Chunk
+	readTime := func() error {
+		var err error
+		if covers {
+			tc, err = r.f.ReadChunk(set.Time.Offset)
+		} else {
+			tc, err = r.f.ReadChunkPages(set.Time.Offset, func(_ int, p *tsfile.PageHeader) bool {
+				return p.Statistics == nil || r.opts.Time.Overlaps(p.Statistics.StartTime, p.Statistics.EndTime)
+			})
+		}
+		if err != nil {
+			return err
+		}
+		if !tc.Header.IsTimeChunk() {
+			return corruptf(tc.Header.Offset, "chunk header", "time series of device %s points at a chunk with marker 0x%02x", r.dev, tc.Header.Marker)
+		}
+		return nil
+	}
+	if !covers {
+		if err := readTime(); err != nil {
+			return err
+		}
+	}
 	err := r.parallel(1+len(r.fields), func(j int) error {
 		if j == 0 {
-			var err error
-			tc, err = r.f.ReadChunk(set.Time.Offset)
-			if err != nil {
-				return err
-			}
-			if !tc.Header.IsTimeChunk() {
-				return corruptf(tc.Header.Offset, "chunk header", "time series of device %s points at a chunk with marker 0x%02x", r.dev, tc.Header.Marker)
+			if covers {
+				return readTime()
 			}
 			return nil
 		}
@@ -758,7 +781,15 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		if !ok {
 			return nil
 		}
-		vc, err := r.f.ReadChunk(cm.Offset)
+		var vc *tsfile.Chunk
+		var err error
+		if covers {
+			vc, err = r.f.ReadChunk(cm.Offset)
+		} else {
+			vc, err = r.f.ReadChunkPages(cm.Offset, func(i int, _ *tsfile.PageHeader) bool {
+				return i < len(tc.Pages) && tc.Pages[i].Stored != nil
+			})
+		}
 		if err != nil {
 			return err
 		}
@@ -777,9 +808,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 			return corruptf(vc.Header.Offset, "chunk header", "value chunk %q has %d pages, its time chunk %d", vc.Header.Measurement, len(vc.Pages), len(tc.Pages))
 		}
 	}
-	st := &set.Time.Statistics
-	c.set, c.time, c.values, c.page = set, tc, values, 0
-	c.covers = r.opts.Time.Covers(st.StartTime, st.EndTime)
+	c.set, c.time, c.values, c.page, c.covers = set, tc, values, 0, covers
 	return nil
 }
 

@@ -79,8 +79,8 @@ func (f *File) parseChunk(h ChunkHeader, data []byte) (*Chunk, error) {
 		if d.err != nil {
 			return nil, d.err
 		}
-		if p.UncompressedSize > f.opts.MaxPageSize {
-			return nil, corruptf(p.Offset, "page header", "uncompressed_size %d exceeds the limit of %d", p.UncompressedSize, f.opts.MaxPageSize)
+		if err := f.checkPageHeader(&h, &p); err != nil {
+			return nil, err
 		}
 		body := d.bytesN(p.CompressedSize, "page payload")
 		if d.err != nil {
@@ -88,13 +88,97 @@ func (f *File) parseChunk(h ChunkHeader, data []byte) (*Chunk, error) {
 		}
 		c.Pages = append(c.Pages, Page{Header: p, Stored: body})
 	}
+	return c, checkPageCount(c)
+}
+
+func (f *File) checkPageHeader(h *ChunkHeader, p *PageHeader) error {
+	if p.UncompressedSize > f.opts.MaxPageSize {
+		return corruptf(p.Offset, "page header", "uncompressed_size %d exceeds the limit of %d", p.UncompressedSize, f.opts.MaxPageSize)
+	}
+	if p.End() > h.End() {
+		return corruptf(p.Offset, "page header", "payload of %d bytes runs past the chunk end %d", p.CompressedSize, h.End())
+	}
+	return nil
+}
+
+func checkPageCount(c *Chunk) error {
+	h := &c.Header
 	if h.SinglePage() && len(c.Pages) > 1 {
-		return nil, corruptf(h.Offset, "chunk header", "single-page chunk marker 0x%02x but %d pages", h.Marker, len(c.Pages))
+		return corruptf(h.Offset, "chunk header", "single-page chunk marker 0x%02x but %d pages", h.Marker, len(c.Pages))
 	}
 	if len(c.Pages) == 0 && !h.IsValueChunk() {
-		return nil, corruptf(h.Offset, "chunk header", "chunk %q has no pages", h.Measurement)
+		return corruptf(h.Offset, "chunk header", "chunk %q has no pages", h.Measurement)
 	}
-	return c, nil
+	return nil
+}
+
+// pageWindow is how many bytes ReadChunkPages reads at a page header, and
+// past a page body it reads: most headers fit, so reading a page brings
+// the next header along, and skipping a page costs little more than its
+// header.
+const pageWindow = 512
+
+// ReadChunkPages reads the chunk whose header is at off like ReadChunk,
+// but fetches the stored bytes only of the pages keep accepts; the others
+// keep their headers (with their Statistics) and a nil Stored. keep sees
+// the pages in order. A reader that needs a few pages of a large chunk,
+// for a time range, reads little more than their headers, which matters
+// most when ReadAt is a network request.
+func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (*Chunk, error) {
+	h, err := f.ReadChunkHeader(off)
+	if err != nil {
+		return nil, err
+	}
+	if h.DataSize > f.opts.MaxChunkSize {
+		return nil, corruptf(off, "chunk header", "data_size %d exceeds the limit of %d", h.DataSize, f.opts.MaxChunkSize)
+	}
+	c := &Chunk{Header: h}
+	var win []byte // bytes [winAt, winAt+len(win)) of the file
+	var winAt int64
+	get := func(at, n, want int64, structure string) ([]byte, error) {
+		if at < winAt || at+n > winAt+int64(len(win)) {
+			var err error
+			if win, err = f.readAt(at, min(max(n, want), h.End()-at), structure); err != nil {
+				return nil, err
+			}
+			winAt = at
+		}
+		return win[at-winAt : at-winAt+n], nil
+	}
+	// A page header holds two varints and at most one Statistics, whose
+	// largest form is four strings.
+	maxHeader := int64(10 + 3*8 + 4*(5+f.opts.MaxStringLength) + 16)
+	for pos := h.DataOffset(); pos < h.End(); {
+		n := min(h.End()-pos, pageWindow)
+		var p PageHeader
+		for {
+			b, err := get(pos, n, pageWindow, "page header")
+			if err != nil {
+				return nil, err
+			}
+			d := f.newBuf(b, pos, "page header")
+			p = d.pageHeader(&h)
+			if d.err == nil {
+				break
+			}
+			if n == h.End()-pos || n >= maxHeader {
+				return nil, d.err
+			}
+			n = min(h.End()-pos, maxHeader)
+		}
+		if err := f.checkPageHeader(&h, &p); err != nil {
+			return nil, err
+		}
+		pg := Page{Header: p}
+		if keep(len(c.Pages), &pg.Header) {
+			if pg.Stored, err = get(p.BodyOffset(), int64(p.CompressedSize), int64(p.CompressedSize)+pageWindow, "page payload"); err != nil {
+				return nil, err
+			}
+		}
+		c.Pages = append(c.Pages, pg)
+		pos = p.End()
+	}
+	return c, checkPageCount(c)
 }
 
 // PayloadDecoder turns stored page payloads into uncompressed ones. It
