@@ -98,16 +98,6 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 	return r, nil
 }
 
-// newReader is openReader for callers that report a planning error
-// through Err.
-func newReader(f *tsfile.File, l *layout, tables []string, opts *Options) *Reader {
-	r, err := openReader(f, l, tables, opts)
-	if err != nil {
-		return &Reader{f: f, lay: l, err: err, schema: arrow.NewSchema(nil, nil)}
-	}
-	return r
-}
-
 func (r *Reader) newBuilders() {
 	mem, limit := r.opts.Allocator, r.opts.BatchSize
 	r.time = newFixed(colBase{mem: mem, limit: limit}, r.schema.Field(0).Type, encoding.DecodeInt64, nil)

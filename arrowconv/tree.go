@@ -1,10 +1,13 @@
 package arrowconv
 
 import (
+	"cmp"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"github.com/tsarrow/tsarrow/encoding"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -17,7 +20,10 @@ import (
 // each measurement's first chunk, which reproduces the order the writer
 // first wrote them in. Types map as in TableSchema. A measurement name with
 // two different types in two devices is an error, as one column cannot
-// hold both.
+// hold both. The device column is dictionary-encoded unless
+// Options.PlainTags. Options.Columns projects as for tables; for a
+// non-aligned device a row exists where a projected series has a point,
+// as in IoTDB's align-by-time queries.
 func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -27,6 +33,9 @@ func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, 
 	if err != nil {
 		return nil, err
 	}
+	if l, _, err = l.plan(&o); err != nil {
+		return nil, err
+	}
 	return l.arrowSchema(o.TimeUnit), nil
 }
 
@@ -34,7 +43,13 @@ func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, 
 // tables in sorted order, devices in index order, and for each device its
 // series outer-joined on time, null where a series has no point at that
 // time, in time order. Aligned devices are streamed page by page like
-// table-model devices; each non-aligned device is decoded whole and merged.
+// table-model devices; the series of a non-aligned device are streamed
+// through a merge on time that holds about one page per series. Chunks of
+// a series may be out of time order and overlap, as in files flushed out
+// of order: of equal timestamps of a series the one written last in the
+// file wins. Only chunks that overlap are decoded together; timestamps
+// outside the statistics of their chunk or page are reported as
+// corruption, since the merge relies on them.
 func NewTreeReader(f *tsfile.File, tables []string, opts *Options) (*Reader, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -43,144 +58,648 @@ func NewTreeReader(f *tsfile.File, tables []string, opts *Options) (*Reader, err
 	if err != nil {
 		return nil, err
 	}
-	return newReader(f, l, tables, opts), nil
+	return openReader(f, l, tables, opts)
 }
 
-// mergedDevice is a non-aligned device decoded in full: the union of its
-// series' timestamps and, per output column, the decoded series with the
-// row it contributes to each merged timestamp.
-//
-// Materialising the device keeps the outer join simple; streaming the
-// series chunk by chunk through a k-way merge is the way to bound memory
-// for very long devices.
+// mergedDevice streams a non-aligned device: a k-way merge, on time, of one
+// cursor per series being read. Each cursor holds one decoded unit of its
+// series at a time (normally one page), so the memory a device needs is
+// about a page per series plus the batch being assembled, however long
+// the series are.
 type mergedDevice struct {
-	times []int64
-	pos   int           // next merged row to emit
-	srcs  []mergeSource // by field index
+	cursors []*seriesCursor // every series being read, in index order
+	active  []*seriesCursor // those with rows left, or not yet known to have none
+	byField []*seriesCursor // by field index; nil where the device lacks the column
+	times   []int64         // scratch: merged timestamps of a gathered stretch
+	// hint bounds the rows left by the statistics (the points of every
+	// series), for sizing the batch builders once per batch: no more than
+	// a batch, which full batches take anyway.
+	hint int64
 }
 
-type mergeSource struct {
-	col valueBuilder // nil when the device lacks the column
-	idx []int32      // per merged row: the row of col, or -1
+// seriesCursor walks the chunks of one non-aligned series in time order.
+//
+// Its chunks are sorted by start time and split into groups whose time
+// ranges overlap. A group of one chunk whose pages have ordered, disjoint
+// time ranges is streamed page by page; any other group is decoded whole
+// and sorted, which an overlap bounds, not the length of the series. A
+// unit, a page or a group, is sorted on its own when its timestamps do not
+// increase, the later of equal timestamps winning as a later write
+// replaces an earlier point. Decoded timestamps are checked against the
+// statistics the grouping relies on.
+type seriesCursor struct {
+	name     string
+	dataType tsfile.DataType
+	field    int
+	chunks   []tsfile.ChunkMetadata // not yet visited, by start time
+
+	chunk *tsfile.Chunk         // being streamed page by page, or nil
+	meta  tsfile.ChunkMetadata  // of chunk
+	page  int                   // next page of chunk
+	pd    tsfile.PayloadDecoder // the cursor's own, so cursors decode in parallel
+
+	// The unit: rows decoded into times and vals; the rows in time order
+	// are ord[pos:end], or pos..end-1 when ord is nil.
+	times *fixedBuilder[int64]
+	vals  valueBuilder
+	ts    []int64 // the decoded timestamps of the unit
+	ord   []int32
+	pos   int
+	end   int
+	whole bool // the unit is a group decoded whole: free its buffers after it
+
+	last    int64 // the last timestamp of the previous unit
+	started bool
+	at      int64 // offset of the unit's first chunk, for errors
+	live    bool  // in mergedDevice.active
+	part    bool  // takes part in the current run
+	idx     []int32
 }
 
 func (m *mergedDevice) release() {
-	for i := range m.srcs {
-		if m.srcs[i].col != nil {
-			m.srcs[i].col.release()
-			m.srcs[i].col = nil
-		}
+	for _, c := range m.cursors {
+		c.freeUnit()
+		c.chunk = nil
+		c.chunks = nil
+		c.live = false
 	}
+	m.active = nil
 }
 
-// mergeDevice decodes the non-aligned series of the current device and
-// joins them on time.
-func (r *Reader) mergeDevice(series []tsfile.TimeseriesMetadata) (m *mergedDevice, err error) {
-	m = &mergedDevice{srcs: make([]mergeSource, len(r.fields))}
-	var times []*fixedBuilder[int64]
-	var used []int // field index of each entry of times
-	defer func() {
-		for _, t := range times {
-			t.release()
-		}
-		if err != nil {
-			m.release()
-		}
-	}()
-	mem := r.opts.Allocator
+// mergeDevice prepares the merge of the non-aligned series of the current
+// device that the layout reads. Nothing is read until stepMerged.
+func (r *Reader) mergeDevice(series []tsfile.TimeseriesMetadata) (*mergedDevice, error) {
+	m := &mergedDevice{byField: make([]*seriesCursor, len(r.fields))}
 	for i := range series {
 		s := &series[i]
 		j, ok := r.lay.byName[s.Measurement]
 		if !ok {
 			continue
 		}
-		if m.srcs[j].col != nil {
+		if m.byField[j] != nil {
+			m.release()
 			return m, corruptf(s.Offset, "timeseries metadata", "device %s has two series named %q", r.dev, s.Measurement)
 		}
-		// No batch-size cap: a source holds a whole series.
-		base := colBase{mem: mem, limit: math.MaxInt}
-		tb := newFixed(base, arrow.PrimitiveTypes.Int64, encoding.DecodeInt64, nil)
-		times = append(times, tb)
-		used = append(used, j)
-		col := newValueBuilder(mem, s.DataType, r.schema.Field(1+len(r.consts)+j).Type, math.MaxInt)
-		m.srcs[j].col = col
-		if err := r.readSeries(s, tb, col); err != nil {
-			return m, err
+		c := &seriesCursor{name: s.Measurement, dataType: s.DataType, field: j}
+		points := int64(0)
+		for _, cm := range s.Chunks {
+			if st := &cm.Statistics; r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+				c.chunks = append(c.chunks, cm)
+				points += max(st.Count, 0)
+			}
 		}
-	}
-	lists := make([][]int64, len(times))
-	orders := make([][]int32, len(times))
-	for i, tb := range times {
-		lists[i] = tb.data()[:tb.Len()]
-		orders[i] = sortedOrder(lists[i])
-	}
-	m.times = unionTimes(lists, orders)
-	for i, j := range used {
-		m.srcs[j].idx = joinIndex(m.times, lists[i], orders[i])
+		m.hint += points
+		slices.SortStableFunc(c.chunks, func(a, b tsfile.ChunkMetadata) int {
+			return cmp.Compare(a.Statistics.StartTime, b.Statistics.StartTime)
+		})
+		m.byField[j] = c
+		m.cursors = append(m.cursors, c)
+		if len(c.chunks) > 0 {
+			c.live = true
+			m.active = append(m.active, c)
+		}
 	}
 	return m, nil
 }
 
-// readSeries decodes every point of a non-aligned series into tb and col.
-func (r *Reader) readSeries(s *tsfile.TimeseriesMetadata, tb *fixedBuilder[int64], col valueBuilder) error {
-	o := r.f.Options()
-	for _, cm := range s.Chunks {
-		c, err := r.f.ReadChunk(cm.Offset)
+// stepMerged appends the next rows of the merged device, no more than the
+// current batch has room for, and ends the device when its series are
+// exhausted.
+func (r *Reader) stepMerged() error {
+	m := r.merged
+	room := r.room()
+	if m.hint > 0 {
+		// Without this the builders would grow by doubling through
+		// every batch, as rows come a run at a time.
+		r.reserve(m.hint)
+		m.hint -= int64(room)
+	}
+	for room > 0 {
+		if err := r.fillCursors(m); err != nil {
+			return err
+		}
+		if len(m.active) == 0 {
+			break
+		}
+		n, err := r.emitMerged(m, room)
 		if err != nil {
 			return err
 		}
-		h := &c.Header
-		if h.IsAligned() || h.Measurement != s.Measurement || h.DataType != s.DataType {
-			return corruptf(h.Offset, "chunk header", "expected the non-aligned %s chunk of %q, found marker 0x%02x %q %s", s.DataType, s.Measurement, h.Marker, h.Measurement, h.DataType)
-		}
-		for i := range c.Pages {
-			p := &c.Pages[i]
-			payload, err := r.pd.Payload(c, i)
-			if err != nil {
-				return err
-			}
-			ts, vs, err := tsfile.SplitNonAlignedPage(payload, p.Header.BodyOffset())
-			if err != nil {
-				return err
-			}
-			n, err := appendTimes(tb, o.NonAlignedTimeEncoding, ts, p.Header.BodyOffset(), o.MaxPagePoints)
-			if err != nil {
-				return pageError(h, p, "non-aligned page time stream", err)
-			}
-			if err := col.appendPage(h.Encoding, nil, n, vs); err != nil {
-				return pageError(h, p, "non-aligned page value stream", err)
-			}
-		}
+		room -= n
 	}
-	return nil
-}
-
-// stepMerged appends the next rows of the merged device, no more than the
-// current batch has room for.
-func (r *Reader) stepMerged() error {
-	m := r.merged
-	k := min(len(m.times)-m.pos, r.opts.BatchSize-r.time.Len())
-	r.time.appendSlice(m.times[m.pos : m.pos+k])
-	if err := r.appendConsts(k); err != nil {
-		return err
-	}
-	for j, b := range r.fields {
-		s := &m.srcs[j]
-		if s.col == nil {
-			b.appendNulls(k)
-			continue
-		}
-		if err := b.gather(s.col, s.idx[m.pos:m.pos+k]); err != nil {
-			return err
-		}
-	}
-	m.pos += k
-	if m.pos == len(m.times) {
+	if len(m.active) == 0 {
 		m.release()
 		r.merged = nil
 	}
 	r.maybeFlush()
 	return nil
+}
+
+// fillCursors loads the next unit of every active cursor that has used up
+// its own, in parallel, and drops the cursors that have no rows left.
+func (r *Reader) fillCursors(m *mergedDevice) error {
+	var need []*seriesCursor
+	for _, c := range m.active {
+		if c.pos == c.end {
+			need = append(need, c)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	ok := make([]bool, len(need))
+	err := r.parallel(len(need), func(i int) error {
+		var err error
+		ok[i], err = need[i].load(r)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for i, c := range need {
+		if !ok[i] {
+			c.live = false
+			c.freeUnit()
+		}
+	}
+	act := m.active[:0]
+	for _, c := range m.active {
+		if c.live {
+			act = append(act, c)
+		}
+	}
+	clear(m.active[len(act):])
+	m.active = act
+	return nil
+}
+
+// minRun is the shortest run worth copying in bulk; shorter stretches are
+// merged row by row.
+const minRun = 16
+
+// maxGather bounds the rows merged row by row before a run is looked for
+// again.
+const maxGather = 512
+
+// emitMerged appends up to room rows of the merge; every active cursor has
+// rows in its unit. Where the series with the earliest timestamp share
+// their next timestamps and no other series has a point among them, the
+// rows are a run copied in bulk; otherwise they are merged row by row.
+func (r *Reader) emitMerged(m *mergedDevice, room int) (int, error) {
+	tmin := m.active[0].head()
+	for _, c := range m.active[1:] {
+		tmin = min(tmin, c.head())
+	}
+	var lead *seriesCursor
+	bound, bounded, contiguous := int64(0), false, true
+	for _, c := range m.active {
+		c.part = c.head() == tmin
+		switch {
+		case !c.part:
+			if !bounded || c.head() < bound {
+				bound, bounded = c.head(), true
+			}
+		case lead == nil:
+			lead = c
+			contiguous = contiguous && c.ord == nil
+		default:
+			contiguous = contiguous && c.ord == nil
+		}
+	}
+	if contiguous {
+		n := min(room, lead.end-lead.pos)
+		lt := lead.ts[lead.pos : lead.pos+n]
+		if bounded && lt[n-1] >= bound {
+			n, _ = slices.BinarySearch(lt, bound)
+		}
+		for _, c := range m.active {
+			if c.part && c != lead {
+				n = commonPrefix(lt[:n], c.ts[c.pos:min(c.end, c.pos+n)])
+			}
+		}
+		if n >= minRun || n == room || len(m.active) == 1 {
+			return n, r.emitRun(m, lt[:n])
+		}
+	}
+	return r.emitGathered(m, min(room, maxGather))
+}
+
+// emitRun appends the rows of times, the next timestamps of every cursor
+// taking part in the run, copying the values of those cursors in bulk.
+func (r *Reader) emitRun(m *mergedDevice, times []int64) error {
+	n := len(times)
+	r.time.appendSlice(times)
+	if err := r.appendConsts(n); err != nil {
+		return err
+	}
+	for j, b := range r.fields {
+		c := m.byField[j]
+		if c == nil || !c.live || !c.part {
+			b.appendNulls(n)
+			continue
+		}
+		if err := appendRowRange(b, c.vals, c.pos, c.pos+n); err != nil {
+			return err
+		}
+	}
+	for _, c := range m.active {
+		if c.part {
+			c.pos += n
+		}
+	}
+	return nil
+}
+
+// emitGathered merges up to limit rows one at a time and appends them,
+// stopping early when a cursor uses up its unit, whose successor must take
+// part in the merge.
+func (r *Reader) emitGathered(m *mergedDevice, limit int) (int, error) {
+	m.times = m.times[:0]
+	for _, c := range m.active {
+		c.idx = c.idx[:0]
+	}
+	for rows, used := 0, false; rows < limit && !used; rows++ {
+		var t int64
+		first := true
+		for _, c := range m.active {
+			if c.pos < c.end && (first || c.head() < t) {
+				t, first = c.head(), false
+			}
+		}
+		for _, c := range m.active {
+			if c.pos < c.end && c.head() == t {
+				c.idx = append(c.idx, int32(c.row(c.pos)))
+				c.pos++
+				used = used || c.pos == c.end
+			} else {
+				c.idx = append(c.idx, -1)
+			}
+		}
+		m.times = append(m.times, t)
+	}
+	n := len(m.times)
+	r.time.appendSlice(m.times)
+	if err := r.appendConsts(n); err != nil {
+		return 0, err
+	}
+	for j, b := range r.fields {
+		c := m.byField[j]
+		if c == nil || !c.live {
+			b.appendNulls(n)
+			continue
+		}
+		if err := b.gather(c.vals, c.idx); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// commonPrefix returns how many leading elements a and b share.
+func commonPrefix(a, b []int64) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// row returns the buffered row of the i-th point of the unit in time order.
+func (c *seriesCursor) row(i int) int {
+	if c.ord == nil {
+		return i
+	}
+	return int(c.ord[i])
+}
+
+// head returns the timestamp of the cursor's next point.
+func (c *seriesCursor) head() int64 { return c.ts[c.row(c.pos)] }
+
+// load makes the next unit of the series with rows in the time range the
+// cursor's unit; it returns false when the series has none left.
+func (c *seriesCursor) load(r *Reader) (bool, error) {
+	for {
+		if c.chunk != nil {
+			for c.page < len(c.chunk.Pages) {
+				i := c.page
+				c.page++
+				if st := c.chunk.Pages[i].Header.Statistics; st != nil && !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+					continue
+				}
+				c.resetUnit(r)
+				c.at = c.meta.Offset
+				sorted, err := c.decodePage(r, c.chunk, i, &c.meta)
+				if err != nil {
+					return false, err
+				}
+				if ok, err := c.settle(r.opts.Time, sorted); ok || err != nil {
+					return ok, err
+				}
+			}
+			c.chunk = nil
+		}
+		if len(c.chunks) == 0 {
+			return false, nil
+		}
+		n, end := 1, c.chunks[0].Statistics.EndTime
+		for n < len(c.chunks) && c.chunks[n].Statistics.StartTime <= end {
+			end = max(end, c.chunks[n].Statistics.EndTime)
+			n++
+		}
+		group := c.chunks[:n:n]
+		c.chunks = c.chunks[n:]
+		var first *tsfile.Chunk
+		if n == 1 {
+			ch, err := c.readChunk(r, group[0].Offset)
+			if err != nil {
+				return false, err
+			}
+			if streamable(ch) {
+				c.chunk, c.meta, c.page = ch, group[0], 0
+				continue
+			}
+			first = ch
+		}
+		c.resetUnit(r)
+		c.whole = true
+		if err := c.decodeGroup(r, group, first); err != nil {
+			return false, err
+		}
+		if ok, err := c.settle(r.opts.Time, false); ok || err != nil {
+			return ok, err
+		}
+	}
+}
+
+// streamable reports whether the pages of a chunk can be streamed one at a
+// time: their statistics give ordered, disjoint time ranges.
+func streamable(ch *tsfile.Chunk) bool {
+	if len(ch.Pages) <= 1 {
+		return true
+	}
+	var prev *tsfile.Statistics
+	for i := range ch.Pages {
+		st := ch.Pages[i].Header.Statistics
+		if st == nil || st.StartTime > st.EndTime || (prev != nil && st.StartTime <= prev.EndTime) {
+			return false
+		}
+		prev = st
+	}
+	return true
+}
+
+// readChunk reads the chunk at off, which must be one of the cursor's
+// series.
+func (c *seriesCursor) readChunk(r *Reader, off int64) (*tsfile.Chunk, error) {
+	ch, err := r.f.ReadChunk(off)
+	if err != nil {
+		return nil, err
+	}
+	h := &ch.Header
+	if h.IsAligned() || h.Measurement != c.name || h.DataType != c.dataType {
+		return nil, corruptf(h.Offset, "chunk header", "expected the non-aligned %s chunk of %q, found marker 0x%02x %q %s", c.dataType, c.name, h.Marker, h.Measurement, h.DataType)
+	}
+	return ch, nil
+}
+
+// decodeGroup decodes the chunks of an overlapping group whole, in file
+// order so that the later of equal timestamps is the later write; first,
+// when set, is the group's only chunk, already read.
+func (c *seriesCursor) decodeGroup(r *Reader, group []tsfile.ChunkMetadata, first *tsfile.Chunk) error {
+	slices.SortStableFunc(group, func(a, b tsfile.ChunkMetadata) int { return cmp.Compare(a.Offset, b.Offset) })
+	c.at = group[0].Offset
+	for k := range group {
+		cm := &group[k]
+		ch := first
+		if ch == nil {
+			var err error
+			if ch, err = c.readChunk(r, cm.Offset); err != nil {
+				return err
+			}
+		}
+		for i := range ch.Pages {
+			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+				continue
+			}
+			if _, err := c.decodePage(r, ch, i, cm); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// decodePage appends the points of page i of chunk ch to the unit,
+// checking that their timestamps lie within the statistics of the page
+// and of the chunk (cm); it reports whether they strictly increase.
+func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile.ChunkMetadata) (bool, error) {
+	o := r.f.Options()
+	h, p := &ch.Header, &ch.Pages[i]
+	payload, err := c.pd.Payload(ch, i)
+	if err != nil {
+		return false, err
+	}
+	ts, vs, err := tsfile.SplitNonAlignedPage(payload, p.Header.BodyOffset())
+	if err != nil {
+		return false, err
+	}
+	from := c.times.Len()
+	n, err := appendTimes(c.times, o.NonAlignedTimeEncoding, ts, p.Header.BodyOffset(), o.MaxPagePoints)
+	if err != nil {
+		return false, pageError(h, p, "non-aligned page time stream", err)
+	}
+	if err := c.vals.appendPage(h.Encoding, nil, n, vs); err != nil {
+		return false, pageError(h, p, "non-aligned page value stream", err)
+	}
+	lo, hi, what := cm.Statistics.StartTime, cm.Statistics.EndTime, "chunk"
+	if st := p.Header.Statistics; st != nil && (st.StartTime > lo || st.EndTime < hi) {
+		lo, hi, what = max(lo, st.StartTime), min(hi, st.EndTime), "page and chunk"
+	}
+	sorted := true
+	for k, t := range c.times.data()[from : from+n] {
+		if t < lo || t > hi {
+			return false, corruptf(p.Header.BodyOffset(), "non-aligned page", "timestamp %d of %s chunk %q (chunk at offset %d) lies outside the time range [%d, %d] of its %s statistics", t, h.DataType, h.Measurement, h.Offset, lo, hi, what)
+		}
+		if k > 0 && t <= c.times.data()[from+k-1] {
+			sorted = false
+		}
+	}
+	return sorted, nil
+}
+
+// settle puts the decoded unit in time order (unless sorted says it is) and
+// keeps only its rows in tr. It reports whether any row is left.
+func (c *seriesCursor) settle(tr *TimeRange, sorted bool) (bool, error) {
+	ts := c.times.data()[:c.times.Len()]
+	c.ts, c.ord = ts, nil
+	if !sorted {
+		c.ord = sortedOrder(ts)
+	}
+	if c.ord == nil {
+		c.pos, c.end = 0, len(ts)
+		if n := len(ts); tr != nil && n > 0 && !tr.Covers(ts[0], ts[n-1]) {
+			c.pos, _ = slices.BinarySearch(ts, tr.Start)
+			c.end = sort.Search(n, func(i int) bool { return ts[i] > tr.End })
+			c.end = max(c.end, c.pos)
+		}
+	} else {
+		if tr != nil {
+			c.ord = slices.DeleteFunc(c.ord, func(k int32) bool { return !tr.Contains(ts[k]) })
+		}
+		c.pos, c.end = 0, len(c.ord)
+	}
+	if c.pos == c.end {
+		return false, nil
+	}
+	// The grouping keeps units apart in time; this guards the output
+	// order against statistics that the checks above let through.
+	if first := c.head(); c.started && first <= c.last {
+		return false, corruptf(c.at, "chunk header", "series %q goes back from timestamp %d to %d across chunks whose statistics do not overlap", c.name, c.last, first)
+	}
+	c.last, c.started = c.ts[c.row(c.end-1)], true
+	return true, nil
+}
+
+// resetUnit empties the unit's buffers for the next one, keeping them
+// unless they held a whole group.
+func (c *seriesCursor) resetUnit(r *Reader) {
+	c.ts, c.ord, c.pos, c.end = nil, nil, 0, 0
+	if c.times != nil && !c.whole && resetRows(c.times) && resetRows(c.vals) {
+		return
+	}
+	c.freeUnit()
+	mem := r.opts.Allocator
+	// The buffers are sized by the first page they take, not the batch.
+	base := colBase{mem: mem, limit: math.MaxInt}
+	c.times = newFixed(base, arrow.PrimitiveTypes.Int64, encoding.DecodeInt64, nil)
+	c.vals = newValueBuilder(mem, c.dataType, r.schema.Field(1+len(r.consts)+c.field).Type, math.MaxInt)
+}
+
+// freeUnit releases the unit's buffers.
+func (c *seriesCursor) freeUnit() {
+	if c.times != nil {
+		c.times.release()
+		c.times = nil
+	}
+	if c.vals != nil {
+		c.vals.release()
+		c.vals = nil
+	}
+	c.ts, c.ord, c.pos, c.end, c.whole = nil, nil, 0, 0, false
+}
+
+// resetRows empties a builder of the kinds column.go defines while keeping
+// its buffers; it reports false for any other kind.
+func resetRows(b builder) bool {
+	var base *colBase
+	switch b := b.(type) {
+	case *fixedBuilder[int32]:
+		base = &b.colBase
+	case *fixedBuilder[int64]:
+		base = &b.colBase
+	case *fixedBuilder[float32]:
+		base = &b.colBase
+	case *fixedBuilder[float64]:
+		base = &b.colBase
+	case *boolBuilder:
+		base = &b.colBase
+	case *binaryBuilder:
+		base = &b.colBase
+		b.size = 0 // offsets[0] stays 0
+	default:
+		return false
+	}
+	base.n = 0
+	base.valid.release()
+	return true
+}
+
+// appendRowRange appends rows [a, b) of src, a builder of the same kind as
+// dst, copying buffers in bulk where the kind allows.
+func appendRowRange(dst, src valueBuilder, a, b int) error {
+	switch d := dst.(type) {
+	case *fixedBuilder[int32]:
+		if s, ok := src.(*fixedBuilder[int32]); ok {
+			appendFixedRange(d, s, a, b)
+			return nil
+		}
+	case *fixedBuilder[int64]:
+		if s, ok := src.(*fixedBuilder[int64]); ok {
+			appendFixedRange(d, s, a, b)
+			return nil
+		}
+	case *fixedBuilder[float32]:
+		if s, ok := src.(*fixedBuilder[float32]); ok {
+			appendFixedRange(d, s, a, b)
+			return nil
+		}
+	case *fixedBuilder[float64]:
+		if s, ok := src.(*fixedBuilder[float64]); ok {
+			appendFixedRange(d, s, a, b)
+			return nil
+		}
+	case *boolBuilder:
+		if s, ok := src.(*boolBuilder); ok {
+			k := b - a
+			d.reserve(k)
+			bitutil.CopyBitmap(s.values.Buf(), a, k, d.values.Buf(), d.n)
+			appendValidityRange(&d.colBase, &s.colBase, a, k)
+			return nil
+		}
+	case *binaryBuilder:
+		if s, ok := src.(*binaryBuilder); ok {
+			return appendBinaryRange(d, s, a, b)
+		}
+	}
+	idx := make([]int32, b-a)
+	for i := range idx {
+		idx[i] = int32(a + i)
+	}
+	return dst.gather(src, idx)
+}
+
+func appendFixedRange[T fixedType](d, s *fixedBuilder[T], a, b int) {
+	k := b - a
+	d.reserve(k)
+	copy(d.data()[d.n:d.n+k], s.data()[a:b])
+	appendValidityRange(&d.colBase, &s.colBase, a, k)
+}
+
+func appendBinaryRange(d, s *binaryBuilder, a, b int) error {
+	k := b - a
+	d.reserve(k)
+	so := s.offs()
+	start, end := so[a], so[b]
+	if err := d.reserveBytes(int(end - start)); err != nil {
+		return err
+	}
+	copy(d.values.Buf()[d.size:], s.values.Buf()[start:end])
+	o, size := d.offs(), int32(d.size)
+	for i := 1; i <= k; i++ {
+		o[d.n+i] = size + (so[a+i] - start)
+	}
+	d.size += int(end - start)
+	appendValidityRange(&d.colBase, &s.colBase, a, k)
+	return nil
+}
+
+// appendValidityRange records the validity of rows [a, a+k) of src as the
+// next k rows of d, whose values are written, and advances d's row count.
+func appendValidityRange(d, s *colBase, a, k int) {
+	nulls := 0
+	if s.valid.buf != nil {
+		nulls = k - bitutil.CountSetBits(s.valid.buf.Buf(), a, k)
+	}
+	if nulls == 0 {
+		d.valid.setValid(d.n, k)
+	} else {
+		bm := d.valid.ensure(d.mem, d.n, d.cap)
+		bitutil.CopyBitmap(s.valid.buf.Buf(), a, k, bm, d.n)
+		d.valid.nulls += nulls
+	}
+	d.n += k
 }
 
 // sortedOrder returns nil when ts is strictly increasing, the common case.
@@ -219,63 +738,4 @@ func sortedOrder(ts []int64) []int32 {
 		out = append(out, p)
 	}
 	return out
-}
-
-// at returns the i-th timestamp of a series in time order.
-func at(ts []int64, ord []int32, i int) int64 {
-	if ord == nil {
-		return ts[i]
-	}
-	return ts[ord[i]]
-}
-
-// points returns how many distinct timestamps a series has.
-func points(ts []int64, ord []int32) int {
-	if ord == nil {
-		return len(ts)
-	}
-	return len(ord)
-}
-
-// unionTimes returns the sorted distinct timestamps of all series.
-func unionTimes(lists [][]int64, orders [][]int32) []int64 {
-	total := 0
-	for i := range lists {
-		total += points(lists[i], orders[i])
-	}
-	out := make([]int64, 0, total)
-	appended := 0
-	for i, ts := range lists {
-		if i > 0 && orders[i] == nil && orders[0] == nil && slices.Equal(ts, lists[0]) {
-			continue // series that share every timestamp, the usual case
-		}
-		for k := range points(ts, orders[i]) {
-			out = append(out, at(ts, orders[i], k))
-		}
-		appended++
-	}
-	if appended > 1 {
-		slices.Sort(out)
-		out = slices.Compact(out)
-	}
-	return out
-}
-
-// joinIndex maps each merged timestamp to the row of the series holding it,
-// or -1.
-func joinIndex(merged, ts []int64, ord []int32) []int32 {
-	idx := make([]int32, len(merged))
-	p, n := 0, points(ts, ord)
-	for row, t := range merged {
-		idx[row] = -1
-		if p < n && at(ts, ord, p) == t {
-			if ord == nil {
-				idx[row] = int32(p)
-			} else {
-				idx[row] = ord[p]
-			}
-			p++
-		}
-	}
-	return idx
 }
