@@ -50,7 +50,11 @@ type Reader struct {
 
 	pd   tsfile.PayloadDecoder   // for serial paths
 	pds  []tsfile.PayloadDecoder // one per column job: time, then fields
+	bufs [][]byte                // per column job: the chunk read buffer, reused by the next chunk set
 	left int64                   // rows the limit still allows; -1 without a limit
+	// pageRows is the most rows of one page seen, by which a window of
+	// aligned pages may overrun the batch.
+	pageRows int
 	pend *pending                // finished rows not yet handed out
 	cur  arrow.RecordBatch
 	err  error
@@ -114,6 +118,7 @@ func (r *Reader) newBuilders() {
 		r.fields[i] = newValueBuilder(mem, c.dataType, r.schema.Field(1+len(r.consts)+i).Type, limit)
 	}
 	r.pds = make([]tsfile.PayloadDecoder, 1+len(r.fields))
+	r.bufs = make([][]byte, 1+len(r.fields))
 }
 
 // Retain increases the reference count.
@@ -365,6 +370,21 @@ func (r *Reader) reserve(rows int64) {
 	}
 }
 
+// grow makes every builder's capacity at least rows rows.
+func (r *Reader) grow(rows int) {
+	k := rows - r.time.Len()
+	if k <= 0 {
+		return
+	}
+	r.time.reserve(k)
+	for _, b := range r.consts {
+		b.reserve(k)
+	}
+	for _, b := range r.fields {
+		b.reserve(k)
+	}
+}
+
 // room is how many more rows the batch being assembled (and the row limit)
 // takes.
 func (r *Reader) room() int {
@@ -419,6 +439,13 @@ func (r *Reader) flush(final bool) {
 		r.pend = p
 		if r.left >= 0 {
 			r.left -= int64(cut)
+		}
+		if !final {
+			// The builders kept only the tail in small fresh buffers.
+			// Sizing them now for a whole batch plus the largest page
+			// seen, by which a window may overrun the batch, saves the
+			// doubling reallocations (each a copy) filling would cost.
+			r.grow(r.opts.BatchSize + r.pageRows)
 		}
 	}
 	if limited {
@@ -513,19 +540,26 @@ func (r *Reader) stepAligned() error {
 	room := r.room()
 	c.pages, c.expect = c.pages[:0], c.expect[:0]
 	rows := 0
-	for c.page < len(tc.Pages) && (len(c.pages) == 0 || rows < room) {
+	for c.page < len(tc.Pages) {
 		i := c.page
-		c.page++
 		cnt := int(min(max(c.set.Time.Statistics.Count, 0), math.MaxInt32))
 		if st := tc.Pages[i].Header.Statistics; st != nil {
 			if !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+				c.page++
 				continue
 			}
 			cnt = int(min(max(st.Count, 0), math.MaxInt32))
 		}
+		// A window ends before the page that would overflow the batch,
+		// but holds at least one page.
+		if len(c.pages) > 0 && rows+cnt > room {
+			break
+		}
+		c.page++
 		c.pages = append(c.pages, i)
 		c.expect = append(c.expect, cnt)
 		rows += max(cnt, 1)
+		r.pageRows = max(r.pageRows, min(cnt, r.f.Options().MaxPagePoints))
 	}
 	if len(c.pages) > 0 {
 		if err := r.decodeWindow(c); err != nil {
@@ -740,7 +774,10 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	readTime := func() error {
 		var err error
 		if covers {
-			tc, err = r.f.ReadChunk(set.Time.Offset)
+			tc, err = r.f.ReadChunkBuffer(set.Time.Offset, r.bufs[0])
+			if err == nil {
+				r.bufs[0] = tc.Data()
+			}
 		} else {
 			tc, err = r.f.ReadChunkPages(set.Time.Offset, func(_ int, p *tsfile.PageHeader) bool {
 				return p.Statistics == nil || r.opts.Time.Overlaps(p.Statistics.StartTime, p.Statistics.EndTime)
@@ -774,7 +811,9 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		var vc *tsfile.Chunk
 		var err error
 		if covers {
-			vc, err = r.f.ReadChunk(cm.Offset)
+			if vc, err = r.f.ReadChunkBuffer(cm.Offset, r.bufs[j]); err == nil {
+				r.bufs[j] = vc.Data()
+			}
 		} else {
 			vc, err = r.f.ReadChunkPages(cm.Offset, func(i int, _ *tsfile.PageHeader) bool {
 				return i < len(tc.Pages) && tc.Pages[i].Stored != nil

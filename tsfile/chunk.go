@@ -56,6 +56,14 @@ func (f *File) ReadChunkHeader(off int64) (ChunkHeader, error) {
 // ReadChunk reads the chunk whose header is at off, with all its page
 // headers checked against data_size.
 func (f *File) ReadChunk(off int64) (*Chunk, error) {
+	return f.ReadChunkBuffer(off, nil)
+}
+
+// ReadChunkBuffer is ReadChunk reading the chunk's bytes into buf when it
+// is large enough, so that a reader going through many chunks reuses one
+// buffer per column instead of allocating (and zeroing) each chunk anew.
+// The chunk's pages alias buf until it is reused.
+func (f *File) ReadChunkBuffer(off int64, buf []byte) (*Chunk, error) {
 	h, err := f.ReadChunkHeader(off)
 	if err != nil {
 		return nil, err
@@ -63,12 +71,21 @@ func (f *File) ReadChunk(off int64) (*Chunk, error) {
 	if h.DataSize > f.opts.MaxChunkSize {
 		return nil, corruptf(off, "chunk header", "data_size %d exceeds the limit of %d", h.DataSize, f.opts.MaxChunkSize)
 	}
-	data, err := f.readAt(h.DataOffset(), h.DataSize, "chunk data")
+	var data []byte
+	if int64(cap(buf)) >= h.DataSize {
+		data, err = f.readInto(buf[:h.DataSize], h.DataOffset(), "chunk data")
+	} else {
+		data, err = f.readAt(h.DataOffset(), h.DataSize, "chunk data")
+	}
 	if err != nil {
 		return nil, err
 	}
 	return f.parseChunk(h, data)
 }
+
+// Data returns the chunk's bytes after its header: the buffer its pages
+// alias, for reuse with ReadChunkBuffer once the chunk is done with.
+func (c *Chunk) Data() []byte { return c.data }
 
 // parseChunk splits chunk data into pages.
 func (f *File) parseChunk(h ChunkHeader, data []byte) (*Chunk, error) {

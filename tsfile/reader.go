@@ -140,7 +140,15 @@ func (f *File) readAt(off int64, n int64, structure string) ([]byte, error) {
 	if off < 0 || n < 0 || off > f.size || n > f.size-off {
 		return nil, corruptf(off, structure, "%d bytes at offset %d run past the end of the %d-byte file", n, off, f.size)
 	}
-	b := make([]byte, n)
+	return f.readInto(make([]byte, n), off, structure)
+}
+
+// readInto fills b from offset off.
+func (f *File) readInto(b []byte, off int64, structure string) ([]byte, error) {
+	n := int64(len(b))
+	if off < 0 || off > f.size || n > f.size-off {
+		return nil, corruptf(off, structure, "%d bytes at offset %d run past the end of the %d-byte file", n, off, f.size)
+	}
 	if _, err := f.r.ReadAt(b, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, corruptf(off, structure, "short read: %v", err)
