@@ -361,6 +361,12 @@ func (r *Reader) setConstValues(dev tsfile.DeviceID) error {
 // comes from statistics, which only steer this hint.
 func (r *Reader) reserve(rows int64) {
 	k := int(min(max(rows, 0), int64(r.room())))
+	if n := r.time.Len(); n > 0 && n+k > r.time.cap {
+		// A second device in the batch: more are likely to follow, so
+		// size for the whole batch rather than double towards it.
+		r.grow(r.opts.BatchSize + r.pageRows)
+		return
+	}
 	r.time.reserve(k)
 	for _, b := range r.consts {
 		b.reserve(k)
