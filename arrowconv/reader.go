@@ -55,10 +55,10 @@ type Reader struct {
 	// pageRows is the most rows of one page seen, by which a window of
 	// aligned pages may overrun the batch.
 	pageRows int
-	pend *pending                // finished rows not yet handed out
-	cur  arrow.RecordBatch
-	err  error
-	done bool
+	pend     *pending // finished rows not yet handed out
+	cur      arrow.RecordBatch
+	err      error
+	done     bool
 }
 
 type constValue struct {
