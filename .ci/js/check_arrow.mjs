@@ -59,6 +59,10 @@ function cellEqual(field, v, cell) {
     }
     case Type.Utf8:
       return v === cell;
+    case Type.Dictionary:
+      // TAG and device columns: compare the decoded value by the
+      // dictionary's value type.
+      return cellEqual({ name: field.name, type: field.type.dictionary }, v, cell);
     case Type.Binary:
       return hex(v) === cell;
     case Type.Date:

@@ -2,27 +2,35 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const convertHelp = `Usage: ts2arrow convert FILE -o OUT [--format csv|arrow|arrows] [--table NAME]
+const convertHelp = `Usage: ts2arrow convert FILE -o OUT [--format csv|arrow|arrows|parquet] [--table NAME]
+                        [--compression NAME] [--row-group-size N]
 
 Converts the rows of one table of a TsFile. "arrow" is the Arrow IPC file
-format, "arrows" the Arrow IPC stream format, "csv" comma-separated text
-with a header row. The format defaults from OUT's extension (.csv, .arrow,
-.arrows); "-o -" writes to standard output and needs --format. Output is
-written to a temporary file beside OUT and renamed into place, so a failed
-conversion leaves nothing behind.
+format, "arrows" the Arrow IPC stream format, "parquet" Apache Parquet,
+"csv" comma-separated text with a header row. The format defaults from
+OUT's extension (.csv, .arrow, .arrows, .parquet or .pq); "-o -" writes to
+standard output and needs --format. Output is written to a temporary file
+beside OUT and renamed into place, so a failed conversion leaves nothing
+behind.
+
+--compression is, for parquet, zstd (the default), snappy, gzip, lz4 or
+none; for arrow and arrows the IPC body compression, none (the default),
+zstd or lz4 (LZ4 frame). CSV takes none. --row-group-size sets the rows
+per Parquet row group (default 1048576).
 
 A table-model file with several tables needs --table. A tree-model file
 converts all its devices as "time, device, <measurements>" unless --table
@@ -30,6 +38,9 @@ names one of its path prefixes.
 
 Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.arrow
+  ts2arrow convert testdata/sample.tsfile -o sample.parquet
+  ts2arrow convert testdata/sample.tsfile -o sample.parquet --compression snappy --row-group-size 100000
+  ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
   ts2arrow convert testdata/sample.tsfile -o sample.csv
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
 
@@ -39,7 +50,9 @@ Options:
 func runConvert(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("convert", convertHelp, stderr)
 	out := fs.String("o", "", "output path, or - for standard output")
-	format := fs.String("format", "", "output format: csv, arrow or arrows (default from the -o extension)")
+	format := fs.String("format", "", "output format: csv, arrow, arrows or parquet (default from the -o extension)")
+	compression := fs.String("compression", "", "compression: for parquet zstd (default), snappy, gzip, lz4 or none; for arrow and arrows none (default), zstd or lz4")
+	rowGroup := fs.Int64("row-group-size", arrowconv.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
 	table := fs.String("table", "", "table to convert")
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
@@ -56,11 +69,33 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	fmtName := *format
 	if fmtName == "" {
 		if fmtName = formatFromExt(*out); fmtName == "" {
-			return usagef("cannot tell the format of %q; pass --format csv, arrow or arrows", *out)
+			return usagef("cannot tell the format of %q; pass --format csv, arrow, arrows or parquet", *out)
 		}
 	}
-	if fmtName != "csv" && fmtName != "arrow" && fmtName != "arrows" {
-		return usagef("unknown format %q (want csv, arrow or arrows)", fmtName)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	wopts := writeOptions{compression: *compression, rowGroupSize: *rowGroup}
+	switch fmtName {
+	case "csv":
+		if set["compression"] {
+			return usagef("--compression does not apply to csv output")
+		}
+	case "arrow", "arrows":
+		if !slices.Contains(arrowconv.IPCCompressions, wopts.compression) && wopts.compression != "" {
+			return usagef("unknown --compression %q for %s (want %s)", wopts.compression, fmtName, strings.Join(arrowconv.IPCCompressions, ", "))
+		}
+	case "parquet":
+		if !slices.Contains(arrowconv.ParquetCompressions, wopts.compression) && wopts.compression != "" {
+			return usagef("unknown --compression %q for parquet (want %s)", wopts.compression, strings.Join(arrowconv.ParquetCompressions, ", "))
+		}
+		if wopts.rowGroupSize <= 0 {
+			return usagef("--row-group-size must be positive")
+		}
+	default:
+		return usagef("unknown format %q (want csv, arrow, arrows or parquet)", fmtName)
+	}
+	if set["row-group-size"] && fmtName != "parquet" {
+		return usagef("--row-group-size applies to parquet output only")
 	}
 	if *batch <= 0 {
 		return usagef("--batch-size must be positive")
@@ -81,7 +116,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return &fileError{in, err}
 	}
 	defer rdr.Release()
-	write := func(w io.Writer) error { return writeFormat(w, fmtName, rdr) }
+	write := func(w io.Writer) error { return writeFormat(w, fmtName, rdr, wopts) }
 	if *out == "-" {
 		bw := bufio.NewWriterSize(stdout, 1<<16)
 		if err := write(bw); err != nil {
@@ -103,6 +138,8 @@ func formatFromExt(path string) string {
 		return "arrow"
 	case ".arrows":
 		return "arrows"
+	case ".parquet", ".pq":
+		return "parquet"
 	}
 	return ""
 }
@@ -140,42 +177,25 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 	return nil, usagef("the file has several tables; pick one with --table (tables: %s)", strings.Join(tables, ", "))
 }
 
-func writeFormat(w io.Writer, format string, rdr array.RecordReader) error {
+// writeOptions are the format-specific options of convert.
+type writeOptions struct {
+	compression  string // "" for the format's default
+	rowGroupSize int64  // parquet only
+}
+
+func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOptions) error {
+	var err error
 	switch format {
 	case "csv":
-		_, err := arrowconv.WriteCSV(w, rdr)
-		return err
-	case "arrow":
-		fw, err := ipc.NewFileWriter(w, ipc.WithSchema(rdr.Schema()))
-		if err != nil {
-			return err
-		}
-		for rdr.Next() {
-			if err := fw.Write(rdr.RecordBatch()); err != nil {
-				fw.Close()
-				return err
-			}
-		}
-		if err := rdr.Err(); err != nil {
-			fw.Close()
-			return err
-		}
-		return fw.Close()
-	case "arrows":
-		sw := ipc.NewWriter(w, ipc.WithSchema(rdr.Schema()))
-		for rdr.Next() {
-			if err := sw.Write(rdr.RecordBatch()); err != nil {
-				sw.Close()
-				return err
-			}
-		}
-		if err := rdr.Err(); err != nil {
-			sw.Close()
-			return err
-		}
-		return sw.Close()
+		_, err = arrowconv.WriteCSV(w, rdr)
+	case "arrow", "arrows":
+		_, err = arrowconv.WriteIPC(w, rdr, &arrowconv.IPCOptions{Stream: format == "arrows", Compression: o.compression})
+	case "parquet":
+		_, err = arrowconv.WriteParquet(w, rdr, &arrowconv.ParquetOptions{Compression: o.compression, RowGroupSize: o.rowGroupSize})
+	default:
+		err = fmt.Errorf("unknown format %q", format)
 	}
-	return fmt.Errorf("unknown format %q", format)
+	return err
 }
 
 // writeAtomic writes through fn to a temporary file beside path and
