@@ -1,10 +1,10 @@
-// Command ts2arrow inspects Apache TsFile files and converts them to Apache
-// Arrow IPC and CSV.
+// Command ts2arrow inspects Apache TsFile files and converts them to
+// Parquet, Apache Arrow IPC and CSV.
 //
 // Usage:
 //
 //	ts2arrow inspect FILE [--json]
-//	ts2arrow convert FILE -o OUT [--format csv|arrow|arrows] [--table NAME]
+//	ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME]
 //
 // Exit status is 0 on success, 1 on a data or format error and 2 on a
 // usage error.
@@ -20,11 +20,11 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const usage = `ts2arrow: TsFile to Apache Arrow
+const usage = `ts2arrow: TsFile to Parquet and Apache Arrow
 
 Usage:
   ts2arrow inspect FILE [--json]
-  ts2arrow convert FILE -o OUT [--format csv|arrow|arrows] [--table NAME]
+  ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME]
   ts2arrow help [COMMAND]
 
 Run "ts2arrow COMMAND --help" for the options of a command.
