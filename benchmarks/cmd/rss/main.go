@@ -1,0 +1,136 @@
+// Command rss converts a TsFile table to Parquet (or only scans it into
+// record batches) and prints the process's peak resident set size, read
+// from VmHWM in /proc/self/status at the end, as a benchmark line that
+// benchmarks/cmd/report and benchstat read:
+//
+//	BenchmarkPeakRSS/<mode>/<file> 1 <ns> ns/op <MB> file-MB <MB> peak-RSS-MB ...
+//
+// Usage:
+//
+//	go run ./benchmarks/cmd/rss [-mode parquet|scan] [-workers N] [-o OUT] FILE
+//
+// The Parquet output goes to a counting io.Discard unless -o names a file.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+func main() {
+	mode := flag.String("mode", "parquet", "parquet (convert) or scan (read the record batches only)")
+	workers := flag.Int("workers", 0, "decode workers (default GOMAXPROCS)")
+	table := flag.String("table", "", "table to read (default: the file's only table)")
+	outPath := flag.String("o", "", "write the Parquet output to this file (default: discard it)")
+	flag.Parse()
+	if flag.NArg() != 1 || (*mode != "parquet" && *mode != "scan") {
+		fmt.Fprintln(os.Stderr, "usage: rss [-mode parquet|scan] [-workers N] [-table T] [-o OUT] FILE")
+		os.Exit(2)
+	}
+	path := flag.Arg(0)
+	start := time.Now()
+	rows, outBytes, err := run(path, *mode, *table, *outPath, *workers)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rss:", err)
+		os.Exit(1)
+	}
+	elapsed := time.Since(start)
+	hwm, err := vmHWM()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rss:", err)
+		os.Exit(1)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rss:", err)
+		os.Exit(1)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	name := strings.TrimSuffix(filepath.Base(path), ".tsfile")
+	fmt.Printf("BenchmarkPeakRSS/%s/%s 1 %d ns/op %.1f file-MB %.1f peak-RSS-MB %.1f go-sys-MB %.1f out-MB %d rows\n",
+		*mode, name, elapsed.Nanoseconds(), mb(st.Size()), mb(hwm), mb(int64(ms.Sys)), mb(outBytes), rows)
+}
+
+func mb(n int64) float64 { return float64(n) / 1e6 }
+
+func run(path, mode, table, outPath string, workers int) (rows, outBytes int64, err error) {
+	f, err := tsfile.OpenFile(path, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	if table == "" {
+		ts := f.Tables()
+		if len(ts) != 1 {
+			return 0, 0, fmt.Errorf("%s has %d tables; name one with -table", path, len(ts))
+		}
+		table = ts[0]
+	}
+	rdr, err := arrowconv.NewTableReader(f, table, &arrowconv.Options{Workers: workers})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer rdr.Release()
+	if mode == "scan" {
+		for rdr.Next() {
+			rows += rdr.RecordBatch().NumRows()
+		}
+		return rows, 0, rdr.Err()
+	}
+	var w io.Writer = io.Discard
+	if outPath != "" {
+		of, err := os.Create(outPath)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer of.Close()
+		w = of
+	}
+	cr := &countRows{RecordReader: rdr}
+	n, err := writeParquet(w, cr)
+	return cr.rows, n, err
+}
+
+// countRows counts the rows a RecordReader hands out.
+type countRows struct {
+	array.RecordReader
+	rows int64
+}
+
+func (c *countRows) Next() bool {
+	if !c.RecordReader.Next() {
+		return false
+	}
+	c.rows += c.RecordBatch().NumRows()
+	return true
+}
+
+// vmHWM returns the peak resident set size of this process in bytes.
+func vmHWM() (int64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("VmHWM line %q: %w", line, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
+}
