@@ -179,7 +179,7 @@ func rssRows(r results) []row {
 		rss, _ := r.get(n, "peak-RSS-MB")
 		file, _ := r.get(n, "file-MB")
 		mode := strings.SplitN(strings.TrimPrefix(n, "PeakRSS/"), "/", 2)[0]
-		c := fmt.Sprintf("peak RSS, %s, %.0f MB file", map[string]string{"parquet": "TsFile -> Parquet", "scan": "scan"}[mode], file)
+		c := fmt.Sprintf("peak RSS, %s, %.0f MB file", map[string]string{"cli": "ts2arrow convert to Parquet (child process)", "parquet": "TsFile -> Parquet in process", "scan": "scan"}[mode], file)
 		target, ok := "<= 300 MB at 1 GB", rss <= 300
 		m := met(ok)
 		if file < 900 {

@@ -17,10 +17,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -29,24 +31,33 @@ import (
 )
 
 func main() {
-	mode := flag.String("mode", "parquet", "parquet (convert) or scan (read the record batches only)")
+	mode := flag.String("mode", "parquet", "parquet (convert), scan (read the record batches only) or cli (run ts2arrow convert FILE -o x.parquet as a child process)")
+	cli := flag.String("ts2arrow", "", "the ts2arrow binary for -mode cli")
 	workers := flag.Int("workers", 0, "decode workers (default GOMAXPROCS)")
 	table := flag.String("table", "", "table to read (default: the file's only table)")
 	outPath := flag.String("o", "", "write the Parquet output to this file (default: discard it)")
 	flag.Parse()
-	if flag.NArg() != 1 || (*mode != "parquet" && *mode != "scan") {
-		fmt.Fprintln(os.Stderr, "usage: rss [-mode parquet|scan] [-workers N] [-table T] [-o OUT] FILE")
+	if flag.NArg() != 1 || (*mode != "parquet" && *mode != "scan" && *mode != "cli") || (*mode == "cli") != (*cli != "") {
+		fmt.Fprintln(os.Stderr, "usage: rss [-mode parquet|scan] [-workers N] [-table T] [-o OUT] FILE\n       rss -mode cli -ts2arrow BIN FILE")
 		os.Exit(2)
 	}
 	path := flag.Arg(0)
 	start := time.Now()
-	rows, outBytes, err := run(path, *mode, *table, *outPath, *workers)
+	var rows, outBytes, hwm int64
+	var err error
+	if *mode == "cli" {
+		outBytes, hwm, err = runCLI(*cli, path)
+	} else {
+		rows, outBytes, err = run(path, *mode, *table, *outPath, *workers)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rss:", err)
 		os.Exit(1)
 	}
 	elapsed := time.Since(start)
-	hwm, err := vmHWM()
+	if *mode != "cli" {
+		hwm, err = vmHWM()
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rss:", err)
 		os.Exit(1)
@@ -101,6 +112,32 @@ func run(path, mode, table, outPath string, workers int) (rows, outBytes int64, 
 	cr := &countRows{RecordReader: rdr}
 	n, err := writeParquet(w, cr)
 	return cr.rows, n, err
+}
+
+// runCLI converts path to Parquet with the ts2arrow binary in a child
+// process, the way a user runs it, and returns the output size and the
+// child's peak RSS (getrusage ru_maxrss).
+func runCLI(bin, path string) (outBytes, hwm int64, err error) {
+	dir, err := os.MkdirTemp("", "tsarrow-rss-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "out.parquet")
+	cmd := exec.Command(bin, "convert", path, "-o", out)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return 0, 0, fmt.Errorf("%s convert: %w", bin, err)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, 0, fmt.Errorf("no rusage for the child on this system")
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return 0, 0, err
+	}
+	return st.Size(), ru.Maxrss << 10, nil // ru_maxrss is in KiB on Linux
 }
 
 // countRows counts the rows a RecordReader hands out.
