@@ -434,24 +434,35 @@ func (r *Reader) flush(final bool) {
 		cut = int(r.left)
 	}
 	if cut > 0 {
-		p := &pending{rows: cut, data: make([]arrow.ArrayData, 0, 1+len(r.consts)+len(r.fields))}
-		p.data = append(p.data, r.time.finish(cut))
+		// Finishing copies each builder's tail into fresh buffers, and
+		// the regrowth allocates (and zeroes) a batch's worth: both are
+		// per column, so they run in parallel like the decoding.
+		bs := make([]builder, 0, 1+len(r.consts)+len(r.fields))
+		bs = append(bs, r.time)
 		for _, b := range r.consts {
-			p.data = append(p.data, b.finish(cut))
+			bs = append(bs, b)
 		}
 		for _, b := range r.fields {
-			p.data = append(p.data, b.finish(cut))
+			bs = append(bs, b)
 		}
+		p := &pending{rows: cut, data: make([]arrow.ArrayData, len(bs))}
+		// The builders kept only the tail in small fresh buffers.
+		// Sizing them now for a whole batch plus the largest page seen,
+		// by which a window may overrun the batch, saves the doubling
+		// reallocations (each a copy) that filling it would cost.
+		rows := r.opts.BatchSize + r.pageRows
+		_ = r.parallel(len(bs), func(i int) error {
+			p.data[i] = bs[i].finish(cut)
+			if !final {
+				if k := rows - bs[i].Len(); k > 0 {
+					bs[i].reserve(k)
+				}
+			}
+			return nil
+		})
 		r.pend = p
 		if r.left >= 0 {
 			r.left -= int64(cut)
-		}
-		if !final {
-			// The builders kept only the tail in small fresh buffers.
-			// Sizing them now for a whole batch plus the largest page
-			// seen, by which a window may overrun the batch, saves the
-			// doubling reallocations (each a copy) filling would cost.
-			r.grow(r.opts.BatchSize + r.pageRows)
 		}
 	}
 	if limited {
