@@ -524,6 +524,9 @@ type alignedCursor struct {
 	counts []int   // per window page: timestamps decoded
 	got    [][]int // per field, per window page: positions decoded, or gotAbsent / gotEmpty
 	runs   []span
+	order  []int // column jobs, largest first
+	cost   []int // per column job: uncompressed bytes of the window's pages
+	errs   []error
 }
 
 // Markers in alignedCursor.got for pages that were not decoded.
@@ -603,14 +606,21 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 		c.got[j] = resize(c.got[j], np)
 	}
 	start := r.time.Len()
-	err := r.parallel(1+len(r.fields), func(j int) error {
-		if j == 0 {
-			return r.decodeTimePages(c)
+	order := r.jobOrder(c)
+	c.errs = slices.Grow(c.errs[:0], len(order))[:len(order)]
+	_ = r.parallel(len(order), func(i int) error {
+		j := order[i]
+		if j > 0 {
+			c.errs[j] = r.decodeValuePages(c, j-1)
+		} else {
+			c.errs[j] = r.decodeTimePages(c)
 		}
-		return r.decodeValuePages(c, j-1)
+		return nil
 	})
-	if err != nil {
-		return err
+	for _, err := range c.errs { // the first column's error, whatever the order
+		if err != nil {
+			return err
+		}
 	}
 	tc := c.time
 	total := 0
@@ -641,6 +651,40 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 		total = r.trim(c, start)
 	}
 	return r.appendConsts(total)
+}
+
+// jobOrder returns the column jobs of the window (0 the time column, j+1
+// field j) largest first by uncompressed page bytes, a proxy for decoding
+// work: handing the long jobs out first keeps one worker from starting a
+// long column last while the others idle.
+func (r *Reader) jobOrder(c *alignedCursor) []int {
+	if r.opts.Workers <= 1 {
+		c.order = resize(c.order, 1+len(r.fields))
+		for i := range c.order {
+			c.order[i] = i
+		}
+		return c.order
+	}
+	c.order = resize(c.order, 1+len(r.fields))
+	c.cost = resize(c.cost, 1+len(r.fields))
+	for j := range c.order {
+		c.order[j] = j
+		ch := c.time
+		if j > 0 {
+			ch = c.values[j-1]
+		}
+		c.cost[j] = 0
+		if ch == nil {
+			continue
+		}
+		for _, i := range c.pages {
+			if i < len(ch.Pages) {
+				c.cost[j] += ch.Pages[i].Header.UncompressedSize
+			}
+		}
+	}
+	slices.SortStableFunc(c.order, func(a, b int) int { return c.cost[b] - c.cost[a] })
+	return c.order
 }
 
 // resize returns s with length n, reusing its array.
