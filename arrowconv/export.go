@@ -235,8 +235,12 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 		}
 	}
 	ctx := compute.WithAllocator(context.Background(), o.Allocator)
-	for rr.Next() {
-		rec := rr.RecordBatch()
+	// Decoding the next batch while this one is encoded overlaps the two
+	// on a second core, which would otherwise add up.
+	ra := newReadAhead(rr, 1)
+	defer ra.close()
+	for ra.next() {
+		rec := ra.cur
 		n := rec.NumRows()
 		if n == 0 {
 			continue
@@ -257,7 +261,7 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 		}
 		rows += n
 	}
-	if err := rr.Err(); err != nil {
+	if err := ra.err; err != nil {
 		abort()
 		return rows, err
 	}
@@ -265,6 +269,62 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 		return rows, fmt.Errorf("arrowconv: parquet: %w", err)
 	}
 	return rows, nil
+}
+
+// readAhead reads a RecordReader on its own goroutine, up to depth batches
+// ahead of the consumer.
+type readAhead struct {
+	ch   chan arrow.RecordBatch
+	stop chan struct{}
+	cur  arrow.RecordBatch
+	err  error // rr.Err(), valid once next has returned false
+}
+
+func newReadAhead(rr array.RecordReader, depth int) *readAhead {
+	ra := &readAhead{ch: make(chan arrow.RecordBatch, depth), stop: make(chan struct{})}
+	go func() {
+		defer close(ra.ch)
+		for rr.Next() {
+			rec := rr.RecordBatch()
+			rec.Retain()
+			select {
+			case ra.ch <- rec:
+			case <-ra.stop:
+				rec.Release()
+				return
+			}
+		}
+		ra.err = rr.Err() // published by closing ch
+	}()
+	return ra
+}
+
+// next releases the current batch and receives the next one.
+func (ra *readAhead) next() bool {
+	if ra.cur != nil {
+		ra.cur.Release()
+		ra.cur = nil
+	}
+	rec, ok := <-ra.ch
+	ra.cur = rec
+	return ok
+}
+
+// close stops the reading goroutine and releases what it read; after it
+// returns the RecordReader is no longer in use.
+func (ra *readAhead) close() {
+	if ra.cur != nil {
+		ra.cur.Release()
+		ra.cur = nil
+	}
+	select {
+	case <-ra.stop:
+	default:
+		close(ra.stop)
+	}
+	for rec := range ra.ch {
+		rec.Release()
+	}
 }
 
 // cutWriter passes writes to w until cut, then drops them, so that
