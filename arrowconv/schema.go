@@ -57,7 +57,12 @@ const DefaultBatchSize = 65536
 // Options configure conversion. A nil *Options selects the defaults noted on
 // each field.
 type Options struct {
-	// Allocator provides every Arrow buffer (default memory.DefaultAllocator).
+	// Allocator provides every Arrow buffer. The default is a Go-heap
+	// allocator that keeps large buffers released by the records'
+	// consumers for later batches (zeroed when reused), which makes scans
+	// markedly faster than memory.DefaultAllocator by sparing the heap a
+	// batch's worth of fresh memory each time. With Workers above 1 it
+	// must be safe for concurrent use, as arrow-go's allocators are.
 	Allocator memory.Allocator
 	// BatchSize is the maximum number of rows per record batch
 	// (default DefaultBatchSize). Every batch but the last is full.
@@ -143,7 +148,7 @@ func (o *Options) withDefaults() Options {
 		r = *o
 	}
 	if r.Allocator == nil {
-		r.Allocator = memory.DefaultAllocator
+		r.Allocator = defaultPool
 	}
 	if r.BatchSize <= 0 {
 		r.BatchSize = DefaultBatchSize
