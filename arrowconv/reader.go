@@ -1,12 +1,14 @@
 package arrowconv
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -55,6 +57,7 @@ type Reader struct {
 	// pageRows is the most rows of one page seen, by which a window of
 	// aligned pages may overrun the batch.
 	pageRows int
+	took     []time.Duration // per column job: its time in the last window
 	pend     *pending // finished rows not yet handed out
 	cur      arrow.RecordBatch
 	err      error
@@ -524,8 +527,7 @@ type alignedCursor struct {
 	counts []int   // per window page: timestamps decoded
 	got    [][]int // per field, per window page: positions decoded, or gotAbsent / gotEmpty
 	runs   []span
-	order  []int // column jobs, largest first
-	cost   []int // per column job: uncompressed bytes of the window's pages
+	order  []int // column jobs, slowest first
 	errs   []error
 }
 
@@ -608,12 +610,20 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 	start := r.time.Len()
 	order := r.jobOrder(c)
 	c.errs = slices.Grow(c.errs[:0], len(order))[:len(order)]
+	timed := r.opts.Workers > 1
 	_ = r.parallel(len(order), func(i int) error {
 		j := order[i]
+		var t0 time.Time
+		if timed {
+			t0 = time.Now()
+		}
 		if j > 0 {
 			c.errs[j] = r.decodeValuePages(c, j-1)
 		} else {
 			c.errs[j] = r.decodeTimePages(c)
+		}
+		if timed {
+			r.took[j] = time.Since(t0)
 		}
 		return nil
 	})
@@ -654,36 +664,23 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 }
 
 // jobOrder returns the column jobs of the window (0 the time column, j+1
-// field j) largest first by uncompressed page bytes, a proxy for decoding
-// work: handing the long jobs out first keeps one worker from starting a
-// long column last while the others idle.
+// field j) slowest first by how long each took in the previous window:
+// handing the long jobs out first keeps one worker from starting a long
+// column last while the others idle. Measured time is the only proxy that
+// works across encodings: a DICTIONARY string column has few stored bytes
+// and is among the slowest to decode.
 func (r *Reader) jobOrder(c *alignedCursor) []int {
-	if r.opts.Workers <= 1 {
-		c.order = resize(c.order, 1+len(r.fields))
-		for i := range c.order {
-			c.order[i] = i
-		}
-		return c.order
+	n := 1 + len(r.fields)
+	c.order = resize(c.order, n)
+	for i := range c.order {
+		c.order[i] = i
 	}
-	c.order = resize(c.order, 1+len(r.fields))
-	c.cost = resize(c.cost, 1+len(r.fields))
-	for j := range c.order {
-		c.order[j] = j
-		ch := c.time
-		if j > 0 {
-			ch = c.values[j-1]
-		}
-		c.cost[j] = 0
-		if ch == nil {
-			continue
-		}
-		for _, i := range c.pages {
-			if i < len(ch.Pages) {
-				c.cost[j] += ch.Pages[i].Header.UncompressedSize
-			}
-		}
+	if len(r.took) != n {
+		r.took = make([]time.Duration, n)
 	}
-	slices.SortStableFunc(c.order, func(a, b int) int { return c.cost[b] - c.cost[a] })
+	if r.opts.Workers > 1 {
+		slices.SortStableFunc(c.order, func(a, b int) int { return cmp.Compare(r.took[b], r.took[a]) })
+	}
 	return c.order
 }
 
