@@ -97,17 +97,11 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts *IPCOptions) (rows int64,
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		n := rec.NumRows()
+		var conv func(arrow.RecordBatch) (arrow.RecordBatch, error)
 		if uni != nil {
-			if rec, err = uni.unify(rec); err != nil {
-				abort()
-				return rows, fmt.Errorf("arrowconv: ipc: %w", err)
-			}
-			err = iw.Write(rec)
-			rec.Release()
-		} else {
-			err = iw.Write(rec)
+			conv = uni.unify
 		}
-		if err != nil {
+		if err := writeConverted(rec, conv, iw.Write); err != nil {
 			abort()
 			return rows, fmt.Errorf("arrowconv: ipc: %w", err)
 		}
@@ -245,17 +239,13 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 		if n == 0 {
 			continue
 		}
+		var conv func(arrow.RecordBatch) (arrow.RecordBatch, error)
 		if convert {
-			if rec, err = toWritten(ctx, o.Allocator, written, rec); err != nil {
-				abort()
-				return rows, fmt.Errorf("arrowconv: parquet: %w", err)
+			conv = func(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+				return toWritten(ctx, o.Allocator, written, rec)
 			}
-			err = fw.WriteBuffered(rec)
-			rec.Release()
-		} else {
-			err = fw.WriteBuffered(rec)
 		}
-		if err != nil {
+		if err := writeConverted(rec, conv, fw.WriteBuffered); err != nil {
 			abort()
 			return rows, fmt.Errorf("arrowconv: parquet: %w", err)
 		}
@@ -269,6 +259,20 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 		return rows, fmt.Errorf("arrowconv: parquet: %w", err)
 	}
 	return rows, nil
+}
+
+// writeConverted writes rec, first converted by conv when it is not nil
+// (the converted batch is released after writing).
+func writeConverted(rec arrow.RecordBatch, conv func(arrow.RecordBatch) (arrow.RecordBatch, error), write func(arrow.RecordBatch) error) error {
+	if conv != nil {
+		c, err := conv(rec)
+		if err != nil {
+			return err
+		}
+		defer c.Release()
+		rec = c
+	}
+	return write(rec)
 }
 
 // readAhead reads a RecordReader on its own goroutine, up to depth batches

@@ -363,20 +363,14 @@ func (r *Reader) setConstValues(dev tsfile.DeviceID) error {
 // batch goes, so that a device's pages do not regrow every buffer. rows
 // comes from statistics, which only steer this hint.
 func (r *Reader) reserve(rows int64) {
+	n := r.time.Len()
 	k := int(min(max(rows, 0), int64(r.room())))
-	if n := r.time.Len(); n > 0 && n+k > r.time.cap {
+	if n > 0 && n+k > r.time.cap {
 		// A second device in the batch: more are likely to follow, so
 		// size for the whole batch rather than double towards it.
-		r.grow(r.opts.BatchSize + r.pageRows)
-		return
+		k = r.opts.BatchSize + r.pageRows - n
 	}
-	r.time.reserve(k)
-	for _, b := range r.consts {
-		b.reserve(k)
-	}
-	for _, b := range r.fields {
-		b.reserve(k)
-	}
+	r.grow(n + k)
 }
 
 // grow makes every builder's capacity at least rows rows.
