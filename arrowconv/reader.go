@@ -58,7 +58,7 @@ type Reader struct {
 	// aligned pages may overrun the batch.
 	pageRows int
 	took     []time.Duration // per column job: its time in the last window
-	pend     *pending // finished rows not yet handed out
+	pend     *pending        // finished rows not yet handed out
 	cur      arrow.RecordBatch
 	err      error
 	done     bool
