@@ -539,7 +539,11 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 	if err := b.reserveBytes(len(src)); err != nil {
 		return err
 	}
-	tail := b.values.Buf()[b.size:b.size]
+	// Slices of the buffer are capped at its length: a decoder appending
+	// past it must reallocate, since bytes written into spare capacity
+	// beyond the buffer's length are lost when the buffer grows.
+	buf := b.values.Buf()
+	tail := buf[b.size:b.size:len(buf)]
 	offs := b.offs()
 	var data []byte
 	var err error
@@ -547,7 +551,7 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 		// Without nulls the offsets are final: decode them in place,
 		// absolute, by handing AppendBinary the bytes before the tail.
 		var o []int32
-		o, data, err = encoding.AppendBinary(enc, offs[:b.n+1], b.values.Buf()[:b.size], n, src)
+		o, data, err = encoding.AppendBinary(enc, offs[:b.n+1], buf[:b.size:len(buf)], n, src)
 		if err != nil {
 			return err
 		}

@@ -42,16 +42,23 @@ func convertAll(t testing.TB, data []byte, batch int) int {
 			}
 		}
 	}
-	tree := false
-	for _, name := range f.Tables() {
-		if _, ok := f.TableSchema(name); ok {
-			drainQuiet(NewTableReader(f, name, opts))
-		} else {
-			tree = true
+	// The second pass takes the pushdown paths: a time range (page reads
+	// by ReadChunkPages, statistics skips, trimming), a limit and two
+	// decode workers.
+	pushed := &Options{Allocator: mem, BatchSize: batch, Workers: 2, Limit: int64(5000 + batch),
+		Time: &TimeRange{Start: int64(batch) * 3, End: int64(batch) * 300}}
+	for _, o := range []*Options{opts, pushed} {
+		tree := false
+		for _, name := range f.Tables() {
+			if _, ok := f.TableSchema(name); ok {
+				drainQuiet(NewTableReader(f, name, o))
+			} else {
+				tree = true
+			}
 		}
-	}
-	if tree {
-		drainQuiet(NewTreeReader(f, nil, opts))
+		if tree {
+			drainQuiet(NewTreeReader(f, nil, o))
+		}
 	}
 	return rows
 }

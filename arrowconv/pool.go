@@ -3,6 +3,7 @@ package arrowconv
 import (
 	"math/bits"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -33,22 +34,24 @@ func (p *poolAllocator) Allocate(size int) []byte {
 		return make([]byte, size)
 	}
 	c := bits.Len(uint(size - 1))
+	var b []byte
 	if v := p.classes[c].Get(); v != nil {
-		b := (*v.(*[]byte))[:size]
-		clear(b)
-		return b
+		b = *v.(*[]byte)
+		clear(b[:size])
+	} else {
+		b = make([]byte, 1<<c)
 	}
-	return make([]byte, size, 1<<c)
+	// Capacity equal to the length, as the Go allocator hands out: code
+	// appending to a buffer's slice must never write into memory the
+	// buffer does not know it has, or a reallocation would drop it.
+	return b[:size:size]
 }
 
+// Reallocate grows or shrinks b, as the Go allocator does: within b's
+// capacity it reslices, otherwise it moves b into a new buffer.
 func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
 	if size <= cap(b) {
-		old := len(b)
-		b = b[:size]
-		if size > old {
-			clear(b[old:])
-		}
-		return b
+		return b[:size]
 	}
 	nb := p.Allocate(size)
 	copy(nb, b)
@@ -56,11 +59,14 @@ func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
 	return nb
 }
 
+// Free keeps b for reuse. b must come from this allocator: its capacity
+// is the size first asked for, whose class tells the whole allocation.
 func (p *poolAllocator) Free(b []byte) {
-	c := cap(b)
-	if c < poolMin || c&(c-1) != 0 {
+	n := cap(b)
+	if n < poolMin {
 		return
 	}
-	b = b[:0]
-	p.classes[bits.Len(uint(c-1))].Put(&b)
+	c := bits.Len(uint(n - 1))
+	full := unsafe.Slice(unsafe.SliceData(b[:1]), 1<<c)
+	p.classes[c].Put(&full)
 }

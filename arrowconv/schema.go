@@ -61,7 +61,10 @@ type Options struct {
 	// allocator that keeps large buffers released by the records'
 	// consumers for later batches (zeroed when reused), which makes scans
 	// markedly faster than memory.DefaultAllocator by sparing the heap a
-	// batch's worth of fresh memory each time. With Workers above 1 it
+	// batch's worth of fresh memory each time. As with any Arrow
+	// allocator that reuses memory, values read from a batch without a
+	// copy (array.String.Value returns a string sharing the buffer) are
+	// valid only until the batch is released. With Workers above 1 it
 	// must be safe for concurrent use, as arrow-go's allocators are.
 	Allocator memory.Allocator
 	// BatchSize is the maximum number of rows per record batch
