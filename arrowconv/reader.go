@@ -147,23 +147,35 @@ func (r *Reader) Release() {
 // releaseState frees the builders and the current device's decoded data.
 func (r *Reader) releaseState() {
 	if r.time != nil {
-		r.time.release()
-		r.time = nil
+		for _, b := range r.builders() {
+			b.release()
+		}
 	}
-	for _, b := range r.consts {
-		b.release()
-	}
-	r.consts = nil
-	for _, b := range r.fields {
-		b.release()
-	}
-	r.fields = nil
+	r.time, r.consts, r.fields = nil, nil, nil
 	r.aligned = nil
 	if r.merged != nil {
 		r.merged.release()
 		r.merged = nil
 	}
 }
+
+// builders returns the batch's builders in schema order: time, the
+// constant columns, the value columns.
+func (r *Reader) builders() []builder {
+	bs := make([]builder, 0, 1+len(r.consts)+len(r.fields))
+	bs = append(bs, r.time)
+	for _, b := range r.consts {
+		bs = append(bs, b)
+	}
+	for _, b := range r.fields {
+		bs = append(bs, b)
+	}
+	return bs
+}
+
+// batchRows is the capacity builders are sized to: a whole batch plus
+// the largest page seen, by which a window of pages may overrun it.
+func (r *Reader) batchRows() int { return r.opts.BatchSize + r.pageRows }
 
 // Schema returns the schema of every record.
 func (r *Reader) Schema() *arrow.Schema { return r.schema }
@@ -368,22 +380,12 @@ func (r *Reader) reserve(rows int64) {
 	if n > 0 && n+k > r.time.cap {
 		// A second device in the batch: more are likely to follow, so
 		// size for the whole batch rather than double towards it.
-		k = r.opts.BatchSize + r.pageRows - n
+		k = r.batchRows() - n
 	}
-	r.grow(n + k)
-}
-
-// grow makes every builder's capacity at least rows rows.
-func (r *Reader) grow(rows int) {
-	k := rows - r.time.Len()
 	if k <= 0 {
 		return
 	}
-	r.time.reserve(k)
-	for _, b := range r.consts {
-		b.reserve(k)
-	}
-	for _, b := range r.fields {
+	for _, b := range r.builders() {
 		b.reserve(k)
 	}
 }
@@ -434,20 +436,12 @@ func (r *Reader) flush(final bool) {
 		// Finishing copies each builder's tail into fresh buffers, and
 		// the regrowth allocates (and zeroes) a batch's worth: both are
 		// per column, so they run in parallel like the decoding.
-		bs := make([]builder, 0, 1+len(r.consts)+len(r.fields))
-		bs = append(bs, r.time)
-		for _, b := range r.consts {
-			bs = append(bs, b)
-		}
-		for _, b := range r.fields {
-			bs = append(bs, b)
-		}
+		bs := r.builders()
 		p := &pending{rows: cut, data: make([]arrow.ArrayData, len(bs))}
 		// The builders kept only the tail in small fresh buffers.
-		// Sizing them now for a whole batch plus the largest page seen,
-		// by which a window may overrun the batch, saves the doubling
+		// Sizing them now for a whole batch saves the doubling
 		// reallocations (each a copy) that filling it would cost.
-		rows := r.opts.BatchSize + r.pageRows
+		rows := r.batchRows()
 		_ = r.parallel(len(bs), func(i int) error {
 			p.data[i] = bs[i].finish(cut)
 			if !final {

@@ -64,12 +64,9 @@ func (f *File) ReadChunk(off int64) (*Chunk, error) {
 // buffer per column instead of allocating (and zeroing) each chunk anew.
 // The chunk's pages alias buf until it is reused.
 func (f *File) ReadChunkBuffer(off int64, buf []byte) (*Chunk, error) {
-	h, err := f.ReadChunkHeader(off)
+	h, err := f.readableChunkHeader(off)
 	if err != nil {
 		return nil, err
-	}
-	if h.DataSize > f.opts.MaxChunkSize {
-		return nil, corruptf(off, "chunk header", "data_size %d exceeds the limit of %d", h.DataSize, f.opts.MaxChunkSize)
 	}
 	var data []byte
 	if int64(cap(buf)) >= h.DataSize {
@@ -81,6 +78,16 @@ func (f *File) ReadChunkBuffer(off int64, buf []byte) (*Chunk, error) {
 		return nil, err
 	}
 	return f.parseChunk(h, data)
+}
+
+// readableChunkHeader is ReadChunkHeader refusing a data_size above
+// ReadOptions.MaxChunkSize, before any of the chunk is read.
+func (f *File) readableChunkHeader(off int64) (ChunkHeader, error) {
+	h, err := f.ReadChunkHeader(off)
+	if err == nil && h.DataSize > f.opts.MaxChunkSize {
+		err = corruptf(off, "chunk header", "data_size %d exceeds the limit of %d", h.DataSize, f.opts.MaxChunkSize)
+	}
+	return h, err
 }
 
 // Data returns the chunk's bytes after its header: the buffer its pages
@@ -142,12 +149,9 @@ const pageWindow = 512
 // for a time range, reads little more than their headers, which matters
 // most when ReadAt is a network request.
 func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (*Chunk, error) {
-	h, err := f.ReadChunkHeader(off)
+	h, err := f.readableChunkHeader(off)
 	if err != nil {
 		return nil, err
-	}
-	if h.DataSize > f.opts.MaxChunkSize {
-		return nil, corruptf(off, "chunk header", "data_size %d exceeds the limit of %d", h.DataSize, f.opts.MaxChunkSize)
 	}
 	c := &Chunk{Header: h}
 	var win []byte // bytes [winAt, winAt+len(win)) of the file
