@@ -555,13 +555,15 @@ func rlbeFloat64Word(v []float64, k int) uint64 {
 	return math.Float64bits(d)
 }
 
-func appendRLBEFloat32(dst []byte, v []float32) []byte {
-	f := rlbeFloat32
+// appendRLBEFloat encodes FLOAT (T float32) or DOUBLE (T float64) in
+// blocks of values whose deltas add back exactly (delta), each block as
+// runs of words (word) of equal length.
+func appendRLBEFloat[T float32 | float64](dst []byte, v []T, f rlbeFormat, delta func(prev, x T) (T, bool), word func([]T, int) uint64) []byte {
 	w := bitWriter{buf: dst}
 	for len(v) > 0 {
 		n := 1
 		for n < min(len(v), RLBEBlockSize) {
-			if _, ok := rlbeDelta32(v[n-1], v[n]); !ok {
+			if _, ok := delta(v[n-1], v[n]); !ok {
 				break
 			}
 			n++
@@ -570,45 +572,14 @@ func appendRLBEFloat32(dst []byte, v []float32) []byte {
 		v = v[n:]
 		w.write(uint64(n), 32)
 		for i := 0; i < n; {
-			l := rlbeLen(rlbeFloat32Word(block, i))
+			l := rlbeLen(word(block, i))
 			j := i + 1
-			for j < n && rlbeLen(rlbeFloat32Word(block, j)) == l {
+			for j < n && rlbeLen(word(block, j)) == l {
 				j++
 			}
 			writeRLBESegment(&w, l, j-i, f)
 			for k := i; k < j; k++ {
-				writeRLBEWord(&w, rlbeFloat32Word(block, k), l, f)
-			}
-			i = j
-		}
-		w.finish()
-	}
-	return w.buf
-}
-
-func appendRLBEFloat64(dst []byte, v []float64) []byte {
-	f := rlbeFloat64
-	w := bitWriter{buf: dst}
-	for len(v) > 0 {
-		n := 1
-		for n < min(len(v), RLBEBlockSize) {
-			if _, ok := rlbeDelta64(v[n-1], v[n]); !ok {
-				break
-			}
-			n++
-		}
-		block := v[:n]
-		v = v[n:]
-		w.write(uint64(n), 32)
-		for i := 0; i < n; {
-			l := rlbeLen(rlbeFloat64Word(block, i))
-			j := i + 1
-			for j < n && rlbeLen(rlbeFloat64Word(block, j)) == l {
-				j++
-			}
-			writeRLBESegment(&w, l, j-i, f)
-			for k := i; k < j; k++ {
-				writeRLBEWord(&w, rlbeFloat64Word(block, k), l, f)
+				writeRLBEWord(&w, word(block, k), l, f)
 			}
 			i = j
 		}
@@ -626,7 +597,11 @@ func init() {
 		countInt64:    func(src []byte) (int, error) { return countRLBE(src, rlbeInt64) },
 		encodeInt32:   func(dst []byte, v []int32) ([]byte, error) { return appendRLBEInt(dst, v, rlbeInt32), nil },
 		encodeInt64:   func(dst []byte, v []int64) ([]byte, error) { return appendRLBEInt(dst, v, rlbeInt64), nil },
-		encodeFloat32: func(dst []byte, v []float32) ([]byte, error) { return appendRLBEFloat32(dst, v), nil },
-		encodeFloat64: func(dst []byte, v []float64) ([]byte, error) { return appendRLBEFloat64(dst, v), nil },
+		encodeFloat32: func(dst []byte, v []float32) ([]byte, error) {
+			return appendRLBEFloat(dst, v, rlbeFloat32, rlbeDelta32, rlbeFloat32Word), nil
+		},
+		encodeFloat64: func(dst []byte, v []float64) ([]byte, error) {
+			return appendRLBEFloat(dst, v, rlbeFloat64, rlbeDelta64, rlbeFloat64Word), nil
+		},
 	})
 }

@@ -2,7 +2,6 @@ package encoding
 
 import (
 	"encoding/binary"
-	"math"
 	"math/bits"
 )
 
@@ -429,72 +428,31 @@ func appendSprintzPartial64(dst []byte, v []uint64, float bool) []byte {
 	return dst
 }
 
-func appendSprintzInt32(dst []byte, v []int32) []byte {
+// appendSprintz32 and appendSprintz64 encode values seen as their bit
+// patterns (xorBits* views), full blocks then the partial tail; float
+// selects the float predictor.
+func appendSprintz32(dst []byte, v []uint32, float bool) []byte {
 	var blk [sprintzBlockLen]uint32
 	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
-		for j := range blk {
-			blk[j] = uint32(v[j])
-		}
-		dst = appendSprintzFull32(dst, &blk, false)
+		copy(blk[:], v)
+		dst = appendSprintzFull32(dst, &blk, float)
 	}
 	if len(v) == 0 {
 		return dst
 	}
-	for j, x := range v {
-		blk[j] = uint32(x)
-	}
-	return appendSprintzPartial32(dst, blk[:len(v)], false)
+	return appendSprintzPartial32(dst, blk[:copy(blk[:], v)], float)
 }
 
-func appendSprintzFloat32(dst []byte, v []float32) []byte {
-	var blk [sprintzBlockLen]uint32
-	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
-		for j := range blk {
-			blk[j] = math.Float32bits(v[j])
-		}
-		dst = appendSprintzFull32(dst, &blk, true)
-	}
-	if len(v) == 0 {
-		return dst
-	}
-	for j, x := range v {
-		blk[j] = math.Float32bits(x)
-	}
-	return appendSprintzPartial32(dst, blk[:len(v)], true)
-}
-
-func appendSprintzInt64(dst []byte, v []int64) []byte {
+func appendSprintz64(dst []byte, v []uint64, float bool) []byte {
 	var blk [sprintzBlockLen]uint64
 	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
-		for j := range blk {
-			blk[j] = uint64(v[j])
-		}
-		dst = appendSprintzFull64(dst, &blk, false)
+		copy(blk[:], v)
+		dst = appendSprintzFull64(dst, &blk, float)
 	}
 	if len(v) == 0 {
 		return dst
 	}
-	for j, x := range v {
-		blk[j] = uint64(x)
-	}
-	return appendSprintzPartial64(dst, blk[:len(v)], false)
-}
-
-func appendSprintzFloat64(dst []byte, v []float64) []byte {
-	var blk [sprintzBlockLen]uint64
-	for ; len(v) >= sprintzBlockLen; v = v[sprintzBlockLen:] {
-		for j := range blk {
-			blk[j] = math.Float64bits(v[j])
-		}
-		dst = appendSprintzFull64(dst, &blk, true)
-	}
-	if len(v) == 0 {
-		return dst
-	}
-	for j, x := range v {
-		blk[j] = math.Float64bits(x)
-	}
-	return appendSprintzPartial64(dst, blk[:len(v)], true)
+	return appendSprintzPartial64(dst, blk[:copy(blk[:], v)], float)
 }
 
 func init() {
@@ -511,10 +469,14 @@ func init() {
 		decodeFloat64: func(dst []float64, src []byte) error {
 			return decodeSprintz64(xorBitsFloat64(dst), src, true, typeFloat64)
 		},
-		countInt64:    countSprintzInt64,
-		encodeInt32:   func(dst []byte, v []int32) ([]byte, error) { return appendSprintzInt32(dst, v), nil },
-		encodeInt64:   func(dst []byte, v []int64) ([]byte, error) { return appendSprintzInt64(dst, v), nil },
-		encodeFloat32: func(dst []byte, v []float32) ([]byte, error) { return appendSprintzFloat32(dst, v), nil },
-		encodeFloat64: func(dst []byte, v []float64) ([]byte, error) { return appendSprintzFloat64(dst, v), nil },
+		countInt64:  countSprintzInt64,
+		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return appendSprintz32(dst, xorBitsInt32(v), false), nil },
+		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return appendSprintz64(dst, xorBitsInt64(v), false), nil },
+		encodeFloat32: func(dst []byte, v []float32) ([]byte, error) {
+			return appendSprintz32(dst, xorBitsFloat32(v), true), nil
+		},
+		encodeFloat64: func(dst []byte, v []float64) ([]byte, error) {
+			return appendSprintz64(dst, xorBitsFloat64(v), true), nil
+		},
 	})
 }
