@@ -187,7 +187,17 @@ func (v *validity) split(mem memory.Allocator, cut, n, rows int) (*memory.Buffer
 		return nil, 0
 	}
 	old.ResizeNoShrink(bitmap.Bytes(cut))
+	maskTail(old.Bytes(), cut)
 	return old, headNulls
+}
+
+// maskTail clears the bits of b's last byte past the first n bits: they
+// are not rows, and buffers are not zeroed when allocated (see rawPool),
+// so without this the bytes handed out would depend on earlier batches.
+func maskTail(b []byte, n int) {
+	if r := n & 7; r != 0 {
+		b[n>>3] &= byte(1)<<uint(r) - 1
+	}
 }
 
 func (v *validity) release() {
@@ -260,6 +270,9 @@ func (b *flatBase) finish(cut int) arrow.ArrayData {
 	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
 	b.n = tail
 	old.ResizeNoShrink(b.bytes(cut))
+	if b.bits == 1 {
+		maskTail(old.Bytes(), cut)
+	}
 	return newData(b.dt, cut, []*memory.Buffer{vb, old}, nulls)
 }
 

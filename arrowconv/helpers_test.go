@@ -1,6 +1,7 @@
 package arrowconv
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"encoding/hex"
@@ -178,7 +179,50 @@ func requireBatches(t *testing.T, want [][]string, sizes []int, open func(*Optio
 		r, err = open(&Options{BatchSize: size})
 		require.NoError(t, err)
 		require.Equal(t, want, drain(t, r).rows, "batch size %d, default allocator", size)
+		requireNoStaleBytes(t, size, open)
 	}
+}
+
+// poisonAlloc hands out buffers full of junk, as a reused pool buffer
+// (rawPool) or a C allocator may: the bytes of what is read must not
+// depend on it.
+type poisonAlloc struct{ memory.Allocator }
+
+func (p poisonAlloc) Allocate(size int) []byte {
+	b := p.Allocator.Allocate(size)
+	for i := range b {
+		b[i] = byte(0xa5 ^ i)
+	}
+	return b
+}
+
+func (p poisonAlloc) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return b[:size]
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+// requireNoStaleBytes reads open's stream with zeroed and with poisoned
+// buffers and requires the same IPC bytes of both: every byte a batch
+// holds, null slots and bitmap padding bits included, is written by the
+// reader.
+func requireNoStaleBytes(t *testing.T, size int, open func(*Options) (*Reader, error)) {
+	t.Helper()
+	ipcOf := func(mem memory.Allocator) []byte {
+		r, err := open(&Options{Allocator: mem, BatchSize: size, Workers: 2})
+		require.NoError(t, err)
+		defer r.Release()
+		var buf bytes.Buffer
+		_, err = WriteIPC(&buf, r, &IPCOptions{Stream: true})
+		require.NoError(t, err)
+		return buf.Bytes()
+	}
+	clean := ipcOf(memory.NewGoAllocator())
+	require.Equal(t, clean, ipcOf(poisonAlloc{memory.NewGoAllocator()}), "batch size %d: output depends on the allocator's junk", size)
 }
 
 // readCSV parses a CSV with a header into canonical rows, using the types

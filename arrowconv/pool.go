@@ -29,7 +29,44 @@ var defaultPool = &poolAllocator{}
 
 var _ memory.Allocator = defaultPool
 
-func (p *poolAllocator) Allocate(size int) []byte {
+// rawPool hands out defaultPool's buffers without zeroing them. The
+// readers' own builders take their buffers from it: they write every byte
+// of a batch they hand out (nulls' value slots included, and the unused
+// bits of a bitmap's last byte), so clearing a reused buffer first would
+// only cost a pass over the whole batch, in the serial part of a scan.
+// Anything else, arrow-go code included, gets defaultPool's zeroed ones.
+type rawPool struct{ p *poolAllocator }
+
+var rawDefault memory.Allocator = rawPool{defaultPool}
+
+// builderAlloc returns the allocator the builders use for the reader's
+// allocator a: defaultPool without the zeroing, any other unchanged.
+func builderAlloc(a memory.Allocator) memory.Allocator {
+	if a == memory.Allocator(defaultPool) {
+		return rawDefault
+	}
+	return a
+}
+
+func (r rawPool) Allocate(size int) []byte { return r.p.allocate(size, false) }
+
+func (r rawPool) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return b[:size]
+	}
+	nb := r.p.allocate(size, false)
+	copy(nb, b)
+	r.p.Free(b)
+	return nb
+}
+
+func (r rawPool) Free(b []byte) { r.p.Free(b) }
+
+func (p *poolAllocator) Allocate(size int) []byte { return p.allocate(size, true) }
+
+// allocate returns a buffer of size bytes, zeroed if zero is set (a fresh
+// one always is).
+func (p *poolAllocator) allocate(size int, zero bool) []byte {
 	if size < poolMin {
 		return make([]byte, size)
 	}
@@ -37,7 +74,9 @@ func (p *poolAllocator) Allocate(size int) []byte {
 	var b []byte
 	if v := p.classes[c].Get(); v != nil {
 		b = *v.(*[]byte)
-		clear(b[:size])
+		if zero {
+			clear(b[:size])
+		}
 	} else {
 		b = make([]byte, 1<<c)
 	}

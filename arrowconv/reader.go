@@ -106,7 +106,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 }
 
 func (r *Reader) newBuilders() {
-	mem, limit := r.opts.Allocator, r.opts.BatchSize
+	mem, limit := builderAlloc(r.opts.Allocator), r.opts.BatchSize
 	r.time = newFixed(colBase{mem: mem, limit: limit}, r.schema.Field(0).Type, encoding.DecodeInt64, nil)
 	r.consts = make([]constBuilder, len(r.lay.consts))
 	for i := range r.consts {

@@ -570,7 +570,7 @@ func (c *seriesCursor) resetUnit(r *Reader) {
 		return
 	}
 	c.freeUnit()
-	mem := r.opts.Allocator
+	mem := builderAlloc(r.opts.Allocator)
 	// The buffers are sized by the first page they take, not the batch.
 	base := colBase{mem: mem, limit: math.MaxInt}
 	c.times = newFixed(base, arrow.PrimitiveTypes.Int64, encoding.DecodeInt64, nil)
