@@ -196,15 +196,7 @@ func (p poisonAlloc) Allocate(size int) []byte {
 	return b
 }
 
-func (p poisonAlloc) Reallocate(size int, b []byte) []byte {
-	if size <= cap(b) {
-		return b[:size]
-	}
-	nb := p.Allocate(size)
-	copy(nb, b)
-	p.Free(b)
-	return nb
-}
+func (p poisonAlloc) Reallocate(size int, b []byte) []byte { return reallocate(p, size, b) }
 
 // requireNoStaleBytes reads open's stream with zeroed and with poisoned
 // buffers and requires the same IPC bytes of both: every byte a batch

@@ -50,15 +50,7 @@ func builderAlloc(a memory.Allocator) memory.Allocator {
 
 func (r rawPool) Allocate(size int) []byte { return r.p.allocate(size, false) }
 
-func (r rawPool) Reallocate(size int, b []byte) []byte {
-	if size <= cap(b) {
-		return b[:size]
-	}
-	nb := r.p.allocate(size, false)
-	copy(nb, b)
-	r.p.Free(b)
-	return nb
-}
+func (r rawPool) Reallocate(size int, b []byte) []byte { return reallocate(r, size, b) }
 
 func (r rawPool) Free(b []byte) { r.p.Free(b) }
 
@@ -88,13 +80,17 @@ func (p *poolAllocator) allocate(size int, zero bool) []byte {
 
 // Reallocate grows or shrinks b, as the Go allocator does: within b's
 // capacity it reslices, otherwise it moves b into a new buffer.
-func (p *poolAllocator) Reallocate(size int, b []byte) []byte {
+func (p *poolAllocator) Reallocate(size int, b []byte) []byte { return reallocate(p, size, b) }
+
+// reallocate reslices b within its capacity, otherwise moves it into a new
+// buffer of a and frees it.
+func reallocate(a memory.Allocator, size int, b []byte) []byte {
 	if size <= cap(b) {
 		return b[:size]
 	}
-	nb := p.Allocate(size)
+	nb := a.Allocate(size)
 	copy(nb, b)
-	p.Free(b)
+	a.Free(b)
 	return nb
 }
 
