@@ -16,8 +16,8 @@ import (
 // lock and collection cycles, which showed as the main obstacle to
 // scaling decode across cores.
 //
-// Buffers are zeroed when handed out, like the Go allocator's, so output
-// bytes never depend on what a buffer held before.
+// Allocate zeroes buffers, like the Go allocator, for callers that count
+// on it; the readers' builders, which do not, take them through rawPool.
 type poolAllocator struct {
 	classes [48]sync.Pool // by log2 of the capacity
 }

@@ -434,7 +434,7 @@ func (r *Reader) flush(final bool) {
 	}
 	if cut > 0 {
 		// Finishing copies each builder's tail into fresh buffers, and
-		// the regrowth allocates (and zeroes) a batch's worth: both are
+		// the regrowth allocates a batch's worth: both are
 		// per column, so they run in parallel like the decoding.
 		bs := r.builders()
 		p := &pending{rows: cut, data: make([]arrow.ArrayData, len(bs))}
