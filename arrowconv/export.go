@@ -136,6 +136,14 @@ type ParquetOptions struct {
 // ParquetOptions.RowGroupSize is zero.
 const DefaultRowGroupSize = 1 << 20
 
+// parquetDictLimit is the dictionary size at which a Parquet column chunk
+// falls back to plain encoding. The writer's hash table grows with the
+// dictionary until then, one per column and row group, so the 1 MiB
+// default held about a quarter of a conversion's heap for FIELD columns
+// whose values rarely repeat; 256 KiB still keeps a dictionary of 32Ki
+// distinct 8-byte values, plenty for the repeating readings of a sensor.
+const parquetDictLimit = 256 << 10
+
 // ParquetCompressions lists the compression names ParquetOptions accepts.
 var ParquetCompressions = []string{"zstd", "snappy", "gzip", "lz4", "none"}
 
@@ -189,14 +197,23 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 	}
 
 	stored, written, convert := parquetSchemas(rr.Schema())
-	props := parquet.NewWriterProperties(
+	popts := []parquet.WriterProperty{
 		parquet.WithAllocator(o.Allocator),
 		parquet.WithCompression(codec),
 		parquet.WithStats(true),
 		parquet.WithDictionaryDefault(true),
+		parquet.WithDictionaryPageSizeLimit(parquetDictLimit),
 		parquet.WithMaxRowGroupLength(o.RowGroupSize),
 		parquet.WithCreatedBy("tsarrow"),
-	)
+	}
+	if f, ok := written.FieldsByName(TimeColumn); ok && len(f) == 1 && f[0].Type.ID() == arrow.TIMESTAMP {
+		// A device's timestamps do not repeat, so a dictionary never pays
+		// for itself on the time column: the writer would only grow a hash
+		// table of every value of a page (megabytes per column) before
+		// falling back to plain encoding.
+		popts = append(popts, parquet.WithDictionaryFor(TimeColumn, false))
+	}
+	props := parquet.NewWriterProperties(popts...)
 	var aopts []pqarrow.WriterOption
 	if stored == written {
 		aopts = append(aopts, pqarrow.WithStoreSchema())
