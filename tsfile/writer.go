@@ -470,21 +470,7 @@ func buildValuePage(c *AlignedColumn, times []int64, lo, hi int) (builtPage, err
 		}
 		bitmap.SetMSB(present, i-lo)
 		k++
-		t := times[i]
-		switch c.DataType {
-		case Boolean:
-			sb.addBool(t, v.Bools[i])
-		case Int32, Date:
-			sb.addInt(t, int64(v.Int32s[i]))
-		case Int64, Timestamp:
-			sb.addInt(t, v.Int64s[i])
-		case Float:
-			sb.addFloat(t, float64(v.Float32s[i]))
-		case Double:
-			sb.addFloat(t, v.Float64s[i])
-		default:
-			sb.addBinary(t, v.Binaries[i])
-		}
+		sb.add(times[i], v, i)
 	}
 	if k == 0 {
 		return builtPage{empty: true, stats: emptyStats(c.DataType)}, nil
@@ -512,6 +498,24 @@ func buildValuePage(c *AlignedColumn, times []int64, lo, hi int) (builtPage, err
 	payload = append(payload, present...)
 	payload = append(payload, dense...)
 	return builtPage{payload: payload, dense: dense, stats: sb.result()}, nil
+}
+
+// add folds value i of v, at time t, into b.
+func (b *statsBuilder) add(t int64, v *Values, i int) {
+	switch v.Type {
+	case Boolean:
+		b.addBool(t, v.Bools[i])
+	case Int32, Date:
+		b.addInt(t, int64(v.Int32s[i]))
+	case Int64, Timestamp:
+		b.addInt(t, v.Int64s[i])
+	case Float:
+		b.addFloat(t, float64(v.Float32s[i]))
+	case Double:
+		b.addFloat(t, v.Float64s[i])
+	default:
+		b.addBinary(t, v.Binaries[i])
+	}
 }
 
 // gather returns the non-null values of vals (rows lo.. of the column).

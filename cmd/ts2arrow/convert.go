@@ -18,6 +18,7 @@ import (
 
 const convertHelp = `Usage: ts2arrow convert FILE -o OUT [--format csv|arrow|arrows|parquet] [--table NAME]
                         [--compression NAME] [--row-group-size N]
+                        [--recover [--schema-from FILE]]
 
 Converts the rows of one table of a TsFile. "arrow" is the Arrow IPC file
 format, "arrows" the Arrow IPC stream format, "parquet" Apache Parquet,
@@ -32,6 +33,10 @@ none; for arrow and arrows the IPC body compression, none (the default),
 zstd or lz4 (LZ4 frame). CSV takes none. --row-group-size sets the rows
 per Parquet row group (default 1048576).
 
+--recover converts what "ts2arrow recover" would keep of a file whose
+writer never finished it, without writing a fixed copy; --schema-from
+names an intact file to take table schemas from.
+
 A table-model file with several tables needs --table. A tree-model file
 converts all its devices as "time, device, <measurements>" unless --table
 names one of its path prefixes.
@@ -43,6 +48,7 @@ Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
   ts2arrow convert testdata/sample.tsfile -o sample.csv
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
+  ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
 
 Options:
 `
@@ -56,6 +62,8 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	table := fs.String("table", "", "table to convert")
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
+	recoverIn := fs.Bool("recover", false, "convert the complete chunk groups of a file without a valid footer (see ts2arrow recover)")
+	schemaFrom := fs.String("schema-from", "", "with --recover: intact TsFile to take table schemas from")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -104,12 +112,27 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("unknown --time-unit %q (want s, ms, us or ns)", *unit)
 	}
-	in := pos[0]
-	f, err := tsfile.OpenFile(in, nil)
-	if err != nil {
-		return &fileError{in, err}
+	if *schemaFrom != "" && !*recoverIn {
+		return usagef("--schema-from applies with --recover only")
 	}
-	defer f.Close()
+	in := pos[0]
+	var f *tsfile.File
+	if *recoverIn {
+		fh, rec, err := recoverFile(in, *schemaFrom)
+		if err != nil {
+			return err
+		}
+		defer fh.Close()
+		if f, err = rec.Open(fh, nil); err != nil {
+			return &fileError{in, err}
+		}
+		reportRecovery(stderr, in, rec)
+	} else {
+		if f, err = tsfile.OpenFile(in, nil); err != nil {
+			return &fileError{in, err}
+		}
+		defer f.Close()
+	}
 	opts := &arrowconv.Options{BatchSize: *batch, TimeUnit: tu, TimeUnitSet: true}
 	rdr, err := openReader(f, *table, opts)
 	if err != nil {

@@ -4,7 +4,8 @@
 // Usage:
 //
 //	ts2arrow inspect FILE [--json]
-//	ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME]
+//	ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME] [--recover]
+//	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //
 // Exit status is 0 on success, 1 on a data or format error and 2 on a
 // usage error.
@@ -25,7 +26,8 @@ const usage = `ts2arrow: TsFile to Parquet and Apache Arrow
 
 Usage:
   ts2arrow inspect FILE [--json]
-  ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME]
+  ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME] [--recover]
+  ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow help [COMMAND]
 
 Run "ts2arrow COMMAND --help" for the options of a command.
@@ -61,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runInspect(args[1:], stdout, stderr)
 	case "convert":
 		err = runConvert(args[1:], stdout, stderr)
+	case "recover":
+		err = runRecover(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdout, stderr)

@@ -1,0 +1,478 @@
+package tsfile
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// RecoverOptions configure Recover.
+type RecoverOptions struct {
+	// ReadOptions are the limits and settings the scan reads with.
+	ReadOptions *ReadOptions
+	// Tables are the table schemas a lost footer held, for example taken
+	// from an intact file of the same dataset. The data section does not
+	// record them, so without one a table's devices are recovered as
+	// tree-model devices: every point survives, but the names of its TAG
+	// columns do not. A complete file keeps the schemas of its footer.
+	Tables []TableSchema
+}
+
+// Recovery is what Recover salvaged from a file: every complete chunk
+// group of its data section, in file order.
+type Recovery struct {
+	// Size is the length of the scanned file.
+	Size int64
+	// Complete reports that the file opened normally: its footer was
+	// valid and nothing needed recovering.
+	Complete bool
+	// Groups are the complete chunk groups, in file order.
+	Groups []RecoveredGroup
+	// ValidEnd is where the first incomplete structure begins: the end of
+	// the last complete chunk group or operation index range, and the
+	// length of the data section a rebuilt file keeps. For a file whose
+	// data section reached its separator it is the separator's offset.
+	ValidEnd int64
+	// Cause is why the scan stopped before the separator (nil when the
+	// whole data section was intact).
+	Cause error
+
+	tables []TableSchema
+	opts   ReadOptions
+}
+
+// RecoveredGroup is one complete chunk group.
+type RecoveredGroup struct {
+	Device  DeviceID
+	Offset  int64 // its chunk group header marker
+	End     int64 // just past its last chunk
+	Aligned bool
+	Chunks  []RecoveredChunk
+	// Rows is the number of timestamps of its time chunks (aligned) or the
+	// number of points of its series (non-aligned).
+	Rows int64
+}
+
+// RecoveredChunk is a chunk of a complete group with the statistics a new
+// index needs, computed by decoding every page.
+type RecoveredChunk struct {
+	Header     ChunkHeader
+	Statistics Statistics
+}
+
+// Points returns the number of rows of every recovered group.
+func (r *Recovery) Points() int64 {
+	var n int64
+	for i := range r.Groups {
+		n += r.Groups[i].Rows
+	}
+	return n
+}
+
+// Lost returns how many bytes of the data section lie past ValidEnd and
+// are dropped by a rebuild: the incomplete group and anything after it.
+func (r *Recovery) Lost() int64 {
+	if r.Complete {
+		return 0
+	}
+	return r.Size - r.ValidEnd
+}
+
+// Recover scans the data section of the TsFile of the given size held by
+// src from the front, as DataPages/Error-Recovery.md describes, without
+// using its footer. Every chunk group that is followed by another
+// top-level structure (the next chunk group, an operation index range or
+// the separator) and whose pages all decode is complete; the scan stops at
+// the first group that is not, whose offset becomes ValidEnd. The last
+// group of a file cut right after one of its chunks counts as incomplete,
+// because nothing in the data section says whether more chunks of it were
+// due (an aligned group could be missing value columns), which is also
+// what the reference implementation's self-check decides.
+//
+// Recover returns an error only when the file is not a TsFile v4 at all
+// (bad magic or version) or cannot be read; corruption is reported in
+// Recovery.Cause.
+func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, error) {
+	var o RecoverOptions
+	if opts != nil {
+		o = *opts
+	}
+	ro := o.ReadOptions.withDefaults()
+	rec := &Recovery{Size: size, tables: o.Tables, opts: ro}
+	if f, err := Open(src, size, &ro); err == nil {
+		rec.Complete = true
+		if len(rec.tables) == 0 {
+			for _, name := range sortedTableNames(f.Metadata.TableSchemas) {
+				rec.tables = append(rec.tables, *f.Metadata.TableSchemas[name])
+			}
+		}
+	}
+	s, err := NewScanner(src, size, &ro)
+	if err != nil {
+		return nil, err
+	}
+	rec.ValidEnd = s.Offset()
+	var cur *RecoveredGroup
+	var curErr error
+	var chunks chunkStatsReader
+	chunks.opts = &ro
+	// endGroup ends the current group at a top-level boundary: it joins
+	// the recovered groups when all its chunks decoded.
+	endGroup := func() bool {
+		if cur == nil {
+			return true
+		}
+		if curErr != nil {
+			rec.Cause = curErr
+			return false
+		}
+		cur.Rows = chunks.rows
+		rec.Groups = append(rec.Groups, *cur)
+		rec.ValidEnd = cur.End
+		cur = nil
+		return true
+	}
+	for s.Next() {
+		r := s.Record()
+		switch r.Kind {
+		case ChunkGroupRecord:
+			if !endGroup() {
+				return rec, nil
+			}
+			cur = &RecoveredGroup{Device: r.Device, Offset: r.Offset, End: r.End}
+			chunks.reset(r.Device)
+		case ChunkRecord:
+			if curErr != nil {
+				continue
+			}
+			h := &r.Chunk.Header
+			if len(cur.Chunks) == 0 {
+				cur.Aligned = h.IsAligned()
+			} else if cur.Aligned != h.IsAligned() {
+				curErr = corruptf(h.Offset, "chunk header", "chunk %q mixes aligned and non-aligned chunks in the group of %s", h.Measurement, cur.Device)
+				continue
+			}
+			st, err := chunks.add(r.Chunk)
+			if err != nil {
+				curErr = err
+				continue
+			}
+			cur.Chunks = append(cur.Chunks, RecoveredChunk{Header: *h, Statistics: st})
+			cur.End = r.End
+		case OperationIndexRangeRecord:
+			if !endGroup() {
+				return rec, nil
+			}
+			rec.ValidEnd = r.End
+		case SeparatorRecord:
+			if !endGroup() {
+				return rec, nil
+			}
+			rec.ValidEnd = r.Offset
+			return rec, nil
+		}
+	}
+	// The scan stopped inside or right after the current group: it is
+	// incomplete, and ValidEnd stays at its start.
+	rec.Cause = s.Err()
+	if curErr != nil {
+		rec.Cause = curErr
+	}
+	return rec, nil
+}
+
+func sortedTableNames(m map[string]*TableSchema) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// chunkStatsReader decodes the chunks of one group to validate them and
+// to compute the statistics the lost index held. Single-page chunks carry
+// no page statistics, so decoding is the only way to get them; decoding
+// multi-page chunks too checks each page against its header.
+type chunkStatsReader struct {
+	opts *ReadOptions
+	dev  DeviceID
+	pd   PayloadDecoder
+	// The current aligned set: the timestamps of each page of the last
+	// time chunk, which its value chunks follow.
+	pageTimes [][]int64
+	haveTime  bool
+	rows      int64
+}
+
+func (c *chunkStatsReader) reset(dev DeviceID) {
+	c.dev, c.pageTimes, c.haveTime, c.rows = dev, nil, false, 0
+}
+
+// add decodes every page of ch and returns the chunk's statistics.
+func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
+	h := &ch.Header
+	sb := newStatsBuilder(h.DataType)
+	switch {
+	case h.IsTimeChunk():
+		if h.DataType != Vector {
+			return Statistics{}, corruptf(h.Offset, "chunk header", "time chunk has data type %s, want VECTOR", h.DataType)
+		}
+		c.pageTimes = c.pageTimes[:0]
+		for i := range ch.Pages {
+			p, err := c.pd.Payload(ch, i)
+			if err != nil {
+				return Statistics{}, err
+			}
+			times, err := DecodeTimes(h, p, ch.Pages[i].Header.BodyOffset(), nil, c.opts.MaxPagePoints)
+			if err != nil {
+				return Statistics{}, err
+			}
+			if err := checkAscending(times, ch.Pages[i].Header.BodyOffset(), sb); err != nil {
+				return Statistics{}, err
+			}
+			ps := newStatsBuilder(Vector)
+			for _, t := range times {
+				ps.time(t)
+			}
+			if err := mergePage(sb, ps, &ch.Pages[i].Header); err != nil {
+				return Statistics{}, err
+			}
+			c.pageTimes = append(c.pageTimes, times)
+			c.rows += int64(len(times))
+		}
+		c.haveTime = true
+	case h.IsValueChunk():
+		if !c.haveTime {
+			return Statistics{}, corruptf(h.Offset, "chunk header", "value chunk %q before any time chunk of %s", h.Measurement, c.dev)
+		}
+		if !h.DataType.IsValueType() {
+			return Statistics{}, corruptf(h.Offset, "chunk header", "value chunk %q has data type %s", h.Measurement, h.DataType)
+		}
+		if len(ch.Pages) != 0 && len(ch.Pages) != len(c.pageTimes) {
+			return Statistics{}, corruptf(h.Offset, "chunk header", "value chunk %q has %d pages, its time chunk %d", h.Measurement, len(ch.Pages), len(c.pageTimes))
+		}
+		for i := range ch.Pages {
+			if ch.Pages[i].Header.Empty() {
+				continue
+			}
+			p, err := c.pd.Payload(ch, i)
+			if err != nil {
+				return Statistics{}, err
+			}
+			times := c.pageTimes[i]
+			v, err := DecodeValuePage(h, p, ch.Pages[i].Header.BodyOffset(), len(times))
+			if err != nil {
+				return Statistics{}, err
+			}
+			ps := newStatsBuilder(h.DataType)
+			for j, t := range times {
+				if !v.IsNull(j) {
+					ps.add(t, &v, j)
+				}
+			}
+			if err := mergePage(sb, ps, &ch.Pages[i].Header); err != nil {
+				return Statistics{}, err
+			}
+		}
+	default:
+		if !h.DataType.IsValueType() {
+			return Statistics{}, corruptf(h.Offset, "chunk header", "chunk %q has data type %s", h.Measurement, h.DataType)
+		}
+		for i := range ch.Pages {
+			p, err := c.pd.Payload(ch, i)
+			if err != nil {
+				return Statistics{}, err
+			}
+			off := ch.Pages[i].Header.BodyOffset()
+			times, v, err := DecodeNonAlignedPage(h, c.opts.NonAlignedTimeEncoding, p, off, c.opts.MaxPagePoints)
+			if err != nil {
+				return Statistics{}, err
+			}
+			if err := checkAscending(times, off, sb); err != nil {
+				return Statistics{}, err
+			}
+			ps := newStatsBuilder(h.DataType)
+			for j, t := range times {
+				ps.add(t, &v, j)
+			}
+			if err := mergePage(sb, ps, &ch.Pages[i].Header); err != nil {
+				return Statistics{}, err
+			}
+			c.rows += int64(len(times))
+		}
+	}
+	if sb.empty {
+		return emptyStats(h.DataType), nil
+	}
+	return sb.result(), nil
+}
+
+// checkAscending requires a page's timestamps to rise, and to follow those
+// of the chunk's earlier pages (held in sb).
+func checkAscending(times []int64, off int64, sb *statsBuilder) error {
+	for i, t := range times {
+		if (i > 0 && t <= times[i-1]) || (i == 0 && !sb.empty && t <= sb.s.EndTime) {
+			return corruptf(off, "page", "timestamp %d at position %d does not follow the one before it", t, i)
+		}
+	}
+	return nil
+}
+
+// mergePage compares the statistics a multi-page chunk's page header
+// declares with those of the page's decoded values, then folds the page
+// into the chunk's statistics page by page, as a writer does, so that sums
+// come out bit for bit the same as the lost index's.
+func mergePage(chunk, page *statsBuilder, p *PageHeader) error {
+	if want := p.Statistics; want != nil {
+		got := &page.s
+		if want.Count != got.Count || (want.Count > 0 && (want.StartTime != got.StartTime || want.EndTime != got.EndTime)) {
+			return corruptf(p.Offset, "page header", "statistics declare %d points in [%d, %d], the page holds %d in [%d, %d]",
+				want.Count, want.StartTime, want.EndTime, got.Count, got.StartTime, got.EndTime)
+		}
+	}
+	r := page.result()
+	chunk.merge(&r)
+	return nil
+}
+
+// footer builds the index and footer of a file whose data section is
+// bytes [0, ValidEnd) of the original, as a Writer would write them after
+// those bytes.
+func (r *Recovery) footer(wopts *WriteOptions) ([]byte, error) {
+	o, err := wopts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	w := &Writer{w: bufio.NewWriter(&out), pos: r.ValidEnd, opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}}
+	for _, t := range r.tables {
+		if err := w.RegisterTable(t); err != nil {
+			return nil, err
+		}
+	}
+	for gi := range r.Groups {
+		g := &r.Groups[gi]
+		d, err := w.device(g.Device, g.Aligned)
+		if err != nil {
+			return nil, fmt.Errorf("tsfile: recovered chunk group at %d: %w", g.Offset, err)
+		}
+		for ci := range g.Chunks {
+			c := &g.Chunks[ci]
+			role := byte(0)
+			switch {
+			case c.Header.IsTimeChunk():
+				role = markerTimeColumnMask
+			case c.Header.IsValueChunk():
+				role = markerValueColumnMask
+			}
+			ss, ok := d.series[c.Header.Measurement]
+			if !ok {
+				ss = &seriesState{meta: TimeseriesMetadata{Type: role, Measurement: c.Header.Measurement, DataType: c.Header.DataType}, stats: newStatsBuilder(c.Header.DataType)}
+				d.series[c.Header.Measurement] = ss
+			} else if ss.meta.DataType != c.Header.DataType || ss.meta.Type != role {
+				return nil, corruptf(c.Header.Offset, "chunk header", "series %q of %s is %s here but %s in an earlier chunk", c.Header.Measurement, g.Device, c.Header.DataType, ss.meta.DataType)
+			}
+			ss.meta.Chunks = append(ss.meta.Chunks, ChunkMetadata{Offset: c.Header.Offset, Statistics: c.Statistics})
+			ss.stats.merge(&c.Statistics)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// checkTables refuses schemas for tables with non-aligned devices, which
+// the table model cannot hold.
+func (r *Recovery) checkTables() error {
+	names := map[string]bool{}
+	for _, t := range r.tables {
+		names[t.Name] = true
+	}
+	for i := range r.Groups {
+		g := &r.Groups[i]
+		if names[g.Device.Table()] && !g.Aligned {
+			return fmt.Errorf("tsfile: recovered device %s of table-model table %q is not aligned", g.Device, g.Device.Table())
+		}
+	}
+	return nil
+}
+
+// Rebuild writes a complete TsFile to dst: the original bytes up to
+// ValidEnd (so every recovered chunk keeps its offset) followed by a new
+// index and footer over the recovered groups. src must be the file
+// Recover scanned. It returns the number of bytes written.
+func (r *Recovery) Rebuild(dst io.Writer, src io.ReaderAt, wopts *WriteOptions) (int64, error) {
+	ra, size, err := r.readerAt(src, wopts)
+	if err != nil {
+		return 0, err
+	}
+	return io.Copy(dst, io.NewSectionReader(ra, 0, size))
+}
+
+// Open opens the recovered file without writing it anywhere: reads below
+// ValidEnd go to src, the rest to a footer rebuilt in memory.
+func (r *Recovery) Open(src io.ReaderAt, opts *ReadOptions) (*File, error) {
+	ra, size, err := r.readerAt(src, nil)
+	if err != nil {
+		return nil, err
+	}
+	if opts == nil {
+		opts = &r.opts
+	}
+	return Open(ra, size, opts)
+}
+
+func (r *Recovery) readerAt(src io.ReaderAt, wopts *WriteOptions) (io.ReaderAt, int64, error) {
+	if err := r.checkTables(); err != nil {
+		return nil, 0, err
+	}
+	foot, err := r.footer(wopts)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &joinedReaderAt{a: src, n: r.ValidEnd, b: foot}, r.ValidEnd + int64(len(foot)), nil
+}
+
+// joinedReaderAt reads bytes [0, n) of a followed by b.
+type joinedReaderAt struct {
+	a io.ReaderAt
+	n int64
+	b []byte
+}
+
+func (j *joinedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("tsfile: negative offset")
+	}
+	total := 0
+	if off < j.n {
+		k := int(min(int64(len(p)), j.n-off))
+		n, err := j.a.ReadAt(p[:k], off)
+		total += n
+		if n < k {
+			if err == nil || errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return total, err
+		}
+		p, off = p[k:], off+int64(k)
+	}
+	if len(p) == 0 {
+		return total, nil
+	}
+	i := off - j.n
+	if i >= int64(len(j.b)) {
+		return total, io.EOF
+	}
+	n := copy(p, j.b[i:])
+	total += n
+	if n < len(p) {
+		return total, io.EOF
+	}
+	return total, nil
+}
