@@ -627,6 +627,14 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 		if ph.Statistics != nil && c.counts[k] != c.expect[k] {
 			return corruptf(ph.Offset, "page header", "time page statistics count %d, but the page holds %d timestamps", c.expect[k], c.counts[k])
 		}
+		if ph.Statistics == nil && len(tc.Pages) == 1 && c.counts[k] != c.expect[k] {
+			// The chunk's statistics, from the index, summarise its only
+			// page; the time-range pushdown trusts them.
+			err := corruptf(tc.Header.Offset, "chunk header", "time chunk statistics count %d, but its page holds %d timestamps", c.expect[k], c.counts[k])
+			if r.f.Lenient(err) != nil {
+				return err
+			}
+		}
 		total += c.counts[k]
 	}
 	for j, got := range c.got {

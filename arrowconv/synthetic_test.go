@@ -312,3 +312,43 @@ func pageBody(t testing.TB, b []byte, measurement string) int64 {
 	t.Fatalf("no chunk named %q", measurement)
 	return 0
 }
+
+// TestChunkCountDisagrees: a single-page time chunk whose index statistics
+// count other than its page's timestamps is corrupt; a lenient read
+// converts it with a warning.
+func TestChunkCountDisagrees(t *testing.T) {
+	w := newFileBuilder(t, nil)
+	w.table("t", tableColumns()...)
+	w.aligned(devA, []int64{1, 2, 3}, col{"i64", int64s(1, 2, 3)})
+	b := w.bytes()
+	f := openBytes(t, b)
+	ss, err := f.Series(devA)
+	require.NoError(t, err)
+	require.True(t, ss[0].IsTimeColumn())
+	require.Len(t, ss[0].Chunks, 1)
+	// The time column's statistics count follows its type byte, the empty
+	// measurement name, the VECTOR data type and a one-byte list size.
+	at := ss[0].Offset + 4
+	require.Equal(t, byte(3), b[at])
+	b[at] = 4
+	r, err := NewTableReader(openBytes(t, b), "t", nil)
+	require.NoError(t, err)
+	require.False(t, r.Next())
+	require.ErrorIs(t, r.Err(), tsfile.ErrCorrupt)
+	require.ErrorContains(t, r.Err(), "statistics count 4, but its page holds 3")
+	r.Release()
+
+	lf, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), &tsfile.ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	r, err = NewTableReader(lf, "t", nil)
+	require.NoError(t, err)
+	defer r.Release()
+	rows := int64(0)
+	for r.Next() {
+		rows += r.RecordBatch().NumRows()
+	}
+	require.NoError(t, r.Err())
+	require.EqualValues(t, 3, rows)
+	require.Len(t, lf.Warnings(), 1)
+	require.Contains(t, lf.Warnings()[0].String(), "statistics count 4")
+}

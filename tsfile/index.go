@@ -67,13 +67,18 @@ func visit(seen map[int64]bool, off int64) error {
 }
 
 // walkDevices calls fn for every LEAF_DEVICE entry under n, in key order.
-func (f *File) walkDevices(n *IndexNode, depth int, seen map[int64]bool, fn func(IndexEntry) error) error {
+// Every key under n must sort below hi (nil for no bound), the key of the
+// entry after n's in its parent, or a descent by key would miss it.
+func (f *File) walkDevices(n *IndexNode, depth int, seen map[int64]bool, hi *DeviceID, fn func(IndexEntry) error) error {
 	if depth > f.opts.MaxIndexDepth {
 		return corruptf(n.Offset, "index node", "device index deeper than %d levels", f.opts.MaxIndexDepth)
 	}
 	for i := range n.Entries {
 		e := n.Entries[i]
 		if n.Type == LeafDevice {
+			if hi != nil && e.Device.Compare(*hi) >= 0 {
+				return corruptf(n.Offset, "index node", "key %s does not sort before %s, the next key of the parent node", e.Device, *hi)
+			}
 			if err := fn(e); err != nil {
 				return err
 			}
@@ -92,7 +97,11 @@ func (f *File) walkDevices(n *IndexNode, depth int, seen map[int64]bool, fn func
 		if child.Entries[0].Device.Compare(e.Device) < 0 {
 			return corruptf(child.Offset, "index node", "first key %s sorts before its parent entry key %s", child.Entries[0].Device, e.Device)
 		}
-		if err := f.walkDevices(child, depth+1, seen, fn); err != nil {
+		next := hi
+		if i+1 < len(n.Entries) {
+			next = &n.Entries[i+1].Device
+		}
+		if err := f.walkDevices(child, depth+1, seen, next, fn); err != nil {
 			return err
 		}
 	}
@@ -106,7 +115,7 @@ func (f *File) Devices(table string) ([]DeviceID, error) {
 		return nil, nil
 	}
 	var out []DeviceID
-	err := f.walkDevices(root, 1, map[int64]bool{}, func(e IndexEntry) error {
+	err := f.walkDevices(root, 1, map[int64]bool{}, nil, func(e IndexEntry) error {
 		if len(out) > 0 && out[len(out)-1].Compare(e.Device) >= 0 {
 			return corruptf(root.Offset, "device index", "device %s does not sort after %s", e.Device, out[len(out)-1])
 		}
@@ -148,12 +157,13 @@ func (f *File) deviceEntry(dev DeviceID) (IndexEntry, bool, error) {
 }
 
 // walkSeries calls fn for every TimeseriesMetadata under the measurement
-// node n, in key order.
-func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, fn func(*TimeseriesMetadata) error) error {
+// node n, in key order. As in walkDevices, every key under n must sort
+// below hi when it is not nil.
+func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, hi *string, fn func(*TimeseriesMetadata) error) error {
 	if depth > f.opts.MaxIndexDepth {
 		return corruptf(n.Offset, "index node", "measurement index deeper than %d levels", f.opts.MaxIndexDepth)
 	}
-	for _, e := range n.Entries {
+	for ei, e := range n.Entries {
 		if err := visit(seen, e.Offset); err != nil {
 			return err
 		}
@@ -163,6 +173,9 @@ func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, fn func(
 				return err
 			}
 			for i := range list {
+				if hi != nil && compareStrings(list[i].Measurement, *hi) >= 0 {
+					return corruptf(list[i].Offset, "timeseries metadata", "series %q does not sort before %q, the next key of the parent node", list[i].Measurement, *hi)
+				}
 				if err := fn(&list[i]); err != nil {
 					return err
 				}
@@ -176,7 +189,14 @@ func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, fn func(
 		if err := checkChild(n, child); err != nil {
 			return err
 		}
-		if err := f.walkSeries(child, depth+1, seen, fn); err != nil {
+		if compareStrings(child.Entries[0].Measurement, e.Measurement) < 0 {
+			return corruptf(child.Offset, "index node", "first key %q sorts before its parent entry key %q", child.Entries[0].Measurement, e.Measurement)
+		}
+		next := hi
+		if ei+1 < len(n.Entries) {
+			next = &n.Entries[ei+1].Measurement
+		}
+		if err := f.walkSeries(child, depth+1, seen, next, fn); err != nil {
 			return err
 		}
 	}
@@ -199,6 +219,9 @@ func (f *File) readSeriesRange(e IndexEntry) ([]TimeseriesMetadata, error) {
 		}
 		if len(out) == 0 && t.Measurement != e.Measurement {
 			return nil, corruptf(t.Offset, "timeseries metadata", "first series %q does not match its index key %q", t.Measurement, e.Measurement)
+		}
+		if err := f.checkSeriesStats(&t); err != nil {
+			return nil, err
 		}
 		out = append(out, t)
 	}
@@ -229,7 +252,7 @@ func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
 		return nil, err
 	}
 	var out []TimeseriesMetadata
-	err = f.walkSeries(root, 1, map[int64]bool{}, func(t *TimeseriesMetadata) error {
+	err = f.walkSeries(root, 1, map[int64]bool{}, nil, func(t *TimeseriesMetadata) error {
 		if len(out) > 0 && compareStrings(out[len(out)-1].Measurement, t.Measurement) >= 0 {
 			return corruptf(t.Offset, "timeseries metadata", "series %q does not sort after %q", t.Measurement, out[len(out)-1].Measurement)
 		}

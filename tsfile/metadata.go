@@ -1,6 +1,9 @@
 package tsfile
 
-import "sort"
+import (
+	"math"
+	"sort"
+)
 
 // ChunkMetadata locates one chunk of a series and summarises it.
 type ChunkMetadata struct {
@@ -372,9 +375,18 @@ func (d *buf) fileMetadata(opts *ReadOptions) *FileMetadata {
 		m.TableSchemas[name] = &s
 	}
 	m.MetaOffset = d.int64("meta_offset")
-	m.Bloom = d.bloomFilter()
+	if opts.quirks&quirkBloomInt32 != 0 && d.remaining() >= 4 && string(d.b[d.pos:d.pos+4]) == "\x00\x00\x00\x00" {
+		d.pos += 4
+	} else {
+		m.Bloom = d.bloomFilter()
+	}
 	pcAt := d.pos
-	pc := d.varint("property_count")
+	var pc int32
+	if opts.quirks&quirkPropertyCountUnsigned != 0 {
+		pc = int32(min(d.uvarint("property_count"), math.MaxInt32))
+	} else {
+		pc = d.varint("property_count")
+	}
 	if d.err == nil && (pc < 0 || int(pc)*2 > d.remaining()) {
 		d.pos = pcAt
 		d.fail("property_count %d is invalid", pc)

@@ -35,6 +35,14 @@ type ReadOptions struct {
 	// NonAlignedTimeEncodingSet must be true for NonAlignedTimeEncoding to
 	// be used, since PLAIN is the zero Encoding.
 	NonAlignedTimeEncodingSet bool
+	// Lenient reads files with known writer quirks (an absent Bloom filter
+	// written as four zero bytes, a property_count written unsigned) and
+	// files whose summaries disagree with what they summarise (series
+	// statistics that do not add up), recording a Warning (File.Warnings)
+	// instead of failing. Structural damage still fails.
+	Lenient bool
+
+	quirks uint8 // footer quirks to parse with (lenient retries)
 }
 
 func (o *ReadOptions) withDefaults() ReadOptions {
@@ -85,6 +93,8 @@ type File struct {
 	Version byte
 	// Metadata is the decoded footer.
 	Metadata *FileMetadata
+
+	warn warnings
 }
 
 // OpenFile opens the named file.
@@ -213,13 +223,9 @@ func (f *File) readFooter() error {
 	if err != nil {
 		return err
 	}
-	d := f.newBuf(b, f.metaPos, "TsFileMetadata")
-	m := d.fileMetadata(&f.opts)
-	if d.err != nil {
-		return d.err
-	}
-	if d.remaining() != 0 {
-		return corruptf(d.off(), "TsFileMetadata", "%d bytes left over after the metadata", d.remaining())
+	m, err := f.parseFooter(b)
+	if err != nil {
+		return err
 	}
 	if m.MetaOffset < f.dataFrom || m.MetaOffset >= f.metaPos {
 		return corruptf(f.metaPos, "TsFileMetadata", "meta_offset %d is outside the data section [%d, %d)", m.MetaOffset, f.dataFrom, f.metaPos)

@@ -18,7 +18,7 @@ import (
 
 const convertHelp = `Usage: ts2arrow convert FILE -o OUT [--format csv|arrow|arrows|parquet] [--table NAME]
                         [--compression NAME] [--row-group-size N]
-                        [--recover [--schema-from FILE]]
+                        [--recover [--schema-from FILE]] [--lenient]
 
 Converts the rows of one table of a TsFile. "arrow" is the Arrow IPC file
 format, "arrows" the Arrow IPC stream format, "parquet" Apache Parquet,
@@ -32,6 +32,11 @@ behind.
 none; for arrow and arrows the IPC body compression, none (the default),
 zstd or lz4 (LZ4 frame). CSV takes none. --row-group-size sets the rows
 per Parquet row group (default 1048576).
+
+--lenient reads files with known writer quirks (an absent Bloom filter
+written as four zero bytes, a property count written unsigned) and
+statistics that disagree with the data, with a warning on standard error
+for each instead of failing.
 
 --recover converts what "ts2arrow recover" would keep of a file whose
 writer never finished it, without writing a fixed copy; --schema-from
@@ -64,6 +69,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	recoverIn := fs.Bool("recover", false, "convert the complete chunk groups of a file without a valid footer (see ts2arrow recover)")
 	schemaFrom := fs.String("schema-from", "", "with --recover: intact TsFile to take table schemas from")
+	lenient := fs.Bool("lenient", false, "read files with known writer quirks and inconsistent statistics, reporting warnings")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -116,9 +122,10 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return usagef("--schema-from applies with --recover only")
 	}
 	in := pos[0]
+	ropts := &tsfile.ReadOptions{Lenient: *lenient}
 	var f *tsfile.File
 	if *recoverIn {
-		fh, rec, err := recoverFile(in, *schemaFrom)
+		fh, rec, err := recoverFile(in, *schemaFrom, ropts)
 		if err != nil {
 			return err
 		}
@@ -128,7 +135,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		}
 		reportRecovery(stderr, in, rec)
 	} else {
-		if f, err = tsfile.OpenFile(in, nil); err != nil {
+		if f, err = tsfile.OpenFile(in, ropts); err != nil {
 			return &fileError{in, err}
 		}
 		defer f.Close()
@@ -139,6 +146,12 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return &fileError{in, err}
 	}
 	defer rdr.Release()
+	// Warnings come from the footer and from what the conversion read.
+	defer func() {
+		for _, w := range f.Warnings() {
+			fmt.Fprintf(stderr, "ts2arrow: %s: warning: %s\n", in, w)
+		}
+	}()
 	write := func(w io.Writer) error { return writeFormat(w, fmtName, rdr, wopts) }
 	if *out == "-" {
 		bw := bufio.NewWriterSize(stdout, 1<<16)

@@ -13,11 +13,12 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const inspectHelp = `Usage: ts2arrow inspect FILE [--json]
+const inspectHelp = `Usage: ts2arrow inspect FILE [--json] [--lenient]
 
 Prints the format version, encryption, tables and their schemas, devices,
 and for every series its data type, encoding, compression, chunk and page
-counts and Statistics.
+counts and Statistics. --lenient reads files with known writer quirks and
+lists what it worked around as warnings.
 
 Examples:
   ts2arrow inspect testdata/sample.tsfile
@@ -36,6 +37,8 @@ type inspectFile struct {
 	Chunks     int               `json:"chunks"`
 	Pages      int               `json:"pages"`
 	Tables     []inspectTable    `json:"tables"`
+	// Warnings are what --lenient worked around.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 type inspectTable struct {
@@ -89,6 +92,7 @@ type inspectStats struct {
 func runInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("inspect", inspectHelp, stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -96,7 +100,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usagef("inspect takes one FILE (got %d arguments)", len(pos))
 	}
-	info, err := inspect(pos[0])
+	info, err := inspect(pos[0], &tsfile.ReadOptions{Lenient: *lenient})
 	if err != nil {
 		return &fileError{pos[0], err}
 	}
@@ -109,8 +113,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-func inspect(path string) (*inspectFile, error) {
-	f, err := tsfile.OpenFile(path, nil)
+func inspect(path string, ropts *tsfile.ReadOptions) (*inspectFile, error) {
+	f, err := tsfile.OpenFile(path, ropts)
 	if err != nil {
 		return nil, err
 	}
@@ -153,6 +157,9 @@ func inspect(path string) (*inspectFile, error) {
 			t.Devices = append(t.Devices, d)
 		}
 		info.Tables = append(info.Tables, t)
+	}
+	for _, w := range f.Warnings() {
+		info.Warnings = append(info.Warnings, w.String())
 	}
 	return info, nil
 }
@@ -273,6 +280,9 @@ func printInspect(w io.Writer, info *inspectFile) {
 	fmt.Fprintf(w, "encryption:  %s\n", info.Encryption)
 	fmt.Fprintf(w, "chunks:      %d\n", info.Chunks)
 	fmt.Fprintf(w, "pages:       %d\n", info.Pages)
+	for _, x := range info.Warnings {
+		fmt.Fprintf(w, "warning:     %s\n", x)
+	}
 	keys := make([]string, 0, len(info.Properties))
 	for k := range info.Properties {
 		keys = append(keys, k)

@@ -49,7 +49,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 		return usagef("recover needs -o FIXED (a file)")
 	}
 	in := pos[0]
-	fh, rec, err := recoverFile(in, *schemaFrom)
+	fh, rec, err := recoverFile(in, *schemaFrom, nil)
 	if err != nil {
 		return err
 	}
@@ -68,8 +68,8 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 
 // recoverFile scans the file at path with tsfile.Recover, taking table
 // schemas from schemaFrom when it is set. The caller closes the file.
-func recoverFile(path, schemaFrom string) (*os.File, *tsfile.Recovery, error) {
-	var opts tsfile.RecoverOptions
+func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, *tsfile.Recovery, error) {
+	opts := tsfile.RecoverOptions{ReadOptions: ropts}
 	if schemaFrom != "" {
 		sf, err := tsfile.OpenFile(schemaFrom, nil)
 		if err != nil {

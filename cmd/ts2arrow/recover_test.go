@@ -109,3 +109,48 @@ func TestRecoverCommandErrors(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// quirkyFile is a valid tree-model file whose absent Bloom filter is
+// written as four zero bytes, as some writers do.
+func quirkyFile(t *testing.T) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{NoBloomFilter: true})
+	require.NoError(t, err)
+	v := tsfile.NewValues(tsfile.Int64, 3)
+	v.Int64s = []int64{7, 8, 9}
+	require.NoError(t, w.WriteNonAligned(tsfile.NewDeviceID("root.sg.d1"), []tsfile.NonAlignedSeries{{SeriesSchema: tsfile.SeriesSchema{Name: "s", DataType: tsfile.Int64}, Times: []int64{1, 2, 3}, Values: v}}))
+	require.NoError(t, w.Close())
+	b := buf.Bytes()
+	l := int(b[len(b)-10])<<24 | int(b[len(b)-9])<<16 | int(b[len(b)-8])<<8 | int(b[len(b)-7])
+	meta := append([]byte(nil), b[len(b)-10-l:len(b)-10]...)
+	// meta_offset, then Bloom byte_length 0 and property_count 3 (zigzag 6).
+	i := bytes.LastIndex(meta, []byte{0, 6, 24, 'e', 'n', 'c', 'r', 'y', 'p', 't'})
+	require.Positive(t, i)
+	meta = append(append(meta[:i:i], 0, 0, 0, 0), meta[i+1:]...)
+	out := append(append([]byte(nil), b[:len(b)-10-l]...), meta...)
+	out = append(out, byte(len(meta)>>24), byte(len(meta)>>16), byte(len(meta)>>8), byte(len(meta)))
+	out = append(out, "TsFile"...)
+	path := filepath.Join(t.TempDir(), "quirky.tsfile")
+	require.NoError(t, os.WriteFile(path, out, 0o644))
+	return path
+}
+
+func TestLenientFlag(t *testing.T) {
+	in := quirkyFile(t)
+	out := filepath.Join(t.TempDir(), "x.csv")
+	code, _, errOut := runCLI("convert", in, "-o", out)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "TsFileMetadata")
+	require.NoFileExists(t, out)
+
+	code, _, errOut = runCLI("convert", in, "--lenient", "-o", out)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "warning: TsFileMetadata at offset")
+	require.Contains(t, errOut, "four zero bytes")
+	require.Equal(t, []string{"time,device,s", "1,root.sg.d1,7", "2,root.sg.d1,8", "3,root.sg.d1,9"}, csvLines(t, out))
+
+	code, stdout, errOut := runCLI("inspect", in, "--lenient")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, stdout, "warning:     TsFileMetadata at offset")
+}
