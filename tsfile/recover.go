@@ -358,7 +358,7 @@ func (r *Recovery) footer(wopts *WriteOptions) ([]byte, error) {
 		g := &r.Groups[gi]
 		d, err := w.device(g.Device, g.Aligned)
 		if err != nil {
-			return nil, fmt.Errorf("tsfile: recovered chunk group at %d: %w", g.Offset, err)
+			return nil, corruptf(g.Offset, "chunk group header", "device %s: %v", g.Device, err)
 		}
 		for ci := range g.Chunks {
 			c := &g.Chunks[ci]

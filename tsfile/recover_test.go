@@ -13,7 +13,7 @@ import (
 // recoverLayouts are files whose groups Recover must get back: table
 // model with multi-page chunks and nulls, tree model non-aligned, and a
 // mixed file with an operation index range.
-func recoverLayouts(t *testing.T) map[string][]byte {
+func recoverLayouts(t testing.TB) map[string][]byte {
 	t.Helper()
 	r := rand.New(rand.NewPCG(7, 9))
 	out := map[string][]byte{}
