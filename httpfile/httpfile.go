@@ -36,8 +36,10 @@ type Options struct {
 	Client *http.Client
 	// Header is added to every request, for example Authorization.
 	Header http.Header
-	// BlockSize is the granularity of the cache (default 16 KiB): a read
-	// of less than a block fetches whole blocks and caches them.
+	// BlockSize is the granularity of the cache: a read of less than a
+	// block fetches whole blocks and caches them. The default is 16 KiB,
+	// or a 256th of a smaller file (at least 1 KiB), whose scattered
+	// headers would otherwise each cost a good part of the file.
 	BlockSize int
 	// CacheBlocks is how many blocks the cache holds (default 256, so
 	// 4 MiB with the default block size).
@@ -60,10 +62,11 @@ type File struct {
 	opts  Options
 	block int64
 
-	mu    sync.Mutex
-	lru   *list.List // of *cached, most recent first
-	index map[int64]*list.Element
-	stats Stats
+	mu       sync.Mutex
+	lru      *list.List // of *cached, most recent first
+	index    map[int64]*list.Element
+	inflight map[int64]chan struct{} // blocks being fetched, closed when done
+	stats    Stats
 }
 
 type cached struct {
@@ -81,13 +84,14 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 	if o.Client == nil {
 		o.Client = http.DefaultClient
 	}
-	if o.BlockSize <= 0 {
+	autoBlock := o.BlockSize <= 0
+	if autoBlock {
 		o.BlockSize = 16 << 10
 	}
 	if o.CacheBlocks <= 0 {
 		o.CacheBlocks = 256
 	}
-	f := &File{url: url, ctx: ctx, opts: o, block: int64(o.BlockSize), lru: list.New(), index: map[int64]*list.Element{}}
+	f := &File{url: url, ctx: ctx, opts: o, block: int64(o.BlockSize), lru: list.New(), index: map[int64]*list.Element{}, inflight: map[int64]chan struct{}{}}
 	resp, err := f.get(0, 1)
 	if err != nil {
 		return nil, err
@@ -119,6 +123,9 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 2))
 	f.count(n)
 	f.size, f.etag = total, resp.Header.Get("ETag")
+	if autoBlock {
+		f.block = min(f.block, max(1<<10, f.size/256))
+	}
 	return f, nil
 }
 
@@ -170,49 +177,97 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // is fetched as whole blocks and cached, so that the small reads around it
 // (headers, index entries) are free; a longer one (chunk data) is fetched
 // exactly and not cached, since a block-rounded fetch would add up to a
-// block of bytes nobody asked for to every chunk.
+// block of bytes nobody asked for to every chunk. A block another read is
+// already fetching is waited for rather than fetched twice: a TsFile reader
+// decodes columns in parallel, and their first reads often share a block.
 func (f *File) read(p []byte, off int64) error {
 	first, last := off/f.block, (off+int64(len(p))-1)/f.block
-	blocks := make([][]byte, last-first+1)
-	f.mu.Lock()
-	for b := first; b <= last; b++ {
-		if e, ok := f.index[b]; ok {
-			f.lru.MoveToFront(e)
-			blocks[b-first] = e.Value.(*cached).data
-		}
-	}
-	f.mu.Unlock()
 	end := off + int64(len(p))
-	for b := first; b <= last; {
-		if blocks[b-first] != nil {
-			lo, hi := max(off, b*f.block), min(end, (b+1)*f.block)
-			copy(p[lo-off:hi-off], blocks[b-first][lo-b*f.block:])
-			b++
-			continue
-		}
-		e := b
-		for e+1 <= last && blocks[e+1-first] == nil {
-			e++
-		}
-		lo, hi := max(off, b*f.block), min(end, (e+1)*f.block)
-		if hi-lo >= f.block {
-			if err := f.fetchInto(p[lo-off:hi-off], lo); err != nil {
-				return err
+	blocks := make([][]byte, last-first+1)
+	type run struct {
+		b, e  int64
+		exact bool
+		done  chan struct{}
+	}
+	var runs []run
+	for {
+		var wait []chan struct{}
+		f.mu.Lock()
+		for b := first; b <= last; b++ {
+			if blocks[b-first] != nil {
+				continue
 			}
-		} else {
-			blo, bhi := b*f.block, min((e+1)*f.block, f.size)
-			buf := make([]byte, bhi-blo)
-			if err := f.fetchInto(buf, blo); err != nil {
-				return err
+			if e, ok := f.index[b]; ok {
+				f.lru.MoveToFront(e)
+				blocks[b-first] = e.Value.(*cached).data
+			} else if ch, ok := f.inflight[b]; ok {
+				wait = append(wait, ch)
 			}
-			copy(p[lo-off:hi-off], buf[lo-blo:])
-			f.mu.Lock()
-			for k := b; k <= e; k++ {
-				f.put(k, buf[(k-b)*f.block:min((k-b+1)*f.block, int64(len(buf)))])
+		}
+		if len(wait) == 0 {
+			for b := first; b <= last; {
+				if blocks[b-first] != nil {
+					b++
+					continue
+				}
+				e := b
+				for e+1 <= last && blocks[e+1-first] == nil {
+					e++
+				}
+				lo, hi := max(off, b*f.block), min(end, (e+1)*f.block)
+				r := run{b: b, e: e, exact: hi-lo >= f.block}
+				if !r.exact {
+					r.done = make(chan struct{})
+					for k := b; k <= e; k++ {
+						f.inflight[k] = r.done
+					}
+				}
+				runs = append(runs, r)
+				b = e + 1
 			}
 			f.mu.Unlock()
+			break
 		}
-		b = e + 1
+		f.mu.Unlock()
+		for _, ch := range wait {
+			<-ch
+		}
+	}
+	var err error
+	for _, r := range runs {
+		lo, hi := max(off, r.b*f.block), min(end, (r.e+1)*f.block)
+		if r.exact {
+			if err == nil {
+				err = f.fetchInto(p[lo-off:hi-off], lo)
+			}
+			continue
+		}
+		var buf []byte
+		if err == nil {
+			blo, bhi := r.b*f.block, min((r.e+1)*f.block, f.size)
+			buf = make([]byte, bhi-blo)
+			if err = f.fetchInto(buf, blo); err == nil {
+				copy(p[lo-off:hi-off], buf[lo-blo:])
+			}
+		}
+		f.mu.Lock()
+		for k := r.b; k <= r.e; k++ {
+			delete(f.inflight, k)
+			if err == nil {
+				f.put(k, buf[(k-r.b)*f.block:min((k-r.b+1)*f.block, int64(len(buf)))])
+			}
+		}
+		f.mu.Unlock()
+		close(r.done)
+	}
+	if err != nil {
+		return err
+	}
+	for b := first; b <= last; b++ {
+		if d := blocks[b-first]; d != nil {
+			lo, hi := max(off, b*f.block), min(end, (b+1)*f.block)
+			copy(p[lo-off:hi-off], d[lo-b*f.block:])
+		}
 	}
 	return nil
 }

@@ -2,13 +2,19 @@ package main
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,100 +22,181 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const convertHelp = `Usage: ts2arrow convert FILE -o OUT [--format csv|arrow|arrows|parquet] [--table NAME]
+const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [--table T]
+                        [--columns a,b] [--device D] [--where tag=value]
+                        [--start T] [--end T] [--time-unit ms] [--batch-size N]
                         [--compression NAME] [--row-group-size N]
-                        [--recover [--schema-from FILE]] [--lenient]
+                        [--partition-by table|device] [--force] [--quiet|--verbose]
+                        [--lenient] [--recover [--schema-from FILE]] [--tags a,b]
 
-Converts the rows of one table of a TsFile. "arrow" is the Arrow IPC file
-format, "arrows" the Arrow IPC stream format, "parquet" Apache Parquet,
-"csv" comma-separated text with a header row. The format defaults from
-OUT's extension (.csv, .arrow, .arrows, .parquet or .pq); "-o -" writes to
-standard output and needs --format. Output is written to a temporary file
-beside OUT and renamed into place, so a failed conversion leaves nothing
-behind.
+Converts the rows of one table of TsFiles. INPUT is a file, a directory
+(every *.tsfile under it), a glob pattern ("data/*.tsfile", quoted so the
+tool expands it) or an http:// or https:// URL, which is read with range
+requests: the footer first, then only the chunks the query needs.
+
+FORMAT is parquet (Apache Parquet), arrow (Arrow IPC file), arrows (Arrow
+IPC stream), csv (header row, then one line per row), jsonl (one JSON object
+per line) or tsfile; it defaults from OUT's extension (.parquet/.pq,
+.arrow/.feather/.ipc, .arrows, .csv, .jsonl/.ndjson, .tsfile). "-o -"
+writes to standard output and needs --format.
+
+Many inputs go to one output, which needs their schemas to agree (the
+first difference is reported), unless --partition-by writes a Hive-style
+directory that Spark and DuckDB read as one dataset:
+  OUT/table=T/part-N.parquet                 (--partition-by table)
+  OUT/table=T/device=D/part-N.parquet        (--partition-by device)
+one part per input file (and device); a tree model's device column moves
+into the path.
+
+The query:
+  --table T          the table (needed when a file holds several)
+  --columns a,b      only these columns (time is always kept); only their
+                     chunks are read
+  --device D         only device D (repeatable; as "inspect" prints it)
+  --where tag=value  only devices whose TAG (or tree model device) column
+                     has this value (repeatable; all must hold)
+  --start, --end     an inclusive time range: integers in the stored unit,
+                     or RFC 3339 times (2024-05-01T12:00:00Z, 2024-05-01)
+  --time-unit        the unit of the stored timestamps: s, ms (default),
+                     us or ns
 
 --compression is, for parquet, zstd (the default), snappy, gzip, lz4 or
 none; for arrow and arrows the IPC body compression, none (the default),
-zstd or lz4 (LZ4 frame). CSV takes none. --row-group-size sets the rows
+zstd or lz4 (LZ4 frame); for tsfile the page compression, uncompressed (the
+default), snappy, gzip, lz4, zstd or lzma2. --row-group-size sets the rows
 per Parquet row group (default 1048576).
+
+The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
+"-o x.tsfile" writes a table-model TsFile whose TAG columns are --tags (by
+default those a tsarrow conversion marked TAG), so that Arrow and Parquet
+data can be loaded into IoTDB.
+
+Output is written to a temporary file (or directory) beside OUT and
+renamed into place once complete, so a failure or Ctrl-C leaves nothing
+behind. An existing OUT is refused unless --force.
+
+On a terminal a progress bar on standard error shows rows and bytes done,
+the rate and the time left; --quiet turns it off, --verbose adds a line per
+input (with the bytes a remote input fetched).
 
 --lenient reads files with known writer quirks (an absent Bloom filter
 written as four zero bytes, a property count written unsigned) and
 statistics that disagree with the data, with a warning on standard error
-for each instead of failing.
+for each instead of failing. --recover converts what "ts2arrow recover"
+would keep of a file whose writer never finished it, without writing a
+fixed copy; --schema-from names an intact file to take table schemas from.
 
---recover converts what "ts2arrow recover" would keep of a file whose
-writer never finished it, without writing a fixed copy; --schema-from
-names an intact file to take table schemas from.
-
-A table-model file with several tables needs --table. A tree-model file
-converts all its devices as "time, device, <measurements>" unless --table
-names one of its path prefixes.
+A tree-model file converts all its devices as "time, device,
+<measurements>" unless --table names one of its path prefixes.
 
 Examples:
-  ts2arrow convert testdata/sample.tsfile -o sample.arrow
   ts2arrow convert testdata/sample.tsfile -o sample.parquet
-  ts2arrow convert testdata/sample.tsfile -o sample.parquet --compression snappy --row-group-size 100000
+  ts2arrow convert data/ -o all.parquet --table weather
+  ts2arrow convert 'data/2024-*.tsfile' -o weather/ --partition-by device
+  ts2arrow convert testdata/sample.tsfile -o hot.csv --columns temperature --where region=north --start 2024-01-01T00:00:00Z
+  ts2arrow convert https://example.com/iotdb/1-1-0-0.tsfile -o x.arrow --columns s1
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
-  ts2arrow convert testdata/sample.tsfile -o sample.csv
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
+  ts2arrow convert sample.parquet -o back.tsfile --tags region,station
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
 
 Options:
 `
 
+// listFlag is a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// convertJob is a parsed convert command line.
+type convertJob struct {
+	inputs      []string
+	out         string
+	format      string
+	table       string
+	tags        []string
+	partitionBy string
+	force       bool
+	quiet       bool
+	verbose     bool
+	recover     bool
+	schemaFrom  string
+	ropts       *tsfile.ReadOptions
+	query       arrowconv.Options
+	devices     []string
+	timeUnitSet bool
+	wopts       writeOptions
+}
+
 func runConvert(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("convert", convertHelp, stderr)
 	out := fs.String("o", "", "output path, or - for standard output")
-	format := fs.String("format", "", "output format: csv, arrow, arrows or parquet (default from the -o extension)")
-	compression := fs.String("compression", "", "compression: for parquet zstd (default), snappy, gzip, lz4 or none; for arrow and arrows none (default), zstd or lz4")
+	format := fs.String("format", "", "output format: parquet, arrow, arrows, csv, jsonl or tsfile (default from the -o extension)")
+	compression := fs.String("compression", "", "compression of the output (see above)")
 	rowGroup := fs.Int64("row-group-size", arrowconv.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
 	table := fs.String("table", "", "table to convert")
+	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
+	var devices, where listFlag
+	fs.Var(&devices, "device", "keep only this device (repeatable)")
+	fs.Var(&where, "where", "keep only devices whose column equals the value: tag=value (repeatable)")
+	start := fs.String("start", "", "first timestamp to keep: an integer in the stored unit or an RFC 3339 time")
+	end := fs.String("end", "", "last timestamp to keep (inclusive)")
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
+	partition := fs.String("partition-by", "", "write a Hive-style directory partitioned by table or device")
+	force := fs.Bool("force", false, "overwrite an existing output")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	verbose := fs.Bool("verbose", false, "a line per input on standard error")
 	recoverIn := fs.Bool("recover", false, "convert the complete chunk groups of a file without a valid footer (see ts2arrow recover)")
 	schemaFrom := fs.String("schema-from", "", "with --recover: intact TsFile to take table schemas from")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks and inconsistent statistics, reporting warnings")
+	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("convert takes one input FILE (got %d arguments)", len(pos))
+	if len(pos) == 0 {
+		return usagef("convert needs at least one INPUT")
 	}
 	if *out == "" {
 		return usagef("convert needs -o OUT")
 	}
-	fmtName := *format
-	if fmtName == "" {
-		if fmtName = formatFromExt(*out); fmtName == "" {
-			return usagef("cannot tell the format of %q; pass --format csv, arrow, arrows or parquet", *out)
+	j := &convertJob{out: *out, table: *table, partitionBy: *partition, force: *force, quiet: *quiet, verbose: *verbose,
+		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: &tsfile.ReadOptions{Lenient: *lenient}, devices: devices}
+	j.format = *format
+	if j.format == "" {
+		if j.partitionBy != "" {
+			j.format = "parquet"
+		} else if j.format = formatFromExt(*out); j.format == "" {
+			return usagef("cannot tell the format of %q; pass --format parquet, arrow, arrows, csv, jsonl or tsfile", *out)
 		}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	wopts := writeOptions{compression: *compression, rowGroupSize: *rowGroup}
-	switch fmtName {
-	case "csv":
-		if set["compression"] {
-			return usagef("--compression does not apply to csv output")
-		}
-	case "arrow", "arrows":
-		if !slices.Contains(arrowconv.IPCCompressions, wopts.compression) && wopts.compression != "" {
-			return usagef("unknown --compression %q for %s (want %s)", wopts.compression, fmtName, strings.Join(arrowconv.IPCCompressions, ", "))
-		}
-	case "parquet":
-		if !slices.Contains(arrowconv.ParquetCompressions, wopts.compression) && wopts.compression != "" {
-			return usagef("unknown --compression %q for parquet (want %s)", wopts.compression, strings.Join(arrowconv.ParquetCompressions, ", "))
-		}
-		if wopts.rowGroupSize <= 0 {
-			return usagef("--row-group-size must be positive")
-		}
-	default:
-		return usagef("unknown format %q (want csv, arrow, arrows or parquet)", fmtName)
+	j.wopts = writeOptions{compression: *compression, rowGroupSize: *rowGroup}
+	if err := checkFormatOptions(j.format, j.wopts, set); err != nil {
+		return err
 	}
-	if set["row-group-size"] && fmtName != "parquet" {
-		return usagef("--row-group-size applies to parquet output only")
+	if *tags != "" {
+		if j.format != "tsfile" {
+			return usagef("--tags applies to tsfile output only")
+		}
+		j.tags = splitList(*tags)
+	}
+	switch j.partitionBy {
+	case "", "table", "device":
+	default:
+		return usagef("unknown --partition-by %q (want table or device)", j.partitionBy)
+	}
+	if j.partitionBy != "" && (*out == "-" || j.format == "tsfile") {
+		return usagef("--partition-by writes a directory of parquet, arrow, arrows, csv or jsonl files")
+	}
+	if *schemaFrom != "" && !*recoverIn {
+		return usagef("--schema-from applies with --recover only")
+	}
+	if *quiet && *verbose {
+		return usagef("--quiet and --verbose exclude each other")
 	}
 	if *batch <= 0 {
 		return usagef("--batch-size must be positive")
@@ -118,52 +205,144 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return usagef("unknown --time-unit %q (want s, ms, us or ns)", *unit)
 	}
-	if *schemaFrom != "" && !*recoverIn {
-		return usagef("--schema-from applies with --recover only")
+	j.query = arrowconv.Options{BatchSize: *batch, TimeUnit: tu, TimeUnitSet: true}
+	j.timeUnitSet = set["time-unit"]
+	if *columns != "" {
+		j.query.Columns = splitList(*columns)
 	}
-	in := pos[0]
-	ropts := &tsfile.ReadOptions{Lenient: *lenient}
-	var f *tsfile.File
-	if *recoverIn {
-		fh, rec, err := recoverFile(in, *schemaFrom, ropts)
-		if err != nil {
+	if len(where) > 0 {
+		j.query.Where = map[string]string{}
+		for _, w := range where {
+			k, v, ok := strings.Cut(w, "=")
+			if !ok || k == "" {
+				return usagef("--where %q: want column=value", w)
+			}
+			j.query.Where[k] = v
+		}
+	}
+	if *start != "" || *end != "" {
+		r := &arrowconv.TimeRange{Start: minInt64, End: maxInt64}
+		if *start != "" {
+			if r.Start, err = parseTime(*start, tu); err != nil {
+				return usagef("--start: %v", err)
+			}
+		}
+		if *end != "" {
+			if r.End, err = parseTime(*end, tu); err != nil {
+				return usagef("--end: %v", err)
+			}
+		}
+		if r.Start > r.End {
+			return usagef("--start is after --end")
+		}
+		j.query.Time = r
+	}
+	if j.inputs, err = expandInputs(pos); err != nil {
+		return err
+	}
+	if j.recover && len(j.inputs) != 1 {
+		return usagef("--recover takes one INPUT")
+	}
+	if *out != "-" && !j.force {
+		if _, err := os.Stat(*out); err == nil {
+			return usagef("%s exists; pass --force to overwrite it", *out)
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if arrowInput(j.inputs[0]) {
+		return j.runReverse(ctx, stdout, stderr)
+	}
+	for _, in := range j.inputs {
+		if arrowInput(in) {
+			return usagef("%s is not a TsFile; Arrow and Parquet inputs convert one at a time to tsfile", in)
+		}
+	}
+	if j.partitionBy != "" {
+		return j.runPartitioned(ctx, stderr)
+	}
+	return j.runSingle(ctx, stdout, stderr)
+}
+
+const (
+	minInt64 = -1 << 63
+	maxInt64 = 1<<63 - 1
+)
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func checkFormatOptions(format string, o writeOptions, set map[string]bool) error {
+	switch format {
+	case "csv", "jsonl":
+		if set["compression"] {
+			return usagef("--compression does not apply to %s output", format)
+		}
+	case "arrow", "arrows":
+		if !slices.Contains(arrowconv.IPCCompressions, o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for %s (want %s)", o.compression, format, strings.Join(arrowconv.IPCCompressions, ", "))
+		}
+	case "parquet":
+		if !slices.Contains(arrowconv.ParquetCompressions, o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for parquet (want %s)", o.compression, strings.Join(arrowconv.ParquetCompressions, ", "))
+		}
+		if o.rowGroupSize <= 0 {
+			return usagef("--row-group-size must be positive")
+		}
+	case "tsfile":
+		if _, err := tsfileCompression(o.compression); err != nil {
 			return err
 		}
-		defer fh.Close()
-		if f, err = rec.Open(fh, nil); err != nil {
-			return &fileError{in, err}
-		}
-		reportRecovery(stderr, in, rec)
-	} else {
-		if f, err = tsfile.OpenFile(in, ropts); err != nil {
-			return &fileError{in, err}
-		}
-		defer f.Close()
+	default:
+		return usagef("unknown format %q (want parquet, arrow, arrows, csv, jsonl or tsfile)", format)
 	}
-	opts := &arrowconv.Options{BatchSize: *batch, TimeUnit: tu, TimeUnitSet: true}
-	rdr, err := openReader(f, *table, opts)
-	if err != nil {
-		return &fileError{in, err}
-	}
-	defer rdr.Release()
-	// Warnings come from the footer and from what the conversion read.
-	defer func() {
-		for _, w := range f.Warnings() {
-			fmt.Fprintf(stderr, "ts2arrow: %s: warning: %s\n", in, w)
-		}
-	}()
-	write := func(w io.Writer) error { return writeFormat(w, fmtName, rdr, wopts) }
-	if *out == "-" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		if err := write(bw); err != nil {
-			return &fileError{in, err}
-		}
-		return bw.Flush()
-	}
-	if err := writeAtomic(*out, write); err != nil {
-		return &fileError{in, err}
+	if set["row-group-size"] && format != "parquet" {
+		return usagef("--row-group-size applies to parquet output only")
 	}
 	return nil
+}
+
+func tsfileCompression(name string) (tsfile.Compression, error) {
+	if name == "" {
+		return tsfile.Compression(0), nil
+	}
+	for c := tsfile.Compression(0); c < 16; c++ {
+		if strings.EqualFold(c.String(), name) {
+			return c, nil
+		}
+	}
+	return 0, usagef("unknown --compression %q for tsfile (want uncompressed, snappy, gzip, lz4, zstd or lzma2)", name)
+}
+
+// parseTime reads a --start/--end value: an integer in the stored unit,
+// or an RFC 3339 time (or date) converted to it.
+func parseTime(s string, unit arrow.TimeUnit) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	var t time.Time
+	var err error
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err = time.Parse(layout, s); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%q is neither an integer nor an RFC 3339 time", s)
+	}
+	sec, nsec := t.Unix(), int64(t.Nanosecond())
+	per := map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Millisecond: 1e3, arrow.Microsecond: 1e6, arrow.Nanosecond: 1e9}[unit]
+	if sec > maxInt64/per || sec < minInt64/per {
+		return 0, fmt.Errorf("%s does not fit in int64 %s", s, unit)
+	}
+	return sec*per + nsec/(1e9/per), nil
 }
 
 func formatFromExt(path string) string {
@@ -176,6 +355,10 @@ func formatFromExt(path string) string {
 		return "arrows"
 	case ".parquet", ".pq":
 		return "parquet"
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	case ".tsfile":
+		return "tsfile"
 	}
 	return ""
 }
@@ -217,6 +400,7 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 type writeOptions struct {
 	compression  string // "" for the format's default
 	rowGroupSize int64  // parquet only
+	tsfile       *arrowconv.TsFileOptions
 }
 
 func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOptions) error {
@@ -224,10 +408,20 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 	switch format {
 	case "csv":
 		_, err = arrowconv.WriteCSV(w, rdr)
+	case "jsonl":
+		_, err = arrowconv.WriteJSONL(w, rdr)
 	case "arrow", "arrows":
 		_, err = arrowconv.WriteIPC(w, rdr, &arrowconv.IPCOptions{Stream: format == "arrows", Compression: o.compression})
 	case "parquet":
 		_, err = arrowconv.WriteParquet(w, rdr, &arrowconv.ParquetOptions{Compression: o.compression, RowGroupSize: o.rowGroupSize})
+	case "tsfile":
+		topts := arrowconv.TsFileOptions{}
+		if o.tsfile != nil {
+			topts = *o.tsfile
+		}
+		if topts.Compression, err = tsfileCompression(o.compression); err == nil {
+			_, err = arrowconv.WriteTsFile(w, rdr, &topts)
+		}
 	default:
 		err = fmt.Errorf("unknown format %q", format)
 	}
@@ -271,3 +465,290 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 	ok = true
 	return nil
 }
+
+// progressFor sets up the progress bar of a job: on when stderr is a
+// terminal and --quiet is not given.
+func (j *convertJob) progressFor(stderr io.Writer, totalRows int64) *progress {
+	var bytes int64
+	for _, in := range j.inputs {
+		bytes += inputSize(in)
+	}
+	return newProgress(stderr, !j.quiet && j.out != "-" && isTerminal(stderr), totalRows, bytes)
+}
+
+// queryFor returns the query options for one file: --device names are
+// resolved against its devices (a name it lacks matches nothing).
+func (j *convertJob) queryFor(f *tsfile.File) (*arrowconv.Options, error) {
+	q := j.query
+	if len(j.devices) == 0 {
+		return &q, nil
+	}
+	want := map[string]bool{}
+	for _, d := range j.devices {
+		want[d] = true
+	}
+	q.Devices = []tsfile.DeviceID{}
+	for _, t := range f.Tables() {
+		devs, err := f.Devices(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range devs {
+			if want[d.String()] {
+				q.Devices = append(q.Devices, d)
+			}
+		}
+	}
+	if len(q.Devices) == 0 {
+		// Devices would then keep everything; a device none of the
+		// inputs holds must give no rows, as a --where that matches
+		// nothing does.
+		q.Devices = []tsfile.DeviceID{tsfile.NewDeviceID("\x00no such device")}
+	}
+	return &q, nil
+}
+
+// estimateRows sums the row counts the index statistics give for the
+// devices a query reads, for the progress bar. Time ranges and --where are
+// ignored, so it is an upper bound; the bar is completed at the end.
+func estimateRows(f *tsfile.File, rdr array.RecordReader) int64 {
+	var n int64
+	for _, t := range f.Tables() {
+		devs, err := f.Devices(t)
+		if err != nil {
+			return 0
+		}
+		for _, d := range devs {
+			ss, err := f.Series(d)
+			if err != nil {
+				return 0
+			}
+			var most int64
+			for i := range ss {
+				if ss[i].IsTimeColumn() {
+					most = ss[i].Statistics.Count
+					break
+				}
+				most = max(most, ss[i].Statistics.Count)
+			}
+			n += most
+		}
+	}
+	return n
+}
+
+// openQuery opens one input and its reader for the job's query.
+func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress, stderr io.Writer) (*input, array.RecordReader, error) {
+	var in *input
+	if j.recover {
+		fh, rec, err := recoverFile(name, j.schemaFrom, j.ropts)
+		if err != nil {
+			return nil, nil, err
+		}
+		var ra io.ReaderAt = fh
+		if prog != nil {
+			ra = &countingReaderAt{r: fh, p: prog}
+		}
+		f, err := rec.Open(ra, nil)
+		if err != nil {
+			fh.Close()
+			return nil, nil, &fileError{name, err}
+		}
+		reportRecovery(stderr, name, rec)
+		in = &input{name: name, file: f, close: fh.Close}
+	} else {
+		var err error
+		if in, err = openInputCounted(ctx, name, j.ropts, prog); err != nil {
+			return nil, nil, err
+		}
+	}
+	q, err := j.queryFor(in.file)
+	if err != nil {
+		in.close()
+		return nil, nil, &fileError{name, err}
+	}
+	rdr, err := openReader(in.file, j.table, q)
+	if err != nil {
+		in.close()
+		return nil, nil, &fileError{name, err}
+	}
+	return in, rdr, nil
+}
+
+// finishInput reports an input's warnings and, with --verbose, what it
+// cost, then closes it.
+func (j *convertJob) finishInput(in *input, stderr io.Writer) {
+	for _, w := range in.file.Warnings() {
+		fmt.Fprintf(stderr, "ts2arrow: %s: warning: %s\n", in.name, w)
+	}
+	if j.verbose {
+		if s := in.fetched(); s != "" {
+			fmt.Fprintf(stderr, "ts2arrow: %s\n", s)
+		}
+	}
+	in.close()
+}
+
+// schemaMismatch names the first difference between the schema of the
+// first input and that of another.
+func schemaMismatch(first, other *arrow.Schema, firstName, otherName string) error {
+	a, b := first.Fields(), other.Fields()
+	for i := 0; i < max(len(a), len(b)); i++ {
+		switch {
+		case i >= len(a):
+			return fmt.Errorf("%s has an extra column %q (%s) that %s lacks; convert them separately or use --columns or --partition-by", otherName, b[i].Name, b[i].Type, firstName)
+		case i >= len(b):
+			return fmt.Errorf("%s lacks column %q (%s) of %s; convert them separately or use --columns or --partition-by", otherName, a[i].Name, a[i].Type, firstName)
+		case a[i].Name != b[i].Name || !arrow.TypeEqual(a[i].Type, b[i].Type) || a[i].Nullable != b[i].Nullable:
+			return fmt.Errorf("column %d is %q %s in %s but %q %s in %s; the schemas of the inputs must agree (or use --partition-by)", i+1, a[i].Name, a[i].Type, firstName, b[i].Name, b[i].Type, otherName)
+		}
+	}
+	return nil
+}
+
+// runSingle converts every input into one output.
+func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) error {
+	// Check that the schemas agree before writing anything, and estimate
+	// the rows for the progress bar.
+	var schema *arrow.Schema
+	var total int64
+	for i, name := range j.inputs {
+		if i > 0 && j.recover {
+			break
+		}
+		in, rdr, err := j.openQuery(ctx, name, nil, io.Discard)
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			schema = rdr.Schema()
+		} else if err := schemaMismatch(schema, rdr.Schema(), j.inputs[0], name); err != nil {
+			rdr.Release()
+			in.close()
+			return err
+		}
+		total += estimateRows(in.file, rdr)
+		rdr.Release()
+		in.close()
+	}
+	prog := j.progressFor(stderr, total)
+	chain := &chainReader{ctx: ctx, schema: schema, prog: prog, next: func(k int) (*input, array.RecordReader, error) {
+		if k >= len(j.inputs) {
+			return nil, nil, nil
+		}
+		in, rdr, err := j.openQuery(ctx, j.inputs[k], prog, stderr)
+		if err != nil {
+			return nil, nil, err
+		}
+		if j.verbose {
+			fmt.Fprintf(stderr, "ts2arrow: reading %s\n", j.inputs[k])
+		}
+		if err := schemaMismatch(schema, rdr.Schema(), j.inputs[0], j.inputs[k]); err != nil {
+			rdr.Release()
+			in.close()
+			return nil, nil, err
+		}
+		return in, rdr, nil
+	}, done: func(in *input) { j.finishInput(in, stderr) }}
+	defer chain.Release()
+	j.wopts.tsfile = &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags}
+	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
+	var err error
+	if j.out == "-" {
+		bw := bufio.NewWriterSize(stdout, 1<<16)
+		if err = write(bw); err == nil {
+			err = bw.Flush()
+		}
+	} else {
+		err = writeAtomic(j.out, write)
+	}
+	prog.finish(err == nil)
+	if err != nil {
+		return chain.wrap(err)
+	}
+	if j.verbose {
+		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows to %s\n", chain.rows, j.out)
+	}
+	return nil
+}
+
+// chainReader reads the inputs one after another as one record stream,
+// opening each only when the one before it is done. It stops at the first
+// error and on ctx's cancellation (Ctrl-C).
+type chainReader struct {
+	ctx    context.Context
+	schema *arrow.Schema
+	prog   *progress
+	next   func(k int) (*input, array.RecordReader, error)
+	done   func(*input)
+
+	k    int
+	in   *input
+	cur  array.RecordReader
+	rec  arrow.RecordBatch
+	err  error
+	rows int64
+}
+
+func (c *chainReader) Schema() *arrow.Schema { return c.schema }
+func (c *chainReader) Retain()               {}
+
+func (c *chainReader) Release() {
+	if c.cur != nil {
+		c.cur.Release()
+		c.cur = nil
+	}
+	if c.in != nil {
+		c.done(c.in)
+		c.in = nil
+	}
+}
+
+func (c *chainReader) Next() bool {
+	for c.err == nil {
+		if err := c.ctx.Err(); err != nil {
+			c.err = errInterrupted
+			return false
+		}
+		if c.cur == nil {
+			in, rdr, err := c.next(c.k)
+			if err != nil {
+				c.err = err
+				return false
+			}
+			if rdr == nil {
+				return false
+			}
+			c.k++
+			c.in, c.cur = in, rdr
+		}
+		if c.cur.Next() {
+			c.rec = c.cur.RecordBatch()
+			c.rows += c.rec.NumRows()
+			c.prog.addRows(c.rec.NumRows())
+			return true
+		}
+		if err := c.cur.Err(); err != nil {
+			c.err = &fileError{c.in.name, err}
+			return false
+		}
+		c.Release()
+	}
+	return false
+}
+
+func (c *chainReader) RecordBatch() arrow.RecordBatch { return c.rec }
+func (c *chainReader) Record() arrow.RecordBatch      { return c.rec }
+func (c *chainReader) Err() error                     { return c.err }
+
+// wrap attributes a writer's error: the reader's own error (which names
+// its input) when the writer only passed it on.
+func (c *chainReader) wrap(err error) error {
+	if c.err != nil {
+		return c.err
+	}
+	return err
+}
+
+// errInterrupted is returned when Ctrl-C (or SIGTERM) stops a conversion.
+var errInterrupted = errors.New("interrupted; nothing was written")

@@ -211,8 +211,16 @@ func TestConvertExportUsage(t *testing.T) {
 		{[]string{"-o", filepath.Join(dir, "x.arrows"), "--compression", "gzip"}, `unknown --compression "gzip" for arrows`},
 		{[]string{"-o", filepath.Join(dir, "x.arrow"), "--row-group-size", "10"}, "--row-group-size applies to parquet output only"},
 		{[]string{"-o", filepath.Join(dir, "x.parquet"), "--row-group-size", "0"}, "--row-group-size must be positive"},
-		{[]string{"-o", "-", "--format", "orc"}, "want csv, arrow, arrows or parquet"},
-		{[]string{"-o", filepath.Join(dir, "x.bin")}, "pass --format csv, arrow, arrows or parquet"},
+		{[]string{"-o", "-", "--format", "orc"}, "want parquet, arrow, arrows, csv, jsonl or tsfile"},
+		{[]string{"-o", filepath.Join(dir, "x.bin")}, "pass --format parquet, arrow, arrows, csv, jsonl or tsfile"},
+		{[]string{"-o", filepath.Join(dir, "x.tsfile"), "--compression", "brotli"}, `unknown --compression "brotli" for tsfile`},
+		{[]string{"-o", filepath.Join(dir, "x.csv"), "--tags", "a"}, "--tags applies to tsfile output only"},
+		{[]string{"-o", filepath.Join(dir, "x.csv"), "--start", "yesterday"}, `--start: "yesterday" is neither an integer nor an RFC 3339 time`},
+		{[]string{"-o", filepath.Join(dir, "x.csv"), "--start", "10", "--end", "5"}, "--start is after --end"},
+		{[]string{"-o", filepath.Join(dir, "x.csv"), "--where", "region"}, "want column=value"},
+		{[]string{"-o", filepath.Join(dir, "d"), "--partition-by", "month"}, `unknown --partition-by "month"`},
+		{[]string{"-o", "-", "--format", "csv", "--partition-by", "table"}, "--partition-by writes a directory"},
+		{[]string{"-o", filepath.Join(dir, "x.csv"), "--quiet", "--verbose"}, "exclude each other"},
 	} {
 		code, _, stderr := runCLI(append([]string{"convert", sample}, tc.args...)...)
 		require.Equal(t, 2, code, "%v: %s", tc.args, stderr)

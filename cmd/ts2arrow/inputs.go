@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -118,22 +119,55 @@ type input struct {
 // file is read through range requests: the footer first, then only what
 // the command asks for.
 func openInput(ctx context.Context, name string, ropts *tsfile.ReadOptions) (*input, error) {
-	if !isURL(name) {
-		f, err := tsfile.OpenFile(name, ropts)
+	return openInputCounted(ctx, name, ropts, nil)
+}
+
+// openInputCounted is openInput counting the bytes read into prog.
+func openInputCounted(ctx context.Context, name string, ropts *tsfile.ReadOptions, prog *progress) (*input, error) {
+	var ra io.ReaderAt
+	var size int64
+	in := &input{name: name}
+	if isURL(name) {
+		hf, err := httpfile.Open(ctx, name, nil)
 		if err != nil {
 			return nil, &fileError{name, err}
 		}
-		return &input{name: name, file: f, close: f.Close}, nil
+		ra, size, in.remote, in.close = hf, hf.Size(), hf, func() error { return nil }
+	} else {
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		st, err := fh.Stat()
+		if err != nil {
+			fh.Close()
+			return nil, err
+		}
+		ra, size, in.close = fh, st.Size(), fh.Close
 	}
-	hf, err := httpfile.Open(ctx, name, nil)
+	if prog != nil {
+		ra = &countingReaderAt{r: ra, p: prog}
+	}
+	f, err := tsfile.Open(ra, size, ropts)
 	if err != nil {
+		in.close()
 		return nil, &fileError{name, err}
 	}
-	f, err := tsfile.Open(hf, hf.Size(), ropts)
-	if err != nil {
-		return nil, &fileError{name, err}
+	in.file = f
+	return in, nil
+}
+
+// inputSize returns the length of a local file, and 0 for a remote one,
+// whose size the progress bar learns as it is opened.
+func inputSize(name string) int64 {
+	if isURL(name) {
+		return 0
 	}
-	return &input{name: name, file: f, remote: hf, close: func() error { return nil }}, nil
+	st, err := os.Stat(name)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }
 
 // fetched describes the bytes a remote input has cost, for --verbose.

@@ -1,0 +1,222 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// formatExt is the file extension of each output format's parts.
+var formatExt = map[string]string{"parquet": ".parquet", "arrow": ".arrow", "arrows": ".arrows", "csv": ".csv", "jsonl": ".jsonl"}
+
+// hiveEscape escapes a partition value for a Hive-style path segment the
+// way Hive does (%XX for the characters that are special in paths and in
+// key=value segments), which Spark and DuckDB undo when they read the
+// value back.
+func hiveEscape(s string) string {
+	if s == "" {
+		return "__HIVE_DEFAULT_PARTITION__"
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\[]^{}", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// runPartitioned writes one part per input file and table (and device)
+// into a Hive-style directory, built beside OUT and renamed into place.
+func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error {
+	parent, base := filepath.Dir(j.out), filepath.Base(j.out)
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	prog := j.progressFor(stderr, 0)
+	parts := map[string]int{} // next part number per partition directory
+	var rows int64
+	written := 0
+	for _, name := range j.inputs {
+		if err := ctx.Err(); err != nil {
+			prog.finish(false)
+			return errInterrupted
+		}
+		in, err := openInputCounted(ctx, name, j.ropts, prog)
+		if err != nil {
+			prog.finish(false)
+			return err
+		}
+		if j.verbose {
+			fmt.Fprintf(stderr, "ts2arrow: reading %s\n", name)
+		}
+		n, w, err := j.writeParts(ctx, in.file, tmp, parts, prog)
+		j.finishInput(in, stderr)
+		rows += n
+		written += w
+		if err != nil {
+			prog.finish(false)
+			return &fileError{name, err}
+		}
+	}
+	prog.finish(true)
+	if j.force {
+		if err := os.RemoveAll(j.out); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, j.out); err != nil {
+		return err
+	}
+	ok = true
+	if j.verbose {
+		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows in %d parts under %s\n", rows, written, j.out)
+	}
+	return nil
+}
+
+// writeParts writes the parts of one input file under dir and returns the
+// rows and parts written.
+func (j *convertJob) writeParts(ctx context.Context, f *tsfile.File, dir string, parts map[string]int, prog *progress) (rows int64, written int, err error) {
+	var tables []string
+	if j.table != "" {
+		tables = []string{j.table}
+	} else {
+		tables = f.Tables()
+	}
+	q, err := j.queryFor(f)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, t := range tables {
+		_, model := f.TableSchema(t)
+		if !model && !slices.Contains(f.Tables(), t) {
+			return rows, written, usagef("no table %q in the file (tables: %s)", t, strings.Join(f.Tables(), ", "))
+		}
+		tdir := filepath.Join(dir, "table="+hiveEscape(t))
+		if j.partitionBy == "table" {
+			n, w, err := j.writePart(ctx, f, t, model, q, tdir, parts, prog)
+			rows, written = rows+n, written+w
+			if err != nil {
+				return rows, written, err
+			}
+			continue
+		}
+		devs, err := f.Devices(t)
+		if err != nil {
+			return rows, written, err
+		}
+		for _, d := range devs {
+			if q.Devices != nil && !containsDevice(q.Devices, d) {
+				continue
+			}
+			dq := *q
+			dq.Devices = []tsfile.DeviceID{d}
+			if !model {
+				// The device is the partition: the column moves into
+				// the path, where Spark and DuckDB expect it.
+				if dq.Columns, err = withoutDevice(f, t, q); err != nil {
+					return rows, written, err
+				}
+			}
+			n, w, err := j.writePart(ctx, f, t, model, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String())), parts, prog)
+			rows, written = rows+n, written+w
+			if err != nil {
+				return rows, written, err
+			}
+		}
+	}
+	return rows, written, nil
+}
+
+func containsDevice(list []tsfile.DeviceID, d tsfile.DeviceID) bool {
+	for _, x := range list {
+		if x.Equal(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutDevice returns the columns of a tree-model query without the
+// device column.
+func withoutDevice(f *tsfile.File, table string, q *arrowconv.Options) ([]string, error) {
+	names := q.Columns
+	if names == nil {
+		probe := *q
+		probe.Limit = 1
+		r, err := arrowconv.NewTreeReader(f, []string{table}, &probe)
+		if err != nil {
+			return nil, err
+		}
+		for _, fd := range r.Schema().Fields() {
+			names = append(names, fd.Name)
+		}
+		r.Release()
+	}
+	out := []string{}
+	for _, n := range names {
+		if n != arrowconv.DeviceColumn && n != arrowconv.TimeColumn {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// writePart writes the rows of table t for query q as the next part file
+// of dir. A part that would hold no rows is not written.
+func (j *convertJob) writePart(ctx context.Context, f *tsfile.File, t string, model bool, q *arrowconv.Options, dir string, parts map[string]int, prog *progress) (int64, int, error) {
+	var rdr array.RecordReader
+	var err error
+	if model {
+		rdr, err = arrowconv.NewTableReader(f, t, q)
+	} else {
+		rdr, err = arrowconv.NewTreeReader(f, []string{t}, q)
+	}
+	if err != nil {
+		return 0, 0, err
+	}
+	chain := &chainReader{ctx: ctx, schema: rdr.Schema(), prog: prog, next: func(k int) (*input, array.RecordReader, error) {
+		if k > 0 {
+			return nil, nil, nil
+		}
+		return nil, rdr, nil
+	}, done: func(*input) {}}
+	defer chain.Release()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, 0, err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("part-%d%s", parts[dir], formatExt[j.format]))
+	err = writeAtomic(path, func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) })
+	if err != nil {
+		return chain.rows, 0, chain.wrap(err)
+	}
+	if chain.rows == 0 {
+		os.Remove(path)
+		os.Remove(dir) // only if empty
+		return 0, 0, nil
+	}
+	parts[dir]++
+	return chain.rows, 1, nil
+}

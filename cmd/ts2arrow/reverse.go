@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/tsarrow/tsarrow/arrowconv"
+)
+
+// arrowInput reports whether an input is an Arrow or Parquet file, the
+// sources of the reverse path.
+func arrowInput(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet", ".pq", ".arrow", ".feather", ".ipc", ".arrows":
+		return !isURL(name)
+	}
+	return false
+}
+
+// openArrowInput reads a Parquet, Arrow IPC file or Arrow IPC stream as a
+// record stream. The caller releases the stream, then calls the returned
+// function to close the file.
+func openArrowInput(ctx context.Context, name string) (array.RecordReader, func(), error) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	mem := memory.DefaultAllocator
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet", ".pq":
+		pf, err := file.NewParquetReader(fh)
+		if err != nil {
+			fh.Close()
+			return nil, nil, &fileError{name, err}
+		}
+		fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 64 << 10}, mem)
+		if err != nil {
+			pf.Close()
+			return nil, nil, &fileError{name, err}
+		}
+		rr, err := fr.GetRecordReader(ctx, nil, nil)
+		if err != nil {
+			pf.Close()
+			return nil, nil, &fileError{name, err}
+		}
+		return rr, func() { pf.Close() }, nil
+	case ".arrows":
+		rr, err := ipc.NewReader(fh, ipc.WithAllocator(mem))
+		if err != nil {
+			fh.Close()
+			return nil, nil, &fileError{name, err}
+		}
+		return rr, func() { fh.Close() }, nil
+	default:
+		fr, err := ipc.NewFileReader(fh, ipc.WithAllocator(mem))
+		if err != nil {
+			fh.Close()
+			return nil, nil, &fileError{name, err}
+		}
+		rr := &ipcFileRecords{f: fr}
+		return rr, func() { fr.Close(); fh.Close() }, nil
+	}
+}
+
+// ipcFileRecords reads the batches of an Arrow IPC file in order.
+type ipcFileRecords struct {
+	f   *ipc.FileReader
+	i   int
+	rec arrow.RecordBatch
+	err error
+}
+
+func (r *ipcFileRecords) Schema() *arrow.Schema { return r.f.Schema() }
+func (r *ipcFileRecords) Retain()               {}
+func (r *ipcFileRecords) Release() {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+}
+
+func (r *ipcFileRecords) Next() bool {
+	r.Release()
+	if r.err != nil || r.i >= r.f.NumRecords() {
+		return false
+	}
+	r.rec, r.err = r.f.RecordBatchAt(r.i)
+	r.i++
+	return r.err == nil
+}
+
+func (r *ipcFileRecords) RecordBatch() arrow.RecordBatch { return r.rec }
+func (r *ipcFileRecords) Record() arrow.RecordBatch      { return r.rec }
+func (r *ipcFileRecords) Err() error                     { return r.err }
+
+// runReverse converts one Arrow or Parquet input to a TsFile.
+func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) error {
+	if len(j.inputs) != 1 {
+		return usagef("Arrow and Parquet inputs convert one at a time")
+	}
+	if j.format != "tsfile" {
+		return usagef("%s is not a TsFile; it converts to tsfile only (-o OUT.tsfile)", j.inputs[0])
+	}
+	if j.query.Columns != nil || j.query.Where != nil || j.query.Time != nil || len(j.devices) > 0 || j.recover {
+		return usagef("--columns, --where, --device, --start, --end and --recover apply to TsFile inputs")
+	}
+	name := j.inputs[0]
+	rr, closeFn, err := openArrowInput(ctx, name)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	prog := j.progressFor(stderr, 0)
+	chain := &chainReader{ctx: ctx, schema: rr.Schema(), prog: prog, next: func(k int) (*input, array.RecordReader, error) {
+		if k > 0 {
+			return nil, nil, nil
+		}
+		return nil, rr, nil
+	}, done: func(*input) {}}
+	defer chain.Release()
+	topts := &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags}
+	if topts.Table == "" && rr.Schema().Metadata().FindKey(arrowconv.MetaTable) < 0 {
+		// Parquet written by other tools carries no table name: the
+		// input's base name is the one a user would pick.
+		topts.Table = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	}
+	if j.timeUnitSet {
+		// Otherwise the unit of a timestamp time column is kept.
+		topts.TimeUnit, topts.TimeUnitSet = j.query.TimeUnit, true
+	}
+	j.wopts.tsfile = topts
+	write := func(w io.Writer) error { return writeFormat(w, "tsfile", chain, j.wopts) }
+	if j.out == "-" {
+		err = write(stdout)
+	} else {
+		err = writeAtomic(j.out, write)
+	}
+	prog.finish(err == nil)
+	if err != nil {
+		if chain.err != nil {
+			return &fileError{name, chain.err}
+		}
+		return &fileError{name, err}
+	}
+	if j.verbose {
+		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows to %s\n", chain.rows, j.out)
+	}
+	return nil
+}
