@@ -182,7 +182,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		if j.format != "tsfile" {
 			return usagef("--tags applies to tsfile output only")
 		}
-		j.tags = splitList(*tags)
+		j.tags = columnsFlag(*tags)
 	}
 	switch j.partitionBy {
 	case "", "table", "device":
@@ -201,14 +201,14 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if *batch <= 0 {
 		return usagef("--batch-size must be positive")
 	}
-	tu, ok := map[string]arrow.TimeUnit{"s": arrow.Second, "ms": arrow.Millisecond, "us": arrow.Microsecond, "ns": arrow.Nanosecond}[*unit]
-	if !ok {
-		return usagef("unknown --time-unit %q (want s, ms, us or ns)", *unit)
+	tu, err := timeUnitFlag(*unit)
+	if err != nil {
+		return err
 	}
 	j.query = arrowconv.Options{BatchSize: *batch, TimeUnit: tu, TimeUnitSet: true}
 	j.timeUnitSet = set["time-unit"]
 	if *columns != "" {
-		j.query.Columns = splitList(*columns)
+		j.query.Columns = columnsFlag(*columns)
 	}
 	if len(where) > 0 {
 		j.query.Where = map[string]string{}
@@ -268,16 +268,6 @@ const (
 	minInt64 = -1 << 63
 	maxInt64 = 1<<63 - 1
 )
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 func checkFormatOptions(format string, o writeOptions, set map[string]bool) error {
 	switch format {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -13,16 +16,40 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const inspectHelp = `Usage: ts2arrow inspect FILE [--json] [--lenient]
+const inspectHelp = `Usage: ts2arrow inspect FILE... [--json] [--pages] [--lenient]
 
 Prints the format version, encryption, tables and their schemas, devices,
 and for every series its data type, encoding, compression, chunk and page
-counts and Statistics. --lenient reads files with known writer quirks and
-lists what it worked around as warnings.
+counts and Statistics, then one indented line per chunk: its offset,
+header and data sizes, encoding, compression, page count and Statistics.
+--pages adds a line per page: offset, header size, uncompressed and
+compressed sizes and the page Statistics (a single-page chunk's page has
+none; its chunk's Statistics cover it). Only headers are read, never page
+bodies, so inspecting a remote file fetches little of it.
+
+FILE is a path, an http(s) URL (read with range requests), a directory
+(every *.tsfile under it) or a glob pattern. Several files print one after
+another, separated by a blank line.
+
+--json prints one JSON object for a single FILE, and an array of them when
+FILE... names several files, a directory or a pattern. The fields are
+documented in docs/inspect-json.md; they are kept stable (new fields may be
+added). Key material (the encryptKey property) is never printed.
+
+--lenient reads files with known writer quirks and lists what it worked
+around as warnings.
+
+Exit status is 0 when every file was read, 1 when any was damaged or
+unreadable (the others are still printed), 2 on a usage error.
 
 Examples:
   ts2arrow inspect testdata/sample.tsfile
+  ts2arrow inspect --pages testdata/sample.tsfile
+  ts2arrow inspect data/                 # every *.tsfile under data/
+  ts2arrow inspect 'data/2024-*.tsfile'
+  ts2arrow inspect https://example.com/data/day.tsfile
   ts2arrow inspect --json testdata/sample.tsfile | jq .tables[0].devices
+  ts2arrow inspect --json --pages testdata/sample.tsfile | jq '.tables[].devices[].series[].chunks_detail[].pages_detail'
 
 Options:
 `
@@ -75,6 +102,34 @@ type inspectSeries struct {
 	Values      int64        `json:"values"`
 	NullCount   *int64       `json:"null_count,omitempty"`
 	Statistics  inspectStats `json:"statistics"`
+	// ChunksDetail describes each chunk from its header, in index order.
+	ChunksDetail []inspectChunk `json:"chunks_detail"`
+}
+
+type inspectChunk struct {
+	Offset      int64        `json:"offset"`
+	HeaderSize  int          `json:"header_size"`
+	DataSize    int64        `json:"data_size"`
+	Encoding    string       `json:"encoding"`
+	Compression string       `json:"compression"`
+	SinglePage  bool         `json:"single_page"`
+	Pages       int          `json:"pages"`
+	EmptyPages  int          `json:"empty_pages"`
+	Statistics  inspectStats `json:"statistics"`
+	// PagesDetail is set with --pages only, to an empty list for a chunk
+	// without pages, so that its absence means "not asked for".
+	PagesDetail []inspectPage `json:"pages_detail,omitzero"`
+}
+
+type inspectPage struct {
+	Offset           int64 `json:"offset"`
+	HeaderSize       int   `json:"header_size"`
+	UncompressedSize int   `json:"uncompressed_size"`
+	CompressedSize   int   `json:"compressed_size"`
+	Empty            bool  `json:"empty"`
+	// Statistics is null when the page header holds none: the only page
+	// of a single-page chunk, and empty pages.
+	Statistics *inspectStats `json:"statistics"`
 }
 
 type inspectStats struct {
@@ -91,35 +146,86 @@ type inspectStats struct {
 
 func runInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("inspect", inspectHelp, stderr)
-	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	asJSON := fs.Bool("json", false, "print JSON instead of text (see docs/inspect-json.md)")
+	pages := fs.Bool("pages", false, "also list every page header with its Statistics")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return usagef("inspect takes one FILE (got %d arguments)", len(pos))
+	if len(pos) == 0 {
+		return usagef("inspect needs at least one FILE (a path, URL, directory or pattern)")
 	}
-	info, err := inspect(pos[0], &tsfile.ReadOptions{Lenient: *lenient})
+	files, err := expandInputs(pos)
 	if err != nil {
-		return &fileError{pos[0], err}
+		return err
+	}
+	// One plain FILE keeps the single-object JSON of earlier releases; a
+	// list, directory or pattern always gives an array, so that a script
+	// does not break when a directory happens to hold one file.
+	single := len(pos) == 1 && len(files) == 1 && files[0] == pos[0]
+	ropts := &tsfile.ReadOptions{Lenient: *lenient}
+	var infos []*inspectFile
+	var failed []error
+	for _, name := range files {
+		info, err := inspect(name, ropts, *pages)
+		if err != nil {
+			err = withFile(name, err)
+			if single {
+				return err
+			}
+			// Report it now and go on, as ls and cat do: one bad file
+			// should not hide what the others hold.
+			report(err, stderr)
+			failed = append(failed, err)
+			continue
+		}
+		if *asJSON {
+			infos = append(infos, info)
+			continue
+		}
+		if len(infos) > 0 {
+			fmt.Fprintln(stdout)
+		}
+		infos = append(infos, info)
+		printInspect(stdout, info)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(info)
+		var v any = infos
+		if single {
+			v = infos[0]
+		} else if infos == nil {
+			v = []*inspectFile{}
+		}
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
 	}
-	printInspect(stdout, info)
+	if len(failed) > 0 {
+		return fmt.Errorf("%d of %d files could not be inspected", len(failed), len(files))
+	}
 	return nil
 }
 
-func inspect(path string, ropts *tsfile.ReadOptions) (*inspectFile, error) {
-	f, err := tsfile.OpenFile(path, ropts)
+// withFile names the input in err unless openInput already did.
+func withFile(name string, err error) error {
+	var fe *fileError
+	if errors.As(err, &fe) {
+		return err
+	}
+	return &fileError{name, err}
+}
+
+func inspect(name string, ropts *tsfile.ReadOptions, pages bool) (*inspectFile, error) {
+	in, err := openInput(context.Background(), name, ropts)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	info := &inspectFile{File: path, Size: f.Size(), Version: int(f.Version), Properties: map[string]string{}}
+	defer in.close()
+	f := in.file
+	info := &inspectFile{File: name, Size: f.Size(), Version: int(f.Version), Properties: map[string]string{}}
 	for _, p := range f.Metadata.Properties {
 		if p.Null {
 			continue
@@ -150,7 +256,7 @@ func inspect(path string, ropts *tsfile.ReadOptions) (*inspectFile, error) {
 			return nil, err
 		}
 		for _, dev := range devs {
-			d, err := inspectOne(f, dev, info)
+			d, err := inspectOne(f, dev, info, pages)
 			if err != nil {
 				return nil, err
 			}
@@ -164,7 +270,7 @@ func inspect(path string, ropts *tsfile.ReadOptions) (*inspectFile, error) {
 	return info, nil
 }
 
-func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile) (inspectDevice, error) {
+func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile, pages bool) (inspectDevice, error) {
 	d := inspectDevice{Device: dev.String()}
 	for i := 0; i < dev.Len(); i++ {
 		if v, ok := dev.Segment(i); ok {
@@ -193,19 +299,43 @@ func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile) (inspect
 			is.NullCount = &n
 		}
 		encs, comps := map[string]bool{}, map[string]bool{}
-		for _, cm := range s.Chunks {
-			c, err := f.ReadChunk(cm.Offset)
+		is.ChunksDetail = []inspectChunk{}
+		for i := range s.Chunks {
+			cm := &s.Chunks[i]
+			// Headers only: the bodies would cost a remote file its
+			// whole data section.
+			c, err := f.ReadChunkPages(cm.Offset, func(int, *tsfile.PageHeader) bool { return false })
 			if err != nil {
 				return d, err
 			}
-			encs[c.Header.Encoding.String()] = true
-			comps[c.Header.Compression.String()] = true
-			is.Pages += len(c.Pages)
+			h := &c.Header
+			encs[h.Encoding.String()] = true
+			comps[h.Compression.String()] = true
+			ic := inspectChunk{
+				Offset: h.Offset, HeaderSize: h.HeaderSize, DataSize: h.DataSize,
+				Encoding: h.Encoding.String(), Compression: h.Compression.String(),
+				SinglePage: h.SinglePage(), Pages: len(c.Pages), Statistics: stats(&cm.Statistics),
+			}
+			if pages {
+				ic.PagesDetail = make([]inspectPage, 0, len(c.Pages))
+			}
 			for _, p := range c.Pages {
-				if p.Header.Empty() {
-					is.EmptyPages++
+				ph := &p.Header
+				if ph.Empty() {
+					ic.EmptyPages++
+				}
+				if pages {
+					ip := inspectPage{Offset: ph.Offset, HeaderSize: ph.HeaderSize, UncompressedSize: ph.UncompressedSize, CompressedSize: ph.CompressedSize, Empty: ph.Empty()}
+					if ph.Statistics != nil {
+						st := stats(ph.Statistics)
+						ip.Statistics = &st
+					}
+					ic.PagesDetail = append(ic.PagesDetail, ip)
 				}
 			}
+			is.Pages += ic.Pages
+			is.EmptyPages += ic.EmptyPages
+			is.ChunksDetail = append(is.ChunksDetail, ic)
 		}
 		is.Encoding, is.Compression = joinKeys(encs), joinKeys(comps)
 		info.Chunks += is.Chunks
@@ -307,19 +437,82 @@ func printInspect(w io.Writer, info *inspectFile) {
 				kind = "aligned"
 			}
 			fmt.Fprintf(w, "\n  device %s (%s, %d rows)\n", d.Device, kind, d.Rows)
-			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "    SERIES\tTYPE\tENCODING\tCOMPRESSION\tCHUNKS\tPAGES\tVALUES\tNULLS\tSTART\tEND\tMIN\tMAX")
-			for _, s := range d.Series {
-				nulls := "-"
-				if s.NullCount != nil {
-					nulls = fmt.Sprint(*s.NullCount)
-				}
-				fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Measurement, s.DataType, s.Encoding, s.Compression,
-					s.Chunks, s.Pages, s.Values, nulls, opt(s.Statistics.StartTime), opt(s.Statistics.EndTime), anyStr(s.Statistics.Min), anyStr(s.Statistics.Max))
-			}
-			tw.Flush()
+			printSeries(w, d.Series)
 		}
 	}
+}
+
+// printSeries prints a device's series table with each series' chunk
+// lines (and page lines, when they were read) under it. The series rows and the detail lines are
+// aligned as two separate tables and then interleaved, because a
+// tabwriter column block ends at the first line that lacks the column.
+func printSeries(w io.Writer, series []inspectSeries) {
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "    SERIES\tTYPE\tENCODING\tCOMPRESSION\tCHUNKS\tPAGES\tVALUES\tNULLS\tSTART\tEND\tMIN\tMAX")
+	for _, s := range series {
+		nulls := "-"
+		if s.NullCount != nil {
+			nulls = fmt.Sprint(*s.NullCount)
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", s.Measurement, s.DataType, s.Encoding, s.Compression,
+			s.Chunks, s.Pages, s.Values, nulls, opt(s.Statistics.StartTime), opt(s.Statistics.EndTime), anyStr(s.Statistics.Min), anyStr(s.Statistics.Max))
+	}
+	tw.Flush()
+
+	// detail[i] counts the detail lines of series i.
+	var lines bytes.Buffer
+	detail := make([]int, len(series))
+	tw = tabwriter.NewWriter(&lines, 2, 4, 2, ' ', 0)
+	for i, s := range series {
+		for _, c := range s.ChunksDetail {
+			pages := fmt.Sprintf("pages=%d", c.Pages)
+			if c.SinglePage {
+				pages += " (single-page chunk)"
+			}
+			if c.EmptyPages > 0 {
+				pages += fmt.Sprintf(" (%d empty)", c.EmptyPages)
+			}
+			// Chunk and page lines share their first five cells, so
+			// that they form one aligned block; what only chunks have
+			// goes last, where tabwriter does not align.
+			fmt.Fprintf(tw, "      chunk\toffset=%d\theader=%d\tdata=%d\t%s\tencoding=%s compression=%s %s\n", c.Offset, c.HeaderSize, c.DataSize,
+				statsText(&c.Statistics), c.Encoding, c.Compression, pages)
+			detail[i]++
+			for _, p := range c.PagesDetail {
+				st := "no statistics"
+				switch {
+				case p.Empty:
+					st = "empty"
+				case p.Statistics != nil:
+					st = statsText(p.Statistics)
+				}
+				fmt.Fprintf(tw, "        page\toffset=%d\theader=%d\tsize=%d/%d\t%s\t\n", p.Offset, p.HeaderSize, p.UncompressedSize, p.CompressedSize, st)
+				detail[i]++
+			}
+		}
+	}
+	tw.Flush()
+	rows := strings.SplitAfter(table.String(), "\n")
+	more := strings.SplitAfter(lines.String(), "\n")
+	io.WriteString(w, rows[0]) // header
+	for i := range series {
+		io.WriteString(w, rows[1+i])
+		for range detail[i] {
+			// A page line's empty last cell leaves padding behind.
+			io.WriteString(w, strings.TrimRight(more[0], " \n")+"\n")
+			more = more[1:]
+		}
+	}
+}
+
+// statsText is the short text form of chunk and page Statistics: how many
+// values and the time range they cover.
+func statsText(s *inspectStats) string {
+	if s.Count == 0 {
+		return "values=0"
+	}
+	return fmt.Sprintf("values=%d time=%s..%s", s.Count, opt(s.StartTime), opt(s.EndTime))
 }
 
 func opt(p *int64) string {

@@ -3,21 +3,28 @@
 //
 // Usage:
 //
-//	ts2arrow inspect FILE [--json]
+//	ts2arrow inspect FILE... [--json] [--pages]
+//	ts2arrow schema FILE [--table NAME] [--arrow | --json]
+//	ts2arrow head FILE [-n 20] [--table NAME]
 //	ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME] [--recover]
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
+//	ts2arrow version
 //
 // Exit status is 0 on success, 1 on a data or format error and 2 on a
 // usage error.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -25,9 +32,12 @@ import (
 const usage = `ts2arrow: TsFile to Parquet and Apache Arrow
 
 Usage:
-  ts2arrow inspect FILE [--json]
+  ts2arrow inspect FILE... [--json] [--pages]
+  ts2arrow schema FILE [--table NAME] [--arrow | --json]
+  ts2arrow head FILE [-n 20] [--table NAME]
   ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME] [--recover]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
+  ts2arrow version
   ts2arrow help [COMMAND]
 
 Run "ts2arrow COMMAND --help" for the options of a command.
@@ -65,6 +75,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runConvert(args[1:], stdout, stderr)
 	case "recover":
 		err = runRecover(args[1:], stdout, stderr)
+	case "schema":
+		err = runSchema(args[1:], stdout, stderr)
+	case "head":
+		err = runHead(args[1:], stdout, stderr)
+	case "version", "--version":
+		err = runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdout, stderr)
@@ -120,12 +136,20 @@ func report(err error, stderr io.Writer) int {
 }
 
 // parseArgs parses flags that may appear before or after positional
-// arguments, as users type them ("convert in.tsfile -o out.csv").
+// arguments, as users type them ("convert in.tsfile -o out.csv"). A flag
+// error becomes one usage error line, which report prints: the flag
+// package would print it too, followed by the whole help. Only -h/--help
+// prints the help.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	out := fs.Output()
+	var buf bytes.Buffer
+	fs.SetOutput(&buf)
+	defer fs.SetOutput(out)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				out.Write(buf.Bytes())
 				return nil, err
 			}
 			return nil, usagef("%v", err)
@@ -146,8 +170,33 @@ func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, help)
+		// Drop the flag package's own copy of an error; report prints it.
+		if b, ok := fs.Output().(*bytes.Buffer); ok {
+			b.Reset()
+		}
+		fmt.Fprint(fs.Output(), help)
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// timeUnitFlag reads a --time-unit value.
+func timeUnitFlag(s string) (arrow.TimeUnit, error) {
+	tu, ok := map[string]arrow.TimeUnit{"s": arrow.Second, "ms": arrow.Millisecond, "us": arrow.Microsecond, "ns": arrow.Nanosecond}[s]
+	if !ok {
+		return 0, usagef("unknown --time-unit %q (want s, ms, us or ns)", s)
+	}
+	return tu, nil
+}
+
+// columnsFlag reads a comma-separated list flag such as --columns; empty
+// gives nil.
+func columnsFlag(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+const schemaHelp = `Usage: ts2arrow schema FILE [--table T] [--arrow | --json] [--time-unit U] [--columns A,B]
+
+Prints the Apache Arrow schema that "ts2arrow convert" produces for FILE
+with the same --table, --time-unit and --columns: one line per column with
+its name, Arrow type, whether it is nullable, its TsFile category (TIME,
+TAG, ATTRIBUTE, FIELD, DEVICE or MEASUREMENT) and TsFile data type, then
+the schema metadata (the table name and the time unit). No rows are read.
+
+--arrow prints arrow-go's own rendering of the schema instead. --json
+prints {"fields": [{"name", "type", "nullable", "metadata"}], "metadata"},
+with "type" spelled as in --arrow and both metadata objects mapping keys
+to values ("tsfile.category", "tsfile.type"; "tsfile.table",
+"tsfile.time_unit").
+
+FILE is a path or an http(s) URL (read with range requests). A table-model
+file with several tables needs --table; a tree-model file gives "time,
+device, <measurements>" unless --table names one of its path prefixes.
+
+Examples:
+  ts2arrow schema testdata/sample.tsfile
+  ts2arrow schema testdata/sample.tsfile --arrow
+  ts2arrow schema data.tsfile --table weather --json | jq '.fields[].name'
+  ts2arrow schema data.tsfile --time-unit us --columns temperature,humidity
+
+Options:
+`
+
+// schemaJSON is the --json form of schema. Field names are part of the
+// CLI's interface.
+type schemaJSON struct {
+	Fields   []schemaFieldJSON `json:"fields"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+type schemaFieldJSON struct {
+	Name     string            `json:"name"`
+	Type     string            `json:"type"`
+	Nullable bool              `json:"nullable"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+func runSchema(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("schema", schemaHelp, stderr)
+	table := fs.String("table", "", "table whose schema to print")
+	asArrow := fs.Bool("arrow", false, "print arrow-go's rendering of the schema")
+	asJSON := fs.Bool("json", false, "print the schema as JSON")
+	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
+	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
+	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("schema takes one FILE (got %d arguments)", len(pos))
+	}
+	if *asArrow && *asJSON {
+		return usagef("--arrow and --json exclude each other")
+	}
+	tu, err := timeUnitFlag(*unit)
+	if err != nil {
+		return err
+	}
+	opts := &arrowconv.Options{TimeUnit: tu, TimeUnitSet: true, Columns: columnsFlag(*columns)}
+	sc, err := readSchema(pos[0], *table, opts, &tsfile.ReadOptions{Lenient: *lenient}, stderr)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *asArrow:
+		_, err = fmt.Fprintln(stdout, sc.String())
+	case *asJSON:
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(schemaToJSON(sc))
+	default:
+		err = printSchema(stdout, sc)
+	}
+	return err
+}
+
+// readSchema opens name and returns the schema of the reader convert would
+// open on it; opening a reader reads no rows.
+func readSchema(name, table string, opts *arrowconv.Options, ropts *tsfile.ReadOptions, stderr io.Writer) (*arrow.Schema, error) {
+	in, err := openInput(context.Background(), name, ropts)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	defer printWarnings(stderr, name, in.file)
+	rdr, err := openProjected(in.file, table, opts)
+	if err != nil {
+		return nil, withFile(name, err)
+	}
+	defer rdr.Release()
+	return rdr.Schema(), nil
+}
+
+// openProjected is openReader with --columns checked first against the
+// full schema, so that a misspelt column is a usage error that lists the
+// columns there are. Opening a reader reads no rows, so the extra one is
+// cheap.
+func openProjected(f *tsfile.File, table string, opts *arrowconv.Options) (array.RecordReader, error) {
+	if len(opts.Columns) > 0 {
+		all := *opts
+		all.Columns = nil
+		rdr, err := openReader(f, table, &all)
+		if err != nil {
+			return nil, err
+		}
+		sc := rdr.Schema()
+		rdr.Release()
+		for _, c := range opts.Columns {
+			if len(sc.FieldIndices(c)) == 0 {
+				names := make([]string, sc.NumFields())
+				for i, fl := range sc.Fields() {
+					names[i] = fl.Name
+				}
+				return nil, usagef("no column %q (columns: %s)", c, strings.Join(names, ", "))
+			}
+		}
+	}
+	return openReader(f, table, opts)
+}
+
+// printWarnings reports what --lenient worked around, on stderr so that
+// stdout stays parseable.
+func printWarnings(stderr io.Writer, name string, f *tsfile.File) {
+	for _, w := range f.Warnings() {
+		fmt.Fprintf(stderr, "ts2arrow: %s: warning: %s\n", name, w)
+	}
+}
+
+func schemaToJSON(sc *arrow.Schema) schemaJSON {
+	out := schemaJSON{Fields: []schemaFieldJSON{}, Metadata: metadataMap(sc.Metadata())}
+	for _, f := range sc.Fields() {
+		out.Fields = append(out.Fields, schemaFieldJSON{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable, Metadata: metadataMap(f.Metadata)})
+	}
+	return out
+}
+
+func metadataMap(md arrow.Metadata) map[string]string {
+	m := map[string]string{}
+	for i, k := range md.Keys() {
+		m[k] = md.Values()[i]
+	}
+	return m
+}
+
+// printSchema prints the readable form: the columns as a table, the
+// metadata arrowconv always attaches as their own columns, anything else
+// as key=value pairs, then the schema metadata.
+func printSchema(w io.Writer, sc *arrow.Schema) error {
+	known := map[string]bool{arrowconv.MetaCategory: true, arrowconv.MetaType: true}
+	extra := make([]string, sc.NumFields())
+	anyExtra := false
+	for i, f := range sc.Fields() {
+		var kv []string
+		for j, k := range f.Metadata.Keys() {
+			if !known[k] {
+				kv = append(kv, k+"="+f.Metadata.Values()[j])
+			}
+		}
+		sort.Strings(kv)
+		extra[i] = strings.Join(kv, " ")
+		anyExtra = anyExtra || len(kv) > 0
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	head := "COLUMN\tARROW TYPE\tNULLABLE\tCATEGORY\tTSFILE TYPE"
+	if anyExtra {
+		head += "\tMETADATA"
+	}
+	fmt.Fprintln(tw, head)
+	for i, f := range sc.Fields() {
+		nullable := "no"
+		if f.Nullable {
+			nullable = "yes"
+		}
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", f.Name, f.Type, nullable, metaOr(f.Metadata, arrowconv.MetaCategory), metaOr(f.Metadata, arrowconv.MetaType))
+		if anyExtra {
+			line += "\t" + extra[i]
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	md := sc.Metadata()
+	if md.Len() == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nschema metadata:")
+	keys := append([]string(nil), md.Keys()...)
+	sort.Strings(keys)
+	for _, k := range keys {
+		v, _ := md.GetValue(k)
+		fmt.Fprintf(w, "  %s = %s\n", k, v)
+	}
+	return nil
+}
+
+func metaOr(md arrow.Metadata, key string) string {
+	if v, ok := md.GetValue(key); ok {
+		return v
+	}
+	return "-"
+}
