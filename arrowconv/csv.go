@@ -25,20 +25,36 @@ import (
 //
 // It consumes r up to its end and returns the number of data rows written.
 func WriteCSV(w io.Writer, r array.RecordReader) (int64, error) {
+	var head []byte
+	for i, f := range r.Schema().Fields() {
+		if i > 0 {
+			head = append(head, ',')
+		}
+		head = appendCSVString(head, f.Name)
+	}
+	head = append(head, '\n')
+	return writeLines(w, r, head, newCell, func(line []byte, cells []cellFunc, i int) []byte {
+		for c, f := range cells {
+			if c > 0 {
+				line = append(line, ',')
+			}
+			line = f(line, i)
+		}
+		return append(line, '\n')
+	})
+}
+
+// writeLines is the loop of the line-per-row writers: head, then for each
+// row the line that row builds from the cell formatters newCell made for
+// the batch's columns. It returns the rows written.
+func writeLines(w io.Writer, r array.RecordReader, head []byte, newCell func(arrow.Array) (cellFunc, error), row func(line []byte, cells []cellFunc, i int) []byte) (int64, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	schema := r.Schema()
-	var line []byte
-	for i, f := range schema.Fields() {
-		if i > 0 {
-			line = append(line, ',')
-		}
-		line = appendCSVString(line, f.Name)
-	}
-	line = append(line, '\n')
-	if _, err := bw.Write(line); err != nil {
+	if _, err := bw.Write(head); err != nil {
 		return 0, err
 	}
 	var rows int64
+	var line []byte
 	cells := make([]cellFunc, schema.NumFields())
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -53,14 +69,7 @@ func WriteCSV(w io.Writer, r array.RecordReader) (int64, error) {
 			cells[c] = f
 		}
 		for i := 0; i < int(rec.NumRows()); i++ {
-			line = line[:0]
-			for c, f := range cells {
-				if c > 0 {
-					line = append(line, ',')
-				}
-				line = f(line, i)
-			}
-			line = append(line, '\n')
+			line = row(line[:0], cells, i)
 			if _, err := bw.Write(line); err != nil {
 				return rows, err
 			}

@@ -1,7 +1,6 @@
 package arrowconv
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -20,10 +19,9 @@ import (
 //
 // It consumes r up to its end and returns the number of rows written.
 func WriteJSONL(w io.Writer, r array.RecordReader) (int64, error) {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	schema := r.Schema()
-	keys := make([][]byte, schema.NumFields())
-	for i, f := range schema.Fields() {
+	fields := r.Schema().Fields()
+	keys := make([][]byte, len(fields))
+	for i, f := range fields {
 		k := []byte{'{'}
 		if i > 0 {
 			k = []byte{','}
@@ -31,42 +29,15 @@ func WriteJSONL(w io.Writer, r array.RecordReader) (int64, error) {
 		k = appendJSONString(k, f.Name)
 		keys[i] = append(k, ':')
 	}
-	var rows int64
-	cells := make([]cellFunc, schema.NumFields())
-	var line []byte
-	for r.Next() {
-		rec := r.RecordBatch()
-		if int(rec.NumCols()) != len(cells) {
-			return rows, fmt.Errorf("arrowconv: record has %d columns, schema %d", rec.NumCols(), len(cells))
+	return writeLines(w, r, nil, jsonCell, func(line []byte, cells []cellFunc, i int) []byte {
+		for c, f := range cells {
+			line = f(append(line, keys[c]...), i)
 		}
-		for c := range cells {
-			f, err := jsonCell(rec.Column(c))
-			if err != nil {
-				return rows, fmt.Errorf("arrowconv: column %q: %w", schema.Field(c).Name, err)
-			}
-			cells[c] = f
+		if len(cells) == 0 {
+			line = append(line, '{')
 		}
-		for i := 0; i < int(rec.NumRows()); i++ {
-			line = line[:0]
-			for c, f := range cells {
-				line = append(line, keys[c]...)
-				line = f(line, i)
-			}
-			if len(cells) == 0 {
-				line = append(line, '{')
-			}
-			line = append(line, '}', '\n')
-			if _, err := bw.Write(line); err != nil {
-				return rows, err
-			}
-			rows++
-		}
-	}
-	if err := r.Err(); err != nil {
-		bw.Flush()
-		return rows, err
-	}
-	return rows, bw.Flush()
+		return append(line, '}', '\n')
+	})
 }
 
 // jsonCell returns the JSON formatter of a column, nulls included.
