@@ -550,15 +550,29 @@ func (r *Reader) stepAligned() error {
 	room := r.room()
 	c.pages, c.expect = c.pages[:0], c.expect[:0]
 	rows := 0
+	maxPoints := r.f.Options().MaxPagePoints
 	for c.page < len(tc.Pages) {
 		i := c.page
 		cnt := int(min(max(c.set.Time.Statistics.Count, 0), math.MaxInt32))
-		if st := tc.Pages[i].Header.Statistics; st != nil {
+		st := tc.Pages[i].Header.Statistics
+		if st != nil {
 			if !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
 				c.page++
 				continue
 			}
 			cnt = int(min(max(st.Count, 0), math.MaxInt32))
+		}
+		// The count sizes the nulls of the empty value pages before the
+		// time page is decoded, so one beyond any page is refused first.
+		if cnt > maxPoints {
+			if st != nil {
+				return corruptf(tc.Pages[i].Header.Offset, "page header", "time page statistics count %d exceeds the limit of %d points per page", cnt, maxPoints)
+			}
+			err := corruptf(tc.Header.Offset, "chunk header", "time chunk statistics count %d exceeds the limit of %d points per page", cnt, maxPoints)
+			if r.f.Lenient(err) != nil {
+				return err
+			}
+			cnt = maxPoints
 		}
 		// A window ends before the page that would overflow the batch,
 		// but holds at least one page.
@@ -569,7 +583,7 @@ func (r *Reader) stepAligned() error {
 		c.pages = append(c.pages, i)
 		c.expect = append(c.expect, cnt)
 		rows += max(cnt, 1)
-		r.pageRows = max(r.pageRows, min(cnt, r.f.Options().MaxPagePoints))
+		r.pageRows = max(r.pageRows, cnt)
 	}
 	if len(c.pages) > 0 {
 		if err := r.decodeWindow(c); err != nil {

@@ -29,6 +29,10 @@ type gzipDecoder struct {
 
 var gzipDecoders = sync.Pool{New: func() any { return new(gzipDecoder) }}
 
+// gzipMaxRatio bounds how much DEFLATE expands: at best a 258-byte match costs two bits
+// (one-bit length and distance codes), and gzip's framing only adds input.
+const gzipMaxRatio = 1032
+
 // Decompress inflates at most size+1 bytes: exactly size into dst's capacity, then a probe
 // that must find the end of the input, which also checks each member's CRC-32 and ISIZE.
 func (gzipCodec) Decompress(dst, src []byte, size int) ([]byte, error) {
@@ -37,6 +41,10 @@ func (gzipCodec) Decompress(dst, src []byte, size int) ([]byte, error) {
 	}
 	if size == 0 && len(src) == 0 {
 		return dst[:0], nil
+	}
+	if size/gzipMaxRatio > len(src) {
+		// Refused before size bytes are allocated for it.
+		return nil, compressCorrupt(Gzip, "%d bytes cannot inflate to the %d bytes the page header says", len(src), size)
 	}
 	d := gzipDecoders.Get().(*gzipDecoder)
 	defer gzipDecoders.Put(d)

@@ -16,6 +16,10 @@ func init() {
 
 type lz4Codec struct{}
 
+// lz4MaxRatio bounds how much an LZ4 block expands: literals are copied, and a match's
+// token and offset (three bytes) give at most 19 bytes, each length byte after them 255.
+const lz4MaxRatio = 255
+
 // Decompress decodes into exactly size bytes of dst's capacity; the decoder refuses any
 // sequence that would write past them, so a block can never make it allocate.
 func (lz4Codec) Decompress(dst, src []byte, size int) ([]byte, error) {
@@ -37,6 +41,10 @@ func (lz4Codec) Decompress(dst, src []byte, size int) ([]byte, error) {
 			return dst[:0], nil
 		}
 		return nil, compressLong(LZ4, size)
+	}
+	if size/lz4MaxRatio > len(src) {
+		// Refused before size bytes are allocated for it.
+		return nil, compressCorrupt(LZ4, "a block of %d bytes cannot decode to the %d bytes the page header says", len(src), size)
 	}
 	out := compressOut(dst, size)
 	n, err := lz4.UncompressBlock(src, out)

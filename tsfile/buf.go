@@ -17,6 +17,10 @@ type buf struct {
 	structure string
 	err       error
 	maxString int // 0 means no limit beyond the enclosing bytes
+	// short is set when the failure is only that b ended: the absolute
+	// offset the failed read needed b to reach, so that a reader of a
+	// window of the file knows whether and how far a larger one may help.
+	short int64
 }
 
 func newBuf(b []byte, base int64, structure string) *buf {
@@ -39,6 +43,9 @@ func (d *buf) need(n int, what string) bool {
 		return false
 	}
 	if n < 0 || n > d.remaining() {
+		if n >= 0 {
+			d.short = d.off() + int64(n)
+		}
 		d.fail("%s needs %d bytes, %d remain", what, n, d.remaining())
 		return false
 	}
@@ -98,6 +105,7 @@ func (d *buf) uvarint(what string) uint32 {
 	v, n, ok := uvarint32(d.b[d.pos:])
 	if !ok {
 		if n == 0 {
+			d.short = d.off() + 5
 			d.fail("%s: unterminated UVarInt", what)
 		} else {
 			d.fail("%s: UVarInt overflows 32 bits", what)
@@ -124,6 +132,7 @@ func (d *buf) count(what string, minSize int) int {
 		return 0
 	}
 	if minSize > 0 && int64(n)*int64(minSize) > int64(d.remaining()) {
+		d.short = d.off() + int64(n)*int64(minSize)
 		d.pos = at
 		d.fail("%s %d cannot fit in the %d remaining bytes", what, n, d.remaining())
 		return 0
@@ -152,10 +161,25 @@ func (d *buf) checkString(at int, s []byte, what string) {
 	}
 }
 
+// limitString refuses a string length n, read at at, over maxString
+// before its bytes are looked for: a reader growing a window of the file
+// to find them would read up to n bytes first.
+func (d *buf) limitString(at int, n int32, what string) bool {
+	if d.err == nil && d.maxString > 0 && int64(n) > int64(d.maxString) {
+		d.pos = at
+		d.fail("%s: length %d exceeds the limit of %d", what, n, d.maxString)
+	}
+	return d.err == nil
+}
+
 // varString reads a VarString; ok is false for the null sentinel -1.
 func (d *buf) varString(what string) (s string, ok bool) {
 	at := d.pos
-	b, ok := d.varBinary(what)
+	n := d.varint(what)
+	if !d.limitString(at, n, what) {
+		return "", false
+	}
+	b, ok := d.nullableBytes(at, n, what)
 	if !ok {
 		return "", false
 	}
@@ -203,7 +227,11 @@ func (d *buf) nullableBytes(at int, n int32, what string) ([]byte, bool) {
 // string32 reads a String32 that must be present and valid UTF-8.
 func (d *buf) string32(what string) string {
 	at := d.pos
-	b, ok := d.binary32(what)
+	n := d.int32(what)
+	if !d.limitString(at, n, what) {
+		return ""
+	}
+	b, ok := d.nullableBytes(at, n, what)
 	if d.err != nil {
 		return ""
 	}

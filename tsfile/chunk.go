@@ -46,10 +46,12 @@ func (f *File) ReadChunkHeader(off int64) (ChunkHeader, error) {
 			}
 			return h, nil
 		}
-		if n == end-off || n >= f.maxChunkHeaderSize() {
+		// A larger window helps only a header that ran past this one,
+		// and only up to the largest header the limits allow.
+		if d.short == 0 || n == end-off || d.short-off > f.maxChunkHeaderSize() {
 			return h, d.err
 		}
-		n = min(end-off, f.maxChunkHeaderSize())
+		n = min(end-off, max(d.short-off+16, 2*n))
 	}
 }
 
@@ -182,10 +184,10 @@ func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (
 			if d.err == nil {
 				break
 			}
-			if n == h.End()-pos || n >= maxHeader {
+			if d.short == 0 || n == h.End()-pos || d.short-pos > maxHeader {
 				return nil, d.err
 			}
-			n = min(h.End()-pos, maxHeader)
+			n = min(h.End()-pos, max(d.short-pos+64, 2*n))
 		}
 		if err := f.checkPageHeader(&h, &p); err != nil {
 			return nil, err

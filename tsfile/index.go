@@ -116,6 +116,10 @@ func (f *File) Devices(table string) ([]DeviceID, error) {
 	}
 	var out []DeviceID
 	err := f.walkDevices(root, 1, map[int64]bool{}, nil, func(e IndexEntry) error {
+		// Lookups find a device's index root by its first segment.
+		if e.Device.Table() != table {
+			return corruptf(root.Offset, "device index", "device %s is in the index of table %q", e.Device, table)
+		}
 		if len(out) > 0 && out[len(out)-1].Compare(e.Device) >= 0 {
 			return corruptf(root.Offset, "device index", "device %s does not sort after %s", e.Device, out[len(out)-1])
 		}

@@ -86,8 +86,12 @@ func (s *Scanner) Next() bool {
 	start := s.pos
 	switch {
 	case m == MarkerChunkGroupHeader:
-		n := min(s.f.size-start, int64(1+5+s.f.opts.MaxDeviceSegments*(5+s.f.opts.MaxStringLength)))
-		n = min(n, 1<<16)
+		// Read a small window and grow it only when the DeviceID ran out
+		// of bytes, to what it said it needs: growing on any error let a
+		// run of zero bytes (valid empty groups) or one bad byte read
+		// megabytes per group.
+		limit := min(s.f.size-start, int64(1+5+s.f.opts.MaxDeviceSegments*(5+s.f.opts.MaxStringLength)))
+		n := min(limit, 256)
 		var dev DeviceID
 		for {
 			b, err := s.f.readAt(start, n, "chunk group header")
@@ -102,11 +106,11 @@ func (s *Scanner) Next() bool {
 				s.pos = d.off()
 				break
 			}
-			if n == s.f.size-start {
+			if d.short == 0 || n == limit || d.short-start > limit {
 				s.err = d.err
 				return false
 			}
-			n = min(s.f.size-start, n*16)
+			n = min(limit, max(d.short-start+64, 2*n))
 		}
 		s.dev, s.inGrp = dev, true
 		s.rec = Record{Kind: ChunkGroupRecord, Offset: start, End: s.pos, Device: dev}

@@ -69,8 +69,18 @@ func (v *Values) resize(n int) {
 }
 
 // decodeDense decodes exactly n values of type t from a value stream.
+// n comes from a time stream, which a few bytes can make claim millions of
+// values, so what is allocated for them is checked against src first where
+// the encoding allows: PLAIN spends at least a byte a value, and binary
+// values are sized only once decoded (AppendBinary bounds n itself).
 func decodeDense(t DataType, enc Encoding, src []byte, n int) (Values, error) {
-	v := NewValues(t, n)
+	if enc == encoding.Plain && n > len(src) {
+		return Values{Type: t}, fmt.Errorf("%d PLAIN %s values cannot fit in %d bytes: %w", n, t, len(src), encoding.ErrCorrupt)
+	}
+	v := Values{Type: t}
+	if !t.IsBinary() {
+		v = NewValues(t, n)
+	}
 	var err error
 	switch t {
 	case Boolean:
@@ -86,8 +96,9 @@ func decodeDense(t DataType, enc Encoding, src []byte, n int) (Values, error) {
 	case Text, String, Blob, Object:
 		var offs []int32
 		var data []byte
-		offs, data, err = encoding.AppendBinary(enc, make([]int32, 1, n+1), nil, n, src)
+		offs, data, err = encoding.AppendBinary(enc, make([]int32, 1, min(n, len(src))+1), nil, n, src)
 		if err == nil {
+			v = NewValues(t, n)
 			for i := 0; i < n; i++ {
 				v.Binaries[i] = data[offs[i]:offs[i+1]:offs[i+1]]
 			}
