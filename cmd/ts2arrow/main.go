@@ -1,12 +1,13 @@
 // Command ts2arrow inspects Apache TsFile files and converts them to
-// Parquet, Apache Arrow IPC and CSV.
+// Parquet, Apache Arrow IPC, CSV and JSON Lines, and Arrow and Parquet back
+// to TsFile.
 //
 // Usage:
 //
-//	ts2arrow inspect FILE... [--json] [--pages]
-//	ts2arrow schema FILE [--table NAME] [--arrow | --json]
-//	ts2arrow head FILE [-n 20] [--table NAME]
-//	ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME] [--recover]
+//	ts2arrow inspect FILE... [--json] [--pages] [--lenient]
+//	ts2arrow schema  FILE [--table T] [--arrow | --json]
+//	ts2arrow head    FILE [-n 20] [--table T]
+//	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags]
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow version
 //
@@ -29,18 +30,22 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const usage = `ts2arrow: TsFile to Parquet and Apache Arrow
+const usage = `ts2arrow: TsFile to Parquet, Apache Arrow, CSV and JSON Lines, and back
 
 Usage:
-  ts2arrow inspect FILE... [--json] [--pages]
-  ts2arrow schema FILE [--table NAME] [--arrow | --json]
-  ts2arrow head FILE [-n 20] [--table NAME]
-  ts2arrow convert FILE -o OUT [--format parquet|arrow|arrows|csv] [--table NAME] [--recover]
+  ts2arrow inspect FILE... [--json] [--pages] [--lenient]
+  ts2arrow schema  FILE [--table T] [--arrow | --json] [--columns a,b]
+  ts2arrow head    FILE [-n 20] [--table T] [--columns a,b] [--width 40]
+  ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile]
+                   [--table T] [--columns a,b] [--device D] [--where tag=value]
+                   [--start T] [--end T] [--partition-by table|device] [--force]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow version
   ts2arrow help [COMMAND]
 
-Run "ts2arrow COMMAND --help" for the options of a command.
+FILE and INPUT may be http(s) URLs, read with range requests; INPUT may
+also be a directory or a glob. Run "ts2arrow COMMAND --help" for the
+options and examples of a command.
 `
 
 // usageError is a mistake in the command line (exit status 2).
@@ -67,20 +72,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	// Help that was asked for goes to stdout, so "ts2arrow convert --help |
+	// less" works; flag errors still go to stderr through report.
+	verbOut := stderr
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			verbOut = stdout
+		}
+	}
 	var err error
 	switch args[0] {
 	case "inspect":
-		err = runInspect(args[1:], stdout, stderr)
+		err = runInspect(args[1:], stdout, verbOut)
 	case "convert":
-		err = runConvert(args[1:], stdout, stderr)
+		err = runConvert(args[1:], stdout, verbOut)
 	case "recover":
-		err = runRecover(args[1:], stdout, stderr)
+		err = runRecover(args[1:], stdout, verbOut)
 	case "schema":
-		err = runSchema(args[1:], stdout, stderr)
+		err = runSchema(args[1:], stdout, verbOut)
 	case "head":
-		err = runHead(args[1:], stdout, stderr)
+		err = runHead(args[1:], stdout, verbOut)
 	case "version", "--version":
-		err = runVersion(args[1:], stdout, stderr)
+		err = runVersion(args[1:], stdout, verbOut)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdout, stderr)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // progress draws a one-line progress bar on a terminal: rows and bytes
@@ -27,19 +29,30 @@ type progress struct {
 	closed bool
 }
 
-// isTerminal reports whether w is a character device (a terminal) and the
-// terminal is not declared dumb.
+// isTerminal reports whether w is a terminal that is not declared dumb.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok || os.Getenv("TERM") == "dumb" {
-		return false
+	return ok && os.Getenv("TERM") != "dumb" && term.IsTerminal(int(f.Fd()))
+}
+
+// termWidth is the width of the terminal w, or 80 when it cannot tell.
+func termWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+			return cols
+		}
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return 80
 }
 
 func newProgress(w io.Writer, on bool, totalRows, totalBytes int64) *progress {
-	return &progress{w: w, on: on, totalRows: totalRows, totalBytes: totalBytes, start: time.Now(), width: 80}
+	p := &progress{w: w, on: on, totalRows: totalRows, totalBytes: totalBytes, start: time.Now(), width: 80}
+	if on {
+		// One column short of the edge: a line that fills it wraps on
+		// some terminals, and a wrapped line cannot be redrawn with \r.
+		p.width = termWidth(w) - 1
+	}
+	return p
 }
 
 // addRows counts rows written.
@@ -87,7 +100,9 @@ func (p *progress) draw(force bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	if p.closed || (!force && now.Sub(p.drawn) < 100*time.Millisecond) {
+	if p.closed || (!force && (p.rows == 0 || now.Sub(p.drawn) < 100*time.Millisecond)) {
+		// Nothing to show before the first rows: the first bytes read
+		// are the file's magic.
 		return
 	}
 	p.drawn = now
@@ -111,11 +126,14 @@ func (p *progress) draw(force bool) {
 	var line string
 	if frac >= 0 {
 		pct := fmt.Sprintf("%3.0f%%", 100*frac)
-		bar := max(10, p.width-len(stats)-len(pct)-4)
+		bar := max(10, min(50, p.width-len(stats)-len(pct)-4))
 		full := int(frac * float64(bar))
 		line = "[" + strings.Repeat("=", full) + strings.Repeat(" ", bar-full) + "] " + pct + stats
 	} else {
 		line = "converting" + stats
+	}
+	if len(line) > p.width {
+		line = line[:max(p.width, 1)]
 	}
 	fmt.Fprintf(p.w, "\r%s\x1b[K", line)
 }

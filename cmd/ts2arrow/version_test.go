@@ -60,7 +60,7 @@ func TestVersionCommand(t *testing.T) {
 	// The top-level usage lists every verb.
 	code, out, _ = runCLI("help")
 	require.Equal(t, 0, code)
-	for _, verb := range []string{"inspect FILE...", "schema FILE", "head FILE", "version"} {
+	for _, verb := range []string{"inspect FILE...", "schema  FILE", "head    FILE", "convert INPUT...", "recover BROKEN", "version"} {
 		require.Contains(t, out, "ts2arrow "+verb)
 	}
 }
