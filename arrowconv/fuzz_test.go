@@ -2,8 +2,11 @@ package arrowconv
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -63,27 +66,77 @@ func convertAll(t testing.TB, data []byte, batch int) int {
 	return rows
 }
 
+// syntheticSeeds are the files of our own writer the fuzz seeds start from.
+func syntheticSeeds(t testing.TB) map[string][]byte {
+	w := syntheticTable(t)
+	tw, _ := syntheticTree(t)
+	return map[string][]byte{"table": w.bytes(), "tree": tw.bytes()}
+}
+
 func fuzzSeeds(t testing.TB) [][]byte {
 	var seeds [][]byte
-	if b, err := os.ReadFile(interopPath(t, j01+".tsfile")); err == nil {
+	// Read directly: interopPath would skip the synthetic seeds too
+	// where the interop corpus is absent.
+	if b, err := os.ReadFile(filepath.Join(interopDir, j01+".tsfile")); err == nil {
 		seeds = append(seeds, b)
 	}
-	w := syntheticTable(t)
-	seeds = append(seeds, w.bytes())
-	tw, _ := syntheticTree(t)
-	return append(seeds, tw.bytes())
+	for _, name := range []string{"table", "tree"} {
+		seeds = append(seeds, syntheticSeeds(t)[name])
+	}
+	return seeds
+}
+
+var writeFuzzCorpus = flag.Bool("write-fuzz-corpus", false, "write FuzzReader's named seeds to testdata/fuzz/FuzzReader/")
+
+// addSeed adds a seed to f and, with -write-fuzz-corpus, writes it to the
+// target's corpus directory in the fuzzer's file format, so that the
+// committed corpus (regenerated with go test ./arrowconv -run '^FuzzReader$'
+// -args -write-fuzz-corpus) and the f.Add seeds cannot drift apart.
+func addSeed(f *testing.F, name string, data []byte, batch uint16, off uint32, patch []byte) {
+	f.Helper()
+	f.Add(data, batch, off, patch)
+	if !*writeFuzzCorpus {
+		return
+	}
+	b := fmt.Appendf(nil, "go test fuzz v1\n[]byte(%q)\nuint16(%d)\nuint32(%d)\n[]byte(%q)\n", data, batch, off, patch)
+	if len(b) > 64<<10 {
+		f.Fatalf("seed %s is %d bytes; the committed corpus runs in every go test", name, len(b))
+	}
+	dir := filepath.Join("testdata", "fuzz", f.Name())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		f.Fatal(err)
+	}
 }
 
 // FuzzReader feeds damaged files to the readers: they may fail but must not
 // panic, hang or leak. Each conversion takes a millisecond or so, so run it
-// with a short -fuzzminimizetime (such as 2s); the default minute per new
-// input looks like a stall.
+// with a short -fuzzminimizetime (such as 100x, as .ci/fuzz-smoke does):
+// the default minute per new input looks like a stall and spends the
+// -fuzztime budget on minimizing.
+//
+// The file is data with patch written over it at off: inserting or
+// deleting bytes in data shifts every offset after it and mostly fails at
+// the footer, while a patch damages chunks and index in place and leaves
+// the rest readable. The interop file is a seed only when present: it is
+// upstream's and must not be committed into the corpus.
 func FuzzReader(f *testing.F) {
-	for _, s := range fuzzSeeds(f) {
-		f.Add(s, uint16(0))
-		f.Add(s[:len(s)/2], uint16(7))
+	if b, err := os.ReadFile(filepath.Join(interopDir, j01+".tsfile")); err == nil {
+		f.Add(b, uint16(0), uint32(0), []byte{})
+		f.Add(b[:len(b)/2], uint16(7), uint32(0), []byte{})
 	}
-	f.Fuzz(func(t *testing.T, data []byte, batch uint16) {
+	for name, s := range syntheticSeeds(f) {
+		addSeed(f, name, s, 0, 0, []byte{})
+		addSeed(f, name+"-batch-3", s, 2, uint32(len(s)/3), []byte{0x7f})
+		addSeed(f, name+"-half", s[:len(s)/2], 7, 0, []byte{})
+	}
+	f.Fuzz(func(t *testing.T, data []byte, batch uint16, off uint32, patch []byte) {
+		if len(data) > 0 && len(patch) > 0 {
+			data = bytes.Clone(data)
+			copy(data[int(off%uint32(len(data))):], patch)
+		}
 		convertAll(t, data, int(batch%1000)+1)
 	})
 }

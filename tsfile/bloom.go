@@ -36,6 +36,10 @@ func NewBloomFilter(n int, fpr float64) *BloomFilter {
 func (f *BloomFilter) Add(path string) {
 	for i := 0; i < f.HashCount; i++ {
 		p := bloomHash([]byte(path), bloomSeeds[i], f.BitCount)
+		if p/8 >= len(f.bits) {
+			// A filter read from a file lacks the zero bytes at its end.
+			f.bits = append(f.bits, make([]byte, p/8+1-len(f.bits))...)
+		}
 		f.bits[p/8] |= 1 << (p % 8)
 	}
 }
