@@ -356,6 +356,11 @@ func (r *Recovery) footer(wopts *WriteOptions) ([]byte, error) {
 	}
 	for gi := range r.Groups {
 		g := &r.Groups[gi]
+		if len(g.Chunks) == 0 {
+			// A chunk group header with no chunks holds no series, and
+			// an index entry without series cannot be written.
+			continue
+		}
 		d, err := w.device(g.Device, g.Aligned)
 		if err != nil {
 			return nil, corruptf(g.Offset, "chunk group header", "device %s: %v", g.Device, err)
