@@ -122,6 +122,7 @@ type convertJob struct {
 	verbose     bool
 	recover     bool
 	schemaFrom  string
+	recovered   *tsfile.Recovery // the --recover scan, done once for both opens
 	ropts       *tsfile.ReadOptions
 	query       arrowconv.Options
 	devices     []string
@@ -531,8 +532,17 @@ func estimateRows(f *tsfile.File, rdr array.RecordReader) int64 {
 func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress, stderr io.Writer) (*input, array.RecordReader, error) {
 	var in *input
 	if j.recover {
-		fh, rec, err := recoverFile(name, j.schemaFrom, j.ropts)
-		if err != nil {
+		// The schema pre-pass and the conversion both open the input:
+		// the scan, which decodes every page, runs for the first only.
+		var fh *os.File
+		var err error
+		rec := j.recovered
+		if rec == nil {
+			if fh, rec, err = recoverFile(name, j.schemaFrom, j.ropts); err != nil {
+				return nil, nil, err
+			}
+			j.recovered = rec
+		} else if fh, err = os.Open(name); err != nil {
 			return nil, nil, err
 		}
 		var ra io.ReaderAt = fh
