@@ -40,10 +40,14 @@ type rawPool struct{ p *poolAllocator }
 var rawDefault memory.Allocator = rawPool{defaultPool}
 
 // builderAlloc returns the allocator the builders use for the reader's
-// allocator a: defaultPool without the zeroing, any other unchanged.
+// allocator a: defaultPool without the zeroing (also under a Meter), any
+// other unchanged.
 func builderAlloc(a memory.Allocator) memory.Allocator {
 	if a == memory.Allocator(defaultPool) {
 		return rawDefault
+	}
+	if m, ok := a.(*Meter); ok && m.base == memory.Allocator(defaultPool) {
+		return rawMeter{m}
 	}
 	return a
 }

@@ -11,10 +11,8 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -224,12 +222,12 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if *start != "" || *end != "" {
 		r := &arrowconv.TimeRange{Start: minInt64, End: maxInt64}
 		if *start != "" {
-			if r.Start, err = parseTime(*start, tu); err != nil {
+			if r.Start, err = arrowconv.ParseTime(*start, tu); err != nil {
 				return usagef("--start: %v", err)
 			}
 		}
 		if *end != "" {
-			if r.End, err = parseTime(*end, tu); err != nil {
+			if r.End, err = arrowconv.ParseTime(*end, tu); err != nil {
 				return usagef("--end: %v", err)
 			}
 		}
@@ -310,30 +308,6 @@ func tsfileCompression(name string) (tsfile.Compression, error) {
 		}
 	}
 	return 0, usagef("unknown --compression %q for tsfile (want uncompressed, snappy, gzip, lz4, zstd or lzma2)", name)
-}
-
-// parseTime reads a --start/--end value: an integer in the stored unit,
-// or an RFC 3339 time (or date) converted to it.
-func parseTime(s string, unit arrow.TimeUnit) (int64, error) {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
-	}
-	var t time.Time
-	var err error
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err = time.Parse(layout, s); err == nil {
-			break
-		}
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%q is neither an integer nor an RFC 3339 time", s)
-	}
-	sec, nsec := t.Unix(), int64(t.Nanosecond())
-	per := map[arrow.TimeUnit]int64{arrow.Second: 1, arrow.Millisecond: 1e3, arrow.Microsecond: 1e6, arrow.Nanosecond: 1e9}[unit]
-	if sec > maxInt64/per || sec < minInt64/per {
-		return 0, fmt.Errorf("%s does not fit in int64 %s", s, unit)
-	}
-	return sec*per + nsec/(1e9/per), nil
 }
 
 func formatFromExt(path string) string {
