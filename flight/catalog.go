@@ -54,9 +54,9 @@ type entry struct {
 
 // tableInfo is one table of a file with its unfiltered plan.
 type tableInfo struct {
-	name   string
-	tree   bool
-	plan   *arrowconv.Plan // unfiltered
+	name string
+	tree bool
+	plan *arrowconv.Plan // unfiltered
 }
 
 // acquire pins e for a stream.
