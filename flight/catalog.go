@@ -111,13 +111,14 @@ func (c *catalog) rescan(ctx context.Context) error {
 		modTime time.Time
 	}
 	seen := map[string]found{}
+	failed := map[string]string{} // problems found by the walk or on opening
 	err := filepath.WalkDir(c.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == c.root {
 				return err
 			}
 			rel, _ := filepath.Rel(c.root, p)
-			c.noteProblem(filepath.ToSlash(rel), err.Error())
+			failed[filepath.ToSlash(rel)] = err.Error()
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -140,7 +141,7 @@ func (c *catalog) rescan(ctx context.Context) error {
 		// Symbolic links are followed only while they stay under the
 		// root, so a link cannot publish a file from elsewhere.
 		if _, err := c.resolve(rel); err != nil {
-			c.noteProblem(rel, err.Error())
+			failed[rel] = err.Error()
 			return nil
 		}
 		st, err := os.Stat(p)
@@ -166,7 +167,6 @@ func (c *catalog) rescan(ctx context.Context) error {
 	slices.Sort(open)
 
 	opened := map[string]*entry{}
-	failed := map[string]string{}
 	for _, rel := range open {
 		e, err := c.open(rel)
 		if err != nil {
@@ -189,7 +189,7 @@ func (c *catalog) rescan(ctx context.Context) error {
 		delete(c.problems, rel)
 	}
 	for rel := range c.problems {
-		if _, ok := seen[rel]; !ok && failed[rel] == "" {
+		if _, ok := failed[rel]; !ok {
 			delete(c.problems, rel)
 		}
 	}
@@ -207,15 +207,6 @@ func (c *catalog) rescan(ctx context.Context) error {
 	}
 	c.scanned = time.Now()
 	return nil
-}
-
-func (c *catalog) noteProblem(rel, msg string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.problems[rel] != msg {
-		c.log.Warn("tsfile not served", "file", rel, "error", msg)
-	}
-	c.problems[rel] = msg
 }
 
 // open opens one file and plans each of its tables without filters.
@@ -292,13 +283,13 @@ func (c *catalog) resolve(rel string) (string, error) {
 func checkRel(rel string) error {
 	switch {
 	case rel == "":
-		return fmt.Errorf("flight: empty file path")
+		return fmt.Errorf("%w: empty file path", errBadQuery)
 	case strings.ContainsRune(rel, 0):
-		return fmt.Errorf("flight: file path contains NUL")
+		return fmt.Errorf("%w: file path contains NUL", errBadQuery)
 	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
 		return fmt.Errorf("%w: %q is absolute", ErrOutsideRoot, rel)
 	case strings.Contains(rel, "\\"):
-		return fmt.Errorf("flight: file path %q contains a backslash; use /", rel)
+		return fmt.Errorf("%w: file path %q contains a backslash; use /", errBadQuery, rel)
 	}
 	for _, el := range strings.Split(rel, "/") {
 		if el == ".." {
@@ -306,7 +297,7 @@ func checkRel(rel string) error {
 		}
 	}
 	if path.Clean(rel) != rel {
-		return fmt.Errorf("flight: file path %q is not clean (want %q)", rel, path.Clean(rel))
+		return fmt.Errorf("%w: file path %q is not clean (want %q)", errBadQuery, rel, path.Clean(rel))
 	}
 	return nil
 }
@@ -326,6 +317,8 @@ func (c *catalog) get(rel string) (*entry, error) {
 	e, ok := c.files[rel]
 	if !ok {
 		if msg, bad := c.problems[rel]; bad {
+			// Clients see paths relative to the root only.
+			msg = strings.ReplaceAll(msg, c.root+string(filepath.Separator), "")
 			return nil, fmt.Errorf("%w: %s cannot be read: %s", errUnavailable, rel, msg)
 		}
 		return nil, fmt.Errorf("%w: no file %s under the root", errNotFound, rel)

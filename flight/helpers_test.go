@@ -222,3 +222,5 @@ func localRows(t testing.TB, opts *arrowconv.Options, table string, paths ...str
 }
 
 var _ io.Writer = (*lockedBuffer)(nil)
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
