@@ -204,25 +204,57 @@ func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem *arrowconv.Meter
 }
 
 // copyBatches writes the reader's batches, checking between them for
-// cancellation and the stream's memory budget.
-func (s *Server) copyBatches(ctx context.Context, w *arrowflight.Writer, rdr array.RecordReader, st *streamStats, meter *arrowconv.Meter) (int64, error) {
-	var n int64
-	for rdr.Next() {
-		st.touch()
+// cancellation and the stream's memory budget. The next batch is decoded
+// while the previous one is encoded and sent, so that decoding and the
+// network each keep a core busy instead of taking turns.
+func (s *Server) copyBatches(ctx context.Context, w *arrowflight.Writer, rdr array.RecordReader, st *streamStats, meter *arrowconv.Meter) (n int64, err error) {
+	ch := make(chan arrow.RecordBatch, 1)
+	stop := make(chan struct{})
+	var rerr error
+	go func() {
+		defer close(ch)
+		for rdr.Next() {
+			st.touch()
+			rec := rdr.RecordBatch()
+			rec.Retain()
+			select {
+			case ch <- rec:
+			case <-stop:
+				rec.Release()
+				return
+			}
+		}
+		rerr = rdr.Err()
+	}()
+	defer func() {
+		// The decoder must be done with rdr before the caller releases it.
+		close(stop)
+		for rec := range ch {
+			rec.Release()
+		}
+		if err == nil {
+			err = rerr
+		}
+	}()
+	for rec := range ch {
 		if err := ctx.Err(); err != nil {
+			rec.Release()
 			return n, err
 		}
 		if use := meter.InUse(); use > s.opts.StreamMemory {
+			rec.Release()
 			return n, fmt.Errorf("%w: the stream holds %d bytes of Arrow memory, over its budget of %d; ask for fewer columns or a smaller batch size", errTooLarge, use, s.opts.StreamMemory)
 		}
-		rec := rdr.RecordBatch()
-		if err := w.Write(rec); err != nil {
+		err := w.Write(rec)
+		rows := rec.NumRows()
+		rec.Release()
+		if err != nil {
 			return n, err
 		}
-		n += rec.NumRows()
-		st.rows.Add(rec.NumRows())
+		n += rows
+		st.rows.Add(rows)
 	}
-	return n, rdr.Err()
+	return n, nil
 }
 
 // logStream writes the one line a stream gets.

@@ -259,13 +259,18 @@ func (sv *service) ListFlights(c *arrowflight.Criteria, stream arrowflight.Fligh
 	return nil
 }
 
-// GetFlightInfo plans a descriptor into endpoints.
-func (sv *service) GetFlightInfo(ctx context.Context, desc *arrowflight.FlightDescriptor) (*arrowflight.FlightInfo, error) {
+// planDescriptor plans what a descriptor asks for.
+func (s *Server) planDescriptor(desc *arrowflight.FlightDescriptor) (*flightPlan, error) {
 	q, err := queryFromDescriptor(desc)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, err
 	}
-	p, err := sv.s.plan(q)
+	return s.plan(q)
+}
+
+// GetFlightInfo plans a descriptor into endpoints.
+func (sv *service) GetFlightInfo(ctx context.Context, desc *arrowflight.FlightDescriptor) (*arrowflight.FlightInfo, error) {
+	p, err := sv.s.planDescriptor(desc)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -275,11 +280,7 @@ func (sv *service) GetFlightInfo(ctx context.Context, desc *arrowflight.FlightDe
 
 // GetSchema returns the schema a descriptor's streams have.
 func (sv *service) GetSchema(ctx context.Context, desc *arrowflight.FlightDescriptor) (*arrowflight.SchemaResult, error) {
-	q, err := queryFromDescriptor(desc)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	p, err := sv.s.plan(q)
+	p, err := sv.s.planDescriptor(desc)
 	if err != nil {
 		return nil, toStatus(err)
 	}

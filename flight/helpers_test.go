@@ -160,6 +160,12 @@ func cell(a arrow.Array, i int) string {
 // rowsOf reads every batch of r as text rows.
 func rowsOf(t testing.TB, r array.RecordReader) []string {
 	t.Helper()
+	out, err := readRows(r)
+	require.NoError(t, err)
+	return out
+}
+
+func readRows(r array.RecordReader) ([]string, error) {
 	var out []string
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -174,8 +180,7 @@ func rowsOf(t testing.TB, r array.RecordReader) []string {
 			out = append(out, sb.String())
 		}
 	}
-	require.NoError(t, r.Err())
-	return out
+	return out, r.Err()
 }
 
 // doGet reads one endpoint's stream as text rows and its schema.

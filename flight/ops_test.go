@@ -128,21 +128,7 @@ func tryGet(ctx context.Context, c arrowflight.Client, ep *arrowflight.FlightEnd
 		return nil, err
 	}
 	defer r.Release()
-	var out []string
-	for r.Next() {
-		rec := r.RecordBatch()
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := ""
-			for c := 0; c < int(rec.NumCols()); c++ {
-				if c > 0 {
-					row += "|"
-				}
-				row += cell(rec.Column(c), i)
-			}
-			out = append(out, row)
-		}
-	}
-	return out, r.Err()
+	return readRows(r)
 }
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -197,12 +183,7 @@ func TestIdleTimeout(t *testing.T) {
 	require.NoError(t, err)
 	// The client stops reading; the server gives up on it.
 	time.Sleep(1200 * time.Millisecond)
-	var last error
-	for {
-		if _, last = s.Recv(); last != nil {
-			break
-		}
-	}
+	last := drain(s, 0)
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(last), "%v", last)
 	waitFor(t, "the idle stream's memory to return", func() bool { return mem.CurrentAlloc() == 0 })
 	assert.Contains(t, srv.log.String(), "idle")
@@ -215,13 +196,7 @@ func TestStreamTimeout(t *testing.T) {
 	fi := getInfo(t, c, pathDesc("weather"))
 	s, err := c.DoGet(context.Background(), fi.Endpoint[0].Ticket)
 	require.NoError(t, err)
-	var last error
-	for {
-		if _, last = s.Recv(); last != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond) // a slow reader
-	}
+	last := drain(s, 20*time.Millisecond) // a slow reader
 	assert.Equal(t, codes.DeadlineExceeded, status.Code(last), "%v", last)
 }
 
@@ -253,12 +228,7 @@ func TestStreamMemoryBudget(t *testing.T) {
 	fi := getInfo(t, c, pathDesc("weather"))
 	s, err := c.DoGet(context.Background(), fi.Endpoint[0].Ticket)
 	require.NoError(t, err)
-	var last error
-	for {
-		if _, last = s.Recv(); last != nil {
-			break
-		}
-	}
+	last := drain(s, 0)
 	assert.Equal(t, codes.ResourceExhausted, status.Code(last), "%v", last)
 }
 
@@ -314,11 +284,7 @@ func TestShutdownDeadlineCancelsStreams(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	require.NoError(t, <-srv.served)
 	assert.Zero(t, mem.CurrentAlloc())
-	for {
-		if _, err = s.Recv(); err != nil {
-			break
-		}
-	}
+	err = drain(s, 0)
 	assert.NotEqual(t, codes.OK, status.Code(err))
 }
 
@@ -332,5 +298,16 @@ func TestLogLines(t *testing.T) {
 	for _, want := range []string{"msg=stream", "rpc=DoGet", "client=127.0.0.1:", "table=weather", "file=b.tsfile",
 		fmt.Sprintf("rows=%d", len(rows)), "bytes=", "duration=", "code=OK", "where=map[region:north]"} {
 		assert.Contains(t, log, want)
+	}
+}
+
+// drain reads a stream to its end, pausing between messages, and returns
+// the error that ended it.
+func drain(s arrowflight.FlightService_DoGetClient, pause time.Duration) error {
+	for {
+		if _, err := s.Recv(); err != nil {
+			return err
+		}
+		time.Sleep(pause)
 	}
 }
