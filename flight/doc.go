@@ -1,4 +1,6 @@
-// Package flight is reserved for the Arrow Flight server that serves a
-// directory of TsFiles as record batch streams. It has no API yet; the
-// conversion it will serve is arrowconv.NewTableReader.
+// Package flight serves a directory of TsFiles over Arrow Flight: each
+// table across the root and each (file, table) is a flight, planned into
+// one endpoint per file and device range so that distributed readers can
+// fetch partitions in parallel. See Server and Options; ts2arrow serve is
+// the command-line front end.
 package flight

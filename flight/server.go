@@ -186,6 +186,7 @@ type Server struct {
 	stopScan chan struct{}
 	scanDone chan struct{}
 	stopOnce sync.Once
+	hardOnce sync.Once
 	hardStop chan struct{} // closed when Shutdown gives up draining
 	streams  sync.WaitGroup
 }
@@ -296,7 +297,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		close(s.hardStop)
+		s.hardOnce.Do(func() { close(s.hardStop) })
 		s.grpc.Stop()
 		<-done
 		err = ctx.Err()

@@ -9,6 +9,7 @@
 //	ts2arrow head    FILE [-n 20] [--table T]
 //	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags]
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
+//	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
 //
 // Exit status is 0 on success, 1 on a data or format error and 2 on a
@@ -40,6 +41,8 @@ Usage:
                    [--table T] [--columns a,b] [--device D] [--where tag=value]
                    [--start T] [--end T] [--partition-by table|device] [--force]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
+  ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]
+                   [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put]
   ts2arrow version
   ts2arrow help [COMMAND]
 
@@ -95,6 +98,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runSchema(args[1:], stdout, verbOut)
 	case "head":
 		err = runHead(args[1:], stdout, verbOut)
+	case "serve":
+		err = runServe(args[1:], stdout, verbOut)
 	case "version", "--version":
 		err = runVersion(args[1:], stdout, verbOut)
 	case "help", "-h", "--help":
