@@ -340,6 +340,18 @@ func (c *catalog) snapshot() []*entry {
 	return out
 }
 
+// Files returns the relative paths of the open files, sorted.
+func (c *catalog) Files() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]string, 0, len(c.files))
+	for rel := range c.files {
+		out = append(out, rel)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Problems returns the files under the root that could not be served and
 // why, by relative path.
 func (c *catalog) Problems() map[string]string {

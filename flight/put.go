@@ -51,13 +51,8 @@ func putCommand(d *arrowflight.FlightDescriptor) (*PutCommand, error) {
 			c.Table = d.Path[1]
 		}
 	case d.Type == arrowflight.DescriptorCMD:
-		if len(d.Cmd) > maxQuerySize {
-			return nil, fmt.Errorf("%w: command of %d bytes", errBadQuery, len(d.Cmd))
-		}
-		dec := json.NewDecoder(strings.NewReader(string(d.Cmd)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, fmt.Errorf("%w: DoPut command is not a JSON PutCommand: %v", errBadQuery, err)
+		if err := decodeCommand(d.Cmd, &c, "PutCommand"); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, fmt.Errorf("%w: DoPut descriptor must be the path [file] or [file, table], or a JSON command", errBadQuery)

@@ -88,20 +88,29 @@ var errBadQuery = errors.New("flight: bad query")
 // maxQuerySize bounds a command descriptor, which a client controls.
 const maxQuerySize = 1 << 20
 
-// parseQuery decodes a command descriptor strictly: unknown fields are an
-// error, so a misspelt filter is not silently ignored.
-func parseQuery(cmd []byte) (*Query, error) {
+// decodeCommand decodes a command descriptor's JSON strictly: bounded in
+// size, unknown fields and trailing data refused, so that a misspelt
+// filter is not silently ignored. what names the expected type in errors.
+func decodeCommand(cmd []byte, v any, what string) error {
 	if len(cmd) > maxQuerySize {
-		return nil, fmt.Errorf("%w: command of %d bytes exceeds %d", errBadQuery, len(cmd), maxQuerySize)
+		return fmt.Errorf("%w: command of %d bytes exceeds %d", errBadQuery, len(cmd), maxQuerySize)
 	}
 	dec := json.NewDecoder(bytes.NewReader(cmd))
 	dec.DisallowUnknownFields()
-	var q Query
-	if err := dec.Decode(&q); err != nil {
-		return nil, fmt.Errorf("%w: command is not a JSON query: %v", errBadQuery, err)
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: command is not a JSON %s: %v", errBadQuery, what, err)
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%w: trailing data after the JSON query", errBadQuery)
+		return fmt.Errorf("%w: trailing data after the JSON %s", errBadQuery, what)
+	}
+	return nil
+}
+
+// parseQuery decodes and checks a command descriptor's query.
+func parseQuery(cmd []byte) (*Query, error) {
+	var q Query
+	if err := decodeCommand(cmd, &q, "query"); err != nil {
+		return nil, err
 	}
 	if err := q.check(); err != nil {
 		return nil, err

@@ -165,8 +165,8 @@ func (o Options) withDefaults() (Options, error) {
 		o.Logger = slog.Default()
 	}
 	for _, u := range o.Advertise {
-		if err := checkLocation(u); err != nil {
-			return o, err
+		if err := CheckLocation(u); err != nil {
+			return o, fmt.Errorf("flight: advertised location %q: %w", u, err)
 		}
 	}
 	return o, nil
@@ -248,23 +248,24 @@ func NewServer(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// checkLocation accepts the location URIs Flight clients understand.
-func checkLocation(u string) error {
+// CheckLocation reports whether u is a location URI Flight clients
+// understand, as Options.Advertise requires; the error does not repeat u.
+func CheckLocation(u string) error {
 	if u == arrowflight.LocationReuseConnection {
 		return nil
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return fmt.Errorf("flight: advertised location %q: %w", u, err)
+		return err
 	}
 	switch p.Scheme {
 	case "grpc", "grpc+tcp", "grpc+tls":
 		if p.Host == "" {
-			return fmt.Errorf("flight: advertised location %q has no host:port", u)
+			return errors.New("no host:port")
 		}
 	case "grpc+unix":
 	default:
-		return fmt.Errorf("flight: advertised location %q: scheme %q is not grpc, grpc+tcp, grpc+tls or grpc+unix", u, p.Scheme)
+		return fmt.Errorf("scheme %q is not grpc, grpc+tcp, grpc+tls or grpc+unix", p.Scheme)
 	}
 	return nil
 }
@@ -311,6 +312,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 // Rescan walks the root now, as the timer does.
 func (s *Server) Rescan(ctx context.Context) error { return s.cat.rescan(ctx) }
+
+// Files returns the files being served, as paths relative to the root in
+// path order.
+func (s *Server) Files() []string { return s.cat.Files() }
 
 // Problems returns the files under the root that are not served and why,
 // keyed by path relative to the root.

@@ -9,11 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math"
 	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -21,8 +19,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/tsarrow/tsarrow/flight"
 )
@@ -225,8 +221,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usagef("--tls-client-ca needs --tls-cert and --tls-key")
 	}
 	for _, u := range advertise {
-		if err := checkAdvertise(u); err != nil {
-			return err
+		if err := flight.CheckLocation(u); err != nil {
+			return usagef("--advertise %q: %v", u, err)
 		}
 	}
 	switch *compression {
@@ -369,7 +365,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	// the address from it.
 	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "serving "+shown+" on "+where, 0)
 	rec.AddAttrs(slog.String("addr", where), slog.String("root", shown),
-		slog.Int("files", servedFiles(shown, problems)), slog.Int("unreadable", len(problems)),
+		slog.Int("files", len(srv.Files())), slog.Int("unreadable", len(problems)),
 		slog.Bool("auth", len(opts.Tokens) > 0), slog.Bool("tls", opts.TLS != nil),
 		slog.Bool("mutual_tls", *tlsClientCA != ""), slog.Bool("put", *allowPut))
 	_ = handler.Handle(context.Background(), rec)
@@ -486,67 +482,9 @@ func serverTLS(certFile, keyFile, clientCA string) (*tls.Config, error) {
 	return cfg, nil
 }
 
-// checkAdvertise accepts the location URIs Flight clients understand, as
-// the server does, but as a usage error.
-func checkAdvertise(u string) error {
-	if u == arrowflight.LocationReuseConnection {
-		return nil
-	}
-	p, err := url.Parse(u)
-	if err != nil {
-		return usagef("--advertise %q: %v", u, err)
-	}
-	switch p.Scheme {
-	case "grpc", "grpc+tcp", "grpc+tls":
-		if p.Host == "" {
-			return usagef("--advertise %q has no host:port", u)
-		}
-	case "grpc+unix":
-	default:
-		return usagef("--advertise %q: want a grpc://, grpc+tcp://, grpc+tls:// or grpc+unix:// URI", u)
-	}
-	return nil
-}
-
 func loopback(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
-}
-
-// servedFiles counts the files under root the server serves: those its
-// walk selects (*.tsfile, no hidden names) that it has no problem with.
-func servedFiles(root string, problems map[string]string) int {
-	real, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if p != real && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.EqualFold(filepath.Ext(d.Name()), ".tsfile") || strings.HasPrefix(d.Name(), ".") {
-			return nil
-		}
-		rel, err := filepath.Rel(real, p)
-		if err != nil {
-			return nil
-		}
-		if _, bad := problems[filepath.ToSlash(rel)]; bad {
-			return nil
-		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			n++
-		}
-		return nil
-	})
-	return n
 }
 
 var _ flag.Value = (*byteSize)(nil)
