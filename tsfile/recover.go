@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"sort"
 )
@@ -401,7 +400,7 @@ func (r *Recovery) checkTables() error {
 	for i := range r.Groups {
 		g := &r.Groups[i]
 		if names[g.Device.Table()] && !g.Aligned {
-			return fmt.Errorf("tsfile: recovered device %s of table-model table %q is not aligned", g.Device, g.Device.Table())
+			return corruptf(g.Offset, "chunk group", "recovered device %s of table-model table %q is not aligned", g.Device, g.Device.Table())
 		}
 	}
 	return nil
