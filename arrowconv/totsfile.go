@@ -348,6 +348,7 @@ func (p *tsPlan) probe() error {
 	if err != nil {
 		return fmt.Errorf("arrowconv: %w", err)
 	}
+	defer w.Close() // zeroes the probe's data key, if it made one
 	if err := w.RegisterTable(p.schema); err != nil {
 		return fmt.Errorf("arrowconv: %w", err)
 	}

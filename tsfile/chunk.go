@@ -12,6 +12,7 @@ type Chunk struct {
 	Header ChunkHeader
 	data   []byte // DataSize bytes following the header
 	Pages  []Page
+	crypt  *fileCrypt // the file's decryption state, nil for plaintext
 }
 
 // Page is one page of a chunk with its stored (possibly compressed)
@@ -23,10 +24,29 @@ type Page struct {
 
 // maxChunkHeaderSize bounds how many bytes a chunk header can take: marker,
 // a VarString of at most MaxStringLength, a UVarInt and three bytes.
-func (f *File) maxChunkHeaderSize() int64 { return int64(1 + 5 + f.opts.MaxStringLength + 5 + 3) }
+// In a Page AEAD file the ordinal and the chunk proof follow.
+func (f *File) maxChunkHeaderSize() int64 {
+	return int64(1+5+f.opts.MaxStringLength+5+3) + 8 + 4 + maxChunkAuthSize
+}
 
-// ReadChunkHeader decodes the chunk header at off.
+// ReadChunkHeader decodes the chunk header at off. In a Page AEAD file
+// with chunk authentication it also verifies the chunk's proof, against the
+// device the index files the chunk under, before returning any field.
 func (f *File) ReadChunkHeader(off int64) (ChunkHeader, error) {
+	return f.readChunkHeader(off, nil)
+}
+
+// readChunkHeader is ReadChunkHeader with the chunk's device given by a
+// caller that read its chunk group header (nil: from the index).
+func (f *File) readChunkHeader(off int64, dev *DeviceID) (ChunkHeader, error) {
+	h, err := f.parseChunkHeaderAt(off)
+	if err == nil {
+		err = f.verifyChunkHeader(&h, dev)
+	}
+	return h, err
+}
+
+func (f *File) parseChunkHeaderAt(off int64) (ChunkHeader, error) {
 	end := f.metaPos
 	if off < f.dataFrom || off >= end {
 		return ChunkHeader{}, corruptf(off, "chunk header", "offset is outside the data section [%d, %d)", f.dataFrom, end)
@@ -40,7 +60,9 @@ func (f *File) ReadChunkHeader(off int64) (ChunkHeader, error) {
 		}
 		d := f.newBuf(b, off, "chunk header")
 		h := d.chunkHeader()
+		d.chunkSuffix(&h, f.crypt.suffix())
 		if d.err == nil {
+			h.HeaderSize = int(d.off() - off)
 			if h.End() > end {
 				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d", h.DataSize, end)
 			}
@@ -66,7 +88,11 @@ func (f *File) ReadChunk(off int64) (*Chunk, error) {
 // buffer per column instead of allocating (and zeroing) each chunk anew.
 // The chunk's pages alias buf until it is reused.
 func (f *File) ReadChunkBuffer(off int64, buf []byte) (*Chunk, error) {
-	h, err := f.readableChunkHeader(off)
+	return f.readChunkBuffer(off, nil, buf)
+}
+
+func (f *File) readChunkBuffer(off int64, dev *DeviceID, buf []byte) (*Chunk, error) {
+	h, err := f.readableChunkHeader(off, dev)
 	if err != nil {
 		return nil, err
 	}
@@ -84,8 +110,8 @@ func (f *File) ReadChunkBuffer(off int64, buf []byte) (*Chunk, error) {
 
 // readableChunkHeader is ReadChunkHeader refusing a data_size above
 // ReadOptions.MaxChunkSize, before any of the chunk is read.
-func (f *File) readableChunkHeader(off int64) (ChunkHeader, error) {
-	h, err := f.ReadChunkHeader(off)
+func (f *File) readableChunkHeader(off int64, dev *DeviceID) (ChunkHeader, error) {
+	h, err := f.readChunkHeader(off, dev)
 	if err == nil && h.DataSize > f.opts.MaxChunkSize {
 		err = corruptf(off, "chunk header", "data_size %d exceeds the limit of %d", h.DataSize, f.opts.MaxChunkSize)
 	}
@@ -98,7 +124,7 @@ func (c *Chunk) Data() []byte { return c.data }
 
 // parseChunk splits chunk data into pages.
 func (f *File) parseChunk(h ChunkHeader, data []byte) (*Chunk, error) {
-	c := &Chunk{Header: h, data: data}
+	c := &Chunk{Header: h, data: data, crypt: f.crypt}
 	d := f.newBuf(data, h.DataOffset(), "page header")
 	for d.remaining() > 0 {
 		p := d.pageHeader(&h)
@@ -118,6 +144,9 @@ func (f *File) parseChunk(h ChunkHeader, data []byte) (*Chunk, error) {
 }
 
 func (f *File) checkPageHeader(h *ChunkHeader, p *PageHeader) error {
+	if err := f.crypt.checkSealedSize(p); err != nil {
+		return err
+	}
 	if p.UncompressedSize > f.opts.MaxPageSize {
 		return corruptf(p.Offset, "page header", "uncompressed_size %d exceeds the limit of %d", p.UncompressedSize, f.opts.MaxPageSize)
 	}
@@ -151,11 +180,11 @@ const pageWindow = 512
 // for a time range, reads little more than their headers, which matters
 // most when ReadAt is a network request.
 func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (*Chunk, error) {
-	h, err := f.readableChunkHeader(off)
+	h, err := f.readableChunkHeader(off, nil)
 	if err != nil {
 		return nil, err
 	}
-	c := &Chunk{Header: h}
+	c := &Chunk{Header: h, crypt: f.crypt}
 	var win []byte // bytes [winAt, winAt+len(win)) of the file
 	var winAt int64
 	get := func(at, n, want int64, structure string) ([]byte, error) {
@@ -208,28 +237,33 @@ func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (
 // holds the scratch buffer that is reused across pages, so use one per
 // goroutine.
 type PayloadDecoder struct {
-	// Decrypt, when set, is applied to the stored bytes before
-	// decompression (the Page AEAD hook). It returns the plaintext,
-	// which may reuse dst.
-	Decrypt func(dst []byte, h *ChunkHeader, pageIndex int, p *Page) ([]byte, error)
 	scratch []byte
-	plain   []byte
+	plain   []byte // decrypted pages of encrypted files
 }
 
-// Payload returns the uncompressed payload of page i of chunk c. The
-// result is valid until the next call.
+// Payload returns the uncompressed payload of page i of chunk c, decrypted
+// first when the file is encrypted. The result is valid until the next
+// call.
 func (pd *PayloadDecoder) Payload(c *Chunk, i int) ([]byte, error) {
 	p := &c.Pages[i]
 	stored := p.Stored
-	if pd.Decrypt != nil {
+	if p.Header.UncompressedSize == 0 {
+		// Empty pages have no body and are never sealed.
+		return stored[:0], nil
+	}
+	if c.crypt != nil {
 		var err error
-		pd.plain, err = pd.Decrypt(pd.plain[:0], &c.Header, i, p)
-		if err != nil {
+		if pd.plain, err = c.crypt.decryptPage(pd.plain[:0], c, i); err != nil {
 			return nil, err
 		}
 		stored = pd.plain
-	} else if c.Header.Compression == encoding.Uncompressed && p.Header.CompressedSize != p.Header.UncompressedSize {
-		return nil, corruptf(p.Header.Offset, "page header", "uncompressed page has compressed_size %d != uncompressed_size %d", p.Header.CompressedSize, p.Header.UncompressedSize)
+	}
+	if c.Header.Compression == encoding.Uncompressed && len(stored) != p.Header.UncompressedSize {
+		what := "compressed_size"
+		if c.crypt != nil {
+			what = "decrypted size"
+		}
+		return nil, corruptf(p.Header.Offset, "page header", "uncompressed page has %s %d != uncompressed_size %d", what, len(stored), p.Header.UncompressedSize)
 	}
 	codec, err := encoding.LookupCodec(c.Header.Compression)
 	if err != nil {

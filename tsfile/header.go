@@ -9,7 +9,14 @@ type ChunkHeader struct {
 	DataType    DataType
 	Compression Compression
 	Encoding    Encoding
-	HeaderSize  int // serialized size of the header itself
+	// Ordinal is the chunk_ordinal of a Page AEAD file whose header
+	// version is 2 or more: the file-unique identity each page's
+	// associated data binds.
+	Ordinal int64
+	// Auth is the chunk_authentication proof of header version 3, checked
+	// before any other field is trusted.
+	Auth       []byte
+	HeaderSize int // serialized size of the header itself, suffix included
 }
 
 // IsTimeChunk reports whether this is the time chunk of an aligned set.

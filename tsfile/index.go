@@ -263,6 +263,9 @@ func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
 		out = append(out, *t)
 		return nil
 	})
+	if err == nil {
+		err = f.noteChunkDevices(dev, out)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +298,9 @@ func (f *File) SeriesByName(dev DeviceID, measurement string) (*TimeseriesMetada
 			}
 			for j := range list {
 				if list[j].Measurement == measurement {
+					if err := f.noteChunkDevices(dev, list[j:j+1]); err != nil {
+						return nil, err
+					}
 					return &list[j], nil
 				}
 			}

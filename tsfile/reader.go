@@ -1,11 +1,13 @@
 package tsfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/encoding"
 )
 
@@ -43,6 +45,23 @@ type ReadOptions struct {
 	// statistics that do not add up), recording a Warning (File.Warnings)
 	// instead of failing. Structural damage still fails.
 	Lenient bool
+	// Keys resolves the key provider a Page AEAD file names. Without it
+	// (or without the file's key) an encrypted file still opens, and its
+	// footer and index read, but its pages fail with an error naming the
+	// key id.
+	Keys *aead.Registry
+	// Context is passed to key providers (which may call a KMS) at Open;
+	// nil means context.Background().
+	Context context.Context
+	// LegacyUnwrap unwraps the data key of a file encrypted with the
+	// legacy footer properties at encryptLevel 2 (a key wrapped by an
+	// external master key).
+	LegacyUnwrap aead.LegacyUnwrapFunc
+	// Unauthenticated returns the chunk headers of a Page AEAD file whose
+	// key is not available without checking their proofs, so that a tool
+	// can show the structure of a file it cannot decrypt. Nothing read
+	// this way is authenticated; pages stay unreadable.
+	Unauthenticated bool
 
 	quirks uint8 // footer quirks to parse with (lenient retries)
 }
@@ -96,7 +115,8 @@ type File struct {
 	// Metadata is the decoded footer.
 	Metadata *FileMetadata
 
-	warn warnings
+	warn  warnings
+	crypt *fileCrypt // nil for plaintext files
 }
 
 // OpenFile opens the named file.
@@ -124,17 +144,24 @@ func OpenFile(path string, opts *ReadOptions) (*File, error) {
 // TsFileMetadata, which must consume exactly its declared length.
 func Open(r io.ReaderAt, size int64, opts *ReadOptions) (*File, error) {
 	f := &File{r: r, size: size, opts: opts.withDefaults()}
-	if err := f.readPrefix(); err != nil {
-		return nil, err
+	err := f.readPrefix()
+	if err == nil {
+		err = f.readFooter()
 	}
-	if err := f.readFooter(); err != nil {
+	if err == nil {
+		err = f.readLegacyEncryption()
+	}
+	if err != nil {
+		f.closeCrypt()
 		return nil, err
 	}
 	return f, nil
 }
 
-// Close closes the file if it was opened by OpenFile.
+// Close zeroes the file's data key, if it has one, and closes the file if
+// it was opened by OpenFile.
 func (f *File) Close() error {
+	f.closeCrypt()
 	if f.closer != nil {
 		return f.closer.Close()
 	}
@@ -194,7 +221,7 @@ func (f *File) readPrefix() error {
 			return err
 		}
 		if m[0] == MarkerEncryptionHeader {
-			return unsupportedf(7, "file encryption header", "Page AEAD encrypted files are not supported yet")
+			return f.readEncryptionHeader()
 		}
 	}
 	return nil

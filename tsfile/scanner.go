@@ -119,7 +119,7 @@ func (s *Scanner) Next() bool {
 			s.err = corruptf(start, "chunk header", "chunk outside any chunk group")
 			return false
 		}
-		c, err := s.f.ReadChunk(start)
+		c, err := s.f.readChunkBuffer(start, &s.dev, nil)
 		if err != nil {
 			s.err = err
 			return false

@@ -36,8 +36,11 @@ type sweepWriter struct {
 	r   *rand.Rand
 }
 
-func newSweepWriter(t testing.TB, seed uint64, opts *WriteOptions) *sweepWriter {
+func newSweepWriter(t testing.TB, wrap func(*WriteOptions) *WriteOptions, seed uint64, opts *WriteOptions) *sweepWriter {
 	sw := &sweepWriter{t: t, r: rand.New(rand.NewPCG(seed, 99))}
+	if wrap != nil {
+		opts = wrap(opts)
+	}
 	var err error
 	sw.w, err = NewWriter(&sw.out, opts)
 	require.NoError(t, err)
@@ -121,11 +124,15 @@ func plainSer(name string, t DataType) SeriesSchema {
 // mixed file, every compression, every encoding, every time encoding,
 // operation index ranges, internal device and measurement index nodes, and
 // footers without a Bloom filter or with extra properties.
-func sweepLayouts(t testing.TB) []sweepFile {
+func sweepLayouts(t testing.TB) []sweepFile { return sweepLayoutsWith(t, nil) }
+
+// sweepLayoutsWith is sweepLayouts with each file's WriteOptions passed
+// through wrap (when not nil), to write the same layouts encrypted.
+func sweepLayoutsWith(t testing.TB, wrap func(*WriteOptions) *WriteOptions) []sweepFile {
 	var files []sweepFile
 
 	{ // Table model, single-page chunks.
-		sw := newSweepWriter(t, 1, nil)
+		sw := newSweepWriter(t, wrap, 1, nil)
 		fields := []SeriesSchema{plainSer("temp", Double), ser("cnt", Int64, encoding.TS2Diff, encoding.Uncompressed), plainSer("note", String)}
 		sw.table("t", []string{"region", "station"}, fields...)
 		for d, dev := range []DeviceID{NewDeviceID("t", "north", "s1"), NewDeviceID("t", "north", "s2"), NewDeviceID("t", "south")} {
@@ -136,7 +143,7 @@ func sweepLayouts(t testing.TB) []sweepFile {
 	{ // Table model, multi-page chunks with nulls: scattered, an empty
 		// page, an all-null column (a chunk without pages), a column absent
 		// from a chunk group, a null TAG and an operation index range.
-		sw := newSweepWriter(t, 2, &WriteOptions{MaxPointsPerPage: 4})
+		sw := newSweepWriter(t, wrap, 2, &WriteOptions{MaxPointsPerPage: 4})
 		i32, allNull, gap := plainSer("i32", Int32), plainSer("allnull", Float), plainSer("gap", Int64)
 		s, b := plainSer("s", String), ser("b", Boolean, encoding.RLE, encoding.Uncompressed)
 		sw.table("t", []string{"k1", "k2"}, i32, allNull, gap, s, b)
@@ -156,7 +163,7 @@ func sweepLayouts(t testing.TB) []sweepFile {
 		files = append(files, sw.done("table-multipage-nulls"))
 	}
 	{ // Every data type, multi-page, with nulls.
-		sw := newSweepWriter(t, 3, &WriteOptions{MaxPointsPerPage: 5})
+		sw := newSweepWriter(t, wrap, 3, &WriteOptions{MaxPointsPerPage: 5})
 		var fields []SeriesSchema
 		for _, dt := range allValueTypes {
 			fields = append(fields, plainSer("c_"+dt.String(), dt))
@@ -173,7 +180,7 @@ func sweepLayouts(t testing.TB) []sweepFile {
 	}
 	{ // Tree model, non-aligned, two chunk groups a device, multi-page
 		// chunks and an operation index range between the groups.
-		sw := newSweepWriter(t, 4, &WriteOptions{MaxPointsPerPage: 5})
+		sw := newSweepWriter(t, wrap, 4, &WriteOptions{MaxPointsPerPage: 5})
 		series := []SeriesSchema{
 			ser("s_int32", Int32, encoding.TS2Diff, encoding.Uncompressed), ser("s_double", Double, encoding.Gorilla, encoding.Uncompressed),
 			plainSer("s_text", Text), ser("s_bool", Boolean, encoding.RLE, encoding.Uncompressed), plainSer("s_int64", Int64),
@@ -187,7 +194,7 @@ func sweepLayouts(t testing.TB) []sweepFile {
 	}
 	{ // Mixed: a table-model table, tree-model non-aligned and aligned
 		// devices.
-		sw := newSweepWriter(t, 5, &WriteOptions{MaxPointsPerPage: 4})
+		sw := newSweepWriter(t, wrap, 5, &WriteOptions{MaxPointsPerPage: 4})
 		v, s := plainSer("v", Int64), plainSer("s", String)
 		sw.table("tab", []string{"k"}, v, s)
 		sw.aligned(NewDeviceID("tab", "a"), sw.times(0, 9, true), sw.col(v, 9, 0.2), sw.col(s, 9, 0.3))
@@ -198,7 +205,7 @@ func sweepLayouts(t testing.TB) []sweepFile {
 		files = append(files, sw.done("mixed"))
 	}
 	for _, c := range allCompressions { // Every compression.
-		sw := newSweepWriter(t, 6, &WriteOptions{MaxPointsPerPage: 8, TimeCompression: c})
+		sw := newSweepWriter(t, wrap, 6, &WriteOptions{MaxPointsPerPage: 8, TimeCompression: c})
 		a, b := ser("a", Int64, encoding.TS2Diff, c), ser("b", Text, encoding.Plain, c)
 		sw.aligned(NewDeviceID("root.c", "al"), sw.times(0, 20, false), sw.col(a, 20, 0.1), sw.col(b, 20, 0.3))
 		sw.nonAligned(NewDeviceID("root.c", "na"), 0, 12, ser("x", Double, encoding.Gorilla, c), ser("y", String, encoding.Dictionary, c))
@@ -213,7 +220,7 @@ func sweepLayouts(t testing.TB) []sweepFile {
 				}
 			}
 		}
-		sw := newSweepWriter(t, 7, &WriteOptions{MaxPointsPerPage: 6})
+		sw := newSweepWriter(t, wrap, 7, &WriteOptions{MaxPointsPerPage: 6})
 		var cols []AlignedColumn
 		for _, f := range fields {
 			cols = append(cols, sw.col(f, 10, 0.2))
@@ -225,13 +232,13 @@ func sweepLayouts(t testing.TB) []sweepFile {
 	for _, te := range []Encoding{encoding.Plain, encoding.RLE, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE} {
 		// Every time encoding of aligned time chunks (the time encoding of
 		// non-aligned pages is not recorded in the file).
-		sw := newSweepWriter(t, 8, &WriteOptions{MaxPointsPerPage: 7, TimeEncoding: te, TimeEncodingSet: true})
+		sw := newSweepWriter(t, wrap, 8, &WriteOptions{MaxPointsPerPage: 7, TimeEncoding: te, TimeEncodingSet: true})
 		sw.aligned(NewDeviceID("root.te", "d"), sw.times(1700000000000, 16, false), sw.col(plainSer("v", Int32), 16, 0.2))
 		files = append(files, sw.done("time-"+te.String()))
 	}
 	{ // Internal device nodes (table and tree model) and internal
 		// measurement nodes (non-aligned and aligned).
-		sw := newSweepWriter(t, 9, &WriteOptions{MaxDegree: 2, MaxPointsPerPage: 4})
+		sw := newSweepWriter(t, wrap, 9, &WriteOptions{MaxDegree: 2, MaxPointsPerPage: 4})
 		v := plainSer("v", Int32)
 		sw.table("deep", []string{"id"}, v)
 		for d := 0; d < 9; d++ {
@@ -254,7 +261,7 @@ func sweepLayouts(t testing.TB) []sweepFile {
 	}
 	{ // No Bloom filter, no encryption properties, extra properties (one
 		// null).
-		sw := newSweepWriter(t, 10, &WriteOptions{NoBloomFilter: true, NoEncryptionProperties: true,
+		sw := newSweepWriter(t, wrap, 10, &WriteOptions{NoBloomFilter: true, NoEncryptionProperties: true,
 			Properties: []Property{{Key: "k", Value: []byte("v")}, {Key: "n", Null: true}, {Key: "", Value: []byte{}}}})
 		sw.aligned(NewDeviceID("root.p", "d"), sw.times(0, 5, false), sw.col(plainSer("v", Float), 5, 0))
 		files = append(files, sw.done("properties"))

@@ -2,12 +2,14 @@ package tsfile
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"sort"
 
+	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/bitmap"
 	"github.com/tsarrow/tsarrow/encoding"
 )
@@ -39,6 +41,26 @@ type WriteOptions struct {
 	// NoEncryptionProperties omits those three properties; readers treat
 	// an absent encryptLevel as "0".
 	NoEncryptionProperties bool
+	// Encryption, when set, writes a Page AEAD file (PAGE-AEAD.md): a
+	// FileEncryptionHeader after the version byte, a fresh data key
+	// wrapped by the provider's key-encryption key, every page body
+	// sealed, and chunk ordinals (and, with header version 3, chunk
+	// proofs) after each chunk header.
+	Encryption *aead.WriterConfig
+	// Keys resolves Encryption.ProviderID when Encryption.Provider is nil.
+	Keys *aead.Registry
+	// Context is passed to the key provider when the data key is wrapped;
+	// nil means context.Background().
+	Context context.Context
+	// LegacyEncryption encrypts pages with the footer-property scheme of
+	// DataPages/Encryption.md instead, and writes these properties, for
+	// files that the reference reader of that scheme must open. It has no
+	// authentication and reuses one keystream for every page: prefer
+	// Encryption.
+	LegacyEncryption *aead.LegacyProperties
+	// LegacyUnwrap unwraps the data key of LegacyEncryption at
+	// encryptLevel 2.
+	LegacyUnwrap aead.LegacyUnwrapFunc
 }
 
 func (o *WriteOptions) withDefaults() (WriteOptions, error) {
@@ -108,6 +130,12 @@ type Writer struct {
 	order   []*deviceState
 	scratch []byte
 	comp    []byte
+	sealed  []byte
+
+	cipher  *aead.FileCipher // Page AEAD, or nil
+	legacy  *aead.LegacyScheme
+	suffix  int   // chunk header suffix fields, as fileCrypt.suffix
+	ordinal int64 // the next chunk_ordinal
 }
 
 type deviceState struct {
@@ -129,9 +157,38 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Encryption != nil && o.LegacyEncryption != nil {
+		return nil, errors.New("tsfile: Page AEAD and legacy encryption are exclusive")
+	}
 	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}}
 	tw.write([]byte(Magic))
 	tw.write([]byte{Version})
+	if o.LegacyEncryption != nil {
+		if tw.legacy, err = aead.ParseLegacy(*o.LegacyEncryption, o.LegacyUnwrap); err != nil {
+			return nil, fmt.Errorf("tsfile: legacy encryption: %w", err)
+		}
+		if tw.legacy == nil {
+			return nil, errors.New("tsfile: LegacyEncryption names no encryption")
+		}
+	}
+	if o.Encryption != nil {
+		ctx := o.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		c, err := aead.NewFileCipher(ctx, o.Keys, *o.Encryption)
+		if err != nil {
+			return nil, fmt.Errorf("tsfile: Page AEAD: %w", err)
+		}
+		hb, err := c.Header().AppendBinary(nil)
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("tsfile: Page AEAD: %w", err)
+		}
+		tw.cipher = c
+		tw.suffix = (&fileCrypt{info: Encryption{Header: c.Header()}}).suffix()
+		tw.write(hb)
+	}
 	return tw, tw.err
 }
 
@@ -552,6 +609,13 @@ func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages 
 	}
 	body := w.scratch[:0]
 	chunkStats := newStatsBuilder(s.DataType)
+	ordinal := w.ordinal
+	if w.cipher != nil {
+		if ordinal == math.MaxInt64 {
+			return errors.New("tsfile: Page AEAD chunk ordinals are exhausted")
+		}
+		w.ordinal++
+	}
 	for i := range pages {
 		p := &pages[i]
 		if p.empty {
@@ -562,21 +626,43 @@ func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages 
 		if err != nil {
 			return fmt.Errorf("tsfile: compressing series %q: %w", s.Name, err)
 		}
-		ph := PageHeader{UncompressedSize: len(p.payload), CompressedSize: len(w.comp)}
+		stored := w.comp
+		switch {
+		case w.cipher != nil:
+			// The page index counts empty pages too (PAGE-AEAD.md 5.2).
+			w.sealed, err = w.cipher.SealPage(w.sealed[:0], w.comp, ordinal, i, len(p.payload))
+			stored = w.sealed
+		case w.legacy != nil:
+			w.sealed, err = w.legacy.Encrypt(w.sealed[:0], w.comp)
+			stored = w.sealed
+		}
+		if err != nil {
+			return fmt.Errorf("tsfile: encrypting series %q: %w", s.Name, err)
+		}
+		ph := PageHeader{UncompressedSize: len(p.payload), CompressedSize: len(stored)}
 		if !single {
 			ph.Statistics = &p.stats
 		}
 		body = appendPageHeader(body, &ph)
-		body = append(body, w.comp...)
+		body = append(body, stored...)
 		chunkStats.merge(&p.stats)
 	}
 	w.scratch = body
-	h := ChunkHeader{Marker: marker, Measurement: s.Name, DataSize: int64(len(body)), DataType: s.DataType, Compression: s.Compression, Encoding: s.Encoding}
+	h := ChunkHeader{Marker: marker, Measurement: s.Name, DataSize: int64(len(body)), DataType: s.DataType, Compression: s.Compression, Encoding: s.Encoding, Ordinal: ordinal}
 	if h.DataSize > math.MaxUint32 {
 		return fmt.Errorf("tsfile: chunk of %q is %d bytes, over the format's 32-bit data_size", s.Name, h.DataSize)
 	}
 	off := w.pos
-	w.write(appendChunkHeader(nil, &h))
+	if w.suffix == 2 {
+		id := aead.ChunkIdentity{
+			Ordinal: ordinal, Offset: off, Marker: marker, Device: appendDeviceID(nil, d.id), Measurement: s.Name,
+			DataSize: h.DataSize, DataType: byte(h.DataType), Compression: byte(h.Compression), Encoding: byte(h.Encoding),
+		}
+		if h.Auth, err = w.cipher.AuthenticateChunk(nil, &id); err != nil {
+			return fmt.Errorf("tsfile: authenticating chunk of %q: %w", s.Name, err)
+		}
+	}
+	w.write(appendChunkSuffix(appendChunkHeader(nil, &h), &h, w.suffix))
 	w.write(body)
 	st := chunkStats.result()
 	if chunkStats.empty {
@@ -599,6 +685,12 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
+	if w.cipher != nil {
+		defer w.cipher.Close()
+	}
+	if w.legacy != nil {
+		defer w.legacy.Close()
+	}
 	if w.err != nil {
 		return w.err
 	}
@@ -679,7 +771,17 @@ func (w *Writer) Close() error {
 	for name, s := range w.tables {
 		meta.TableSchemas[name] = s
 	}
-	if !w.opts.NoEncryptionProperties {
+	if l := w.opts.LegacyEncryption; l != nil {
+		for _, p := range []struct {
+			key   string
+			value []byte
+			ok    bool
+		}{{aead.LegacyPropLevel, l.Level, l.HasLevel}, {aead.LegacyPropType, l.Type, l.HasType}, {aead.LegacyPropKey, l.Key, l.HasKey}} {
+			if p.ok {
+				meta.Properties = append(meta.Properties, Property{Key: p.key, Value: p.value})
+			}
+		}
+	} else if !w.opts.NoEncryptionProperties {
 		meta.Properties = []Property{
 			{Key: "encryptLevel", Value: []byte("0")},
 			{Key: "encryptType", Value: []byte("org.apache.tsfile.encrypt.UNENCRYPTED")},
