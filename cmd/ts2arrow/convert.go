@@ -16,6 +16,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -97,7 +98,7 @@ Examples:
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
-
+` + keysHelp + `
 Options:
 `
 
@@ -126,6 +127,7 @@ type convertJob struct {
 	devices     []string
 	timeUnitSet bool
 	wopts       writeOptions
+	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) error {
@@ -151,9 +153,25 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	schemaFrom := fs.String("schema-from", "", "with --recover: intact TsFile to take table schemas from")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks and inconsistent statistics, reporting warnings")
 	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
+	keys := addKeyFlags(fs)
+	encKey := fs.String("encrypt-key", "", "for tsfile output: write Page AEAD, wrapping the data key with key `ID` of --kek-file/--kek-env")
+	encVersion := fs.String("encrypt-key-version", "1", "the key version of --encrypt-key")
+	encProfile := fs.String("encrypt-profile", aead.ProfileAESGCM256, "the Page AEAD profile of --encrypt-key")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
+	}
+	ropts, err := keys.readOptions(*lenient)
+	if err != nil {
+		return err
+	}
+	var tsWrite *tsfile.WriteOptions
+	if *encKey != "" {
+		if ropts.Keys == nil {
+			return usagef("--encrypt-key needs --kek-file or --kek-env")
+		}
+		tsWrite = &tsfile.WriteOptions{Keys: ropts.Keys, Encryption: &aead.WriterConfig{
+			ProviderID: *keys.provider, ProfileID: *encProfile, KeyID: *encKey, KeyVersion: *encVersion}}
 	}
 	if len(pos) == 0 {
 		return usagef("convert needs at least one INPUT")
@@ -162,7 +180,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return usagef("convert needs -o OUT")
 	}
 	j := &convertJob{out: *out, table: *table, partitionBy: *partition, force: *force, quiet: *quiet, verbose: *verbose,
-		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: &tsfile.ReadOptions{Lenient: *lenient}, devices: devices}
+		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: ropts, devices: devices, tsWrite: tsWrite}
 	j.format = *format
 	if j.format == "" {
 		if j.partitionBy != "" {
@@ -182,6 +200,9 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			return usagef("--tags applies to tsfile output only")
 		}
 		j.tags = columnsFlag(*tags)
+	}
+	if j.tsWrite != nil && j.format != "tsfile" {
+		return usagef("--encrypt-key applies to tsfile output only")
 	}
 	switch j.partitionBy {
 	case "", "table", "device":
@@ -625,7 +646,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 		return in, rdr, nil
 	}, done: func(in *input) { j.finishInput(in, stderr) }}
 	defer chain.Release()
-	j.wopts.tsfile = &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags}
+	j.wopts.tsfile = &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
 	var err error
 	if j.out == "-" {

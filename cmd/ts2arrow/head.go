@@ -16,7 +16,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tsarrow/tsarrow/arrowconv"
-	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] [--width 40]
@@ -45,7 +44,7 @@ Examples:
   ts2arrow head testdata/sample.tsfile -n 5 --columns temperature,humidity
   ts2arrow head data.tsfile --table weather --width 0 --time-format raw
   ts2arrow head https://example.com/data/day.tsfile -n 3
-
+` + keysHelp + `
 Options:
 `
 
@@ -62,6 +61,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	timeFormat := fs.String("time-format", "rfc3339", "how timestamps print: rfc3339 or raw")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -91,7 +91,11 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	name := pos[0]
-	in, err := openInput(context.Background(), name, &tsfile.ReadOptions{Lenient: *lenient})
+	ropts, err := keys.readOptions(*lenient)
+	if err != nil {
+		return err
+	}
+	in, err := openInput(context.Background(), name, ropts)
 	if err != nil {
 		return err
 	}

@@ -50,22 +50,36 @@ Examples:
   ts2arrow inspect https://example.com/data/day.tsfile
   ts2arrow inspect --json testdata/sample.tsfile | jq .tables[0].devices
   ts2arrow inspect --json --pages testdata/sample.tsfile | jq '.tables[].devices[].series[].chunks_detail[].pages_detail'
-
+` + keysHelp + `
 Options:
 `
 
 // The JSON form of inspect. Field names are part of the CLI's interface.
 type inspectFile struct {
-	File       string            `json:"file"`
-	Size       int64             `json:"size"`
-	Version    int               `json:"version"`
-	Encryption string            `json:"encryption"`
+	File       string `json:"file"`
+	Size       int64  `json:"size"`
+	Version    int    `json:"version"`
+	Encryption string `json:"encryption"`
+	// PageAEAD describes a Page AEAD header (never its keys).
+	PageAEAD   *inspectAEAD      `json:"page_aead,omitempty"`
 	Properties map[string]string `json:"properties"`
 	Chunks     int               `json:"chunks"`
 	Pages      int               `json:"pages"`
 	Tables     []inspectTable    `json:"tables"`
 	// Warnings are what --lenient worked around.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+type inspectAEAD struct {
+	HeaderVersion int    `json:"header_version"`
+	HeaderSize    int    `json:"header_size"`
+	Provider      string `json:"provider"`
+	Profile       string `json:"profile"`
+	KeyID         string `json:"key_id"`
+	KeyVersion    string `json:"key_version"`
+	FileCryptoID  string `json:"file_crypto_id"`
+	// Locked says why pages cannot be decrypted with the keys given.
+	Locked string `json:"locked,omitempty"`
 }
 
 type inspectTable struct {
@@ -149,6 +163,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of text (see docs/inspect-json.md)")
 	pages := fs.Bool("pages", false, "also list every page header with its Statistics")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -164,7 +179,12 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	// list, directory or pattern always gives an array, so that a script
 	// does not break when a directory happens to hold one file.
 	single := len(pos) == 1 && len(files) == 1 && files[0] == pos[0]
-	ropts := &tsfile.ReadOptions{Lenient: *lenient}
+	ropts, err := keys.readOptions(*lenient)
+	if err != nil {
+		return err
+	}
+	// inspect shows the structure of encrypted files it has no key for.
+	ropts.Unauthenticated = true
 	var infos []*inspectFile
 	var failed []error
 	for _, name := range files {
@@ -240,6 +260,15 @@ func inspect(name string, ropts *tsfile.ReadOptions, pages bool) (*inspectFile, 
 	if lvl, ok := f.Metadata.Property("encryptLevel"); ok && string(lvl) != "0" {
 		typ, _ := f.Metadata.Property("encryptType")
 		info.Encryption = fmt.Sprintf("level %s (%s)", lvl, typ)
+	}
+	if e := f.Encryption(); e != nil && e.Header != nil {
+		h := e.Header
+		info.Encryption = fmt.Sprintf("Page AEAD (%s)", h.ProfileID)
+		info.PageAEAD = &inspectAEAD{HeaderVersion: int(h.Version), HeaderSize: e.HeaderSize, Provider: h.ProviderID, Profile: h.ProfileID,
+			KeyID: h.KeyID, KeyVersion: h.KeyVersion, FileCryptoID: hex.EncodeToString(h.FileCryptoID)}
+		if e.Locked != nil {
+			info.PageAEAD.Locked = e.Locked.Error()
+		}
 	}
 	// Never show key material.
 	delete(info.Properties, "encryptKey")
@@ -408,6 +437,15 @@ func printInspect(w io.Writer, info *inspectFile) {
 	fmt.Fprintf(w, "size:        %d bytes\n", info.Size)
 	fmt.Fprintf(w, "version:     %d\n", info.Version)
 	fmt.Fprintf(w, "encryption:  %s\n", info.Encryption)
+	if a := info.PageAEAD; a != nil {
+		fmt.Fprintf(w, "  header:    version %d, %d bytes\n", a.HeaderVersion, a.HeaderSize)
+		fmt.Fprintf(w, "  provider:  %s\n", a.Provider)
+		fmt.Fprintf(w, "  key:       id %q version %q\n", a.KeyID, a.KeyVersion)
+		fmt.Fprintf(w, "  file id:   %s\n", a.FileCryptoID)
+		if a.Locked != "" {
+			fmt.Fprintf(w, "  locked:    %s\n", a.Locked)
+		}
+	}
 	fmt.Fprintf(w, "chunks:      %d\n", info.Chunks)
 	fmt.Fprintf(w, "pages:       %d\n", info.Pages)
 	for _, x := range info.Warnings {

@@ -30,7 +30,7 @@ Examples:
   ts2arrow recover broken.tsfile -o fixed.tsfile
   ts2arrow recover broken.tsfile -o fixed.tsfile --schema-from yesterday.tsfile
   ts2arrow convert broken.tsfile --recover -o rows.parquet
-
+` + keysHelp + `
 Options:
 `
 
@@ -38,7 +38,12 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("recover", recoverHelp, stderr)
 	out := fs.String("o", "", "path of the rebuilt file")
 	schemaFrom := fs.String("schema-from", "", "intact TsFile whose table schemas the rebuilt file gets")
+	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	ropts, err := keys.readOptions(false)
 	if err != nil {
 		return err
 	}
@@ -49,7 +54,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 		return usagef("recover needs -o FIXED (a file)")
 	}
 	in := pos[0]
-	fh, rec, err := recoverFile(in, *schemaFrom, nil)
+	fh, rec, err := recoverFile(in, *schemaFrom, ropts)
 	if err != nil {
 		return err
 	}
@@ -71,7 +76,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, *tsfile.Recovery, error) {
 	opts := tsfile.RecoverOptions{ReadOptions: ropts}
 	if schemaFrom != "" {
-		sf, err := tsfile.OpenFile(schemaFrom, nil)
+		sf, err := tsfile.OpenFile(schemaFrom, ropts)
 		if err != nil {
 			return nil, nil, &fileError{schemaFrom, err}
 		}

@@ -128,7 +128,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		return nil, rr, nil
 	}, done: func(*input) {}}
 	defer chain.Release()
-	topts := &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags}
+	topts := &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	if topts.Table == "" && rr.Schema().Metadata().FindKey(arrowconv.MetaTable) < 0 {
 		// Parquet written by other tools carries no table name: the
 		// input's base name is the one a user would pick.

@@ -38,7 +38,7 @@ Examples:
   ts2arrow schema testdata/sample.tsfile --arrow
   ts2arrow schema data.tsfile --table weather --json | jq '.fields[].name'
   ts2arrow schema data.tsfile --time-unit us --columns temperature,humidity
-
+` + keysHelp + `
 Options:
 `
 
@@ -64,6 +64,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -79,7 +80,11 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	opts := &arrowconv.Options{TimeUnit: tu, TimeUnitSet: true, Columns: columnsFlag(*columns)}
-	sc, err := readSchema(pos[0], *table, opts, &tsfile.ReadOptions{Lenient: *lenient}, stderr)
+	ropts, err := keys.readOptions(*lenient)
+	if err != nil {
+		return err
+	}
+	sc, err := readSchema(pos[0], *table, opts, ropts, stderr)
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,7 @@ Examples:
   ts2arrow serve --root data/ --addr 127.0.0.1:0 --log-format json --compression zstd
   ts2arrow serve --root /shared/tsfiles --addr 0.0.0.0:8815 --ticket-key-file key.bin \
       --advertise grpc+tls://flight1.example:8815 --advertise grpc+tls://flight2.example:8815
-
+` + keysHelp + `
 Options:
 `
 
@@ -201,7 +201,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	logFormat := fs.String("log-format", "text", "log format on standard error: text or json")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
 	verbose := fs.Bool("verbose", false, "log debug lines too")
+	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	ropts, err := keys.readOptions(false)
 	if err != nil {
 		return err
 	}
@@ -276,7 +281,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		PartitionBytes: int64(partition), Advertise: advertise, AllowPut: *allowPut,
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
 		IdleTimeout: *idle, StreamTimeout: *streamTimeout, TicketTTL: *ttl,
-		Rescan: *rescan, Logger: log,
+		Rescan: *rescan, Logger: log, ReadOptions: ropts,
 	}
 	if *rescan == 0 {
 		opts.Rescan = -1 // flight reads 0 as its default
