@@ -132,7 +132,7 @@ func (f *File) readEncryptionHeader() error {
 			c.info.Locked = err
 			return nil
 		}
-		return &FormatError{Offset: 7, Structure: "file encryption header", Msg: fmt.Sprintf("key id %q version %q", h.KeyID, h.KeyVersion), Kind: ErrCorrupt, Err: err}
+		return &FormatError{Offset: 7, Structure: "file encryption header", Msg: "the key does not unwrap the data key", Kind: ErrCorrupt, Err: err}
 	}
 	return nil
 }

@@ -108,10 +108,16 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 				rec.tables = append(rec.tables, *f.Metadata.TableSchemas[name])
 			}
 		}
+		f.Close()
 	}
 	s, err := NewScanner(src, size, &ro)
 	if err != nil {
 		return nil, err
+	}
+	defer s.f.closeCrypt()
+	if c := s.f.crypt; c != nil && c.info.Locked != nil {
+		// Every page must decrypt for its group to count as complete.
+		return nil, &FormatError{Offset: 7, Structure: "file encryption header", Msg: "cannot recover an encrypted file without its key", Kind: ErrUnsupported, Err: c.info.Locked}
 	}
 	rec.ValidEnd = s.Offset()
 	var cur *RecoveredGroup
