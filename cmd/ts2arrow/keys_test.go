@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/aead"
+)
+
+// Key-encryption keys of the tests: their hex must never be printed.
+const (
+	kek256 = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	kek128 = "0f0e0d0c0b0a09080706050403020100"
+)
+
+func writeKeys(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(text), 0o600))
+	return p
+}
+
+// TestEncryptedRoundTrip writes the sample as Page AEAD through convert,
+// then reads it back with every output format: each output equals the
+// plaintext sample's byte for byte, with --kek-file and with --kek-env.
+func TestEncryptedRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, dir, "keys.txt", "# sample keys\nprod 3 "+kek256+"\nold 1 "+kek128+"\n")
+	enc := filepath.Join(dir, "enc.tsfile")
+	code, _, stderr := runCLI("convert", sample, "-o", enc, "--encrypt-key", "prod", "--encrypt-key-version", "3", "--kek-file", keys)
+	require.Equal(t, 0, code, stderr)
+
+	t.Setenv("TSARROW_TEST_KEKS", "prod 3 "+kek256)
+	for _, format := range []string{"csv", "parquet", "arrow", "jsonl"} {
+		plain := filepath.Join(dir, "plain."+format)
+		code, _, stderr := runCLI("convert", sample, "-o", plain)
+		require.Equal(t, 0, code, stderr)
+		want, err := os.ReadFile(plain)
+		require.NoError(t, err)
+		for _, flags := range [][]string{{"--kek-file", keys}, {"--kek-env", "TSARROW_TEST_KEKS"}} {
+			out := filepath.Join(dir, "dec."+format)
+			code, _, stderr := runCLI(append([]string{"convert", enc, "-o", out, "--force"}, flags...)...)
+			require.Equal(t, 0, code, stderr)
+			got, err := os.ReadFile(out)
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(want, got), "%s output of the encrypted file (%v) differs from the plaintext one", format, flags)
+		}
+	}
+	// The encrypted file shares no page bytes with the plaintext one:
+	// a long run of the plaintext CSV's values cannot appear in it.
+	b, err := os.ReadFile(enc)
+	require.NoError(t, err)
+	pb, err := os.ReadFile(sample)
+	require.NoError(t, err)
+	require.NotContains(t, string(b), string(pb[200:264]))
+}
+
+// TestEncryptedErrors: a missing key, a wrong key and an unknown key id
+// are one-line errors naming the key id, with exit status 1, that never
+// print key material; inspect shows the header without keys.
+func TestEncryptedErrors(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, dir, "keys.txt", "prod 3 "+kek256+"\n")
+	enc := filepath.Join(dir, "enc.tsfile")
+	code, _, stderr := runCLI("convert", sample, "-o", enc, "--encrypt-key", "prod", "--encrypt-key-version", "3", "--kek-file", keys)
+	require.Equal(t, 0, code, stderr)
+
+	wrong := writeKeys(t, dir, "wrong.txt", "prod 3 "+strings.Repeat("ab", 32)+"\n")
+	otherVersion := writeKeys(t, dir, "v4.txt", "prod 4 "+kek256+"\n")
+	for _, c := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"no key", nil, `key id "prod" version "3"`},
+		{"wrong key", []string{"--kek-file", wrong}, `key id "prod"`},
+		{"other version", []string{"--kek-file", otherVersion}, `"prod"`},
+	} {
+		code, stdout, stderr := runCLI(append([]string{"convert", enc, "-o", filepath.Join(dir, "x.csv"), "--force"}, c.flags...)...)
+		require.Equal(t, 1, code, c.name)
+		require.Empty(t, stdout, c.name)
+		require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "%s: one line: %s", c.name, stderr)
+		require.Contains(t, stderr, c.want, c.name)
+		for _, secret := range []string{kek256, strings.Repeat("ab", 32), strings.ToUpper(kek256)} {
+			require.NotContains(t, stderr, secret, c.name)
+		}
+		_, err := os.Stat(filepath.Join(dir, "x.csv"))
+		require.True(t, os.IsNotExist(err), "%s: nothing is left behind", c.name)
+	}
+
+	// inspect without keys: the header and the structure, no values.
+	code, stdout, stderr := runCLI("inspect", "--json", enc)
+	require.Equal(t, 0, code, stderr)
+	var info inspectFile
+	require.NoError(t, json.Unmarshal([]byte(stdout), &info))
+	require.NotNil(t, info.PageAEAD)
+	require.Equal(t, 3, info.PageAEAD.HeaderVersion)
+	require.Equal(t, "tsarrow-kek", info.PageAEAD.Provider)
+	require.Equal(t, "AES_GCM_256_AES_WRAP_256_V1", info.PageAEAD.Profile)
+	require.Equal(t, "prod", info.PageAEAD.KeyID)
+	require.Equal(t, "3", info.PageAEAD.KeyVersion)
+	require.Contains(t, info.PageAEAD.Locked, "prod")
+	require.Positive(t, info.Chunks)
+
+	// With the key: not locked, and still no key bytes anywhere, neither
+	// the KEK nor the wrapped data key.
+	code, stdout, stderr = runCLI("inspect", "--kek-file", keys, enc)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "Page AEAD (AES_GCM_256_AES_WRAP_256_V1)")
+	require.Contains(t, stdout, `id "prod" version "3"`)
+	require.NotContains(t, stdout, "locked:")
+	b, err := os.ReadFile(enc)
+	require.NoError(t, err)
+	h, _, _, err := aead.ParseHeader(b[7:])
+	require.NoError(t, err)
+	require.NotContains(t, stdout, kek256)
+	require.NotContains(t, stdout, hex.EncodeToString(h.WrappedKey))
+
+	// Usage errors.
+	code, _, stderr = runCLI("convert", sample, "-o", filepath.Join(dir, "y.tsfile"), "--encrypt-key", "prod")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--kek-file")
+	code, _, stderr = runCLI("convert", sample, "-o", filepath.Join(dir, "y.csv"), "--encrypt-key", "prod", "--kek-file", keys)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "tsfile output only")
+	code, _, stderr = runCLI("inspect", "--kek-file", keys, "--kek-env", "X", enc)
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "exclusive")
+}
