@@ -8,6 +8,7 @@ package benchmarks
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +17,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 
+	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/encoding"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -36,6 +40,33 @@ const (
 
 // Variants lists the variants in report order.
 var Variants = []string{VariantDefault, VariantPlain}
+
+// AEAD is the suffix of a variant's Page AEAD twin ("default" + AEAD):
+// the same pages sealed with AES-256-GCM (header version 3, chunk proofs),
+// the data key wrapped by BenchKEK. Its page nonces are random, so its
+// bytes, unlike the plaintext variants', differ between generations.
+const AEAD = "-aead"
+
+// BenchKEK is the key-encryption key of the AEAD twins: key id "bench",
+// version "1". It protects nothing; it is here so that anyone can rerun
+// the benchmarks.
+var BenchKEK = bytes.Repeat([]byte{0x5a}, 32)
+
+var benchKeys = sync.OnceValue(func() *aead.Registry {
+	p := aead.NewKEKProvider(aead.KeyFileProviderID)
+	if err := p.Add("bench", "1", BenchKEK); err != nil {
+		panic(err)
+	}
+	r, err := aead.NewRegistry(p)
+	if err != nil {
+		panic(err)
+	}
+	return r
+})
+
+// ReadOptions are the options the benchmarks open files with: the
+// registry that holds BenchKEK.
+func ReadOptions() *tsfile.ReadOptions { return &tsfile.ReadOptions{Keys: benchKeys()} }
 
 // Devices is the number of devices (TAG value pairs) of the table.
 const Devices = 100
@@ -169,7 +200,7 @@ func Schema(variant string) (tsfile.TableSchema, error) {
 }
 
 func variantCodecs(variant string) (func(column) tsfile.Encoding, tsfile.Compression, error) {
-	switch variant {
+	switch strings.TrimSuffix(variant, AEAD) {
 	case VariantDefault:
 		return func(c column) tsfile.Encoding { return c.enc }, encoding.LZ4, nil
 	case VariantPlain:
@@ -184,10 +215,14 @@ func WriteOptions(variant string) (*tsfile.WriteOptions, error) {
 		return nil, err
 	}
 	o := &tsfile.WriteOptions{MaxPointsPerPage: PagePoints, PageSizeTarget: 1 << 30}
-	if variant == VariantPlain {
+	if strings.TrimSuffix(variant, AEAD) == VariantPlain {
 		o.TimeEncoding, o.TimeEncodingSet, o.TimeCompression = encoding.Plain, true, encoding.Uncompressed
 	} else {
 		o.TimeEncoding, o.TimeEncodingSet, o.TimeCompression = encoding.TS2Diff, true, encoding.LZ4
+	}
+	if strings.HasSuffix(variant, AEAD) {
+		o.Keys = benchKeys()
+		o.Encryption = &aead.WriterConfig{ProviderID: aead.KeyFileProviderID, ProfileID: aead.ProfileAESGCM256, KeyID: "bench", KeyVersion: "1"}
 	}
 	return o, nil
 }

@@ -167,7 +167,7 @@ func benchScan(b *testing.B, variant string, workers int) {
 // scanFile reads every row of the table of the file at path and returns
 // the rows and the Arrow output bytes.
 func scanFile(path string, opts *arrowconv.Options) (rows, outBytes int64, err error) {
-	f, err := tsfile.OpenFile(path, nil)
+	f, err := tsfile.OpenFile(path, ReadOptions())
 	if err != nil {
 		return 0, 0, err
 	}
