@@ -30,12 +30,20 @@ func (r *detRand) Read(p []byte) (int, error) {
 // provider holding one 128-bit and one 256-bit key.
 func testKeys(t testing.TB) *aead.Registry {
 	t.Helper()
-	kp := aead.NewKEKProvider(aead.KeyFileProviderID)
-	require.NoError(t, kp.Add("k128", "1", bytes.Repeat([]byte{0x11}, 16)))
-	require.NoError(t, kp.Add("k256", "7", bytes.Repeat([]byte{0x22}, 32)))
-	reg, err := aead.NewRegistry(aead.NewTestProvider(), kp)
+	reg, err := newTestKeys()
 	require.NoError(t, err)
 	return reg
+}
+
+func newTestKeys() (*aead.Registry, error) {
+	kp := aead.NewKEKProvider(aead.KeyFileProviderID)
+	if err := kp.Add("k128", "1", bytes.Repeat([]byte{0x11}, 16)); err != nil {
+		return nil, err
+	}
+	if err := kp.Add("k256", "7", bytes.Repeat([]byte{0x22}, 32)); err != nil {
+		return nil, err
+	}
+	return aead.NewRegistry(aead.NewTestProvider(), kp)
 }
 
 // aeadConfigs are the writer configurations the tests cover: both

@@ -105,7 +105,17 @@ func marshalSeed(args ...any) []byte {
 // bytes of TS_2DIFF can claim millions of timestamps, which the default
 // limits allow and which would make each execution slow without testing
 // anything more.
-var fuzzOptions = &ReadOptions{MaxPagePoints: 1 << 16, MaxPageSize: 1 << 20}
+var fuzzOptions = &ReadOptions{MaxPagePoints: 1 << 16, MaxPageSize: 1 << 20, Keys: fuzzKeys()}
+
+// fuzzKeys holds the keys of the encrypted seeds, so that mutations reach
+// chunk proofs and sealed pages.
+func fuzzKeys() *aead.Registry {
+	r, err := newTestKeys()
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
 
 // checkFuzzError fails unless err is nil or a *FormatError of exactly one kind.
 // With size >= 0 the error must also point into the size-byte input, as
@@ -291,6 +301,10 @@ var fuzzFileCache map[string][]byte
 func seedFiles(t testing.TB) map[string][]byte {
 	if fuzzFileCache == nil {
 		fuzzFileCache = map[string][]byte{"small": smallFile(t), "table": seedTableFile(t), "tree": seedTreeFile(t)}
+		// Page AEAD with chunk proofs (v3) and with ordinals only (v2).
+		for _, cfg := range []string{"v3-gcm256", "v2-test"} {
+			fuzzFileCache["aead-"+cfg] = sweepLayoutsWith(t, encrypting(t, fuzzKeys(), aeadConfigs()[cfg]))[0].data
+		}
 	}
 	return fuzzFileCache
 }
