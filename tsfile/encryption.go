@@ -14,7 +14,8 @@ import (
 const maxChunkAuthSize = 1 << 10
 
 // Encryption describes how a file's pages are encrypted. Keys never appear
-// in it.
+// in it. A file encrypted with the legacy properties whose key or cipher is
+// not available has neither Header nor Legacy, only Locked.
 type Encryption struct {
 	// Header is the Page AEAD FileEncryptionHeader at offset 7, or nil.
 	Header *aead.Header
@@ -143,20 +144,20 @@ func (f *File) readLegacyEncryption() error {
 	p.Level, p.HasLevel = f.Metadata.Property(aead.LegacyPropLevel)
 	p.Type, p.HasType = f.Metadata.Property(aead.LegacyPropType)
 	p.Key, p.HasKey = f.Metadata.Property(aead.LegacyPropKey)
-	s, err := aead.ParseLegacy(p, f.opts.LegacyUnwrap)
-	if err != nil {
-		return &FormatError{Offset: f.metaPos, Structure: "TsFileMetadata", Msg: "encryption properties", Kind: ErrUnsupported, Err: err}
-	}
-	if s == nil {
-		return nil
-	}
 	if f.crypt != nil {
 		// Page AEAD wins over the footer properties (PAGE-AEAD.md 2.4);
 		// a writer fills them with the unencrypted defaults anyway.
-		s.Close()
 		return nil
 	}
-	f.crypt = &fileCrypt{info: Encryption{Legacy: s}}
+	s, err := aead.ParseLegacy(p, f.opts.LegacyUnwrap)
+	switch {
+	case err != nil:
+		// Like a Page AEAD file without its key: the structure stays
+		// readable, the pages do not.
+		f.crypt = &fileCrypt{info: Encryption{Locked: err}}
+	case s != nil:
+		f.crypt = &fileCrypt{info: Encryption{Legacy: s}}
+	}
 	return nil
 }
 

@@ -261,6 +261,9 @@ func inspect(name string, ropts *tsfile.ReadOptions, pages bool) (*inspectFile, 
 		typ, _ := f.Metadata.Property("encryptType")
 		info.Encryption = fmt.Sprintf("level %s (%s)", lvl, typ)
 	}
+	if e := f.Encryption(); e != nil && e.Header == nil && e.Locked != nil {
+		info.Encryption += " (locked: " + e.Locked.Error() + ")"
+	}
 	if e := f.Encryption(); e != nil && e.Header != nil {
 		h := e.Header
 		info.Encryption = fmt.Sprintf("Page AEAD (%s)", h.ProfileID)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -19,11 +20,16 @@ They are registered under the provider id tsarrow-kek, or the one given by
 --kek-provider (test-aead-provider reads files written by the upstream
 tests). Without a key the file's structure is still shown by inspect; its
 values are not. Keys are never printed.
+
+Files encrypted with the older footer properties (encryptLevel 2) need the
+master key that wraps their data key: --legacy-master-key-file F holds its
+16 bytes of text (the reference implementation's default configuration
+uses abcdefghijklmnop).
 `
 
 // keyFlags are the flags that supply key-encryption keys.
 type keyFlags struct {
-	file, env, provider *string
+	file, env, provider, legacy *string
 }
 
 func addKeyFlags(fs *flag.FlagSet) *keyFlags {
@@ -31,6 +37,7 @@ func addKeyFlags(fs *flag.FlagSet) *keyFlags {
 		file:     fs.String("kek-file", "", "read key-encryption keys for encrypted files from `FILE`"),
 		env:      fs.String("kek-env", "", "read key-encryption keys from the environment variable `NAME`"),
 		provider: fs.String("kek-provider", aead.KeyFileProviderID, "the provider `ID` the keys are registered under"),
+		legacy:   fs.String("legacy-master-key-file", "", "`FILE` holding the master key of legacy encryptLevel 2 files"),
 	}
 }
 
@@ -77,5 +84,18 @@ func (k *keyFlags) readOptions(lenient bool) (*tsfile.ReadOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tsfile.ReadOptions{Lenient: lenient, Keys: reg}, nil
+	o := &tsfile.ReadOptions{Lenient: lenient, Keys: reg}
+	if *k.legacy != "" {
+		b, err := os.ReadFile(*k.legacy)
+		if err != nil {
+			return nil, fmt.Errorf("--legacy-master-key-file: %w", err)
+		}
+		mk := bytes.TrimRight(b, "\r\n")
+		o.LegacyUnwrap, err = aead.LegacyAESUnwrap(mk)
+		clear(b)
+		if err != nil {
+			return nil, fmt.Errorf("--legacy-master-key-file %s: %w", *k.legacy, err)
+		}
+	}
+	return o, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/aead"
+	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // Key-encryption keys of the tests: their hex must never be printed.
@@ -132,4 +133,59 @@ func TestEncryptedErrors(t *testing.T) {
 	code, _, stderr = runCLI("inspect", "--kek-file", keys, "--kek-env", "X", enc)
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "exclusive")
+}
+
+// TestLegacyMasterKey reads a file of the legacy scheme at encryptLevel 2
+// (its data key wrapped by the reference's default master key) with
+// --legacy-master-key-file, and refuses it without one.
+func TestLegacyMasterKey(t *testing.T) {
+	dir := t.TempDir()
+	master := []byte("abcdefghijklmnop")
+	unwrap, err := aead.LegacyAESUnwrap(master)
+	require.NoError(t, err)
+	wrapped, err := unwrap([]byte("0123456789abcdef")) // the construction is its own inverse
+	require.NoError(t, err)
+	props := &aead.LegacyProperties{Level: []byte("2"), Type: []byte(aead.LegacyTypeAES128), Key: aead.AppendLegacyKeyText(nil, wrapped), HasLevel: true, HasType: true, HasKey: true}
+	write := func(name string, o *tsfile.WriteOptions) string {
+		var buf bytes.Buffer
+		w, err := tsfile.NewWriter(&buf, o)
+		require.NoError(t, err)
+		v := tsfile.NewValues(tsfile.Int64, 3)
+		v.Int64s[0], v.Int64s[1], v.Int64s[2] = 10, -20, 30
+		require.NoError(t, w.WriteNonAligned(tsfile.NewDeviceID("root.sg.d1"), []tsfile.NonAlignedSeries{{
+			SeriesSchema: tsfile.SeriesSchema{Name: "s1", DataType: tsfile.Int64, Encoding: tsfile.Encoding(0), Compression: tsfile.Compression(0)},
+			Times:        []int64{1, 2, 3}, Values: v}}))
+		require.NoError(t, w.Close())
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+		return p
+	}
+	enc := write("legacy.tsfile", &tsfile.WriteOptions{LegacyEncryption: props, LegacyUnwrap: unwrap})
+	plain := write("plain.tsfile", nil)
+
+	mk := writeKeys(t, dir, "master.txt", string(master)+"\n")
+	code, _, stderr := runCLI("convert", plain, "-o", filepath.Join(dir, "plain.csv"))
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = runCLI("convert", enc, "-o", filepath.Join(dir, "enc.csv"), "--legacy-master-key-file", mk)
+	require.Equal(t, 0, code, stderr)
+	want, err := os.ReadFile(filepath.Join(dir, "plain.csv"))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(dir, "enc.csv"))
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+
+	code, _, stderr = runCLI("convert", enc, "-o", filepath.Join(dir, "x.csv"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "master key")
+	require.NotContains(t, stderr, string(master))
+
+	code, stdout, stderr := runCLI("inspect", enc, "--legacy-master-key-file", mk)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "encryption:  level 2 (org.apache.tsfile.encrypt.AES128)\n")
+	require.NotContains(t, stdout, "encryptKey")
+	// Without it the structure still shows, marked locked.
+	code, stdout, stderr = runCLI("inspect", enc)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "level 2 (org.apache.tsfile.encrypt.AES128) (locked:")
+	require.Contains(t, stdout, "master key")
 }
