@@ -280,14 +280,15 @@ func (r *Reader) requested(t string) []tsfile.DeviceID {
 	}
 	slices.SortFunc(out, tsfile.DeviceID.Compare)
 	out = slices.CompactFunc(out, tsfile.DeviceID.Equal)
-	bloom := r.f.Metadata.Bloom
-	if bloom == nil || len(r.full) == 0 {
+	if len(r.full) == 0 {
 		return out
 	}
 	kept := out[:0]
 	for _, d := range out {
 		for _, m := range r.full {
-			if bloom.MayContain(tsfile.SeriesPath(d, m)) {
+			// The file knows how its filter spells a device's path
+			// (segments in v4, the stored path string in v3).
+			if r.f.MayContainSeries(d, m) {
 				kept = append(kept, d)
 				break
 			}

@@ -72,7 +72,9 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"empty", nil, ErrCorrupt, "too short"},
 		{"head magic", mutate(func(b []byte) []byte { b[0] = 'X'; return b }), ErrCorrupt, "head magic"},
-		{"version 3", mutate(func(b []byte) []byte { b[6] = 3; return b }), ErrUnsupported, "format version 3"},
+		{"version 2", mutate(func(b []byte) []byte { b[6] = 2; return b }), ErrUnsupported, "format version 2"},
+		// A v4 file labelled v3 is read with the v3 grammar, never probed.
+		{"v4 as version 3", mutate(func(b []byte) []byte { b[6] = 3; return b }), ErrCorrupt, "TsFileMetadata"},
 		{"version 5", mutate(func(b []byte) []byte { b[6] = 5; return b }), ErrUnsupported, "format version 5"},
 		{"truncated tail", good[:len(good)-3], ErrCorrupt, "tail magic"},
 		{"truncated half", good[:len(good)/2], ErrCorrupt, ""},

@@ -58,9 +58,28 @@ func (f *BloomFilter) MayContain(path string) bool {
 	return true
 }
 
-// SeriesPath is the Bloom filter input of a series.
+// SeriesPath is the Bloom filter input of a series in a v4 file: the
+// device's segments joined by dots, a dot and the measurement. A v3 file
+// hashes the device's path string instead; File.MayContainSeries knows
+// which applies.
 func SeriesPath(dev DeviceID, measurement string) string {
 	return dev.String() + "." + measurement
+}
+
+// MayContainSeries reports false only when the file certainly holds no
+// series measurement of dev, by the Bloom filter (true without one). In a
+// v3 file, whose filter hashes each device's path as stored, dev is first
+// looked up among the devices Open listed, so that any spelling of its
+// path is found.
+func (f *File) MayContainSeries(dev DeviceID, measurement string) bool {
+	if f.Version != VersionV3 {
+		return f.Metadata.Bloom.MayContain(SeriesPath(dev, measurement))
+	}
+	e, ok := f.v3Entry(dev)
+	if !ok {
+		return false
+	}
+	return f.Metadata.Bloom.MayContain(e.Device.TreePath() + "." + measurement)
 }
 
 func (d *buf) bloomFilter() *BloomFilter {
@@ -87,6 +106,46 @@ func (d *buf) bloomFilter() *BloomFilter {
 		d.fail("bloom filter has %d bytes for %d bits", n, bitCount)
 	}
 	return &BloomFilter{bits: b, BitCount: bitCount, HashCount: hashes}
+}
+
+// bloomFilterV3 decodes the Bloom filter of a TsFile v3 footer, whose
+// bit_count and hash_function_count follow the bits even when there are
+// none (the reference v3 writer always writes them, and its reader always
+// reads them). A filter without bits holds no path.
+func (d *buf) bloomFilterV3() *BloomFilter {
+	at := d.pos
+	n := d.count("bloom filter byte_length", 1)
+	b := d.bytesN(n, "bloom filter bits")
+	bitCount := int(d.uvarint("bloom filter bit_count"))
+	hashes := int(d.uvarint("bloom filter hash_function_count"))
+	if d.err != nil {
+		return nil
+	}
+	switch {
+	case bitCount <= 0:
+		d.pos = at
+		d.fail("bloom filter bit_count %d is not positive", bitCount)
+	case hashes < 1 || hashes > bloomMaxHashes:
+		d.pos = at
+		d.fail("bloom filter hash_function_count %d is outside 1..8", hashes)
+	case n > (bitCount+7)/8:
+		d.pos = at
+		d.fail("bloom filter has %d bytes for %d bits", n, bitCount)
+	}
+	return &BloomFilter{bits: b, BitCount: bitCount, HashCount: hashes}
+}
+
+// appendToV3 appends the filter as a v3 footer holds it: all three fields
+// always, the bits without their trailing zero bytes.
+func (f *BloomFilter) appendToV3(dst []byte) []byte {
+	b := f.bits
+	for len(b) > 0 && b[len(b)-1] == 0 {
+		b = b[:len(b)-1]
+	}
+	dst = appendUVarint(dst, uint32(len(b)))
+	dst = append(dst, b...)
+	dst = appendUVarint(dst, uint32(f.BitCount))
+	return appendUVarint(dst, uint32(f.HashCount))
 }
 
 func (f *BloomFilter) appendTo(dst []byte) []byte {

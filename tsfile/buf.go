@@ -21,6 +21,9 @@ type buf struct {
 	// offset the failed read needed b to reach, so that a reader of a
 	// window of the file knows whether and how far a larger one may help.
 	short int64
+	// v3 selects the TsFile v3 grammar where it differs: a device is a
+	// path string, and device index keys sort by that string.
+	v3 bool
 }
 
 func newBuf(b []byte, base int64, structure string) *buf {

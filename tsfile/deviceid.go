@@ -19,6 +19,11 @@ type Segment struct {
 // since segments may themselves contain dots.
 type DeviceID struct {
 	segs []Segment
+	// path is the device's path string as a TsFile v3 stores it, when the
+	// DeviceID came from a v3 file or ParseTreePath. It is not part of the
+	// identity: two spellings of one path ("root.sg.`d1`", "root.sg.d1")
+	// are the same device, as they are to the reference implementation.
+	path string
 }
 
 // NewDeviceID returns a DeviceID of non-null segments.
@@ -187,4 +192,183 @@ func appendDeviceID(dst []byte, id DeviceID) []byte {
 		}
 	}
 	return dst
+}
+
+// tableSegmentNodes is how many path nodes the reference implementation
+// folds into the first segment (its table name) when it turns a tree path
+// into a DeviceID (TSFileConfig.DEFAULT_SEGMENT_NUM_FOR_TABLE_NAME).
+const tableSegmentNodes = 3
+
+// ParseTreePath returns the DeviceID of a tree-model device path such as
+// "root.sg.d1", split as the reference implementation splits the single
+// path string of a TsFile v3 device (StringArrayDeviceID of a path): the
+// path is cut into nodes at dots outside backquotes, the first three
+// nodes joined by dots form the first segment and each further node is a
+// segment of its own; a path of two or three nodes gives the leading
+// nodes and the last one, a path of one node that node. So "root.sg.d1"
+// becomes ("root.sg", "d1") and "root.a.b.c.d" ("root.a.b", "c", "d"),
+// which is also how IoTDB 2.x writes the same device into a v4 file, so
+// v3 and v4 files of one dataset agree on their devices.
+//
+// A backquoted node keeps its backquotes unless they are redundant (the
+// quoted name is a plain identifier that is not a number), and blanks
+// around a node are dropped, as the reference's path parser does. Where
+// that parser would reject the path (an empty node, stray characters) the
+// nodes are taken as they are rather than failing, since a file written by
+// another tool must still be readable. The DeviceID remembers path, which
+// a v3 writer stores and its Bloom filter hashes.
+func ParseTreePath(path string) DeviceID {
+	nodes := splitTreePath(path)
+	var segs []string
+	switch {
+	case len(nodes) == 1:
+		segs = nodes
+	case len(nodes) <= tableSegmentNodes:
+		segs = []string{strings.Join(nodes[:len(nodes)-1], "."), nodes[len(nodes)-1]}
+	default:
+		segs = append([]string{strings.Join(nodes[:tableSegmentNodes], ".")}, nodes[tableSegmentNodes:]...)
+	}
+	id := NewDeviceID(segs...)
+	id.path = path
+	return id
+}
+
+// TreePath returns the device's path string as a TsFile v3 stores it: the
+// path it was read or parsed from, otherwise its segments joined by dots.
+func (d DeviceID) TreePath() string {
+	if d.path != "" {
+		return d.path
+	}
+	return d.String()
+}
+
+// splitTreePath cuts a path into nodes at the dots outside backquotes
+// (inside, a doubled backquote is an escaped one) and normalizes each node
+// as the reference's PathVisitor does.
+func splitTreePath(path string) []string {
+	var nodes []string
+	start, quoted := 0, false
+	for i := 0; i < len(path); i++ {
+		switch c := path[i]; {
+		case c == '`' && quoted && i+1 < len(path) && path[i+1] == '`':
+			i++ // an escaped backquote
+		case c == '`':
+			quoted = !quoted
+		case c == '.' && !quoted:
+			nodes = append(nodes, treeNode(path[start:i]))
+			start = i + 1
+		}
+	}
+	return append(nodes, treeNode(path[start:]))
+}
+
+// treeNode trims the blanks the reference's lexer skips and unquotes a
+// backquoted node whose quotes are redundant.
+func treeNode(n string) string {
+	n = strings.Trim(n, " \t\r\n\v")
+	if len(n) < 2 || n[0] != '`' || n[len(n)-1] != '`' {
+		return n
+	}
+	inner := n[1 : len(n)-1]
+	if !isPlainIdentifier(inner) || isRealNumber(inner) {
+		return n
+	}
+	return inner
+}
+
+// isPlainIdentifier reports whether s matches the reference's
+// IDENTIFIER_PATTERN, [a-zA-Z0-9_\u2E80-\u9FFF]+.
+func isPlainIdentifier(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+		case r >= 0x2E80 && r <= 0x9FFF:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isRealNumber is the reference's PathVisitor.isRealNumber for the
+// strings isPlainIdentifier accepts (no signs or points can occur): leading
+// zeros are dropped and the rest must be a Java number literal as Apache
+// Commons' NumberUtils.isCreatable reads it: digits, an optional exponent,
+// an optional type suffix (d, f, or l without an exponent). "`123`" and
+// "`1e5`" therefore keep their backquotes.
+func isRealNumber(s string) bool {
+	t := strings.TrimLeft(s, "0")
+	if t == "" {
+		return true // all zeros: an octal zero
+	}
+	if t[0] == 'e' || t[0] == 'E' {
+		if len(t) == len(s) {
+			return false
+		}
+		t = "0" + t // "000e38" is read as "0e38"
+	}
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if !digits() {
+		return false
+	}
+	exp := false
+	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
+		i++
+		exp = true
+		if !digits() {
+			return false
+		}
+	}
+	if i == len(t) {
+		return true
+	}
+	if i != len(t)-1 {
+		return false
+	}
+	switch t[i] {
+	case 'd', 'D', 'f', 'F':
+		return true
+	case 'l', 'L':
+		return !exp
+	}
+	return false
+}
+
+// v3DeviceID reads the device of a TsFile v3: one VarString holding the
+// device's path, which must be present and not empty (the reference
+// refuses an empty one). Its segments are ParseTreePath's, at most
+// maxSegments of them.
+func (d *buf) v3DeviceID(maxSegments int) DeviceID {
+	at := d.pos
+	p := d.varStringNotNull("v3 device path")
+	if d.err != nil {
+		return DeviceID{}
+	}
+	if p == "" {
+		d.pos = at
+		d.fail("v3 device path is empty")
+		return DeviceID{}
+	}
+	id := ParseTreePath(p)
+	if maxSegments > 0 && id.Len() > maxSegments {
+		d.pos = at
+		d.fail("v3 device path %q has %d segments, more than the limit of %d", p, id.Len(), maxSegments)
+		return DeviceID{}
+	}
+	return id
+}
+
+// appendV3Device appends the VarString path a TsFile v3 stores for id.
+func appendV3Device(dst []byte, id DeviceID) []byte {
+	return appendVarString(dst, id.TreePath())
 }

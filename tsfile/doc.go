@@ -1,4 +1,8 @@
-// Package tsfile reads and writes Apache TsFile version 4 files.
+// Package tsfile reads and writes Apache TsFile version 4 files, and
+// version 3 files (IoTDB 1.x and the SDKs of that era) through the same API:
+// a v3 device's path string becomes a DeviceID split as the reference
+// implementation splits it (ParseTreePath), and its single device index is
+// grouped by first segment so that it reads as a v4 tree-model file.
 //
 // A TsFile is a data section of chunk groups (one device each), chunks (one
 // column each) and pages, followed by a footer of index trees and file

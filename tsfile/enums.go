@@ -9,8 +9,15 @@ import (
 // Magic is the six bytes at both ends of a TsFile.
 const Magic = "TsFile"
 
-// Version is the format version byte this package reads and writes.
+// Version is the format version byte this package reads and writes by
+// default.
 const Version byte = 4
+
+// VersionV3 is the version byte of the files IoTDB 1.x and the C++ and
+// Python SDKs of that era wrote: a device is one path string and the footer
+// has a single device index root. This package reads it through the same
+// API as version 4, and writes it with WriteOptions.Version.
+const VersionV3 byte = 3
 
 // Top-level and chunk marker bytes (Chunks.md).
 const (

@@ -76,7 +76,7 @@ func (f *File) walkDevices(n *IndexNode, depth int, seen map[int64]bool, hi *Dev
 	for i := range n.Entries {
 		e := n.Entries[i]
 		if n.Type == LeafDevice {
-			if hi != nil && e.Device.Compare(*hi) >= 0 {
+			if hi != nil && compareDevices(f.Version == VersionV3, e.Device, *hi) >= 0 {
 				return corruptf(n.Offset, "index node", "key %s does not sort before %s, the next key of the parent node", e.Device, *hi)
 			}
 			if err := fn(e); err != nil {
@@ -94,7 +94,7 @@ func (f *File) walkDevices(n *IndexNode, depth int, seen map[int64]bool, hi *Dev
 		if err := checkChild(n, child); err != nil {
 			return err
 		}
-		if child.Entries[0].Device.Compare(e.Device) < 0 {
+		if compareDevices(f.Version == VersionV3, child.Entries[0].Device, e.Device) < 0 {
 			return corruptf(child.Offset, "index node", "first key %s sorts before its parent entry key %s", child.Entries[0].Device, e.Device)
 		}
 		next := hi
@@ -130,8 +130,13 @@ func (f *File) Devices(table string) ([]DeviceID, error) {
 }
 
 // deviceEntry finds the LEAF_DEVICE entry of dev by "last entry with key
-// <= K" descent.
+// <= K" descent; in a v3 file, among the entries Open collected, so that
+// any spelling of its path finds it.
 func (f *File) deviceEntry(dev DeviceID) (IndexEntry, bool, error) {
+	if f.Version == VersionV3 {
+		e, ok := f.v3Entry(dev)
+		return e, ok, nil
+	}
 	root, ok := f.Metadata.TableIndexes[dev.Table()]
 	if !ok {
 		return IndexEntry{}, false, nil

@@ -82,7 +82,7 @@ func (f *File) Lenient(err error) error {
 // warning naming the quirks.
 func (f *File) parseFooter(b []byte) (*FileMetadata, error) {
 	m, err := f.parseFooterQuirks(b, 0)
-	if err == nil || !f.opts.Lenient {
+	if err == nil || !f.opts.Lenient || f.Version == VersionV3 {
 		return m, err
 	}
 	all := quirkBloomInt32 | quirkPropertyCountUnsigned
@@ -106,7 +106,12 @@ func (f *File) parseFooterQuirks(b []byte, quirks uint8) (*FileMetadata, error) 
 	opts := f.opts
 	opts.quirks = quirks
 	d := f.newBuf(b, f.metaPos, "TsFileMetadata")
-	m := d.fileMetadata(&opts)
+	var m *FileMetadata
+	if d.v3 {
+		m = d.fileMetadataV3(&opts)
+	} else {
+		m = d.fileMetadata(&opts)
+	}
 	if d.err != nil {
 		return nil, d.err
 	}

@@ -132,9 +132,12 @@ func (d *buf) indexNode(opts *ReadOptions, isDevice bool) IndexNode {
 	n.Entries = make([]IndexEntry, 0, min(count, 1024))
 	for i := 0; i < count && d.err == nil; i++ {
 		var e IndexEntry
-		if isDevice {
+		switch {
+		case isDevice && d.v3:
+			e.Device = d.v3DeviceID(opts.MaxDeviceSegments)
+		case isDevice:
 			e.Device = d.deviceID(opts.MaxDeviceSegments)
-		} else {
+		default:
 			e.Measurement = d.varStringNotNull("index entry measurement")
 		}
 		e.Offset = d.int64("index entry offset")
@@ -180,7 +183,7 @@ func (d *buf) indexNode(opts *ReadOptions, isDevice bool) IndexNode {
 		if i > 0 {
 			var c int
 			if isDevice {
-				c = n.Entries[i-1].Device.Compare(e.Device)
+				c = compareDevices(d.v3, n.Entries[i-1].Device, e.Device)
 			} else {
 				c = compareStrings(n.Entries[i-1].Measurement, e.Measurement)
 			}
@@ -194,12 +197,29 @@ func (d *buf) indexNode(opts *ReadOptions, isDevice bool) IndexNode {
 	return n
 }
 
-func appendIndexNode(dst []byte, n *IndexNode) []byte {
+// compareDevices orders device index keys: by segments in v4, by the
+// path string in v3, whose writers sort devices as strings (Java's
+// String.compareTo of PlainDeviceID), which differs from the order of the
+// split segments ("root.a.b" < "root.a.b.c" < "root.a.bb").
+func compareDevices(v3 bool, a, b DeviceID) int {
+	if v3 {
+		return compareStrings(a.TreePath(), b.TreePath())
+	}
+	return a.Compare(b)
+}
+
+func appendIndexNode(dst []byte, n *IndexNode) []byte { return appendIndexNodeV(dst, n, false) }
+
+// appendIndexNodeV appends n, with v3 device keys when v3.
+func appendIndexNodeV(dst []byte, n *IndexNode, v3 bool) []byte {
 	dst = appendUVarint(dst, uint32(len(n.Entries)))
 	for i := range n.Entries {
-		if n.Type.isDevice() {
+		switch {
+		case n.Type.isDevice() && v3:
+			dst = appendV3Device(dst, n.Entries[i].Device)
+		case n.Type.isDevice():
 			dst = appendDeviceID(dst, n.Entries[i].Device)
-		} else {
+		default:
 			dst = appendVarString(dst, n.Entries[i].Measurement)
 		}
 		dst = appendInt64(dst, n.Entries[i].Offset)
@@ -329,6 +349,13 @@ type FileMetadata struct {
 	MetaOffset   int64
 	Bloom        *BloomFilter
 	Properties   []Property
+	// V3Root is the single device index root of a TsFile v3 footer, whose
+	// devices all hang below it whatever their first segment. Open walks
+	// it and fills TableIndexes with one LEAF_DEVICE node per first
+	// segment (Offset -1, not in the file) listing that table's device
+	// entries in segment order, so that table lookups work as for v4. A
+	// v3 file has no TableSchemas and no Properties. Nil in v4.
+	V3Root *IndexNode
 }
 
 // Property returns the value of footer property key.
@@ -399,6 +426,38 @@ func (d *buf) fileMetadata(opts *ReadOptions) *FileMetadata {
 	return m
 }
 
+// fileMetadataV3 decodes a TsFile v3 footer: the device index root,
+// meta_offset and, when bytes remain, a v3 Bloom filter. The root of a
+// file without devices has no entries, as the reference writer leaves it.
+func (d *buf) fileMetadataV3(opts *ReadOptions) *FileMetadata {
+	m := &FileMetadata{TableIndexes: map[string]*IndexNode{}, TableSchemas: map[string]*TableSchema{}}
+	if d.remaining() > 0 && d.b[d.pos] == 0 {
+		// count 0, end_offset, node_type
+		at := d.pos
+		d.pos++
+		n := IndexNode{Offset: d.off() - 1, EndOffset: d.int64("index node end_offset")}
+		typeAt := d.pos
+		n.Type = NodeType(d.byte1("index node_type"))
+		if d.err == nil && !n.Type.isDevice() {
+			d.pos = typeAt
+			d.fail("node_type %d where a device index node is required", uint8(n.Type))
+		}
+		if d.err == nil && n.EndOffset < 0 {
+			d.pos = at
+			d.fail("index node end_offset %d is negative", n.EndOffset)
+		}
+		m.V3Root = &n
+	} else {
+		n := d.indexNode(opts, true)
+		m.V3Root = &n
+	}
+	m.MetaOffset = d.int64("meta_offset")
+	if d.err == nil && d.remaining() > 0 {
+		m.Bloom = d.bloomFilterV3()
+	}
+	return m
+}
+
 func appendFileMetadata(dst []byte, m *FileMetadata) []byte {
 	dst = appendUVarint(dst, uint32(len(m.TableNames)))
 	for _, name := range m.TableNames {
@@ -421,6 +480,17 @@ func appendFileMetadata(dst []byte, m *FileMetadata) []byte {
 	for _, p := range m.Properties {
 		dst = appendVarString(dst, p.Key)
 		dst = appendVarBinary(dst, p.Value, !p.Null)
+	}
+	return dst
+}
+
+// appendFileMetadataV3 appends a TsFile v3 footer: the device index root,
+// meta_offset, and the Bloom filter unless m.Bloom is nil.
+func appendFileMetadataV3(dst []byte, m *FileMetadata) []byte {
+	dst = appendIndexNodeV(dst, m.V3Root, true)
+	dst = appendInt64(dst, m.MetaOffset)
+	if m.Bloom != nil {
+		dst = m.Bloom.appendToV3(dst)
 	}
 	return dst
 }

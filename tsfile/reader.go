@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/encoding"
@@ -110,13 +111,18 @@ type File struct {
 	metaOffset int64 // the separator
 	dataFrom   int64 // first byte of the data section
 
-	// Version is the format version byte.
+	// Version is the format version byte: Version (4), or VersionV3 for a
+	// file read with the v3 grammar.
 	Version byte
 	// Metadata is the decoded footer.
 	Metadata *FileMetadata
 
 	warn  warnings
 	crypt *fileCrypt // nil for plaintext files
+
+	// v3devs holds every device entry of a v3 file by deviceKey (its
+	// segments), for lookups by any spelling of a device's path.
+	v3devs map[string]IndexEntry
 }
 
 // OpenFile opens the named file.
@@ -211,10 +217,15 @@ func (f *File) readPrefix() error {
 		return corruptf(0, "file prefix", "head magic is %q, want %q", b[:6], Magic)
 	}
 	f.Version = b[6]
-	if f.Version != Version {
-		return unsupportedf(6, "file prefix", "format version %d (this reader supports version %d)", f.Version, Version)
+	if f.Version != Version && f.Version != VersionV3 {
+		return unsupportedf(6, "file prefix", "format version %d (this reader supports versions %d and %d)", f.Version, VersionV3, Version)
 	}
 	f.dataFrom = 7
+	if f.Version == VersionV3 {
+		// Page AEAD is a v4 extension: a v3 data section starts right
+		// here, and a 0x06 is an unknown marker like any other.
+		return nil
+	}
 	if f.size > 7 {
 		m, err := f.readAt(7, 1, "file prefix")
 		if err != nil {
@@ -267,6 +278,11 @@ func (f *File) readFooter() error {
 		return corruptf(m.MetaOffset, "separator", "meta_offset points at byte 0x%02x, not the 0x02 separator", sep[0])
 	}
 	f.metaOffset = m.MetaOffset
+	if m.V3Root != nil {
+		if err := f.groupV3Devices(m); err != nil {
+			return err
+		}
+	}
 	for _, name := range m.TableNames {
 		if err := f.checkNodeRanges(m.TableIndexes[name]); err != nil {
 			return err
@@ -279,6 +295,7 @@ func (f *File) readFooter() error {
 func (f *File) newBuf(b []byte, base int64, structure string) *buf {
 	d := newBuf(b, base, structure)
 	d.maxString = f.opts.MaxStringLength
+	d.v3 = f.Version == VersionV3
 	return d
 }
 
@@ -292,4 +309,58 @@ func (f *File) checkNodeRanges(n *IndexNode) error {
 		}
 	}
 	return nil
+}
+
+// groupV3Devices walks the single device index of a v3 footer (every
+// node of its device levels, checked as for v4 but ordered by path string)
+// and files its device entries under their first segment in
+// m.TableIndexes, each table's sorted by segments, so that Tables,
+// Devices and lookups by DeviceID work as for a v4 tree-model file. Two
+// paths that split into the same segments ("root.sg.d1" and
+// "root.sg.`d1`") name one device to every reader and are refused rather
+// than merged.
+func (f *File) groupV3Devices(m *FileMetadata) error {
+	root := m.V3Root
+	f.v3devs = map[string]IndexEntry{}
+	if len(root.Entries) == 0 {
+		return nil
+	}
+	if err := f.checkNodeRanges(root); err != nil {
+		return err
+	}
+	var last *DeviceID
+	err := f.walkDevices(root, 1, map[int64]bool{}, nil, func(e IndexEntry) error {
+		if last != nil && compareDevices(true, *last, e.Device) >= 0 {
+			return corruptf(root.Offset, "device index", "device %q does not sort after %q", e.Device.TreePath(), last.TreePath())
+		}
+		last = &e.Device
+		k := deviceKey(e.Device)
+		if old, dup := f.v3devs[k]; dup {
+			return unsupportedf(root.Offset, "device index", "v3 device paths %q and %q name the same device %s", old.Device.TreePath(), e.Device.TreePath(), e.Device)
+		}
+		f.v3devs[k] = e
+		t := e.Device.Table()
+		n := m.TableIndexes[t]
+		if n == nil {
+			n = &IndexNode{Offset: root.Offset, Type: LeafDevice}
+			m.TableIndexes[t] = n
+			m.TableNames = append(m.TableNames, t)
+		}
+		n.Entries = append(n.Entries, e)
+		n.EndOffset = max(n.EndOffset, e.End)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, n := range m.TableIndexes {
+		slices.SortFunc(n.Entries, func(a, b IndexEntry) int { return a.Device.Compare(b.Device) })
+	}
+	return nil
+}
+
+// v3Entry returns the device index entry of dev in a v3 file.
+func (f *File) v3Entry(dev DeviceID) (IndexEntry, bool) {
+	e, ok := f.v3devs[deviceKey(dev)]
+	return e, ok
 }

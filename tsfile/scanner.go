@@ -101,7 +101,11 @@ func (s *Scanner) Next() bool {
 			}
 			d := s.f.newBuf(b, start, "chunk group header")
 			d.byte1("marker")
-			dev = d.deviceID(s.f.opts.MaxDeviceSegments)
+			if d.v3 {
+				dev = d.v3DeviceID(s.f.opts.MaxDeviceSegments)
+			} else {
+				dev = d.deviceID(s.f.opts.MaxDeviceSegments)
+			}
 			if d.err == nil {
 				s.pos = d.off()
 				break
@@ -144,7 +148,7 @@ func (s *Scanner) Next() bool {
 		s.done = true
 		s.rec = Record{Kind: SeparatorRecord, Offset: start, End: s.pos}
 		return true
-	case m == MarkerEncryptionHeader:
+	case m == MarkerEncryptionHeader && s.f.Version != VersionV3:
 		s.err = corruptf(start, "data section", "encryption header 0x06 is only valid at offset 7")
 		return false
 	default:

@@ -34,6 +34,10 @@ type sweepWriter struct {
 	out bytes.Buffer
 	w   *Writer
 	r   *rand.Rand
+	// tree writes the layouts as the tree model alone, as TsFile v3 holds
+	// them (see sweepLayoutsTree).
+	tree   bool
+	tables map[string]bool // tree: the tables not registered
 }
 
 func newSweepWriter(t testing.TB, wrap func(*WriteOptions) *WriteOptions, seed uint64, opts *WriteOptions) *sweepWriter {
@@ -48,6 +52,10 @@ func newSweepWriter(t testing.TB, wrap func(*WriteOptions) *WriteOptions, seed u
 }
 
 func (sw *sweepWriter) table(name string, tags []string, fields ...SeriesSchema) {
+	if sw.tree {
+		sw.tables[name] = true
+		return
+	}
 	s := TableSchema{Name: name}
 	for _, tg := range tags {
 		s.Columns = append(s.Columns, Column{Name: tg, DataType: String, Category: Tag})
@@ -88,7 +96,29 @@ func (sw *sweepWriter) values(s SeriesSchema, n int, nullRate float64) Values {
 
 // aligned writes one chunk group of dev with the given columns.
 func (sw *sweepWriter) aligned(dev DeviceID, times []int64, cols ...AlignedColumn) {
+	if sw.tree {
+		kept := cols[:0:0]
+		for _, c := range cols {
+			if treeSeries(c.SeriesSchema) {
+				kept = append(kept, c)
+			}
+		}
+		dev, cols = sw.treeDevice(dev), kept
+	}
 	require.NoError(sw.t, sw.w.WriteAligned(dev, times, cols))
+}
+
+// treeSeries reports whether s can be written to TsFile v3, which
+// predates OBJECT and CAMEL.
+func treeSeries(s SeriesSchema) bool { return s.DataType != Object && s.Encoding != encoding.Camel }
+
+// treeDevice maps a device of a table-model table to the tree path
+// root.<table>.<tags>, for the tree-only layouts.
+func (sw *sweepWriter) treeDevice(dev DeviceID) DeviceID {
+	if !sw.tables[dev.Table()] {
+		return dev
+	}
+	return ParseTreePath("root." + dev.String())
 }
 
 func (sw *sweepWriter) col(s SeriesSchema, n int, nullRate float64) AlignedColumn {
@@ -98,8 +128,14 @@ func (sw *sweepWriter) col(s SeriesSchema, n int, nullRate float64) AlignedColum
 func (sw *sweepWriter) nonAligned(dev DeviceID, t0 int64, n int, series ...SeriesSchema) {
 	var batch []NonAlignedSeries
 	for i, s := range series {
+		if sw.tree && !treeSeries(s) {
+			continue
+		}
 		k := max(1, n-i*3)
 		batch = append(batch, NonAlignedSeries{SeriesSchema: s, Times: sw.times(t0+int64(i), k, i%2 == 0), Values: sw.values(s, k, 0)})
+	}
+	if sw.tree {
+		dev = sw.treeDevice(dev)
 	}
 	require.NoError(sw.t, sw.w.WriteNonAligned(dev, batch))
 }
@@ -129,7 +165,31 @@ func sweepLayouts(t testing.TB) []sweepFile { return sweepLayoutsWith(t, nil) }
 // sweepLayoutsWith is sweepLayouts with each file's WriteOptions passed
 // through wrap (when not nil), to write the same layouts encrypted.
 func sweepLayoutsWith(t testing.TB, wrap func(*WriteOptions) *WriteOptions) []sweepFile {
+	return sweepLayoutsMode(t, wrap, wrap != nil && wrap(nil).Version == VersionV3)
+}
+
+// sweepLayoutsTree is sweepLayoutsWith writing every layout as the tree
+// model, as TsFile v3 (WriteOptions.Version) requires and as a v4 twin of
+// a v3 file is written: a table's devices become the tree devices
+// root.<table>.<tags> (a null tag as "null"), no table is registered, no
+// footer properties, and OBJECT columns and CAMEL series are left out.
+// The layouts and their order are the same as sweepLayouts'.
+func sweepLayoutsTree(t testing.TB, wrap func(*WriteOptions) *WriteOptions) []sweepFile {
+	return sweepLayoutsMode(t, wrap, true)
+}
+
+func sweepLayoutsMode(t testing.TB, wrap func(*WriteOptions) *WriteOptions, tree bool) []sweepFile {
 	var files []sweepFile
+	newSweepWriter := func(t testing.TB, wrap func(*WriteOptions) *WriteOptions, seed uint64, opts *WriteOptions) *sweepWriter {
+		if tree && opts != nil {
+			cp := *opts
+			cp.Properties, cp.NoEncryptionProperties = nil, false
+			opts = &cp
+		}
+		sw := newSweepWriter(t, wrap, seed, opts)
+		sw.tree, sw.tables = tree, map[string]bool{}
+		return sw
+	}
 
 	{ // Table model, single-page chunks.
 		sw := newSweepWriter(t, wrap, 1, nil)
@@ -317,7 +377,9 @@ func fullScan(b []byte, opts *ReadOptions) error {
 			aligned := false
 			for i := range series {
 				s := &series[i]
-				aligned = aligned || s.IsTimeColumn()
+				// Value columns without a time column are an aligned
+				// device without rows.
+				aligned = aligned || s.IsTimeColumn() || s.IsValueColumn()
 				// A lookup reads the whole leaf range it lands in; a few
 				// per device keep the scan linear.
 				if i == 0 || i == len(series)/2 || i == len(series)-1 {
@@ -526,6 +588,12 @@ func truncationOffsets(t testing.TB, b []byte, recs []scanState) []int {
 func TestTruncationSweep(t *testing.T) {
 	files := append(sweepLayouts(t), sampleFile(t))
 	files = append(files, interopFiles(t)...)
+	t.Logf("truncation sweep: %s", truncationSweep(t, files))
+}
+
+// truncationSweep runs the truncation sweep over files and returns its
+// tally.
+func truncationSweep(t *testing.T, files []sweepFile) sweepCounts {
 	var total sweepCounts
 	for _, sf := range files {
 		t.Run(sf.name, func(t *testing.T) {
@@ -593,7 +661,7 @@ func TestTruncationSweep(t *testing.T) {
 			total.oks += c.oks
 		})
 	}
-	t.Logf("truncation sweep: %s", total)
+	return total
 }
 
 // corruptionOpts are the read options of the corruption sweep. One
@@ -626,7 +694,7 @@ func corruptionValues(b byte) []byte {
 // too much for every test run (many series make each full scan slow); they
 // are corrupted at about sampledOffsets offsets spread over the file
 // instead, with every replacement value.
-var sampledCorruption = map[string]bool{"all-types": true, "encodings": true, "deep-index": true,
+var sampledCorruption = map[string]bool{"all-types": true, "encodings": true, "deep-index": true, "v3-deep-index": true,
 	// Its structures are those of the multi-page and mixed files.
 	"table-single-page": true,
 	// Damage to a compressed payload mostly stops in the codec, which
@@ -662,6 +730,16 @@ func corruptionOffsets(name string, n int) []int {
 // successes count both the read and the scan of each case.
 func TestCorruptionSweep(t *testing.T) {
 	files := sweepLayouts(t)
+	total, names := corruptionSweep(t, files)
+	for _, must := range []string{"table-multipage-nulls", "tree-nonaligned", "mixed"} {
+		require.True(t, names[must] && !sampledCorruption[must], "%s must be corrupted at every offset", must)
+	}
+	t.Logf("corruption sweep: %s", total)
+}
+
+// corruptionSweep runs the corruption sweep over files and returns its
+// tally and the names of the files it swept.
+func corruptionSweep(t *testing.T, files []sweepFile) (sweepCounts, map[string]bool) {
 	var total sweepCounts
 	names := map[string]bool{}
 	for _, sf := range files {
@@ -735,8 +813,5 @@ func TestCorruptionSweep(t *testing.T) {
 			total.oks += c.oks
 		})
 	}
-	for _, must := range []string{"table-multipage-nulls", "tree-nonaligned", "mixed"} {
-		require.True(t, names[must] && !sampledCorruption[must], "%s must be corrupted at every offset", must)
-	}
-	t.Logf("corruption sweep: %s", total)
+	return total, names
 }

@@ -61,6 +61,15 @@ type WriteOptions struct {
 	// LegacyUnwrap unwraps the data key of LegacyEncryption at
 	// encryptLevel 2.
 	LegacyUnwrap aead.LegacyUnwrapFunc
+	// Version is the format version to write: 0 or Version (4), or
+	// VersionV3 for readers that predate v4 (IoTDB 1.x, the older C++
+	// and Python SDKs). A v3 file holds the tree model only: each device
+	// is stored as its path string (DeviceID.TreePath), and the footer
+	// has one device index, a v3 Bloom filter and no table schemas or
+	// properties. RegisterTable, Encryption, LegacyEncryption,
+	// Properties, the OBJECT type and the CAMEL encoding, none of which
+	// a v3 reader knows, are refused.
+	Version byte
 }
 
 func (o *WriteOptions) withDefaults() (WriteOptions, error) {
@@ -89,6 +98,22 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 	if r.BloomFilterFPR == 0 {
 		r.BloomFilterFPR = bloomDefaultFPR
 	}
+	switch r.Version {
+	case 0:
+		r.Version = Version
+	case Version:
+	case VersionV3:
+		switch {
+		case r.Encryption != nil:
+			return r, errors.New("tsfile: Page AEAD is a TsFile v4 extension; a v3 file cannot be encrypted")
+		case r.LegacyEncryption != nil:
+			return r, errors.New("tsfile: a TsFile v3 footer has no properties to hold legacy encryption")
+		case len(r.Properties) > 0:
+			return r, errors.New("tsfile: a TsFile v3 footer has no properties")
+		}
+	default:
+		return r, fmt.Errorf("tsfile: cannot write format version %d (versions %d and %d can be written)", r.Version, VersionV3, Version)
+	}
 	return r, nil
 }
 
@@ -116,8 +141,9 @@ type NonAlignedSeries struct {
 	Values Values
 }
 
-// Writer writes a TsFile v4. Each Write call emits one chunk group; Close
-// writes the index and footer. It is not safe for concurrent use.
+// Writer writes a TsFile v4, or v3 (WriteOptions.Version). Each Write call
+// emits one chunk group; Close writes the index and footer. It is not safe
+// for concurrent use.
 type Writer struct {
 	w      *bufio.Writer
 	pos    int64
@@ -136,6 +162,9 @@ type Writer struct {
 	legacy  *aead.LegacyScheme
 	suffix  int   // chunk header suffix fields, as fileCrypt.suffix
 	ordinal int64 // the next chunk_ordinal
+
+	v3    bool                    // writing TsFile v3
+	paths map[string]*deviceState // v3: devices by path string
 }
 
 type deviceState struct {
@@ -161,8 +190,9 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 		return nil, errors.New("tsfile: Page AEAD and legacy encryption are exclusive")
 	}
 	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}}
+	tw.setVersion()
 	tw.write([]byte(Magic))
-	tw.write([]byte{Version})
+	tw.write([]byte{o.Version})
 	if o.LegacyEncryption != nil {
 		if tw.legacy, err = aead.ParseLegacy(*o.LegacyEncryption, o.LegacyUnwrap); err != nil {
 			return nil, fmt.Errorf("tsfile: legacy encryption: %w", err)
@@ -192,6 +222,13 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 	return tw, tw.err
 }
 
+// setVersion prepares the writer for opts.Version.
+func (w *Writer) setVersion() {
+	if w.opts.Version == VersionV3 {
+		w.v3, w.paths = true, map[string]*deviceState{}
+	}
+}
+
 func (w *Writer) write(b []byte) {
 	if w.err != nil {
 		return
@@ -208,6 +245,9 @@ func (w *Writer) Offset() int64 { return w.pos }
 // DeviceIDs whose first segment is the table name followed by one segment
 // per TAG column.
 func (w *Writer) RegisterTable(s TableSchema) error {
+	if w.v3 {
+		return fmt.Errorf("tsfile: table %q: TsFile v3 has no table model", s.Name)
+	}
 	if s.Name == "" {
 		return errors.New("tsfile: table name is empty")
 	}
@@ -242,14 +282,65 @@ func (w *Writer) device(id DeviceID, aligned bool) (*deviceState, error) {
 	k := deviceKey(id)
 	d, ok := w.devices[k]
 	if !ok {
+		if w.v3 {
+			if err := w.v3Device(id); err != nil {
+				return nil, err
+			}
+		}
 		d = &deviceState{id: id, aligned: aligned, series: map[string]*seriesState{}}
 		w.devices[k] = d
 		w.order = append(w.order, d)
+		if w.v3 {
+			w.paths[id.TreePath()] = d
+		}
 	}
 	if d.aligned != aligned {
 		return nil, fmt.Errorf("tsfile: device %s is written both aligned and non-aligned", id)
 	}
 	return d, nil
+}
+
+// v3Device checks that a new device can be stored as a v3 path string:
+// no null segments, a non-empty path, and no other device with that path
+// (("root.a", "b.c") and ("root.a.b", "c") are both "root.a.b.c").
+func (w *Writer) v3Device(id DeviceID) error {
+	for _, s := range id.segs {
+		if s.Null {
+			return fmt.Errorf("tsfile: device %s has a null segment, which a TsFile v3 path cannot hold", id)
+		}
+	}
+	p := id.TreePath()
+	if p == "" {
+		return errors.New("tsfile: device path is empty")
+	}
+	if o, dup := w.paths[p]; dup {
+		return fmt.Errorf("tsfile: devices %q and %q have the same TsFile v3 path %q", segmentValues(o.id), segmentValues(id), p)
+	}
+	return nil
+}
+
+// segmentValues lists id's segments, for messages where the dotted form
+// would hide the difference.
+func segmentValues(id DeviceID) []string {
+	out := make([]string, len(id.segs))
+	for i, s := range id.segs {
+		out[i] = s.Value
+	}
+	return out
+}
+
+// checkV3Series refuses what a v3 reader cannot decode.
+func (w *Writer) checkV3Series(s *SeriesSchema) error {
+	if !w.v3 {
+		return nil
+	}
+	if s.DataType == Object {
+		return fmt.Errorf("tsfile: series %q: TsFile v3 has no OBJECT type", s.Name)
+	}
+	if s.Encoding == encoding.Camel {
+		return fmt.Errorf("tsfile: series %q: v3 readers have no CAMEL decoder", s.Name)
+	}
+	return nil
 }
 
 func checkTimes(times []int64, after int64, hasData bool) error {
@@ -299,6 +390,9 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		if err := checkSeries(&c.SeriesSchema); err != nil {
 			return err
 		}
+		if err := w.checkV3Series(&c.SeriesSchema); err != nil {
+			return err
+		}
 		if seen[c.Name] {
 			return fmt.Errorf("tsfile: column %q given twice", c.Name)
 		}
@@ -311,7 +405,7 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		}
 	}
 	bounds := w.pageBounds(times, cols)
-	w.chunkGroupHeader(dev)
+	w.chunkGroupHeader(d.id) // one spelling of a v3 path per device
 	// Time chunk.
 	timeSeries := SeriesSchema{DataType: Vector, Encoding: w.opts.TimeEncoding, Compression: w.opts.TimeCompression}
 	var pages []builtPage
@@ -397,6 +491,9 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		if err := checkSeries(&s.SeriesSchema); err != nil {
 			return err
 		}
+		if err := w.checkV3Series(&s.SeriesSchema); err != nil {
+			return err
+		}
 		if s.Name == "" || seen[s.Name] {
 			return fmt.Errorf("tsfile: series name %q is empty or repeated", s.Name)
 		}
@@ -419,7 +516,7 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 			return fmt.Errorf("%w (series %s.%s)", err, dev, s.Name)
 		}
 	}
-	w.chunkGroupHeader(dev)
+	w.chunkGroupHeader(d.id) // one spelling of a v3 path per device
 	for i := range series {
 		s := &series[i]
 		var pages []builtPage
@@ -469,6 +566,10 @@ func (w *Writer) usable() error {
 }
 
 func (w *Writer) chunkGroupHeader(dev DeviceID) {
+	if w.v3 {
+		w.write(appendV3Device([]byte{MarkerChunkGroupHeader}, dev))
+		return
+	}
 	w.write(appendDeviceID([]byte{MarkerChunkGroupHeader}, dev))
 }
 
@@ -698,7 +799,7 @@ func (w *Writer) Close() error {
 	w.write([]byte{MarkerSeparator})
 
 	devs := append([]*deviceState(nil), w.order...)
-	sort.Slice(devs, func(i, j int) bool { return devs[i].id.Compare(devs[j].id) < 0 })
+	sort.Slice(devs, func(i, j int) bool { return compareDevices(w.v3, devs[i].id, devs[j].id) < 0 })
 	paths := 0
 	for _, d := range devs {
 		paths += len(d.series)
@@ -723,7 +824,9 @@ func (w *Writer) Close() error {
 		cur := &IndexNode{Type: LeafMeasurement}
 		for i, name := range names {
 			ss := d.series[name]
-			if bloom != nil {
+			if bloom != nil && w.v3 {
+				bloom.Add(d.id.TreePath() + "." + name)
+			} else if bloom != nil {
 				bloom.Add(SeriesPath(d.id, name))
 			}
 			if i%w.opts.MaxDegree == 0 {
@@ -743,7 +846,11 @@ func (w *Writer) Close() error {
 		cur.EndOffset = w.pos
 		leaves = append(leaves, cur)
 		root := w.buildLevels(leaves, InternalMeasurement)
-		tables[d.id.Table()] = append(tables[d.id.Table()], devRoot{d.id, root})
+		t := d.id.Table()
+		if w.v3 {
+			t = "" // one device index over every device
+		}
+		tables[t] = append(tables[t], devRoot{d.id, root})
 	}
 	meta := &FileMetadata{TableIndexes: map[string]*IndexNode{}, TableSchemas: map[string]*TableSchema{}, MetaOffset: metaOffset, Bloom: bloom}
 	tableNames := make([]string, 0, len(tables))
@@ -751,10 +858,10 @@ func (w *Writer) Close() error {
 		tableNames = append(tableNames, t)
 	}
 	sort.Strings(tableNames)
-	for _, t := range tableNames {
+	deviceLevels := func(list []devRoot) *IndexNode {
 		var leaves []*IndexNode
 		cur := &IndexNode{Type: LeafDevice}
-		for _, dr := range tables[t] {
+		for _, dr := range list {
 			if len(cur.Entries) == w.opts.MaxDegree {
 				cur.EndOffset = w.pos
 				leaves = append(leaves, cur)
@@ -765,7 +872,16 @@ func (w *Writer) Close() error {
 		}
 		cur.EndOffset = w.pos
 		leaves = append(leaves, cur)
-		meta.TableIndexes[t] = w.buildLevels(leaves, InternalDevice)
+		return w.buildLevels(leaves, InternalDevice)
+	}
+	if w.v3 {
+		// A file without devices gets a LEAF_DEVICE root without
+		// entries, as the reference v3 writer leaves it.
+		meta.V3Root = deviceLevels(tables[""])
+		return w.finish(appendFileMetadataV3(nil, meta))
+	}
+	for _, t := range tableNames {
+		meta.TableIndexes[t] = deviceLevels(tables[t])
 		meta.TableNames = append(meta.TableNames, t)
 	}
 	for name, s := range w.tables {
@@ -789,7 +905,11 @@ func (w *Writer) Close() error {
 		}
 	}
 	meta.Properties = append(meta.Properties, w.opts.Properties...)
-	fm := appendFileMetadata(nil, meta)
+	return w.finish(appendFileMetadata(nil, meta))
+}
+
+// finish writes the footer fm, its length and the tail magic, and flushes.
+func (w *Writer) finish(fm []byte) error {
 	w.write(fm)
 	w.write(appendInt32(nil, int32(len(fm))))
 	w.write([]byte(Magic))
@@ -816,7 +936,7 @@ func (w *Writer) buildLevels(level []*IndexNode, internal NodeType) *IndexNode {
 			}
 			first := child.Entries[0]
 			cur.Entries = append(cur.Entries, IndexEntry{Device: first.Device, Measurement: first.Measurement, Offset: w.pos})
-			w.write(appendIndexNode(nil, child))
+			w.write(appendIndexNodeV(nil, child, w.v3))
 		}
 		cur.EndOffset = w.pos
 		next = append(next, cur)

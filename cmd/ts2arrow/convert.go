@@ -480,7 +480,8 @@ func (j *convertJob) queryFor(f *tsfile.File) (*arrowconv.Options, error) {
 			return nil, err
 		}
 		for _, d := range devs {
-			if want[d.String()] {
+			// A v3 device also answers to the path as the file spells it.
+			if want[d.String()] || want[d.TreePath()] {
 				q.Devices = append(q.Devices, d)
 			}
 		}

@@ -320,6 +320,10 @@ func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile, pages bo
 			d.Aligned = true
 			d.Rows = s.Statistics.Count
 		}
+		// A value column without a time column: an aligned device of
+		// no rows (the reference writer leaves one for a device that got
+		// only nulls).
+		d.Aligned = d.Aligned || s.IsValueColumn()
 	}
 	for _, s := range series {
 		is := inspectSeries{Measurement: s.Measurement, DataType: s.DataType.String(), Chunks: len(s.Chunks), Values: s.Statistics.Count, Statistics: stats(&s.Statistics)}
