@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,12 +69,27 @@ func startFlight(b *testing.B, variant string, partition int64) (fb *flightBench
 	return fb
 }
 
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// client dials the server with options a user reading large streams
+// would set (no message size limit, large flow-control windows and read
+// buffer), or with gRPC's defaults when TSARROW_FLIGHT_CLIENT=stock.
 func (fb *flightBench) client(b *testing.B) arrowflight.Client {
-	c, err := arrowflight.NewClientWithMiddleware(fb.addr, nil, nil,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20)),
-		grpc.WithInitialWindowSize(8<<20), grpc.WithInitialConnWindowSize(16<<20),
-		grpc.WithReadBufferSize(1<<20))
+	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	if os.Getenv("TSARROW_FLIGHT_CLIENT") != "stock" {
+		opts = append(opts,
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20)),
+			grpc.WithInitialWindowSize(8<<20), grpc.WithInitialConnWindowSize(16<<20),
+			grpc.WithReadBufferSize(1<<20))
+	}
+	c, err := arrowflight.NewClientWithMiddleware(fb.addr, nil, nil, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +131,11 @@ func readEndpoint(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, o
 // Flight client in the same process. Between the timed iterations (outside
 // the timer) it scans the same file in-process with the same options, so
 // x-inprocess (Flight speed over in-process speed) compares runs that met
-// the same machine noise.
+// the same machine noise. cpu-ms/op is the process's CPU time (user and
+// system, server and client together) during a timed read, and
+// x-inprocess-cpu the in-process scan's CPU time over it: what the
+// transport costs on top of decoding, which other load on the machine
+// disturbs far less than it does wall time.
 func BenchmarkFlightDoGet(b *testing.B) {
 	for _, v := range Variants {
 		b.Run(v, func(b *testing.B) {
@@ -126,10 +146,12 @@ func BenchmarkFlightDoGet(b *testing.B) {
 				b.Fatalf("%d endpoints, want 1", len(fi.Endpoint))
 			}
 			var out int64
-			var local time.Duration
+			var local, cpu, localCPU time.Duration
 			b.ReportAllocs()
 			for b.Loop() {
+				c0 := cpuTime()
 				rows, n, err := readEndpoint(c, fi.Endpoint[0])
+				cpu += cpuTime() - c0
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -138,11 +160,12 @@ func BenchmarkFlightDoGet(b *testing.B) {
 				}
 				out = n
 				b.StopTimer()
-				start := time.Now()
+				start, c1 := time.Now(), cpuTime()
 				if _, _, err := scanFile(fb.path, &arrowconv.Options{}); err != nil {
 					b.Fatal(err)
 				}
 				local += time.Since(start)
+				localCPU += cpuTime() - c1
 				b.StartTimer()
 			}
 			b.SetBytes(out)
@@ -150,6 +173,8 @@ func BenchmarkFlightDoGet(b *testing.B) {
 			b.ReportMetric(float64(fb.rows)/perOp, "rows/s")
 			b.ReportMetric(float64(out)/perOp/1e9, "decoded-GB/s")
 			b.ReportMetric(local.Seconds()/b.Elapsed().Seconds(), "x-inprocess")
+			b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(localCPU.Seconds()/cpu.Seconds(), "x-inprocess-cpu")
 		})
 	}
 }
@@ -157,7 +182,8 @@ func BenchmarkFlightDoGet(b *testing.B) {
 // BenchmarkFlightDoGetParallel reads a flight cut into at least 8
 // endpoints with 8 clients (one connection each) at once, and reports the
 // speedup over reading the whole file through one endpoint, timed between
-// the iterations as BenchmarkFlightDoGet times in-process scans.
+// the iterations as BenchmarkFlightDoGet times in-process scans;
+// x-one-endpoint-cpu is the single read's CPU time over the parallel one.
 func BenchmarkFlightDoGetParallel(b *testing.B) {
 	const readers = 8
 	// Cut the file's estimated size into about 16 endpoints.
@@ -175,9 +201,10 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 		b.Fatalf("%d endpoints, want at least %d", len(fi.Endpoint), readers)
 	}
 	var out int64
-	var serial time.Duration
+	var serial, cpu, serialCPU time.Duration
 	b.ReportAllocs()
 	for b.Loop() {
+		c0 := cpuTime()
 		var mu sync.Mutex
 		var rows, n int64
 		var firstErr error
@@ -203,6 +230,7 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 			}(clients[i])
 		}
 		wg.Wait()
+		cpu += cpuTime() - c0
 		if firstErr != nil {
 			b.Fatal(firstErr)
 		}
@@ -211,11 +239,12 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 		}
 		out = n
 		b.StopTimer()
-		start := time.Now()
+		start, c1 := time.Now(), cpuTime()
 		if _, _, err := readEndpoint(one, oneInfo.Endpoint[0]); err != nil {
 			b.Fatal(err)
 		}
 		serial += time.Since(start)
+		serialCPU += cpuTime() - c1
 		b.StartTimer()
 	}
 	b.SetBytes(out)
@@ -224,4 +253,6 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 	b.ReportMetric(float64(fb.rows)/perOp, "rows/s")
 	b.ReportMetric(float64(out)/perOp/1e9, "decoded-GB/s")
 	b.ReportMetric(serial.Seconds()/b.Elapsed().Seconds(), "x-one-endpoint")
+	b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(serialCPU.Seconds()/cpu.Seconds(), "x-one-endpoint-cpu")
 }

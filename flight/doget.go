@@ -12,6 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
@@ -29,22 +31,6 @@ type streamStats struct {
 }
 
 func (st *streamStats) touch() { st.progress.Store(time.Now().UnixNano()) }
-
-// countingSender counts the bytes the client accepts: Send returns once
-// gRPC flow control has room, so progress stops when the client does.
-type countingSender struct {
-	arrowflight.FlightService_DoGetServer
-	st *streamStats
-}
-
-func (c *countingSender) Send(d *arrowflight.FlightData) error {
-	if err := c.FlightService_DoGetServer.Send(d); err != nil {
-		return err
-	}
-	c.st.bytes.Add(int64(len(d.DataHeader) + len(d.DataBody) + len(d.AppMetadata)))
-	c.st.touch()
-	return nil
-}
 
 // DoGet streams the record batches of a ticket's partitions.
 //
@@ -75,7 +61,7 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	go func() {
 		defer s.streams.Done()
 		defer release()
-		done <- s.pump(pctx, g, &countingSender{stream, st}, st)
+		done <- s.pump(pctx, g, stream, st)
 	}()
 
 	var overall <-chan time.Time
@@ -110,8 +96,10 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	return toStatus(err)
 }
 
-// pump streams the parts of g in order through one IPC stream.
-func (s *Server) pump(ctx context.Context, g *grant, out arrowflight.DataStreamWriter, st *streamStats) (err error) {
+// pump streams the parts of g in order through one IPC stream. The bytes
+// sent are counted in st once gRPC accepts them: a send returns once flow
+// control has room, so progress stops when the client does.
+func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *streamStats) (err error) {
 	meter := arrowconv.NewMeter(s.opts.Allocator)
 	st.meter.Store(meter)
 	entries := make([]*entry, 0, len(g.Parts))
@@ -140,7 +128,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out arrowflight.DataStreamW
 	if g.Start != nil && g.End != nil {
 		opts.Time = &arrowconv.TimeRange{Start: *g.Start, End: *g.End}
 	}
-	var w *arrowflight.Writer
+	var w *batchWriter
 	var schema *arrow.Schema
 	defer func() {
 		if w != nil {
@@ -173,7 +161,10 @@ func (s *Server) pump(ctx context.Context, g *grant, out arrowflight.DataStreamW
 		}
 		if w == nil {
 			schema = rdr.Schema()
-			w = arrowflight.NewRecordWriter(out, s.ipcOptions(schema, g, meter)...)
+			w = newBatchWriter(out, st, &s.holds, meter, func(a memory.Allocator) []ipc.Option {
+				return s.ipcOptions(schema, g, a)
+			})
+			w.maxBytes = s.opts.MaxBatchBytes
 		} else if !rdr.Schema().Equal(schema) {
 			rdr.Release()
 			return fmt.Errorf("%w: %s: schema changed since the flight was planned", errStale, p.File)
@@ -192,7 +183,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out arrowflight.DataStreamW
 	return nil
 }
 
-func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem *arrowconv.Meter) []ipc.Option {
+func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem memory.Allocator) []ipc.Option {
 	opts := []ipc.Option{ipc.WithSchema(schema), ipc.WithAllocator(mem)}
 	switch g.Compression {
 	case "zstd":
@@ -207,7 +198,7 @@ func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem *arrowconv.Meter
 // cancellation and the stream's memory budget. The next batch is decoded
 // while the previous one is encoded and sent, so that decoding and the
 // network each keep a core busy instead of taking turns.
-func (s *Server) copyBatches(ctx context.Context, w *arrowflight.Writer, rdr array.RecordReader, st *streamStats, meter *arrowconv.Meter) (n int64, err error) {
+func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.RecordReader, st *streamStats, meter *arrowconv.Meter) (n int64, err error) {
 	ch := make(chan arrow.RecordBatch, 1)
 	stop := make(chan struct{})
 	var rerr error
