@@ -198,6 +198,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	ttl := fs.Duration("ticket-ttl", 24*time.Hour, "how long a ticket stays valid")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
+	maxBatch := byteSize(512 << 10)
+	fs.Var(&maxBatch, "max-batch-bytes", "Arrow bytes above which a batch is sent as row slices (gRPC clients refuse messages over 4 MiB by default)")
 	logFormat := fs.String("log-format", "text", "log format on standard error: text or json")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
 	verbose := fs.Bool("verbose", false, "log debug lines too")
@@ -281,7 +283,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		PartitionBytes: int64(partition), Advertise: advertise, AllowPut: *allowPut,
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
 		IdleTimeout: *idle, StreamTimeout: *streamTimeout, TicketTTL: *ttl,
-		Rescan: *rescan, Logger: log, ReadOptions: ropts,
+		Rescan: *rescan, Logger: log, ReadOptions: ropts, MaxBatchBytes: int64(maxBatch),
 	}
 	if *rescan == 0 {
 		opts.Rescan = -1 // flight reads 0 as its default
