@@ -42,3 +42,32 @@ func sizeName(n int) string {
 	}
 	return "32KiB"
 }
+
+// BenchmarkPlainInt32Walk decodes PLAIN INT32 values of a random walk over
+// a few thousand, whose ZigZag VarInts take two and three bytes: the
+// common shape of counters and sensor readings, and of the benchmark
+// table's INT32 columns. A branch-free decoder (one 8-byte load, the end
+// found with a trailing-zero count) measured 0.75-0.8x of the byte loop
+// here: each offset then depends on the previous value's arithmetic,
+// where the loop's well-predicted branches let the CPU run ahead.
+func BenchmarkPlainInt32Walk(b *testing.B) {
+	const n = 8192
+	vals := make([]int32, n)
+	x := int32(1000)
+	for i := range vals {
+		x += int32(i*7919%41) - 20
+		vals[i] = x * 13
+	}
+	src, err := encoding.AppendEncodedInt32(encoding.Plain, nil, vals)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]int32, n)
+	b.SetBytes(4 * n)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := encoding.DecodeInt32(encoding.Plain, dst, src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
