@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/tsarrow/tsarrow/aead"
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/encoding"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -40,6 +41,27 @@ const (
 
 // Variants lists the variants in report order.
 var Variants = []string{VariantDefault, VariantPlain}
+
+// ManyDevices is the device count of the many-devices twins, from which
+// the selective-read benchmark picks one device: a single device out of
+// 1,000 is the case where the index lookup, not the decoder, decides the
+// time.
+const ManyDevices = 1000
+
+// ManyDevicesSuffix names a variant's many-devices twin ("default" +
+// ManyDevicesSuffix): the same columns, codecs and per-device value
+// streams (device i has the same seed), spread over ManyDevices devices
+// instead of Devices, each written in chunk groups of ManyDevicesGroupRows
+// rows. The plain variants keep their names and bytes; this is a new name.
+const ManyDevicesSuffix = "-1000dev"
+
+// ManyDevicesGroupRows bounds the rows of one device in one chunk group of
+// the many-devices twins. A database that flushes a memtable holding 1,000
+// devices writes a chunk group per device per flush, so a device's rows
+// are spread over many chunk groups in time order; the time-range pushdown
+// skips whole chunk groups by their statistics, which is what a 1% window
+// measures.
+const ManyDevicesGroupRows = 1_000
 
 // AEAD is the suffix of a variant's Page AEAD twin ("default" + AEAD):
 // the same pages sealed with AES-256-GCM (header version 3, chunk proofs),
@@ -122,18 +144,28 @@ func Path(variant string, rows int) string {
 // under the final name.
 func Ensure(variant string, rows int) (string, error) {
 	p := Path(variant, rows)
+	if err := ensureFile(p, func(w io.Writer) error { return Generate(w, variant, rows) }); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// ensureFile writes the file at p with write unless it exists, through a
+// temporary file renamed into place, so a partial file is never left
+// under the final name.
+func ensureFile(p string, write func(io.Writer) error) error {
 	if _, err := os.Stat(p); err == nil {
-		return p, nil
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", err
+		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), filepath.Base(p)+".*.tmp")
 	if err != nil {
-		return "", err
+		return err
 	}
 	bw := bufio.NewWriterSize(tmp, 1<<20)
-	err = Generate(bw, variant, rows)
+	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -148,7 +180,88 @@ func Ensure(variant string, rows int) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("generating %s: %w", p, err)
+		return fmt.Errorf("generating %s: %w", p, err)
+	}
+	return nil
+}
+
+// The peer formats: the rows of the generated table in the files a user
+// would otherwise keep them in, which the peer benchmarks read with
+// arrow-go. Both variants decode to the same records, so one peer file per
+// format and row count serves both.
+const (
+	// PeerParquet is Parquet as arrowconv.WriteParquet (and so ts2arrow
+	// convert) writes it by default: ZSTD, row groups of
+	// arrowconv.DefaultRowGroupSize rows, dictionaries, statistics, the
+	// Arrow schema stored.
+	PeerParquet = "parquet"
+	// PeerParquetNone is the same without compression, the peer of the
+	// PLAIN/UNCOMPRESSED variant.
+	PeerParquetNone = "parquet-none"
+	// PeerIPC is an uncompressed Arrow IPC file: reading it decodes
+	// nothing, so it is the floor of any format's scan.
+	PeerIPC = "ipc"
+)
+
+// PeerFormats lists the peer formats in report order.
+var PeerFormats = []string{PeerParquet, PeerParquetNone, PeerIPC}
+
+// PeerPath returns where the peer file of a format and row count is cached.
+func PeerPath(format string, rows int) string {
+	ext := ".parquet"
+	if format == PeerIPC {
+		ext = ".arrow"
+	}
+	return filepath.Join(Dir(), fmt.Sprintf("%s-%s-%d-v%d%s", Table, format, rows, genVersion, ext))
+}
+
+// EnsurePeer returns the path of the cached peer file of a format and row
+// count, writing it first when it is missing: the default variant's table
+// (generated if need be) read by arrowconv and written by
+// arrowconv.WriteParquet or WriteIPC. Writing it once and caching it keeps
+// the peers' files out of the measured time, as the TsFiles are.
+func EnsurePeer(format string, rows int) (string, error) {
+	var po *arrowconv.ParquetOptions
+	var ipcOpts *arrowconv.IPCOptions
+	switch format {
+	case PeerParquet:
+		po = &arrowconv.ParquetOptions{}
+	case PeerParquetNone:
+		po = &arrowconv.ParquetOptions{Compression: "none"}
+	case PeerIPC:
+		ipcOpts = &arrowconv.IPCOptions{}
+	default:
+		return "", fmt.Errorf("unknown peer format %q (want %s)", format, strings.Join(PeerFormats, ", "))
+	}
+	src, err := Ensure(VariantDefault, rows)
+	if err != nil {
+		return "", err
+	}
+	p := PeerPath(format, rows)
+	err = ensureFile(p, func(w io.Writer) error {
+		f, err := tsfile.OpenFile(src, nil)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rdr, err := arrowconv.NewTableReader(f, Table, nil)
+		if err != nil {
+			return err
+		}
+		defer rdr.Release()
+		var n int64
+		if po != nil {
+			n, err = arrowconv.WriteParquet(w, rdr, po)
+		} else {
+			n, err = arrowconv.WriteIPC(w, rdr, ipcOpts)
+		}
+		if err == nil && n != int64(rows) {
+			err = fmt.Errorf("wrote %d rows, want %d", n, rows)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
 	}
 	return p, nil
 }
@@ -176,10 +289,9 @@ var columns = []column{
 }
 
 // regions are the values of the first TAG column, "region"; the second,
-// "device_id", numbers the devices: Devices = len(regions) * devicesPerRegion.
+// "device_id", numbers the devices, which DeviceIDOf spreads evenly over
+// the regions.
 var regions = []string{"east", "north", "south", "west"}
-
-const devicesPerRegion = Devices / 4
 
 var states = []string{"idle", "heating", "cooling", "running", "maintenance", "error"}
 
@@ -199,8 +311,25 @@ func Schema(variant string) (tsfile.TableSchema, error) {
 	return s, nil
 }
 
+// baseVariant strips the AEAD and many-devices suffixes from a variant
+// name (base, then ManyDevicesSuffix, then AEAD, each optional).
+func baseVariant(variant string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(variant, AEAD), ManyDevicesSuffix)
+}
+
+// DevicesOf returns the number of devices of a variant's table: Devices,
+// or ManyDevices for a many-devices twin.
+func DevicesOf(variant string) int {
+	if strings.HasSuffix(strings.TrimSuffix(variant, AEAD), ManyDevicesSuffix) {
+		return ManyDevices
+	}
+	return Devices
+}
+
+func isAEAD(variant string) bool { return strings.HasSuffix(variant, AEAD) }
+
 func variantCodecs(variant string) (func(column) tsfile.Encoding, tsfile.Compression, error) {
-	switch strings.TrimSuffix(variant, AEAD) {
+	switch baseVariant(variant) {
 	case VariantDefault:
 		return func(c column) tsfile.Encoding { return c.enc }, encoding.LZ4, nil
 	case VariantPlain:
@@ -215,12 +344,12 @@ func WriteOptions(variant string) (*tsfile.WriteOptions, error) {
 		return nil, err
 	}
 	o := &tsfile.WriteOptions{MaxPointsPerPage: PagePoints, PageSizeTarget: 1 << 30}
-	if strings.TrimSuffix(variant, AEAD) == VariantPlain {
+	if baseVariant(variant) == VariantPlain {
 		o.TimeEncoding, o.TimeEncodingSet, o.TimeCompression = encoding.Plain, true, encoding.Uncompressed
 	} else {
 		o.TimeEncoding, o.TimeEncodingSet, o.TimeCompression = encoding.TS2Diff, true, encoding.LZ4
 	}
-	if strings.HasSuffix(variant, AEAD) {
+	if isAEAD(variant) {
 		o.Keys = benchKeys()
 		o.Encryption = &aead.WriterConfig{ProviderID: aead.KeyFileProviderID, ProfileID: aead.ProfileAESGCM256, KeyID: "bench", KeyVersion: "1"}
 	}
@@ -228,14 +357,26 @@ func WriteOptions(variant string) (*tsfile.WriteOptions, error) {
 }
 
 // DeviceID returns the DeviceID of device i (0 <= i < Devices).
-func DeviceID(i int) tsfile.DeviceID {
-	return tsfile.NewDeviceID(Table, regions[i/devicesPerRegion], fmt.Sprintf("d%03d", i))
+func DeviceID(i int) tsfile.DeviceID { return DeviceIDOf(Devices, i) }
+
+// DeviceIDOf returns the DeviceID of device i of a table of n devices
+// (0 <= i < n, n a multiple of four): region regions[i/(n/4)], device_id
+// d%03d, so the first Devices devices of the many-devices twins differ
+// from those of the plain variants only in their region.
+func DeviceIDOf(n, i int) tsfile.DeviceID {
+	return tsfile.NewDeviceID(Table, regions[i/(n/len(regions))], fmt.Sprintf("d%03d", i))
 }
 
 // DeviceRows returns the rows of device i when the table has rows rows.
-func DeviceRows(i, rows int) int {
-	n := rows / Devices
-	if i < rows%Devices {
+func DeviceRows(i, rows int) int { return deviceRows(Devices, i, rows) }
+
+// DeviceRowsOf returns the rows of device i of a variant's table of rows
+// rows.
+func DeviceRowsOf(variant string, i, rows int) int { return deviceRows(DevicesOf(variant), i, rows) }
+
+func deviceRows(devices, i, rows int) int {
+	n := rows / devices
+	if i < rows%devices {
 		n++
 	}
 	return n
@@ -387,11 +528,16 @@ func (b *batch) columns(enc func(column) tsfile.Encoding, comp tsfile.Compressio
 // depend only on the variant and rows. Memory stays bounded by one chunk
 // group of ChunkGroupRows rows.
 func Generate(w io.Writer, variant string, rows int) error {
-	return generate(w, variant, rows, ChunkGroupRows)
+	groupRows := ChunkGroupRows
+	if DevicesOf(variant) == ManyDevices {
+		groupRows = ManyDevicesGroupRows
+	}
+	return generate(w, variant, rows, groupRows)
 }
 
 func generate(w io.Writer, variant string, rows, groupRows int) error {
-	if rows < Devices {
+	ndev := DevicesOf(variant)
+	if rows < ndev {
 		return errors.New("benchmarks: fewer rows than devices")
 	}
 	enc, comp, err := variantCodecs(variant)
@@ -407,7 +553,7 @@ func generate(w io.Writer, variant string, rows, groupRows int) error {
 	if err := tw.RegisterTable(schema); err != nil {
 		return err
 	}
-	devs := make([]*device, Devices)
+	devs := make([]*device, ndev)
 	for i := range devs {
 		devs[i] = newDevice(i)
 	}
@@ -415,13 +561,13 @@ func generate(w io.Writer, variant string, rows, groupRows int) error {
 	for left := true; left; {
 		left = false
 		for i, d := range devs {
-			n := min(groupRows, DeviceRows(i, rows)-d.done)
+			n := min(groupRows, deviceRows(ndev, i, rows)-d.done)
 			if n == 0 {
 				continue
 			}
 			left = true
 			d.fill(&b, n)
-			if err := tw.WriteAligned(DeviceID(i), b.times, b.columns(enc, comp)); err != nil {
+			if err := tw.WriteAligned(DeviceIDOf(ndev, i), b.times, b.columns(enc, comp)); err != nil {
 				return err
 			}
 		}

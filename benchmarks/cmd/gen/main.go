@@ -1,15 +1,23 @@
 // Command gen writes the generated benchmark tables into the cache
 // directory ($TSARROW_BENCH_DIR, default $TMPDIR/tsarrow-bench) unless they
 // are there already, and prints one line per file: variant, rows, bytes,
-// path.
+// path. benchmarks/run calls it so that generating files stays out of the
+// measured time.
 //
-//	go run ./benchmarks/cmd/gen [-rows N] [-variant default|plain|all]
+//	go run ./benchmarks/cmd/gen [-rows N] [-variant default|plain|all|V1,V2,...] [-peers]
+//
+// A variant is default or plain, optionally followed by -1000dev (the
+// many-devices twin) and then -aead (the Page AEAD twin). -peers also
+// writes the peer files of that row count (Parquet ZSTD, Parquet
+// uncompressed, Arrow IPC), converted from the default variant, which the
+// peer benchmarks read.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tsarrow/tsarrow/benchmarks"
@@ -17,7 +25,8 @@ import (
 
 func main() {
 	rows := flag.Int("rows", 0, "rows of the table (default $TSARROW_BENCH_ROWS or 10,000,000)")
-	variant := flag.String("variant", "all", "default, plain or all")
+	variant := flag.String("variant", "all", "default, plain, all (both), or a comma-separated list of variants")
+	peers := flag.Bool("peers", false, "also write the peer files (Parquet, Arrow IPC) of the same rows")
 	flag.Parse()
 	if *rows == 0 {
 		n, err := benchmarks.Rows()
@@ -28,7 +37,7 @@ func main() {
 	}
 	variants := benchmarks.Variants
 	if *variant != "all" {
-		variants = []string{*variant}
+		variants = strings.Split(*variant, ",")
 	}
 	for _, v := range variants {
 		start := time.Now()
@@ -36,13 +45,27 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		st, err := os.Stat(p)
-		if err != nil {
-			fail(err)
-		}
-		fmt.Printf("%s\t%d\t%d\t%s\n", v, *rows, st.Size(), p)
-		fmt.Fprintf(os.Stderr, "gen: %s %d rows: %d bytes in %v\n", v, *rows, st.Size(), time.Since(start).Round(time.Millisecond))
+		report(v, *rows, p, start)
 	}
+	if *peers {
+		for _, format := range benchmarks.PeerFormats {
+			start := time.Now()
+			p, err := benchmarks.EnsurePeer(format, *rows)
+			if err != nil {
+				fail(err)
+			}
+			report(format, *rows, p, start)
+		}
+	}
+}
+
+func report(what string, rows int, p string, start time.Time) {
+	st, err := os.Stat(p)
+	if err != nil {
+		fail(err)
+	}
+	fmt.Printf("%s\t%d\t%d\t%s\n", what, rows, st.Size(), p)
+	fmt.Fprintf(os.Stderr, "gen: %s %d rows: %d bytes in %v\n", what, rows, st.Size(), time.Since(start).Round(time.Millisecond))
 }
 
 func fail(err error) {

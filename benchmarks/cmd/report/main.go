@@ -1,228 +1,228 @@
 // Command report reads benchmark output (go test -bench lines, and the
-// BenchmarkPeakRSS lines of benchmarks/cmd/rss) and prints the markdown
-// table of the "pages straight into Arrow" targets: case, figure,
-// baseline, ratio, target, met. With -count > 1 each metric is the median
-// of its runs.
+// lines of benchmarks/cmd/rss) and writes RESULTS.md: one table per case
+// of the benchmark issue, each row giving the case, tsarrow's figure, the
+// peer's figure and the ratio, the machine's limit and the ratio to it,
+// and the target with whether it was met; with -png, a chart of the same
+// ratios. With -count > 1 each metric is the median of its runs.
 //
-//	go run ./benchmarks/cmd/report benchmarks/out/*.txt
+//	go run ./benchmarks/cmd/report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...
+//
+// benchmarks/run calls it at the end of a run; it reads files the run
+// kept, so it can be rerun on them after a change to the report alone.
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"sort"
-	"strconv"
+	"path/filepath"
 	"strings"
 )
 
-// results holds, per benchmark name (without the -GOMAXPROCS suffix) and
-// unit, every value read.
-type results map[string]map[string][]float64
-
-var procSuffix = regexp.MustCompile(`-\d+$`)
-
-func (r results) read(in io.Reader) error {
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 1<<16), 1<<20)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") {
-			continue
-		}
-		if _, err := strconv.ParseInt(f[1], 10, 64); err != nil {
-			continue
-		}
-		name := procSuffix.ReplaceAllString(strings.TrimPrefix(f[0], "Benchmark"), "")
-		m := r[name]
-		if m == nil {
-			m = map[string][]float64{}
-			r[name] = m
-		}
-		for i := 2; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				break
-			}
-			m[f[i+1]] = append(m[f[i+1]], v)
-		}
-	}
-	return sc.Err()
-}
-
-// get returns the median of a benchmark's metric.
-func (r results) get(name, unit string) (float64, bool) {
-	vs := r[name][unit]
-	if len(vs) == 0 {
-		return 0, false
-	}
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2], true
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
-}
-
-func (r results) count(name string) int { return len(r[name]["ns/op"]) }
-
-// row is one line of the table.
-type row struct {
-	Case, Figure, Baseline, Ratio, Target, Met string
-}
-
-func met(ok bool) string {
-	if ok {
-		return "yes"
-	}
-	return "**no**"
-}
-
-func missing(c, target string) row {
-	return row{Case: c, Figure: "not measured", Target: target, Met: "-"}
-}
-
-func gb(v float64) string { return fmt.Sprintf("%.3g GB/s", v) }
-
-func mrows(v float64) string { return fmt.Sprintf("%.3g M rows/s", v/1e6) }
-
-func scanRows(r results) []row {
-	var out []row
-	for _, v := range []struct{ variant, label string }{{"plain", "PLAIN/UNCOMPRESSED"}, {"default", "default mix"}} {
-		for _, w := range []int{1, 2} {
-			name := fmt.Sprintf("Scan/%s/workers=%d", v.variant, w)
-			c := fmt.Sprintf("scan %s, %d worker%s", v.label, w, plural(w))
-			target := ">= 0.25x memcpy"
-			if v.variant == "default" {
-				target = ">= 1 GB/s decoded"
-			}
-			dec, ok1 := r.get(name, "decoded-GB/s")
-			mc, ok2 := r.get(name, "memcpy-GB/s")
-			x, ok3 := r.get(name, "x-memcpy")
-			rs, _ := r.get(name, "rows/s")
-			if !ok1 || !ok2 || !ok3 {
-				out = append(out, missing(c, target))
-				continue
-			}
-			ok := x >= 0.25
-			if v.variant == "default" {
-				ok = dec >= 1
-			}
-			out = append(out, row{c, gb(dec) + ", " + mrows(rs), "memcpy " + gb(mc), fmt.Sprintf("%.3fx memcpy", x), target, met(ok)})
-		}
-	}
-	for _, v := range []struct{ variant, label string }{{"default", "default mix"}, {"plain", "PLAIN/UNCOMPRESSED"}} {
-		c := "2 workers vs 1, " + v.label
-		one, ok1 := r.get("Scan/"+v.variant+"/workers=1", "rows/s")
-		two, ok2 := r.get("Scan/"+v.variant+"/workers=2", "rows/s")
-		if !ok1 || !ok2 {
-			out = append(out, missing(c, ">= 1.7x"))
-			continue
-		}
-		// Prefer the interleaved ratio of the 2-worker benchmark.
-		x, ok := r.get("Scan/"+v.variant+"/workers=2", "x-1worker")
-		base := "1 worker " + mrows(one)
-		if ok {
-			base = "1 worker, interleaved"
-		} else {
-			x = two / one
-		}
-		out = append(out, row{c, "2 workers " + mrows(two), base, fmt.Sprintf("%.2fx", x), ">= 1.7x", met(x >= 1.7)})
-	}
-	return out
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-func parquetRows(r results) []row {
-	var out []row
-	for _, v := range []struct{ variant, label string }{{"default", "default mix"}, {"plain", "PLAIN/UNCOMPRESSED"}} {
-		for _, w := range []int{1, 2} {
-			name := fmt.Sprintf("ToParquet/%s/workers=%d", v.variant, w)
-			c := fmt.Sprintf("TsFile -> Parquet, %s, %d worker%s", v.label, w, plural(w))
-			target := "<= 1.3x pqarrow"
-			ns, ok1 := r.get(name, "ns/op")
-			base, ok2 := r.get(name, "pqarrow-ns/op")
-			if !ok1 || !ok2 {
-				out = append(out, missing(c, target))
-				continue
-			}
-			rs, _ := r.get(name, "rows/s")
-			x := ns / base
-			out = append(out, row{c, fmt.Sprintf("%.3g s, %s", ns/1e9, mrows(rs)), fmt.Sprintf("pqarrow from memory %.3g s", base/1e9), fmt.Sprintf("%.2fx", x), target, met(x <= 1.3)})
-		}
-	}
-	return out
-}
-
-func rssRows(r results) []row {
-	var names []string
-	for n := range r {
-		if strings.HasPrefix(n, "PeakRSS/") {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return []row{missing("peak RSS, TsFile -> Parquet of a 1 GB file", "<= 300 MB")}
-	}
-	var out []row
-	for _, n := range names {
-		rss, _ := r.get(n, "peak-RSS-MB")
-		file, _ := r.get(n, "file-MB")
-		mode := strings.SplitN(strings.TrimPrefix(n, "PeakRSS/"), "/", 2)[0]
-		c := fmt.Sprintf("peak RSS, %s, %.0f MB file", map[string]string{"cli": "ts2arrow convert to Parquet (child process)", "parquet": "TsFile -> Parquet in process", "scan": "scan"}[mode], file)
-		target, ok := "<= 300 MB at 1 GB", rss <= 300
-		m := met(ok)
-		if file < 900 {
-			m = "n/a (small file)"
-			if !ok {
-				m = "**no** (small file)"
-			}
-		}
-		out = append(out, row{c, fmt.Sprintf("%.0f MB", rss), fmt.Sprintf("file %.0f MB", file), fmt.Sprintf("%.2fx file", rss/file), target, m})
-	}
-	return out
-}
-
 func main() {
+	out := flag.String("o", "", "write the markdown here (default: standard output)")
+	png := flag.String("png", "", "also draw the ratios as a PNG chart in this file")
+	metaPath := flag.String("meta", "", "a file of \"key: value\" lines describing the run (mode, rows, count, date, commit, ...)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: report FILE...")
+		fmt.Fprintln(os.Stderr, "usage: report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	r := results{}
+	r := newResults()
+	if *metaPath != "" {
+		if err := readFile(r, *metaPath, true); err != nil {
+			fail(err)
+		}
+	}
 	for _, p := range flag.Args() {
-		f, err := os.Open(p)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "report:", err)
-			os.Exit(1)
-		}
-		err = r.read(f)
-		f.Close()
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "report:", p+":", err)
-			os.Exit(1)
+		if err := readFile(r, p, false); err != nil {
+			fail(err)
 		}
 	}
-	var rows []row
-	rows = append(rows, scanRows(r)...)
-	rows = append(rows, parquetRows(r)...)
-	rows = append(rows, rssRows(r)...)
-	fmt.Println("| case | figure | baseline | ratio | target | met |")
-	fmt.Println("| --- | ---: | ---: | ---: | --- | --- |")
-	for _, x := range rows {
-		fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", x.Case, x.Figure, x.Baseline, x.Ratio, x.Target, x.Met)
+	secs := sections(r)
+	var md bytes.Buffer
+	chartName := ""
+	if *png != "" {
+		chartName = *png
+		if *out != "" {
+			if rel, err := filepath.Rel(filepath.Dir(*out), *png); err == nil {
+				chartName = rel
+			}
+		}
 	}
-	if n := r.count("Scan/default/workers=1"); n > 0 {
-		fmt.Printf("\nMedians of %d run(s); every ratio compares figures measured in the same process run.\n", n)
+	writeMarkdown(&md, r, secs, chartName)
+	if *out == "" {
+		os.Stdout.Write(md.Bytes())
+	} else if err := os.WriteFile(*out, md.Bytes(), 0o644); err != nil {
+		fail(err)
 	}
+	if *png != "" {
+		var img bytes.Buffer
+		if err := writeChart(&img, secs, chartTitle(r)); err != nil {
+			fail(fmt.Errorf("chart: %w", err))
+		}
+		if err := os.WriteFile(*png, img.Bytes(), 0o644); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func readFile(r *results, p string, isMeta bool) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := r.read(f, isMeta); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "report:", err)
+	os.Exit(1)
+}
+
+func chartTitle(r *results) string {
+	t := "tsarrow against peers and limits"
+	if m := r.meta.kv["mode"]; m != "" {
+		t += ", benchmarks/run " + m
+	}
+	if d := r.meta.kv["date"]; d != "" {
+		t += ", " + d
+	}
+	return t
+}
+
+// writeMarkdown writes RESULTS.md: how the run was made, the chart, then
+// the tables.
+func writeMarkdown(w io.Writer, r *results, secs []section, chart string) {
+	kv := r.meta.kv
+	fmt.Fprintln(w, "# Benchmark results")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "<!-- Written by benchmarks/run (benchmarks/cmd/report); rerun it rather than editing. -->")
+	fmt.Fprintln(w)
+	var run []string
+	if m := kv["mode"]; m != "" {
+		desc := "`benchmarks/run"
+		if m == "quick" {
+			desc += " --quick"
+		}
+		desc += "`, mode " + m
+		if rows := kv["rows"]; rows != "" {
+			desc += ", " + thousands3(rows) + "-row tables"
+		}
+		if c := kv["count"]; c != "" {
+			desc += ", count " + c
+		}
+		run = append(run, desc)
+	}
+	for _, k := range []string{"date", "commit"} {
+		if v := kv[k]; v != "" {
+			run = append(run, k+" "+v)
+		}
+	}
+	if r.meta.cpu != "" {
+		cpu := r.meta.cpu
+		if c := kv["cores"]; c != "" {
+			cpu += ", " + c + " cores"
+		}
+		run = append(run, cpu)
+	}
+	if v := kv["go"]; v != "" {
+		run = append(run, v)
+	}
+	if len(run) > 0 {
+		fmt.Fprintf(w, "Run: %s.\n", strings.Join(run, "; "))
+	}
+	before, after := kv["load-before"], kv["load-after"]
+	if before == "" && len(r.meta.loads) > 0 {
+		before = r.meta.loads[0]
+	}
+	if after == "" && len(r.meta.loads) > 1 {
+		after = r.meta.loads[len(r.meta.loads)-1]
+	}
+	if before != "" || after != "" {
+		fmt.Fprintf(w, "Load average (1, 5, 15 minutes) before the run: %s; after: %s.", orDash(before), orDash(after))
+		if e := kv["elapsed"]; e != "" {
+			fmt.Fprintf(w, " The run took %s.", e)
+		}
+		fmt.Fprintln(w)
+	}
+	if o := kv["others-cpu"]; o != "" {
+		fmt.Fprintf(w, "Other processes used %s of CPU time during the run (busy CPU time from /proc/stat less the"+
+			" benchmarks' own): the 2-worker figures suffer most when they do.\n", o)
+	}
+	for _, n := range r.meta.notes {
+		fmt.Fprintf(w, "Note: %s.\n", strings.TrimSuffix(n, "."))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Rerun with `benchmarks/run` (the full run, under 30 minutes) or `benchmarks/run --quick` (1M-row tables,"+
+		" under 3 minutes); the raw `go test -bench` output, which benchstat reads, is kept in `benchmarks/out/`."+
+		" benchmarks/README.md describes every case.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The machines these run on are shared and noisy: absolute figures move by up to 2x between runs. Compare"+
+		" the ratios, which set figures measured in the same run, most of them interleaved in one process.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Columns: **tsarrow** is our figure; **peer** the same work done the way a user would otherwise do it;"+
+		" **ratio** ours against the peer's (speed, unless it says time or size); **limit** what the machine allows"+
+		" for that work (a memcpy of the same output, the Arrow IPC read, the cores); **x limit** ours against that;"+
+		" **target** and **met** the targets of the issues.")
+	fmt.Fprintln(w)
+	if chart != "" {
+		fmt.Fprintf(w, "![Ratios of every table, log scale](%s)\n\n", filepath.ToSlash(chart))
+	}
+	total, ok := 0, 0
+	for _, s := range secs {
+		fmt.Fprintf(w, "## %s\n\n", s.Title)
+		if s.Note != "" {
+			fmt.Fprintf(w, "%s\n\n", s.Note)
+		}
+		fmt.Fprintln(w, "| case | tsarrow | peer | ratio | limit | x limit | target | met |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+		for _, x := range s.Rows {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", x.Case, x.Figure, x.Peer, x.Ratio, x.Limit, x.XLimit, x.Target, x.Met)
+			switch {
+			case x.Met == "yes":
+				total, ok = total+1, ok+1
+			case strings.HasPrefix(x.Met, "**no**"):
+				total++
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "Targets met: %d of %d measured.", ok, total)
+	if n := r.count("Scan/default/workers=1"); n > 1 {
+		fmt.Fprintf(w, " Figures are medians of %d runs.", n)
+	}
+	fmt.Fprintln(w)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// thousands3 writes a decimal integer with thousands separators.
+func thousands3(s string) string {
+	if len(s) <= 3 || strings.ContainsFunc(s, func(c rune) bool { return c < '0' || c > '9' }) {
+		return s
+	}
+	head := len(s) % 3
+	var b strings.Builder
+	if head > 0 {
+		b.WriteString(s[:head])
+	}
+	for i := head; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
 }

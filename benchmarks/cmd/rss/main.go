@@ -7,9 +7,12 @@
 //
 // Usage:
 //
-//	go run ./benchmarks/cmd/rss [-mode parquet|scan] [-workers N] [-o OUT] FILE
+//	go run ./benchmarks/cmd/rss [-mode parquet|scan] [-workers N] [-o OUT] [-name NAME] FILE
 //
 // The Parquet output goes to a counting io.Discard unless -o names a file.
+// -name replaces PeakRSS/<mode>/<file> in the benchmark name, so that a
+// series of runs (the scaling case of benchmarks/run:
+// -name Scaling/rows=N) is told apart from the peak-RSS case.
 package main
 
 import (
@@ -36,6 +39,7 @@ func main() {
 	workers := flag.Int("workers", 0, "decode workers (default GOMAXPROCS)")
 	table := flag.String("table", "", "table to read (default: the file's only table)")
 	outPath := flag.String("o", "", "write the Parquet output to this file (default: discard it)")
+	benchName := flag.String("name", "", "benchmark name to print instead of PeakRSS/<mode>/<file>")
 	flag.Parse()
 	if flag.NArg() != 1 || (*mode != "parquet" && *mode != "scan" && *mode != "cli") || (*mode == "cli") != (*cli != "") {
 		fmt.Fprintln(os.Stderr, "usage: rss [-mode parquet|scan] [-workers N] [-table T] [-o OUT] FILE\n       rss -mode cli -ts2arrow BIN FILE")
@@ -69,9 +73,12 @@ func main() {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	name := strings.TrimSuffix(filepath.Base(path), ".tsfile")
-	fmt.Printf("BenchmarkPeakRSS/%s/%s 1 %d ns/op %.1f file-MB %.1f peak-RSS-MB %.1f go-sys-MB %.1f out-MB %d rows\n",
-		*mode, name, elapsed.Nanoseconds(), mb(st.Size()), mb(hwm), mb(int64(ms.Sys)), mb(outBytes), rows)
+	name := "PeakRSS/" + *mode + "/" + strings.TrimSuffix(filepath.Base(path), ".tsfile")
+	if *benchName != "" {
+		name = *benchName
+	}
+	fmt.Printf("Benchmark%s 1 %d ns/op %.1f file-MB %.1f peak-RSS-MB %.1f go-sys-MB %.1f out-MB %d rows\n",
+		name, elapsed.Nanoseconds(), mb(st.Size()), mb(hwm), mb(int64(ms.Sys)), mb(outBytes), rows)
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }
