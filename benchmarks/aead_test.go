@@ -3,7 +3,6 @@ package benchmarks
 import (
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 )
@@ -25,8 +24,6 @@ func BenchmarkScanAEAD(b *testing.B) {
 func benchScanAEAD(b *testing.B, variant string, workers int) {
 	encPath, want := benchFile(b, variant+AEAD)
 	plainPath, _ := benchFile(b, variant)
-	var plain time.Duration
-	var out int64
 	// A file just generated may not be in the page cache yet, and the
 	// first scan of a process fills the readers' buffer pools: one scan
 	// of each first, so that neither side pays for that alone.
@@ -36,24 +33,9 @@ func benchScanAEAD(b *testing.B, variant string, workers int) {
 		}
 	}
 	b.ResetTimer()
-	b.ReportAllocs()
-	for b.Loop() {
-		rows, n, err := scanFile(encPath, &arrowconv.Options{Workers: workers})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if rows != int64(want) {
-			b.Fatalf("read %d rows, want %d", rows, want)
-		}
-		out = n
-		b.StopTimer()
-		start := time.Now()
-		if _, _, err := scanFile(plainPath, &arrowconv.Options{Workers: workers}); err != nil {
-			b.Fatal(err)
-		}
-		plain += time.Since(start)
-		b.StartTimer()
-	}
+	out, plain := interleaved(b, want,
+		func() (int64, int64, error) { return scanFile(encPath, &arrowconv.Options{Workers: workers}) },
+		func() error { _, _, err := scanFile(plainPath, &arrowconv.Options{Workers: workers}); return err })
 	b.SetBytes(out)
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(want)/perOp, "rows/s")

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -84,26 +83,9 @@ func benchPeer(b *testing.B, format, variant string, workers int, scan peerScan)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var out int64
-	var ts time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		rows, n, err := scan(path, workers)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if rows != int64(want) {
-			b.Fatalf("read %d rows, want %d", rows, want)
-		}
-		out = n
-		b.StopTimer()
-		start := time.Now()
-		if _, _, err := scanFile(tsPath, &arrowconv.Options{Workers: workers}); err != nil {
-			b.Fatal(err)
-		}
-		ts += time.Since(start)
-		b.StartTimer()
-	}
+	out, ts := interleaved(b, want,
+		func() (int64, int64, error) { return scan(path, workers) },
+		func() error { _, _, err := scanFile(tsPath, &arrowconv.Options{Workers: workers}); return err })
 	b.SetBytes(out)
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(want)/perOp, "rows/s")

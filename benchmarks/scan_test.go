@@ -295,3 +295,29 @@ func BenchmarkMemcpy(b *testing.B) {
 		copy(mcDst[:out], mcSrc[:out])
 	}
 }
+
+// interleaved runs the benchmark loop over timed, which must read want
+// rows, and runs between after each iteration with the timer stopped, so
+// that a baseline meets the same machine noise. It returns the output
+// bytes of one timed read and the total time spent in between.
+func interleaved(b *testing.B, want int, timed func() (rows, outBytes int64, err error), between func() error) (out int64, spent time.Duration) {
+	b.ReportAllocs()
+	for b.Loop() {
+		rows, n, err := timed()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rows != int64(want) {
+			b.Fatalf("read %d rows, want %d", rows, want)
+		}
+		out = n
+		b.StopTimer()
+		start := time.Now()
+		if err := between(); err != nil {
+			b.Fatal(err)
+		}
+		spent += time.Since(start)
+		b.StartTimer()
+	}
+	return out, spent
+}

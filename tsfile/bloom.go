@@ -82,39 +82,22 @@ func (f *File) MayContainSeries(dev DeviceID, measurement string) bool {
 	return f.Metadata.Bloom.MayContain(e.Device.TreePath() + "." + measurement)
 }
 
-func (d *buf) bloomFilter() *BloomFilter {
-	at := d.pos
-	n := d.count("bloom filter byte_length", 1)
-	if d.err != nil || n == 0 {
-		return nil
-	}
-	b := d.bytesN(n, "bloom filter bits")
-	bitCount := int(d.uvarint("bloom filter bit_count"))
-	hashes := int(d.uvarint("bloom filter hash_function_count"))
-	if d.err != nil {
-		return nil
-	}
-	switch {
-	case bitCount <= 0:
-		d.pos = at
-		d.fail("bloom filter bit_count %d is not positive", bitCount)
-	case hashes < 1 || hashes > bloomMaxHashes:
-		d.pos = at
-		d.fail("bloom filter hash_function_count %d is outside 1..8", hashes)
-	case n > (bitCount+7)/8:
-		d.pos = at
-		d.fail("bloom filter has %d bytes for %d bits", n, bitCount)
-	}
-	return &BloomFilter{bits: b, BitCount: bitCount, HashCount: hashes}
-}
+func (d *buf) bloomFilter() *BloomFilter { return d.bloomFilterOf(false) }
 
 // bloomFilterV3 decodes the Bloom filter of a TsFile v3 footer, whose
 // bit_count and hash_function_count follow the bits even when there are
 // none (the reference v3 writer always writes them, and its reader always
 // reads them). A filter without bits holds no path.
-func (d *buf) bloomFilterV3() *BloomFilter {
+func (d *buf) bloomFilterV3() *BloomFilter { return d.bloomFilterOf(true) }
+
+// bloomFilterOf decodes a Bloom filter; v4 writes an absent one as a lone
+// zero byte_length, v3 (sized) always writes its sizes.
+func (d *buf) bloomFilterOf(sized bool) *BloomFilter {
 	at := d.pos
 	n := d.count("bloom filter byte_length", 1)
+	if !sized && (d.err != nil || n == 0) {
+		return nil
+	}
 	b := d.bytesN(n, "bloom filter bits")
 	bitCount := int(d.uvarint("bloom filter bit_count"))
 	hashes := int(d.uvarint("bloom filter hash_function_count"))
