@@ -128,30 +128,20 @@ func BenchmarkScan(b *testing.B) {
 
 func benchScan(b *testing.B, variant string, workers int) {
 	path, want := benchFile(b, variant)
-	var out int64
 	var mc memcpyClock
 	var serial time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		rows, n, err := scanFile(path, &arrowconv.Options{Workers: workers})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if rows != int64(want) {
-			b.Fatalf("read %d rows, want %d", rows, want)
-		}
-		out = n
-		b.StopTimer()
-		mc.run(n)
-		if workers > 1 {
-			start := time.Now()
-			if _, _, err := scanFile(path, &arrowconv.Options{Workers: 1}); err != nil {
-				b.Fatal(err)
+	out, _ := interleaved(b, want,
+		func() (int64, int64, error) { return scanFile(path, &arrowconv.Options{Workers: workers}) },
+		func(n int64) error {
+			mc.run(n)
+			if workers == 1 {
+				return nil
 			}
+			start := time.Now()
+			_, _, err := scanFile(path, &arrowconv.Options{Workers: 1})
 			serial += time.Since(start)
-		}
-		b.StartTimer()
-	}
+			return err
+		})
 	b.SetBytes(out)
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	gbps := float64(out) / perOp / 1e9
@@ -297,10 +287,11 @@ func BenchmarkMemcpy(b *testing.B) {
 }
 
 // interleaved runs the benchmark loop over timed, which must read want
-// rows, and runs between after each iteration with the timer stopped, so
-// that a baseline meets the same machine noise. It returns the output
-// bytes of one timed read and the total time spent in between.
-func interleaved(b *testing.B, want int, timed func() (rows, outBytes int64, err error), between func() error) (out int64, spent time.Duration) {
+// rows, and runs between, given the output bytes of that read, after each
+// iteration with the timer stopped, so that a baseline meets the same
+// machine noise. It returns the output bytes of one timed read and the
+// total time spent in between.
+func interleaved(b *testing.B, want int, timed func() (rows, outBytes int64, err error), between func(outBytes int64) error) (out int64, spent time.Duration) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rows, n, err := timed()
@@ -313,7 +304,7 @@ func interleaved(b *testing.B, want int, timed func() (rows, outBytes int64, err
 		out = n
 		b.StopTimer()
 		start := time.Now()
-		if err := between(); err != nil {
+		if err := between(n); err != nil {
 			b.Fatal(err)
 		}
 		spent += time.Since(start)
