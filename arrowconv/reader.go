@@ -508,6 +508,9 @@ type alignedCursor struct {
 	set    tsfile.AlignedChunkSet
 	time   *tsfile.Chunk
 	values []*tsfile.Chunk // by field index; nil where the set has no chunk
+	// streams are the value chunks read page by page (when the set lies
+	// in the time range), by field index; their Chunks are in values.
+	streams []*tsfile.PageStream
 	page   int
 	covers bool // every timestamp of the set lies in Options.Time
 
@@ -592,7 +595,10 @@ func (r *Reader) stepAligned() error {
 		}
 	}
 	if c.page == len(tc.Pages) {
-		c.time, c.values, c.page = nil, nil, 0
+		if err := r.endStreams(c); err != nil {
+			return err
+		}
+		c.time, c.values, c.streams, c.page = nil, nil, nil, 0
 	}
 	r.maybeFlush()
 	return nil
@@ -725,7 +731,11 @@ func (r *Reader) decodeTimePages(c *alignedCursor) error {
 // the time pages.
 func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 	vc, b, got, pd := c.values[j], r.fields[j], c.got[j], &r.pds[1+j]
-	if vc == nil || len(vc.Pages) == 0 {
+	var st *tsfile.PageStream
+	if c.streams != nil {
+		st = c.streams[j]
+	}
+	if vc == nil || (st == nil && len(vc.Pages) == 0) || (st != nil && vc.Header.DataSize == 0) {
 		for k := range got {
 			got[k] = gotAbsent
 		}
@@ -733,6 +743,15 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 	}
 	maxPoints := r.f.Options().MaxPagePoints
 	for k, i := range c.pages {
+		if st != nil {
+			sp, err := st.Page(i)
+			if err != nil {
+				return err
+			}
+			if sp == nil {
+				return pageCountError(vc, len(c.time.Pages))
+			}
+		}
 		p := &vc.Pages[i]
 		if p.Header.Empty() {
 			b.appendNulls(c.expect[k])
@@ -839,6 +858,10 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	st := &set.Time.Statistics
 	covers := r.opts.Time.Covers(st.StartTime, st.EndTime)
 	values := make([]*tsfile.Chunk, len(r.fields))
+	var streams []*tsfile.PageStream
+	if covers {
+		streams = make([]*tsfile.PageStream, len(r.fields))
+	}
 	var tc *tsfile.Chunk
 	readTime := func() error {
 		var err error
@@ -880,8 +903,9 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		var vc *tsfile.Chunk
 		var err error
 		if covers {
-			if vc, err = r.f.ReadChunkBuffer(cm.Offset, r.bufs[j]); err == nil {
-				r.bufs[j] = vc.Data()
+			var st *tsfile.PageStream
+			if st, err = r.f.OpenPageStream(cm.Offset, r.bufs[j], 0); err == nil {
+				streams[j-1], vc = st, &st.Chunk
 			}
 		} else {
 			vc, err = r.f.ReadChunkPages(cm.Offset, func(i int, _ *tsfile.PageHeader) bool {
@@ -902,12 +926,38 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		return err
 	}
 	for _, vc := range values {
-		if vc != nil && len(vc.Pages) != 0 && len(vc.Pages) != len(tc.Pages) {
-			return corruptf(vc.Header.Offset, "chunk header", "value chunk %q has %d pages, its time chunk %d", vc.Header.Measurement, len(vc.Pages), len(tc.Pages))
+		if vc != nil && !covers && len(vc.Pages) != 0 && len(vc.Pages) != len(tc.Pages) {
+			return pageCountError(vc, len(tc.Pages))
 		}
 	}
-	c.set, c.time, c.values, c.page, c.covers = set, tc, values, 0, covers
+	c.set, c.time, c.values, c.streams, c.page, c.covers = set, tc, values, streams, 0, covers
 	return nil
+}
+
+// endStreams reads what is left of the set's streamed value chunks after
+// its last window, checking their page counts against the time chunk's,
+// and keeps their buffers for the next set.
+func (r *Reader) endStreams(c *alignedCursor) error {
+	for j, st := range c.streams {
+		if st == nil {
+			continue
+		}
+		n, err := st.Rest()
+		if err != nil {
+			return err
+		}
+		if n != 0 && n != len(c.time.Pages) {
+			return pageCountError(&st.Chunk, len(c.time.Pages))
+		}
+		r.bufs[1+j] = st.Buffer()
+	}
+	return nil
+}
+
+// pageCountError reports a value chunk whose page count differs from its
+// time chunk's.
+func pageCountError(vc *tsfile.Chunk, timePages int) error {
+	return corruptf(vc.Header.Offset, "chunk header", "value chunk %q has %d pages, its time chunk %d", vc.Header.Measurement, len(vc.Pages), timePages)
 }
 
 // pageError places a decoding error at its page, naming the chunk; see

@@ -62,6 +62,9 @@ func TestReadChunkPages(t *testing.T) {
 					require.Equal(t, whole.Pages[i].Header, all.Pages[i].Header)
 					require.Equal(t, whole.Pages[i].Stored, all.Pages[i].Stored)
 				}
+				for j := range 8 {
+					require.NoError(t, sameStream(f, whole, j))
+				}
 				var seen []int
 				odd, err := f.ReadChunkPages(off, func(i int, p *PageHeader) bool {
 					require.Equal(t, whole.Pages[i].Header, *p)
@@ -99,8 +102,13 @@ func TestReadChunkPagesCorrupt(t *testing.T) {
 			require.NoError(t, err)
 			_, err1 := g.ReadChunk(off)
 			_, err2 := g.ReadChunkPages(off, func(i int, _ *PageHeader) bool { return i%3 == 0 })
+			err3 := streamAll(g, off)
 			if err1 != nil {
 				require.Error(t, err2, "byte %d = %#x: ReadChunk failed with %v", at, v, err1)
+				require.Error(t, err3, "byte %d = %#x: ReadChunk failed with %v", at, v, err1)
+				require.True(t, errors.Is(err3, ErrCorrupt), "%v", err3)
+			} else {
+				require.NoError(t, err3, "byte %d = %#x", at, v)
 			}
 			if err2 != nil {
 				require.True(t, errors.Is(err2, ErrCorrupt), "%v", err2)

@@ -430,6 +430,9 @@ func sameChunk(f *File, off int64, j int) error {
 	case (err == nil) != (perr == nil):
 		return fmt.Errorf("%w: chunk at %d: ReadChunk: %v; ReadChunkPages: %v", errDisagree, off, err, perr)
 	case err != nil:
+		if serr := streamAll(f, off); serr == nil {
+			return fmt.Errorf("%w: chunk at %d: ReadChunk: %v; streamed without error", errDisagree, off, err)
+		}
 		return err
 	case !reflect.DeepEqual(whole.Header, paged.Header) || len(whole.Pages) != len(paged.Pages):
 		return fmt.Errorf("%w: chunk at %d: %+v with %d pages, page by page %+v with %d", errDisagree, off, whole.Header, len(whole.Pages), paged.Header, len(paged.Pages))
@@ -442,6 +445,55 @@ func sameChunk(f *File, off int64, j int) error {
 			(kept && !bytes.Equal(p.Stored, w.Stored)) || (!kept && p.Stored != nil) {
 			return fmt.Errorf("%w: page %d of the chunk at %d: %+v, page by page %+v", errDisagree, i, off, w.Header, p.Header)
 		}
+	}
+	return sameStream(f, whole, j)
+}
+
+// streamAll reads every page of the chunk at off through a PageStream.
+func streamAll(f *File, off int64) error {
+	s, err := f.OpenPageStream(off, nil, 64)
+	if err != nil {
+		return err
+	}
+	_, err = s.Rest()
+	return err
+}
+
+// sameStream reads the chunk through a PageStream, with a window that
+// varies with j (down to one byte, so that every page straddles reads),
+// taking every page or every other one, and compares it with whole, which
+// ReadChunk read without error.
+func sameStream(f *File, whole *Chunk, j int) error {
+	off := whole.Header.Offset
+	windows := []int{1, 13, 200, 0}
+	s, err := f.OpenPageStream(off, nil, windows[j%len(windows)])
+	if err != nil {
+		return fmt.Errorf("%w: chunk at %d: ReadChunk read it, OpenPageStream: %v", errDisagree, off, err)
+	}
+	if !reflect.DeepEqual(whole.Header, s.Header) {
+		return fmt.Errorf("%w: chunk at %d: %+v, streamed %+v", errDisagree, off, whole.Header, s.Header)
+	}
+	step := 1 + j%2
+	for i := 0; i <= len(whole.Pages); i += step {
+		p, err := s.Page(i)
+		if err != nil {
+			return fmt.Errorf("%w: page %d of the chunk at %d: ReadChunk read it, streamed: %v", errDisagree, i, off, err)
+		}
+		if i == len(whole.Pages) {
+			if p != nil {
+				return fmt.Errorf("%w: chunk at %d: streamed a page %d past its %d", errDisagree, off, i, len(whole.Pages))
+			}
+			break
+		}
+		w := &whole.Pages[i]
+		if p == nil || w.Header.Offset != p.Header.Offset || w.Header.HeaderSize != p.Header.HeaderSize || w.Header.CompressedSize != p.Header.CompressedSize ||
+			w.Header.UncompressedSize != p.Header.UncompressedSize || (w.Header.Statistics == nil) != (p.Header.Statistics == nil) || !bytes.Equal(w.Stored, p.Stored) {
+			return fmt.Errorf("%w: page %d of the chunk at %d: %+v, streamed %+v", errDisagree, i, off, w.Header, p)
+		}
+	}
+	n, err := s.Rest()
+	if err != nil || n != len(whole.Pages) {
+		return fmt.Errorf("%w: chunk at %d: %d pages, streamed %d (%v)", errDisagree, off, len(whole.Pages), n, err)
 	}
 	return nil
 }

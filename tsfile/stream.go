@@ -1,0 +1,167 @@
+package tsfile
+
+// PageStream reads the pages of one chunk in order through a window of a
+// reused buffer, for readers that decode a chunk page by page. Reading a
+// whole chunk first (ReadChunkBuffer) copies it into a buffer as large as
+// the chunk, which for the chunks of a chunk set adds up to megabytes: the
+// copy leaves the cache before the decoder reads it back, so every byte
+// crosses the memory bus three times. Through a window of a few hundred
+// kilobytes the decoder reads the bytes the copy has just written, still
+// in the cache, and working memory no longer grows with the chunk.
+//
+// The embedded Chunk holds the header and the headers of the pages parsed
+// so far; a page's Stored is valid only from the call to Page that returned
+// it until the next call, and nil for the pages the window has passed.
+// PayloadDecoder.Payload takes &s.Chunk and the page's index as usual.
+// Page headers are checked as ReadChunk checks them, when they are reached.
+type PageStream struct {
+	Chunk
+	f      *File
+	win    []byte // file bytes [winAt, winAt+len(win)) of the chunk
+	winAt  int64
+	next   int64 // offset of the next page header not yet parsed
+	window int   // bytes to read at a time, at least
+	kept   int   // pages before this index have had their Stored dropped
+}
+
+// DefaultStreamWindow is the read size of a PageStream opened with a
+// window of 0: large enough that a read costs little more than its copy,
+// small enough that a window of each of a dozen columns stays in a core's
+// cache.
+const DefaultStreamWindow = 128 << 10
+
+// OpenPageStream reads the header of the chunk at off, verifying it like
+// ReadChunk, and returns a stream over its pages that reads window bytes
+// at a time (DefaultStreamWindow if 0) into buf, grown when a page needs
+// more. dev is the device the index files the chunk under, as for
+// ReadChunkHeader (nil: from the index).
+func (f *File) OpenPageStream(off int64, buf []byte, window int) (*PageStream, error) {
+	h, err := f.readableChunkHeader(off, nil)
+	if err != nil {
+		return nil, err
+	}
+	if window <= 0 {
+		window = DefaultStreamWindow
+	}
+	return &PageStream{
+		Chunk:  Chunk{Header: h, crypt: f.crypt},
+		f:      f,
+		win:    buf[:0],
+		winAt:  h.DataOffset(),
+		next:   h.DataOffset(),
+		window: window,
+	}, nil
+}
+
+// Buffer returns the stream's buffer, for reuse by the next stream once
+// this one is done with.
+func (s *PageStream) Buffer() []byte { return s.win[:0] }
+
+// Page returns page i of the chunk, reading on to it, or nil when the
+// chunk ends before page i. Pages are taken in increasing order; the
+// pages between the last one taken and i are read past (their headers
+// kept, their bodies dropped).
+func (s *PageStream) Page(i int) (*Page, error) {
+	for len(s.Pages) <= i {
+		ok, err := s.parseNext()
+		if err != nil || !ok {
+			return nil, err
+		}
+	}
+	p := &s.Pages[i]
+	if p.Stored == nil && p.Header.UncompressedSize != 0 {
+		return nil, corruptf(p.Header.Offset, "page header", "page %d of chunk %q was read past (pages are taken in order)", i, s.Header.Measurement)
+	}
+	return p, nil
+}
+
+// Rest parses the headers of the pages not yet reached and checks the
+// chunk's page count as ReadChunk does; it returns how many pages the chunk
+// has.
+func (s *PageStream) Rest() (int, error) {
+	for {
+		ok, err := s.parseNext()
+		if err != nil {
+			return len(s.Pages), err
+		}
+		if !ok {
+			return len(s.Pages), checkPageCount(&s.Chunk)
+		}
+	}
+}
+
+// parseNext parses the next page header and brings the whole page into
+// the window; false at the chunk's end.
+func (s *PageStream) parseNext() (bool, error) {
+	h := &s.Header
+	pos := s.next
+	if pos >= h.End() {
+		return false, nil
+	}
+	// A page header holds two varints and at most one Statistics, whose
+	// largest form is four strings.
+	maxHeader := int64(10 + 3*8 + 4*(5+s.f.opts.MaxStringLength) + 16)
+	n := min(h.End()-pos, pageWindow)
+	var p PageHeader
+	for {
+		b, err := s.bytes(pos, n, "page header")
+		if err != nil {
+			return false, err
+		}
+		d := s.f.newBuf(b, pos, "page header")
+		p = d.pageHeader(h)
+		if d.err == nil {
+			break
+		}
+		if d.short == 0 || n == h.End()-pos || d.short-pos > maxHeader {
+			return false, d.err
+		}
+		n = min(h.End()-pos, max(d.short-pos+64, 2*n))
+	}
+	if err := s.f.checkPageHeader(h, &p); err != nil {
+		return false, err
+	}
+	if h.SinglePage() && len(s.Pages) == 1 {
+		return false, corruptf(h.Offset, "chunk header", "single-page chunk marker 0x%02x but more than one page", h.Marker)
+	}
+	// Header and body in one window, so that the body is one slice.
+	whole, err := s.bytes(pos, p.End()-pos, "page payload")
+	if err != nil {
+		return false, err
+	}
+	s.Pages = append(s.Pages, Page{Header: p, Stored: whole[p.HeaderSize:]})
+	s.next = p.End()
+	return true, nil
+}
+
+// bytes returns the n bytes of the file at off, which lie in the chunk's
+// data, moving the window forward to them if they are not all in it: the
+// bytes from off on that the window holds move to the front of the buffer
+// and a read fills the rest, up to the window size or the chunk's end.
+func (s *PageStream) bytes(off, n int64, structure string) ([]byte, error) {
+	if off >= s.winAt && off+n <= s.winAt+int64(len(s.win)) {
+		return s.win[off-s.winAt : off-s.winAt+n], nil
+	}
+	end := s.Header.End()
+	size := min(end-off, max(n, int64(s.window)))
+	keep := 0
+	if off >= s.winAt && off < s.winAt+int64(len(s.win)) {
+		keep = copy(s.win, s.win[off-s.winAt:])
+	}
+	if int64(cap(s.win)) < size {
+		grown := make([]byte, size)
+		copy(grown, s.win[:keep])
+		s.win = grown
+	}
+	s.win = s.win[:size]
+	if _, err := s.f.readInto(s.win[keep:], off+int64(keep), structure); err != nil {
+		s.win, s.winAt = s.win[:0], off
+		return nil, err
+	}
+	s.winAt = off
+	// The bodies of the pages before off were in the bytes just replaced.
+	for ; s.kept < len(s.Pages); s.kept++ {
+		s.Pages[s.kept].Stored = nil
+	}
+	return s.win[:n], nil
+}
