@@ -511,8 +511,8 @@ type alignedCursor struct {
 	// streams are the value chunks read page by page (when the set lies
 	// in the time range), by field index; their Chunks are in values.
 	streams []*tsfile.PageStream
-	page   int
-	covers bool // every timestamp of the set lies in Options.Time
+	page    int
+	covers  bool // every timestamp of the set lies in Options.Time
 
 	pages  []int   // the window: indexes of the pages to decode
 	expect []int   // per window page: its count by the statistics
