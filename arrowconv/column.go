@@ -465,6 +465,11 @@ type binaryBuilder struct {
 	values  *memory.Buffer
 	size    int     // bytes of values in use, equal to the last offset
 	ends    []int32 // scratch: ends of a page's compacted values
+	// stored and decoded count the bytes of the value streams of the
+	// pages decoded so far and of their values, by which a page's room is
+	// reserved: a DICTIONARY page decodes to several times its size, and
+	// a decoder that runs out of room grows a heap copy of the batch.
+	stored, decoded int64
 	// text is TEXT or STRING when decoded values must be checked to be
 	// UTF-8, as Arrow's utf8 type requires; zero for BLOB and OBJECT.
 	text tsfile.DataType
@@ -547,10 +552,14 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 	}
 	b.reserve(n)
 	// PLAIN values never outgrow their stream, so this reservation lets
-	// AppendBinary write into the buffer; an encoding that expands makes it
-	// reallocate, and its bytes are copied in below.
-	if err := b.reserveBytes(len(src)); err != nil {
-		return err
+	// AppendBinary write into the buffer; for an encoding that expands it
+	// is the stream's size times the expansion seen so far, with a
+	// margin. A page that still outgrows it makes AppendBinary reallocate,
+	// and its bytes are copied in below.
+	if b.decoded <= b.stored || b.reserveBytes(int(min(float64(len(src))*1.25*float64(b.decoded)/float64(b.stored)+64, math.MaxInt32/2))) != nil {
+		if err := b.reserveBytes(len(src)); err != nil {
+			return err
+		}
 	}
 	// Slices of the buffer are capped at its length: a decoder appending
 	// past it must reallocate, since bytes written into spare capacity
@@ -595,6 +604,8 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 	}
 	b.size += len(data)
 	b.n += n
+	b.stored += int64(len(src))
+	b.decoded += int64(len(data))
 	if b.text != 0 {
 		return b.checkUTF8(b.n-n, b.n)
 	}
