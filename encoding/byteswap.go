@@ -7,7 +7,7 @@ import "encoding/binary"
 // little-endian: decoding them is a byte swap of the whole stream, which
 // on amd64 runs 32 bytes an instruction (byteswap_amd64.s) instead of 8.
 
-// swapWords64 stores the big-endian 8-byte words of src in dst;
+// swapWords64Generic stores the big-endian 8-byte words of src in dst;
 // len(src) == 8*len(dst).
 func swapWords64Generic(dst []uint64, src []byte) {
 	src = src[:8*len(dst)]
@@ -16,7 +16,7 @@ func swapWords64Generic(dst []uint64, src []byte) {
 	}
 }
 
-// swapWords32 stores the big-endian 4-byte words of src in dst;
+// swapWords32Generic stores the big-endian 4-byte words of src in dst;
 // len(src) == 4*len(dst).
 func swapWords32Generic(dst []uint32, src []byte) {
 	src = src[:4*len(dst)]
