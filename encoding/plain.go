@@ -52,11 +52,41 @@ func decodePlainInt32(dst []int32, src []byte) error {
 		if off == len(src) {
 			return corrupt(Plain, typeInt32, off, "stream ends after %d of %d values", i, len(dst))
 		}
-		// Most PLAIN INT32 values in practice are small; skip the loop for one-byte varints.
-		if c := src[off]; c < 0x80 {
-			dst[i] = unzigzag32(uint32(c))
-			off++
-			continue
+		// Away from the end a varint is decoded unrolled, its five
+		// possible bytes bounds-checked at once.
+		if off <= len(src)-maxVarintLen32 {
+			b := src[off : off+maxVarintLen32]
+			c := uint32(b[0])
+			if c < 0x80 {
+				dst[i] = unzigzag32(c)
+				off++
+				continue
+			}
+			u := c & 0x7f
+			if c = uint32(b[1]); c < 0x80 {
+				dst[i] = unzigzag32(u | c<<7)
+				off += 2
+				continue
+			}
+			u |= (c & 0x7f) << 7
+			if c = uint32(b[2]); c < 0x80 {
+				dst[i] = unzigzag32(u | c<<14)
+				off += 3
+				continue
+			}
+			u |= (c & 0x7f) << 14
+			if c = uint32(b[3]); c < 0x80 {
+				dst[i] = unzigzag32(u | c<<21)
+				off += 4
+				continue
+			}
+			u |= (c & 0x7f) << 21
+			if c = uint32(b[4]); c <= 0x0f {
+				dst[i] = unzigzag32(u | c<<28)
+				off += 5
+				continue
+			}
+			// Fall through to the checked decoder for its error.
 		}
 		u, n := uvarint32(src[off:])
 		switch {

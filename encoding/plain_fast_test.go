@@ -1,0 +1,97 @@
+package encoding
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestPlainBinaryShortCopies round-trips values of every length around
+// the 16-byte fast copy, with the values last in the stream and the data
+// buffer at exactly the capacity they need, where the fast path must give
+// way to copy, and checks that bytes before the appended ones are kept.
+func TestPlainBinaryShortCopies(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 1; n <= 40; n++ {
+		vals := make([][]byte, n)
+		total := 0
+		for i := range vals {
+			vals[i] = make([]byte, r.IntN(34))
+			for j := range vals[i] {
+				vals[i][j] = byte(r.Uint32())
+			}
+			total += len(vals[i])
+		}
+		src, err := AppendEncodedBinary(Plain, nil, vals)
+		require.NoError(t, err)
+		for _, slack := range []int{0, 1, 15, 16, 64} {
+			prefix := []byte("kept")
+			data := make([]byte, len(prefix), len(prefix)+total+slack)
+			copy(data, prefix)
+			offsets := []int32{int32(len(prefix))}
+			offs, out, err := AppendBinary(Plain, offsets, data, n, src)
+			require.NoError(t, err)
+			require.Equal(t, prefix, out[:len(prefix)])
+			require.Len(t, offs, n+1)
+			for i, v := range vals {
+				require.Equal(t, v, out[offs[i]:offs[i+1]], "n=%d slack=%d value %d", n, slack, i)
+			}
+		}
+	}
+}
+
+// TestPlainInt32Unrolled decodes every VarInt length, overlong forms and
+// the overflowing fifth byte both on the unrolled path (five bytes or more
+// left) and on the checked one (the stream's last bytes), which must agree.
+func TestPlainInt32Unrolled(t *testing.T) {
+	cases := []struct {
+		name string
+		in   []byte
+		want int32
+		err  string
+	}{
+		{"1 byte", []byte{0x02}, 1, ""},
+		{"2 bytes", []byte{0xac, 0x02}, 150, ""},
+		{"3 bytes", []byte{0x80, 0x80, 0x01}, 8192, ""},
+		{"4 bytes", []byte{0x80, 0x80, 0x80, 0x01}, 1 << 20, ""},
+		{"5 bytes max", []byte{0xfe, 0xff, 0xff, 0xff, 0x0f}, math.MaxInt32, ""},
+		{"5 bytes min", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, math.MinInt32, ""},
+		{"overlong", []byte{0x82, 0x80, 0x00}, 1, ""},
+		{"overflow", []byte{0xff, 0xff, 0xff, 0xff, 0x10}, 0, "VarInt overflows 32 bits"},
+		{"six bytes", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, 0, "VarInt overflows 32 bits"},
+	}
+	for _, tc := range cases {
+		for _, pad := range []int{0, 1, 5, 9} {
+			t.Run(fmt.Sprintf("%s/pad=%d", tc.name, pad), func(t *testing.T) {
+				// The value first, then pad one-byte zeros: with five or
+				// more bytes after its start it takes the unrolled path.
+				src := append(bytes.Clone(tc.in), make([]byte, pad)...)
+				dst := make([]int32, 1+pad)
+				err := decodePlainInt32(dst, src)
+				if tc.err != "" {
+					require.ErrorContains(t, err, tc.err)
+					require.ErrorContains(t, err, "at byte 0")
+					return
+				}
+				require.NoError(t, err)
+				require.Equal(t, tc.want, dst[0])
+				require.Equal(t, make([]int32, pad), dst[1:])
+			})
+		}
+	}
+	// A random stream of every length decodes the same both ways.
+	r := rand.New(rand.NewPCG(7, 8))
+	vals := make([]int32, 5000)
+	for i := range vals {
+		vals[i] = int32(r.Uint32() >> r.UintN(32))
+	}
+	src, err := AppendEncodedInt32(Plain, nil, vals)
+	require.NoError(t, err)
+	got := make([]int32, len(vals))
+	require.NoError(t, decodePlainInt32(got, src))
+	require.Equal(t, vals, got)
+}
