@@ -2,6 +2,7 @@ package benchmarks
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -80,10 +81,10 @@ func cpuTime() time.Duration {
 
 // client dials the server with options a user reading large streams
 // would set (no message size limit, large flow-control windows and read
-// buffer), or with gRPC's defaults when TSARROW_FLIGHT_CLIENT=stock.
+// buffer), or with gRPC's defaults when TSARROW_FLIGHT_DIAL=default.
 func (fb *flightBench) client(b *testing.B) arrowflight.Client {
 	opts := []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
-	if os.Getenv("TSARROW_FLIGHT_CLIENT") != "stock" {
+	if os.Getenv("TSARROW_FLIGHT_DIAL") != "default" {
 		opts = append(opts,
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(256<<20)),
 			grpc.WithInitialWindowSize(8<<20), grpc.WithInitialConnWindowSize(16<<20),
@@ -106,9 +107,21 @@ func (fb *flightBench) info(b *testing.B, c arrowflight.Client) *arrowflight.Fli
 	return fi
 }
 
-// readEndpoint reads one endpoint's stream to the end, counting rows and
-// the Arrow bytes of the received batches as scanFile counts them.
+// readEndpoint reads one endpoint's stream to the end with flight.DoGet,
+// as a Go user of this module would, counting rows and the Arrow bytes of
+// the received batches as scanFile counts them.
 func readEndpoint(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, outBytes int64, err error) {
+	r, err := flight.DoGet(context.Background(), c, ep.Ticket)
+	if err != nil {
+		return 0, 0, err
+	}
+	return readRecords(r)
+}
+
+// readEndpointStock is readEndpoint with arrow-go's Flight client as it
+// comes: its DoGet and flight.NewRecordReader, through gRPC's protobuf
+// codec.
+func readEndpointStock(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, outBytes int64, err error) {
 	s, err := c.DoGet(context.Background(), ep.Ticket)
 	if err != nil {
 		return 0, 0, err
@@ -117,6 +130,10 @@ func readEndpoint(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, o
 	if err != nil {
 		return 0, 0, err
 	}
+	return readRecords(r)
+}
+
+func readRecords(r *arrowflight.Reader) (rows, outBytes int64, err error) {
 	defer r.Release()
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -126,16 +143,33 @@ func readEndpoint(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, o
 	return rows, outBytes, r.Err()
 }
 
+// untimed measures the wall and CPU time of a run outside the benchmark
+// timer.
+type untimed struct{ wall, cpu time.Duration }
+
+func (u *untimed) run(b *testing.B, f func() error) {
+	start, c0 := time.Now(), cpuTime()
+	if err := f(); err != nil {
+		b.Fatal(err)
+	}
+	u.wall += time.Since(start)
+	u.cpu += cpuTime() - c0
+}
+
 // BenchmarkFlightDoGet reads the whole generated table over loopback
 // through one DoGet of an uncompressed IPC stream, with the arrow-go
-// Flight client in the same process. Between the timed iterations (outside
-// the timer) it scans the same file in-process with the same options, so
-// x-inprocess (Flight speed over in-process speed) compares runs that met
-// the same machine noise. cpu-ms/op is the process's CPU time (user and
-// system, server and client together) during a timed read, and
-// x-inprocess-cpu the in-process scan's CPU time over it: what the
-// transport costs on top of decoding, which other load on the machine
-// disturbs far less than it does wall time.
+// Flight client and flight.DoGet in the same process. Between the timed
+// iterations (outside the timer) it scans the same file in-process with
+// the same options and reads the stream again with the stock client
+// (arrow-go's DoGet and NewRecordReader, gRPC's protobuf codec), in
+// alternating order, so that x-inprocess (the timed read's speed over
+// the in-process scan's) and x-stock-client (its speed over the stock
+// client's) compare runs that met the same machine noise. cpu-ms/op is
+// the process's CPU time (user and system, server and client together)
+// during a timed read, x-inprocess-cpu and x-stock-client-cpu the other
+// runs' CPU time over it: what the transport costs on top of decoding,
+// which other load on the machine disturbs far less than it does wall
+// time.
 func BenchmarkFlightDoGet(b *testing.B) {
 	for _, v := range Variants {
 		b.Run(v, func(b *testing.B) {
@@ -145,12 +179,34 @@ func BenchmarkFlightDoGet(b *testing.B) {
 			if len(fi.Endpoint) != 1 {
 				b.Fatalf("%d endpoints, want 1", len(fi.Endpoint))
 			}
+			ep := fi.Endpoint[0]
 			var out int64
-			var local, cpu, localCPU time.Duration
+			var cpu time.Duration
+			var local, stock untimed
+			scan := func() error {
+				_, _, err := scanFile(fb.path, &arrowconv.Options{})
+				return err
+			}
+			readStock := func() error {
+				rows, _, err := readEndpointStock(c, ep)
+				if err == nil && rows != int64(fb.rows) {
+					err = fmt.Errorf("stock client read %d rows, want %d", rows, fb.rows)
+				}
+				return err
+			}
+			// One untimed round first: the process's heap grows to its
+			// working size (some 150 MB of fresh pages) during the first
+			// read, which would otherwise land on the timed side alone.
+			if _, _, err := readEndpoint(c, ep); err != nil {
+				b.Fatal(err)
+			}
+			new(untimed).run(b, readStock)
+			new(untimed).run(b, scan)
 			b.ReportAllocs()
+			i := 0
 			for b.Loop() {
 				c0 := cpuTime()
-				rows, n, err := readEndpoint(c, fi.Endpoint[0])
+				rows, n, err := readEndpoint(c, ep)
 				cpu += cpuTime() - c0
 				if err != nil {
 					b.Fatal(err)
@@ -160,30 +216,36 @@ func BenchmarkFlightDoGet(b *testing.B) {
 				}
 				out = n
 				b.StopTimer()
-				start, c1 := time.Now(), cpuTime()
-				if _, _, err := scanFile(fb.path, &arrowconv.Options{}); err != nil {
-					b.Fatal(err)
+				if i%2 == 0 {
+					local.run(b, scan)
+					stock.run(b, readStock)
+				} else {
+					stock.run(b, readStock)
+					local.run(b, scan)
 				}
-				local += time.Since(start)
-				localCPU += cpuTime() - c1
+				i++
 				b.StartTimer()
 			}
 			b.SetBytes(out)
 			perOp := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(float64(fb.rows)/perOp, "rows/s")
 			b.ReportMetric(float64(out)/perOp/1e9, "decoded-GB/s")
-			b.ReportMetric(local.Seconds()/b.Elapsed().Seconds(), "x-inprocess")
+			b.ReportMetric(local.wall.Seconds()/b.Elapsed().Seconds(), "x-inprocess")
 			b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(localCPU.Seconds()/cpu.Seconds(), "x-inprocess-cpu")
+			b.ReportMetric(local.cpu.Seconds()/cpu.Seconds(), "x-inprocess-cpu")
+			b.ReportMetric(stock.wall.Seconds()/b.Elapsed().Seconds(), "x-stock-client")
+			b.ReportMetric(stock.cpu.Seconds()/cpu.Seconds(), "x-stock-client-cpu")
 		})
 	}
 }
 
 // BenchmarkFlightDoGetParallel reads a flight cut into at least 8
-// endpoints with 8 clients (one connection each) at once, and reports the
-// speedup over reading the whole file through one endpoint, timed between
-// the iterations as BenchmarkFlightDoGet times in-process scans;
-// x-one-endpoint-cpu is the single read's CPU time over the parallel one.
+// endpoints with 8 clients (one connection each) at once, with
+// flight.DoGet, and reports the speedup over reading the whole file
+// through one endpoint (x-one-endpoint) and over the same parallel read
+// with the stock client (x-stock-client), both timed between the
+// iterations as BenchmarkFlightDoGet times its comparisons; the -cpu
+// metrics are the same ratios of CPU time.
 func BenchmarkFlightDoGetParallel(b *testing.B) {
 	const readers = 8
 	// Cut the file's estimated size into about 16 endpoints.
@@ -200,11 +262,9 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 	if len(fi.Endpoint) < readers {
 		b.Fatalf("%d endpoints, want at least %d", len(fi.Endpoint), readers)
 	}
-	var out int64
-	var serial, cpu, serialCPU time.Duration
-	b.ReportAllocs()
-	for b.Loop() {
-		c0 := cpuTime()
+	// parallel reads every endpoint with the readers, returning the rows
+	// and Arrow bytes read.
+	parallel := func(read func(arrowflight.Client, *arrowflight.FlightEndpoint) (int64, int64, error)) (int64, int64, error) {
 		var mu sync.Mutex
 		var rows, n int64
 		var firstErr error
@@ -214,12 +274,10 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 		}
 		close(next)
 		var wg sync.WaitGroup
-		for i := 0; i < readers; i++ {
-			wg.Add(1)
-			go func(c arrowflight.Client) {
-				defer wg.Done()
+		for _, c := range clients {
+			wg.Go(func() {
 				for ep := range next {
-					r, k, err := readEndpoint(c, ep)
+					r, k, err := read(c, ep)
 					mu.Lock()
 					rows, n = rows+r, n+k
 					if err != nil && firstErr == nil {
@@ -227,24 +285,51 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 					}
 					mu.Unlock()
 				}
-			}(clients[i])
+			})
 		}
 		wg.Wait()
-		cpu += cpuTime() - c0
-		if firstErr != nil {
-			b.Fatal(firstErr)
+		if firstErr == nil && rows != int64(fb.rows) {
+			firstErr = fmt.Errorf("read %d rows, want %d", rows, fb.rows)
 		}
-		if rows != int64(fb.rows) {
-			b.Fatalf("read %d rows, want %d", rows, fb.rows)
+		return rows, n, firstErr
+	}
+	readOne := func() error {
+		_, _, err := readEndpoint(one, oneInfo.Endpoint[0])
+		return err
+	}
+	readStock := func() error {
+		_, _, err := parallel(readEndpointStock)
+		return err
+	}
+	// An untimed round first, as in BenchmarkFlightDoGet: the parallel
+	// read grows the heap by far more than one stream does.
+	if _, _, err := parallel(readEndpoint); err != nil {
+		b.Fatal(err)
+	}
+	new(untimed).run(b, readStock)
+	new(untimed).run(b, readOne)
+	var out int64
+	var cpu time.Duration
+	var serial, stock untimed
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c0 := cpuTime()
+		_, n, err := parallel(readEndpoint)
+		cpu += cpuTime() - c0
+		if err != nil {
+			b.Fatal(err)
 		}
 		out = n
 		b.StopTimer()
-		start, c1 := time.Now(), cpuTime()
-		if _, _, err := readEndpoint(one, oneInfo.Endpoint[0]); err != nil {
-			b.Fatal(err)
+		if i%2 == 0 {
+			serial.run(b, readOne)
+			stock.run(b, readStock)
+		} else {
+			stock.run(b, readStock)
+			serial.run(b, readOne)
 		}
-		serial += time.Since(start)
-		serialCPU += cpuTime() - c1
+		i++
 		b.StartTimer()
 	}
 	b.SetBytes(out)
@@ -252,7 +337,9 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 	b.ReportMetric(float64(len(fi.Endpoint)), "endpoints")
 	b.ReportMetric(float64(fb.rows)/perOp, "rows/s")
 	b.ReportMetric(float64(out)/perOp/1e9, "decoded-GB/s")
-	b.ReportMetric(serial.Seconds()/b.Elapsed().Seconds(), "x-one-endpoint")
+	b.ReportMetric(serial.wall.Seconds()/b.Elapsed().Seconds(), "x-one-endpoint")
 	b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
-	b.ReportMetric(serialCPU.Seconds()/cpu.Seconds(), "x-one-endpoint-cpu")
+	b.ReportMetric(serial.cpu.Seconds()/cpu.Seconds(), "x-one-endpoint-cpu")
+	b.ReportMetric(stock.wall.Seconds()/b.Elapsed().Seconds(), "x-stock-client")
+	b.ReportMetric(stock.cpu.Seconds()/cpu.Seconds(), "x-stock-client-cpu")
 }

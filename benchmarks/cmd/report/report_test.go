@@ -187,6 +187,21 @@ BenchmarkFlightDoGet/plain-2 2 1 ns/op 1.5 decoded-GB/s 19000000 rows/s 0.8 x-in
 			want:    row{Figure: "16 endpoints, 2 GB/s", Ratio: "1.6x one endpoint", Met: "yes"},
 		},
 		{
+			name:    "flight: against the stock client",
+			lines:   `BenchmarkFlightDoGet/default-2 2 1 ns/op 1.2 decoded-GB/s 15000000 rows/s 0.48 x-inprocess 1.2 x-stock-client 1.15 x-stock-client-cpu`,
+			section: flightSection,
+			c:       "Flight DoGet, default mix, stock client",
+			want: row{Figure: "stock client 1 GB/s, 0.4x in-process", Peer: "flight.DoGet, interleaved",
+				Ratio: "flight.DoGet 1.2x stock", Target: "-", Met: "-"},
+		},
+		{
+			name:    "flight: parallel endpoints against the stock client",
+			lines:   `BenchmarkFlightDoGetParallel-2 2 1 ns/op 16 endpoints 2 decoded-GB/s 0.8 x-one-endpoint 1.25 x-stock-client`,
+			section: flightSection,
+			c:       "Flight DoGet, 8 readers over one flight's endpoints, stock client",
+			want:    row{Figure: "stock client 1.6 GB/s, 8 readers", Ratio: "flight.DoGet 1.25x stock", Met: "-"},
+		},
+		{
 			name: "scaling against the next smaller size",
 			lines: `BenchmarkScaling/rows=1000000 1 100000000 ns/op 15 file-MB 50 peak-RSS-MB
 BenchmarkScaling/rows=1000000 1 120000000 ns/op 15 file-MB 52 peak-RSS-MB

@@ -307,6 +307,9 @@ func flightSection(r *results) section {
 				Peer: "in-process scan's CPU time", Ratio: x(xc) + " in-process CPU", Limit: "-", XLimit: "-",
 				Target: "-", Met: "-", peerX: xc})
 		}
+		if xs, _ := r.get(name, "x-stock-client"); xs > 0 {
+			s.Rows = append(s.Rows, stockRow(c, fmt.Sprintf("%s, %s in-process", gb(dec/xs), x(xi/xs)), xs))
+		}
 	}
 	name := "FlightDoGetParallel"
 	c := "Flight DoGet, 8 readers over one flight's endpoints"
@@ -319,11 +322,23 @@ func flightSection(r *results) section {
 		s.Rows = append(s.Rows, row{Case: c, Figure: fmt.Sprintf("%.0f endpoints, %s", eps, gb(dec)),
 			Peer: "one endpoint, interleaved", Ratio: x(xo) + " one endpoint", Limit: "-", XLimit: "-",
 			Target: ">= 1.5x one endpoint", Met: met(xo >= 1.5), peerX: xo})
+		if xs, _ := r.get(name, "x-stock-client"); xs > 0 {
+			s.Rows = append(s.Rows, stockRow(c, gb(dec/xs)+", 8 readers", xs))
+		}
 	}
 	s.Note = "`BenchmarkFlightDoGet` and `BenchmarkFlightDoGetParallel` (see the Flight section of benchmarks/README.md): " +
-		"the arrow-go Flight client reads the generated file from a `flight.Server` on 127.0.0.1 in the same process, " +
-		"with an in-process `arrowconv` scan of the same file (or a one-endpoint read) between the timed reads."
+		"arrow-go's Flight client reads the generated file through `flight.DoGet` from a `flight.Server` on 127.0.0.1 " +
+		"in the same process, with an in-process `arrowconv` scan of the same file (or a one-endpoint read) and the " +
+		"same read with the stock client (arrow-go's `DoGet` and `NewRecordReader`) between the timed reads."
 	return s
+}
+
+// stockRow compares flight.DoGet with the stock arrow-go client, read
+// interleaved with it: xs is flight.DoGet's speed over the stock client's,
+// and figure the stock client's own.
+func stockRow(c, figure string, xs float64) row {
+	return row{Case: c + ", stock client", Figure: "stock client " + figure, Peer: "flight.DoGet, interleaved",
+		Ratio: "flight.DoGet " + x(xs) + " stock", Limit: "-", XLimit: "-", Target: "-", Met: "-", peerX: xs}
 }
 
 // scalingSection is case 6: scan time and peak RSS of the default mix at
