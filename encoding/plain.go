@@ -179,6 +179,13 @@ func decodePlainBinary(offsets []int32, data []byte, n int, src []byte) ([]int32
 			return origOffsets, origData, fmt.Errorf("encoding: PLAIN BINARY value at byte %d would grow data past %d bytes, which int32 offsets cannot address: %w", off, maxBinaryData, ErrUnsupported)
 		}
 		off = start + length
+		if length > len(buf)-d {
+			// Only a stream too short for its n values gets here (each
+			// value takes at least its length byte); grow so that the
+			// error it ends in is the one appending would give.
+			buf = slices.Grow(buf[:d], length)
+			buf = buf[:cap(buf)]
+		}
 		if length <= 16 && start <= len(src)-16 && d <= len(buf)-16 {
 			w := buf[d : d+16]
 			v := src[start : start+16]

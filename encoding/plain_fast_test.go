@@ -95,3 +95,16 @@ func TestPlainInt32Unrolled(t *testing.T) {
 	require.NoError(t, decodePlainInt32(got, src))
 	require.Equal(t, vals, got)
 }
+
+// TestPlainBinaryShortStream decodes a stream whose first value takes
+// more bytes than the stream's length bound for all its values leaves in
+// the buffer: the decoder must grow rather than write past it, and fail as
+// appending did, at the stream's end.
+func TestPlainBinaryShortStream(t *testing.T) {
+	src := []byte{120} // zigzag 60: a 60-byte value
+	src = append(src, bytes.Repeat([]byte{'x'}, 60)...)
+	src = append(src, make([]byte, 20)...) // 20 empty values
+	_, _, err := AppendBinary(Plain, []int32{0}, nil, 70, src)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, "stream ends before 70 values")
+}
