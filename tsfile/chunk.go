@@ -197,28 +197,9 @@ func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (
 		}
 		return win[at-winAt : at-winAt+n], nil
 	}
-	// A page header holds two varints and at most one Statistics, whose
-	// largest form is four strings.
-	maxHeader := int64(10 + 3*8 + 4*(5+f.opts.MaxStringLength) + 16)
 	for pos := h.DataOffset(); pos < h.End(); {
-		n := min(h.End()-pos, pageWindow)
-		var p PageHeader
-		for {
-			b, err := get(pos, n, pageWindow, "page header")
-			if err != nil {
-				return nil, err
-			}
-			d := f.newBuf(b, pos, "page header")
-			p = d.pageHeader(&h)
-			if d.err == nil {
-				break
-			}
-			if d.short == 0 || n == h.End()-pos || d.short-pos > maxHeader {
-				return nil, d.err
-			}
-			n = min(h.End()-pos, max(d.short-pos+64, 2*n))
-		}
-		if err := f.checkPageHeader(&h, &p); err != nil {
+		p, err := f.pageHeaderAt(&h, pos, func(n int64) ([]byte, error) { return get(pos, n, pageWindow, "page header") })
+		if err != nil {
 			return nil, err
 		}
 		pg := Page{Header: p}
@@ -231,6 +212,32 @@ func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (
 		pos = p.End()
 	}
 	return c, checkPageCount(c)
+}
+
+// pageHeaderAt decodes and checks the header of the page at pos of the
+// chunk h, reading it with read(n), which returns the n bytes at pos: a
+// window of pageWindow bytes first, more when the header runs past it, up
+// to the largest header the limits allow.
+func (f *File) pageHeaderAt(h *ChunkHeader, pos int64, read func(n int64) ([]byte, error)) (PageHeader, error) {
+	// A page header holds two varints and at most one Statistics, whose
+	// largest form is four strings.
+	maxHeader := int64(10 + 3*8 + 4*(5+f.opts.MaxStringLength) + 16)
+	n := min(h.End()-pos, pageWindow)
+	for {
+		b, err := read(n)
+		if err != nil {
+			return PageHeader{}, err
+		}
+		d := f.newBuf(b, pos, "page header")
+		p := d.pageHeader(h)
+		if d.err == nil {
+			return p, f.checkPageHeader(h, &p)
+		}
+		if d.short == 0 || n == h.End()-pos || d.short-pos > maxHeader {
+			return PageHeader{}, d.err
+		}
+		n = min(h.End()-pos, max(d.short-pos+64, 2*n))
+	}
 }
 
 // PayloadDecoder turns stored page payloads into uncompressed ones. It

@@ -98,27 +98,8 @@ func (s *PageStream) parseNext() (bool, error) {
 	if pos >= h.End() {
 		return false, nil
 	}
-	// A page header holds two varints and at most one Statistics, whose
-	// largest form is four strings.
-	maxHeader := int64(10 + 3*8 + 4*(5+s.f.opts.MaxStringLength) + 16)
-	n := min(h.End()-pos, pageWindow)
-	var p PageHeader
-	for {
-		b, err := s.bytes(pos, n, "page header")
-		if err != nil {
-			return false, err
-		}
-		d := s.f.newBuf(b, pos, "page header")
-		p = d.pageHeader(h)
-		if d.err == nil {
-			break
-		}
-		if d.short == 0 || n == h.End()-pos || d.short-pos > maxHeader {
-			return false, d.err
-		}
-		n = min(h.End()-pos, max(d.short-pos+64, 2*n))
-	}
-	if err := s.f.checkPageHeader(h, &p); err != nil {
+	p, err := s.f.pageHeaderAt(h, pos, func(n int64) ([]byte, error) { return s.bytes(pos, n, "page header") })
+	if err != nil {
 		return false, err
 	}
 	if h.SinglePage() && len(s.Pages) == 1 {
