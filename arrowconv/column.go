@@ -556,7 +556,13 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 	// is the stream's size times the expansion seen so far, with a
 	// margin. A page that still outgrows it makes AppendBinary reallocate,
 	// and its bytes are copied in below.
-	if b.decoded <= b.stored || b.reserveBytes(int(min(float64(len(src))*1.25*float64(b.decoded)/float64(b.stored)+64, math.MaxInt32/2))) != nil {
+	room := len(src)
+	if b.decoded > b.stored {
+		room = int(min(float64(len(src))*1.25*float64(b.decoded)/float64(b.stored)+64, math.MaxInt32/2))
+	}
+	// Only the stream's own size may fail for the 2 GiB bound of a
+	// batch, not the estimate on top of it.
+	if b.reserveBytes(room) != nil {
 		if err := b.reserveBytes(len(src)); err != nil {
 			return err
 		}

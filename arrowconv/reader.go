@@ -735,7 +735,9 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 	if c.streams != nil {
 		st = c.streams[j]
 	}
-	if vc == nil || (st == nil && len(vc.Pages) == 0) || (st != nil && vc.Header.DataSize == 0) {
+	// A chunk without data bytes is a chunk without pages, whether read
+	// whole or streamed (whose pages are not read yet).
+	if vc == nil || vc.Header.DataSize == 0 {
 		for k := range got {
 			got[k] = gotAbsent
 		}
