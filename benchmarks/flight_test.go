@@ -156,6 +156,16 @@ func (u *untimed) run(b *testing.B, f func() error) {
 	u.cpu += cpuTime() - c0
 }
 
+// runBoth runs fx into x and fy into y, swapping their order every other
+// round so that neither always follows the timed read.
+func runBoth(b *testing.B, round int, x *untimed, fx func() error, y *untimed, fy func() error) {
+	if round%2 == 1 {
+		x, fx, y, fy = y, fy, x, fx
+	}
+	x.run(b, fx)
+	y.run(b, fy)
+}
+
 // BenchmarkFlightDoGet reads the whole generated table over loopback
 // through one DoGet of an uncompressed IPC stream, with the arrow-go
 // Flight client and flight.DoGet in the same process. Between the timed
@@ -216,13 +226,7 @@ func BenchmarkFlightDoGet(b *testing.B) {
 				}
 				out = n
 				b.StopTimer()
-				if i%2 == 0 {
-					local.run(b, scan)
-					stock.run(b, readStock)
-				} else {
-					stock.run(b, readStock)
-					local.run(b, scan)
-				}
+				runBoth(b, i, &local, scan, &stock, readStock)
 				i++
 				b.StartTimer()
 			}
@@ -322,13 +326,7 @@ func BenchmarkFlightDoGetParallel(b *testing.B) {
 		}
 		out = n
 		b.StopTimer()
-		if i%2 == 0 {
-			serial.run(b, readOne)
-			stock.run(b, readStock)
-		} else {
-			stock.run(b, readStock)
-			serial.run(b, readOne)
-		}
+		runBoth(b, i, &serial, readOne, &stock, readStock)
 		i++
 		b.StartTimer()
 	}
