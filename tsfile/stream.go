@@ -33,8 +33,8 @@ const DefaultStreamWindow = 128 << 10
 // OpenPageStream reads the header of the chunk at off, verifying it like
 // ReadChunk, and returns a stream over its pages that reads window bytes
 // at a time (DefaultStreamWindow if 0) into buf, grown when a page needs
-// more. dev is the device the index files the chunk under, as for
-// ReadChunkHeader (nil: from the index).
+// more. In a Page AEAD file the chunk's proof is verified against the
+// device the index files it under, as ReadChunkHeader does.
 func (f *File) OpenPageStream(off int64, buf []byte, window int) (*PageStream, error) {
 	h, err := f.readableChunkHeader(off, nil)
 	if err != nil {
