@@ -198,7 +198,7 @@ func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (
 		return win[at-winAt : at-winAt+n], nil
 	}
 	for pos := h.DataOffset(); pos < h.End(); {
-		p, err := f.pageHeaderAt(&h, pos, func(n int64) ([]byte, error) { return get(pos, n, pageWindow, "page header") })
+		p, err := f.pageHeaderAt(&h, pos, nil, func(n int64) ([]byte, error) { return get(pos, n, pageWindow, "page header") })
 		if err != nil {
 			return nil, err
 		}
@@ -217,8 +217,9 @@ func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (
 // pageHeaderAt decodes and checks the header of the page at pos of the
 // chunk h, reading it with read(n), which returns the n bytes at pos: a
 // window of pageWindow bytes first, more when the header runs past it, up
-// to the largest header the limits allow.
-func (f *File) pageHeaderAt(h *ChunkHeader, pos int64, read func(n int64) ([]byte, error)) (PageHeader, error) {
+// to the largest header the limits allow. The page's Statistics, if any,
+// is decoded into st when st is not nil; its strings alias read's bytes.
+func (f *File) pageHeaderAt(h *ChunkHeader, pos int64, st *Statistics, read func(n int64) ([]byte, error)) (PageHeader, error) {
 	// A page header holds two varints and at most one Statistics, whose
 	// largest form is four strings.
 	maxHeader := int64(10 + 3*8 + 4*(5+f.opts.MaxStringLength) + 16)
@@ -229,7 +230,7 @@ func (f *File) pageHeaderAt(h *ChunkHeader, pos int64, read func(n int64) ([]byt
 			return PageHeader{}, err
 		}
 		d := f.newBuf(b, pos, "page header")
-		p := d.pageHeader(h)
+		p := d.pageHeaderInto(h, st)
 		if d.err == nil {
 			return p, f.checkPageHeader(h, &p)
 		}

@@ -495,6 +495,35 @@ func sameStream(f *File, whole *Chunk, j int) error {
 	if err != nil || n != len(whole.Pages) {
 		return fmt.Errorf("%w: chunk at %d: %d pages, streamed %d (%v)", errDisagree, off, len(whole.Pages), n, err)
 	}
+	if err := sameStatistics(whole, &s.Chunk); err != nil {
+		return err
+	}
+	// Reset onto the same chunk: the stream's reused storage must give
+	// the same pages and headers again.
+	if err := s.Reset(off); err != nil {
+		return fmt.Errorf("%w: chunk at %d: Reset: %v", errDisagree, off, err)
+	}
+	for i := range whole.Pages {
+		if p, err := s.Page(i); err != nil || p == nil || !bytes.Equal(p.Stored, whole.Pages[i].Stored) {
+			return fmt.Errorf("%w: page %d of the chunk at %d after Reset: %v", errDisagree, i, off, err)
+		}
+	}
+	if n, err := s.Rest(); err != nil || n != len(whole.Pages) {
+		return fmt.Errorf("%w: chunk at %d after Reset: %d pages, streamed %d (%v)", errDisagree, off, len(whole.Pages), n, err)
+	}
+	return sameStatistics(whole, &s.Chunk)
+}
+
+// sameStatistics compares the page headers' Statistics of a streamed
+// chunk, kept after the window passed them, with those read whole.
+func sameStatistics(whole, streamed *Chunk) error {
+	for i := range whole.Pages {
+		w, p := whole.Pages[i].Header.Statistics, streamed.Pages[i].Header.Statistics
+		// Compared serialized: bitwise, so that a NaN sum equals itself.
+		if (w == nil) != (p == nil) || (w != nil && !bytes.Equal(w.AppendTo(nil), p.AppendTo(nil))) {
+			return fmt.Errorf("%w: page %d of the chunk at %d: statistics %+v, streamed %+v", errDisagree, i, whole.Header.Offset, w, p)
+		}
+	}
 	return nil
 }
 

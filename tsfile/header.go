@@ -116,7 +116,11 @@ func (p *PageHeader) BodyOffset() int64 { return p.Offset + int64(p.HeaderSize) 
 func (p *PageHeader) End() int64 { return p.BodyOffset() + int64(p.CompressedSize) }
 
 // pageHeader decodes a page header of a chunk with the given header.
-func (d *buf) pageHeader(ch *ChunkHeader) PageHeader {
+func (d *buf) pageHeader(ch *ChunkHeader) PageHeader { return d.pageHeaderInto(ch, nil) }
+
+// pageHeaderInto is pageHeader decoding the page's Statistics, if it has
+// any, into *st rather than a new allocation (st may be nil).
+func (d *buf) pageHeaderInto(ch *ChunkHeader, st *Statistics) PageHeader {
 	start := d.pos
 	p := PageHeader{Offset: d.off()}
 	p.UncompressedSize = int(d.uvarint("page uncompressed_size"))
@@ -133,8 +137,11 @@ func (d *buf) pageHeader(ch *ChunkHeader) PageHeader {
 	}
 	p.CompressedSize = int(d.uvarint("page compressed_size"))
 	if !ch.SinglePage() {
-		st := d.statistics(ch.DataType)
-		p.Statistics = &st
+		if st == nil {
+			st = new(Statistics)
+		}
+		*st = d.statistics(ch.DataType)
+		p.Statistics = st
 	}
 	p.HeaderSize = d.pos - start
 	return p

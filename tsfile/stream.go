@@ -12,6 +12,7 @@ package tsfile
 // The embedded Chunk holds the header and the headers of the pages parsed
 // so far; a page's Stored is valid only from the call to Page that returned
 // it until the next call, and nil for the pages the window has passed.
+// The headers and their Statistics stay valid until Reset.
 // PayloadDecoder.Payload takes &s.Chunk and the page's index as usual.
 // Page headers are checked as ReadChunk checks them, when they are reached.
 type PageStream struct {
@@ -22,6 +23,15 @@ type PageStream struct {
 	next   int64 // offset of the next page header not yet parsed
 	window int   // bytes to read at a time, at least
 	kept   int   // pages before this index have had their Stored dropped
+
+	// The page headers' Statistics live in stats and their strings in
+	// text rather than in an allocation each (a scan parses tens of
+	// thousands of page headers a second) or in the window (which moves
+	// on). Both are slabs: when one fills, a larger one replaces it and
+	// the values already handed out stay where they are; Reset reuses the
+	// last.
+	stats []Statistics
+	text  []byte
 }
 
 // DefaultStreamWindow is the read size of a PageStream opened with a
@@ -43,14 +53,31 @@ func (f *File) OpenPageStream(off int64, buf []byte, window int) (*PageStream, e
 	if window <= 0 {
 		window = DefaultStreamWindow
 	}
-	return &PageStream{
-		Chunk:  Chunk{Header: h, crypt: f.crypt},
-		f:      f,
-		win:    buf[:0],
-		winAt:  h.DataOffset(),
-		next:   h.DataOffset(),
-		window: window,
-	}, nil
+	s := &PageStream{f: f, win: buf[:0], window: window}
+	s.start(h)
+	return s, nil
+}
+
+// Reset makes s a stream over the chunk at off of the same file, as
+// OpenPageStream does, reusing s's buffer and the storage of its page
+// headers. The pages and headers s returned before are no longer valid.
+func (s *PageStream) Reset(off int64) error {
+	s.Pages = s.Pages[:0]
+	s.stats, s.text = s.stats[:0], s.text[:0]
+	h, err := s.f.readableChunkHeader(off, nil)
+	if err != nil {
+		s.Chunk = Chunk{Pages: s.Pages}
+		s.next, s.winAt, s.win = 0, 0, s.win[:0]
+		return err
+	}
+	s.start(h)
+	return nil
+}
+
+// start points s at the chunk with header h, its pages not yet read.
+func (s *PageStream) start(h ChunkHeader) {
+	s.Chunk = Chunk{Header: h, crypt: s.f.crypt, Pages: s.Pages[:0]}
+	s.win, s.winAt, s.next, s.kept = s.win[:0], h.DataOffset(), h.DataOffset(), 0
 }
 
 // Buffer returns the stream's buffer, for reuse by the next stream once
@@ -98,9 +125,16 @@ func (s *PageStream) parseNext() (bool, error) {
 	if pos >= h.End() {
 		return false, nil
 	}
-	p, err := s.f.pageHeaderAt(h, pos, func(n int64) ([]byte, error) { return s.bytes(pos, n, "page header") })
+	st := s.newStatistics()
+	p, err := s.f.pageHeaderAt(h, pos, st, func(n int64) ([]byte, error) { return s.bytes(pos, n, "page header") })
 	if err != nil {
 		return false, err
+	}
+	if p.Statistics == nil {
+		s.stats = s.stats[:len(s.stats)-1]
+	} else {
+		st.First, st.Last = s.keepText(st.First), s.keepText(st.Last)
+		st.Min, st.Max = s.keepText(st.Min), s.keepText(st.Max)
 	}
 	if h.SinglePage() && len(s.Pages) == 1 {
 		return false, corruptf(h.Offset, "chunk header", "single-page chunk marker 0x%02x but more than one page", h.Marker)
@@ -113,6 +147,28 @@ func (s *PageStream) parseNext() (bool, error) {
 	s.Pages = append(s.Pages, Page{Header: p, Stored: whole[p.HeaderSize:]})
 	s.next = p.End()
 	return true, nil
+}
+
+// newStatistics returns the next free Statistics of the slab.
+func (s *PageStream) newStatistics() *Statistics {
+	if len(s.stats) == cap(s.stats) {
+		s.stats = make([]Statistics, 0, max(16, 2*cap(s.stats)))
+	}
+	s.stats = s.stats[:len(s.stats)+1]
+	return &s.stats[len(s.stats)-1]
+}
+
+// keepText copies b, which aliases the window, into the text slab.
+func (s *PageStream) keepText(b []byte) []byte {
+	if len(b) == 0 {
+		return b // nil (absent) or empty, neither holding bytes to keep
+	}
+	if cap(s.text)-len(s.text) < len(b) {
+		s.text = make([]byte, 0, max(4096, 2*cap(s.text), len(b)))
+	}
+	n := len(s.text)
+	s.text = append(s.text, b...)
+	return s.text[n:len(s.text):len(s.text)]
 }
 
 // bytes returns the n bytes of the file at off, which lie in the chunk's
