@@ -52,8 +52,12 @@ type Reader struct {
 
 	pd   tsfile.PayloadDecoder   // for serial paths
 	pds  []tsfile.PayloadDecoder // one per column job: time, then fields
-	bufs [][]byte                // per column job: the chunk read buffer, reused by the next chunk set
-	left int64                   // rows the limit still allows; -1 without a limit
+	tbuf []byte                  // the time chunk's read buffer, reused by the next chunk set
+	// streams are the value columns' page streams, reset onto the
+	// chunks of each chunk set so that their buffers and page header
+	// storage serve the whole scan; nil until a column is first streamed.
+	streams []*tsfile.PageStream
+	left    int64 // rows the limit still allows; -1 without a limit
 	// pageRows is the most rows of one page seen, by which a window of
 	// aligned pages may overrun the batch.
 	pageRows int
@@ -121,7 +125,7 @@ func (r *Reader) newBuilders() {
 		r.fields[i] = newValueBuilder(mem, c.dataType, r.schema.Field(1+len(r.consts)+i).Type, limit)
 	}
 	r.pds = make([]tsfile.PayloadDecoder, 1+len(r.fields))
-	r.bufs = make([][]byte, 1+len(r.fields))
+	r.streams = make([]*tsfile.PageStream, len(r.fields))
 }
 
 // Retain increases the reference count.
@@ -868,9 +872,9 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	readTime := func() error {
 		var err error
 		if covers {
-			tc, err = r.f.ReadChunkBuffer(set.Time.Offset, r.bufs[0])
+			tc, err = r.f.ReadChunkBuffer(set.Time.Offset, r.tbuf)
 			if err == nil {
-				r.bufs[0] = tc.Data()
+				r.tbuf = tc.Data()
 			}
 		} else {
 			tc, err = r.f.ReadChunkPages(set.Time.Offset, func(_ int, p *tsfile.PageHeader) bool {
@@ -905,8 +909,14 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		var vc *tsfile.Chunk
 		var err error
 		if covers {
-			var st *tsfile.PageStream
-			if st, err = r.f.OpenPageStream(cm.Offset, r.bufs[j], 0); err == nil {
+			st := r.streams[j-1]
+			if st == nil {
+				st, err = r.f.OpenPageStream(cm.Offset, nil, 0)
+				r.streams[j-1] = st
+			} else {
+				err = st.Reset(cm.Offset)
+			}
+			if err == nil {
 				streams[j-1], vc = st, &st.Chunk
 			}
 		} else {
@@ -937,10 +947,9 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 }
 
 // endStreams reads what is left of the set's streamed value chunks after
-// its last window, checking their page counts against the time chunk's,
-// and keeps their buffers for the next set.
+// its last window, checking their page counts against the time chunk's.
 func (r *Reader) endStreams(c *alignedCursor) error {
-	for j, st := range c.streams {
+	for _, st := range c.streams {
 		if st == nil {
 			continue
 		}
@@ -951,7 +960,6 @@ func (r *Reader) endStreams(c *alignedCursor) error {
 		if n != 0 && n != len(c.time.Pages) {
 			return pageCountError(&st.Chunk, len(c.time.Pages))
 		}
-		r.bufs[1+j] = st.Buffer()
 	}
 	return nil
 }
