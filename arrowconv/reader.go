@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +56,7 @@ type Reader struct {
 	// chunks of each chunk set so that their buffers and page header
 	// storage serve the whole scan; nil until a column is first streamed.
 	streams []*tsfile.PageStream
+	team    team  // runs the per-column jobs
 	left    int64 // rows the limit still allows; -1 without a limit
 	// pageRows is the most rows of one page seen, by which a window of
 	// aligned pages may overrun the batch.
@@ -819,38 +819,8 @@ func (r *Reader) trim(c *alignedCursor, start int) int {
 // caller's included, and returns the error of the lowest index that failed,
 // so that which error is reported does not depend on scheduling.
 func (r *Reader) parallel(n int, fn func(int) error) error {
-	w := min(r.opts.Workers, n)
-	if w <= 1 {
-		for i := range n {
-			if err := fn(i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	errs := make([]error, n)
-	var next atomic.Int64
-	work := func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= n {
-				return
-			}
-			errs[i] = fn(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for range w - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	r.team.size = r.opts.Workers
+	return r.team.run(n, fn)
 }
 
 // loadSet reads the time chunk of set and the value chunks of the columns
