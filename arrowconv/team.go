@@ -15,9 +15,10 @@ import (
 // wake-up takes 50-80 microseconds, during which the caller works alone:
 // measured at 10M rows on 2 cores, 13-20% of the time of the parallel
 // sections. So a helper, once its job is done, keeps polling for the
-// next one for helperLinger (yielding its processor to any goroutine that
-// is ready to run) and only then exits. Nothing outlives a reader by more
-// than that, whether or not it is released.
+// next one for helperLinger and only then exits, or as soon as yielding
+// its processor shows that other goroutines want it: polling only fills
+// time the processor would spend idle. Nothing outlives a reader by more
+// than helperLinger, whether or not it is released.
 type team struct {
 	size    int
 	job     atomic.Pointer[teamJob]
@@ -28,6 +29,11 @@ type team struct {
 // longer than the serial work between two windows of a scan (tens of
 // microseconds), short enough that an idle reader costs nothing.
 const helperLinger = 500 * time.Microsecond
+
+// helperBusyYield is how long a yield takes, at most, when no other
+// goroutine is ready to run (well under a microsecond; the margin is
+// for clock reads and preemption on a virtual machine).
+const helperBusyYield = 10 * time.Microsecond
 
 // teamJob is one call of team.run.
 type teamJob struct {
@@ -95,16 +101,23 @@ func (t *team) help(j *teamJob) {
 	for {
 		j.work()
 		idle := time.Now()
-		for spins := 0; ; spins++ {
+		for {
 			if next := t.job.Load(); next != j {
 				j = next
 				break
 			}
-			// Reading the clock costs more than a poll.
-			if spins%64 == 63 && time.Since(idle) > helperLinger {
+			now := time.Now()
+			if now.Sub(idle) > helperLinger {
 				return
 			}
 			runtime.Gosched()
+			// A yield that took long ran another goroutine: the
+			// processor has other work (a Flight stream's encoder, other
+			// readers), and polling would take time from it rather
+			// than fill idle time.
+			if time.Since(now) > helperBusyYield {
+				return
+			}
 		}
 	}
 }
