@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -622,9 +623,35 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 	}
 	start := r.time.Len()
 	order := r.jobOrder(c)
-	c.errs = slices.Grow(c.errs[:0], len(order))[:len(order)]
+	cols := len(order)
+	// When the window keeps every row, the constant columns take as many
+	// rows as its time pages hold, so with more than one worker each is
+	// a job of its own, after the column jobs, that waits for the time
+	// column rather than running alone after the window: filling them
+	// writes four bytes a row each, a twentieth of a PLAIN scan.
+	consts := 0
+	if c.covers && r.opts.Workers > 1 {
+		consts = len(r.consts)
+	}
+	var timeDone atomic.Bool
+	c.errs = slices.Grow(c.errs[:0], cols+consts)[:cols+consts]
 	timed := r.opts.Workers > 1
-	_ = r.parallel(len(order), func(i int) error {
+	_ = r.parallel(cols+consts, func(i int) error {
+		if i >= cols {
+			// Every column job was handed out before this one, so the
+			// time column's is running or done.
+			for !timeDone.Load() {
+				runtime.Gosched()
+			}
+			if c.errs[0] == nil {
+				k, rows := i-cols, 0
+				for _, n := range c.counts {
+					rows += n
+				}
+				c.errs[i] = r.consts[k].appendConst(r.constVal[k].v, r.constVal[k].ok, rows)
+			}
+			return nil
+		}
 		j := order[i]
 		var t0 time.Time
 		if timed {
@@ -634,6 +661,7 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 			c.errs[j] = r.decodeValuePages(c, j-1)
 		} else {
 			c.errs[j] = r.decodeTimePages(c)
+			timeDone.Store(true)
 		}
 		if timed {
 			r.took[j] = time.Since(t0)
@@ -680,6 +708,9 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 	}
 	if !c.covers {
 		total = r.trim(c, start)
+	}
+	if consts > 0 {
+		return nil // appended by their jobs
 	}
 	return r.appendConsts(total)
 }
