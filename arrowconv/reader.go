@@ -99,6 +99,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 		return nil, err
 	}
 	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
+	r.team.size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)
 	}
@@ -408,12 +409,17 @@ func (r *Reader) room() int {
 
 // appendConsts appends k rows of the current device's constant columns.
 func (r *Reader) appendConsts(k int) error {
-	for i, b := range r.consts {
-		if err := b.appendConst(r.constVal[i].v, r.constVal[i].ok, k); err != nil {
+	for i := range r.consts {
+		if err := r.appendConst(i, k); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// appendConst appends k rows of constant column i.
+func (r *Reader) appendConst(i, k int) error {
+	return r.consts[i].appendConst(r.constVal[i].v, r.constVal[i].ok, k)
 }
 
 // maybeFlush turns every complete batch held by the builders into a record,
@@ -648,7 +654,7 @@ func (r *Reader) decodeWindow(c *alignedCursor) error {
 				for _, n := range c.counts {
 					rows += n
 				}
-				c.errs[i] = r.consts[k].appendConst(r.constVal[k].v, r.constVal[k].ok, rows)
+				c.errs[i] = r.appendConst(k, rows)
 			}
 			return nil
 		}
@@ -849,10 +855,7 @@ func (r *Reader) trim(c *alignedCursor, start int) int {
 // parallel runs fn(0..n-1) on up to Options.Workers goroutines, the
 // caller's included, and returns the error of the lowest index that failed,
 // so that which error is reported does not depend on scheduling.
-func (r *Reader) parallel(n int, fn func(int) error) error {
-	r.team.size = r.opts.Workers
-	return r.team.run(n, fn)
-}
+func (r *Reader) parallel(n int, fn func(int) error) error { return r.team.run(n, fn) }
 
 // loadSet reads the time chunk of set and the value chunks of the columns
 // being read, in parallel, checking that they belong together.

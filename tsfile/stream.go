@@ -66,21 +66,20 @@ func (f *File) OpenPageStream(off int64, buf []byte, window int) (*PageStream, e
 // OpenPageStream does, reusing s's buffer and the storage of its page
 // headers. The pages and headers s returned before are no longer valid.
 func (s *PageStream) Reset(off int64) error {
-	s.Pages = s.Pages[:0]
-	s.stats, s.text = s.stats[:0], s.text[:0]
 	h, err := s.f.readableChunkHeader(off, nil)
 	if err != nil {
-		s.Chunk = Chunk{Pages: s.Pages}
-		s.next, s.winAt, s.win = 0, 0, s.win[:0]
+		s.start(ChunkHeader{}) // a chunk without pages
 		return err
 	}
 	s.start(h)
 	return nil
 }
 
-// start points s at the chunk with header h, its pages not yet read.
+// start points s at the chunk with header h, its pages not yet read,
+// keeping the storage of the pages it had.
 func (s *PageStream) start(h ChunkHeader) {
 	s.Chunk = Chunk{Header: h, crypt: s.f.crypt, Pages: s.Pages[:0]}
+	s.stats, s.text = s.stats[:0], s.text[:0]
 	s.win, s.winAt, s.next, s.kept = s.win[:0], h.DataOffset(), h.DataOffset(), 0
 }
 
