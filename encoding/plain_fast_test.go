@@ -108,3 +108,28 @@ func TestPlainBinaryShortStream(t *testing.T) {
 	require.ErrorIs(t, err, ErrCorrupt)
 	require.ErrorContains(t, err, "stream ends before 70 values")
 }
+
+// TestPlainBinaryFastPathErrors puts a negative length and an overlong
+// length byte among short values far from the stream's end, where the
+// fast path runs: the first must fail naming its byte, the second (a
+// VarInt of two bytes for a short length) decode like any other.
+func TestPlainBinaryFastPathErrors(t *testing.T) {
+	var src []byte
+	for range 30 {
+		src = append(src, 6, 'a', 'b', 'c')
+	}
+	at := len(src)
+	bad := append(bytes.Clone(src), 0x03) // zigzag -2
+	bad = append(bad, make([]byte, 40)...)
+	_, _, err := AppendBinary(Plain, []int32{0}, nil, 60, bad)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, fmt.Sprintf("at byte %d", at))
+	require.ErrorContains(t, err, "negative length -2")
+
+	long := append(bytes.Clone(src), 0x86, 0x00, 'x', 'y', 'z') // overlong 3
+	long = append(long, make([]byte, 30)...)
+	offs, data, err := AppendBinary(Plain, []int32{0}, nil, 61, long)
+	require.NoError(t, err)
+	require.Equal(t, "xyz", string(data[offs[30]:offs[31]]))
+	require.Equal(t, offs[30]+3, offs[60])
+}
