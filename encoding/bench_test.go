@@ -136,20 +136,45 @@ func BenchmarkDecodeInt32TS2Diff(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeInt32Plain decodes VarInts of random widths (every
+// length mixed, the worst case for predicting them) and two random walks
+// like a sensor's readings: small levels of one or two bytes and values
+// in the thousands of two bytes each.
 func BenchmarkDecodeInt32Plain(b *testing.B) {
-	r := rand.New(rand.NewPCG(13, 14))
-	v := make([]int32, benchValues)
-	for i := range v {
-		v[i] = int32(r.Uint32() >> r.UintN(32))
-	}
-	src, err := encoding.AppendEncodedInt32(encoding.Plain, nil, v)
-	require.NoError(b, err)
-	dst := make([]int32, len(v))
-	b.SetBytes(int64(4 * len(v)))
-	for b.Loop() {
-		if err := encoding.DecodeInt32(encoding.Plain, dst, src); err != nil {
-			b.Fatal(err)
+	walk := func(r *rand.Rand, lo, hi, step int32) func(int) int32 {
+		x := (lo + hi) / 2
+		return func(int) int32 {
+			x = min(hi, max(lo, x+r.Int32N(2*step+1)-step))
+			return x
 		}
+	}
+	cases := []struct {
+		name string
+		gen  func(r *rand.Rand) func(int) int32
+	}{
+		{"random", func(r *rand.Rand) func(int) int32 {
+			return func(int) int32 { return int32(r.Uint32() >> r.UintN(32)) }
+		}},
+		{"walk-level", func(r *rand.Rand) func(int) int32 { return walk(r, 0, 100, 1) }},
+		{"walk-rpm", func(r *rand.Rand) func(int) int32 { return walk(r, 0, 3000, 5) }},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			gen := tc.gen(rand.New(rand.NewPCG(13, 14)))
+			v := make([]int32, benchValues)
+			for i := range v {
+				v[i] = gen(i)
+			}
+			src, err := encoding.AppendEncodedInt32(encoding.Plain, nil, v)
+			require.NoError(b, err)
+			dst := make([]int32, len(v))
+			b.SetBytes(int64(4 * len(v)))
+			for b.Loop() {
+				if err := encoding.DecodeInt32(encoding.Plain, dst, src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

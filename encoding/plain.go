@@ -47,58 +47,98 @@ func decodePlainBool(dst []bool, src []byte) error {
 }
 
 func decodePlainInt32(dst []int32, src []byte) error {
-	off := 0
-	for i := range dst {
-		if off == len(src) {
-			return corrupt(Plain, typeInt32, off, "stream ends after %d of %d values", i, len(dst))
+	off, i := 0, 0
+	miss := 8 // values to decode one at a time after the eight bytes did not fit
+	for i < len(dst) {
+		// Values of a column tend to take as many bytes as their
+		// neighbours: eight bytes holding eight one-byte or four two-byte
+		// VarInts, which their continuation bits show at once, decode
+		// together without a branch per value.
+		if i <= len(dst)-8 && off <= len(src)-8 {
+			x := binary.LittleEndian.Uint64(src[off:])
+			switch x & 0x8080808080808080 {
+			case 0:
+				d := dst[i : i+8 : i+8]
+				d[0] = unzigzag32(uint32(x) & 0x7f)
+				d[1] = unzigzag32(uint32(x>>8) & 0x7f)
+				d[2] = unzigzag32(uint32(x>>16) & 0x7f)
+				d[3] = unzigzag32(uint32(x>>24) & 0x7f)
+				d[4] = unzigzag32(uint32(x>>32) & 0x7f)
+				d[5] = unzigzag32(uint32(x>>40) & 0x7f)
+				d[6] = unzigzag32(uint32(x>>48) & 0x7f)
+				d[7] = unzigzag32(uint32(x>>56) & 0x7f)
+				i, off, miss = i+8, off+8, 8
+				continue
+			case 0x0080008000800080:
+				// Join each 16-bit lane's two groups of seven bits.
+				x = x&0x007f007f007f007f | (x>>1)&0x3f803f803f803f80
+				d := dst[i : i+4 : i+4]
+				d[0] = unzigzag32(uint32(x) & 0x3fff)
+				d[1] = unzigzag32(uint32(x>>16) & 0x3fff)
+				d[2] = unzigzag32(uint32(x>>32) & 0x3fff)
+				d[3] = unzigzag32(uint32(x>>48) & 0x3fff)
+				i, off, miss = i+4, off+8, 8
+				continue
+			}
 		}
-		// Away from the end a varint is decoded unrolled, its five
-		// possible bytes bounds-checked at once. This stays here rather
-		// than in uvarint32: unrolled, uvarint32 no longer inlines, and the
-		// call per value costs most of the gain (2.7 -> 1.5 GB/s measured).
-		if off <= len(src)-maxVarintLen32 {
-			b := src[off : off+maxVarintLen32]
-			c := uint32(b[0])
-			if c < 0x80 {
-				dst[i] = unzigzag32(c)
-				off++
-				continue
+		// Otherwise the next values go one at a time, more of them after
+		// each miss in a row: trying the eight bytes before every value
+		// made a stream of random widths a third slower; backing off
+		// leaves it 10% faster than without the grouped paths.
+		end := min(i+miss, len(dst))
+		miss = min(2*miss, 64)
+		for ; i < end; i++ {
+			if off == len(src) {
+				return corrupt(Plain, typeInt32, off, "stream ends after %d of %d values", i, len(dst))
 			}
-			u := c & 0x7f
-			if c = uint32(b[1]); c < 0x80 {
-				dst[i] = unzigzag32(u | c<<7)
-				off += 2
-				continue
+			// Away from the end a varint is decoded unrolled, its five
+			// possible bytes bounds-checked at once. This stays here rather
+			// than in uvarint32: unrolled, uvarint32 no longer inlines, and the
+			// call per value costs most of the gain (2.7 -> 1.5 GB/s measured).
+			if off <= len(src)-maxVarintLen32 {
+				b := src[off : off+maxVarintLen32]
+				c := uint32(b[0])
+				if c < 0x80 {
+					dst[i] = unzigzag32(c)
+					off++
+					continue
+				}
+				u := c & 0x7f
+				if c = uint32(b[1]); c < 0x80 {
+					dst[i] = unzigzag32(u | c<<7)
+					off += 2
+					continue
+				}
+				u |= (c & 0x7f) << 7
+				if c = uint32(b[2]); c < 0x80 {
+					dst[i] = unzigzag32(u | c<<14)
+					off += 3
+					continue
+				}
+				u |= (c & 0x7f) << 14
+				if c = uint32(b[3]); c < 0x80 {
+					dst[i] = unzigzag32(u | c<<21)
+					off += 4
+					continue
+				}
+				u |= (c & 0x7f) << 21
+				if c = uint32(b[4]); c <= 0x0f {
+					dst[i] = unzigzag32(u | c<<28)
+					off += 5
+					continue
+				}
+				// Fall through to the checked decoder for its error.
 			}
-			u |= (c & 0x7f) << 7
-			if c = uint32(b[2]); c < 0x80 {
-				dst[i] = unzigzag32(u | c<<14)
-				off += 3
-				continue
+			u, n := uvarint32(src[off:])
+			switch {
+			case n == 0:
+				return corrupt(Plain, typeInt32, off, "truncated VarInt")
+			case n < 0:
+				return corrupt(Plain, typeInt32, off, "VarInt overflows 32 bits")
 			}
-			u |= (c & 0x7f) << 14
-			if c = uint32(b[3]); c < 0x80 {
-				dst[i] = unzigzag32(u | c<<21)
-				off += 4
-				continue
-			}
-			u |= (c & 0x7f) << 21
-			if c = uint32(b[4]); c <= 0x0f {
-				dst[i] = unzigzag32(u | c<<28)
-				off += 5
-				continue
-			}
-			// Fall through to the checked decoder for its error.
+			dst[i] = unzigzag32(u)
+			off += n
 		}
-		u, n := uvarint32(src[off:])
-		switch {
-		case n == 0:
-			return corrupt(Plain, typeInt32, off, "truncated VarInt")
-		case n < 0:
-			return corrupt(Plain, typeInt32, off, "VarInt overflows 32 bits")
-		}
-		dst[i] = unzigzag32(u)
-		off += n
 	}
 	if off != len(src) {
 		return corrupt(Plain, typeInt32, off, "%d trailing bytes after %d values", len(src)-off, len(dst))

@@ -2,6 +2,7 @@ package encoding
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -107,6 +108,62 @@ func TestPlainBinaryShortStream(t *testing.T) {
 	_, _, err := AppendBinary(Plain, []int32{0}, nil, 70, src)
 	require.ErrorIs(t, err, ErrCorrupt)
 	require.ErrorContains(t, err, "stream ends before 70 values")
+}
+
+// TestPlainInt32Grouped decodes streams built to take the grouped paths
+// (eight one-byte or four two-byte VarInts), to leave them part way and
+// to come back, checked against a decoder written from the VarInt rules
+// with encoding/binary.
+func TestPlainInt32Grouped(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	width := func(w int) func() []byte {
+		return func() []byte {
+			switch w {
+			case 1:
+				return []byte{byte(r.IntN(0x80))}
+			case 2:
+				return []byte{0x80 | byte(r.IntN(0x80)), byte(r.IntN(0x80))}
+			default:
+				return binary.AppendUvarint(nil, uint64(r.Uint32()))
+			}
+		}
+	}
+	cases := []struct {
+		name  string
+		parts []func() []byte
+	}{
+		{"one-byte", []func() []byte{width(1)}},
+		{"two-byte", []func() []byte{width(2)}},
+		{"overlong two-byte zero", []func() []byte{func() []byte { return []byte{0x80, 0x00} }}},
+		{"one and two", []func() []byte{width(1), width(2)}},
+		{"mixed", []func() []byte{width(1), width(1), width(2), width(0)}},
+	}
+	for _, tc := range cases {
+		for _, run := range []int{1, 3, 8, 40} {
+			for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 300} {
+				t.Run(fmt.Sprintf("%s/run=%d/n=%d", tc.name, run, n), func(t *testing.T) {
+					var src []byte
+					for i := 0; i < n; i++ {
+						src = append(src, tc.parts[(i/run)%len(tc.parts)]()...)
+					}
+					want := make([]int32, 0, n)
+					for rest := src; len(rest) > 0; {
+						u, k := binary.Uvarint(rest)
+						require.Positive(t, k)
+						want = append(want, int32(uint32(u)>>1)^-int32(uint32(u)&1))
+						rest = rest[k:]
+					}
+					got := make([]int32, n)
+					require.NoError(t, decodePlainInt32(got, src))
+					require.Equal(t, want, got)
+					// One value fewer leaves trailing bytes, one more runs
+					// out of stream: both found wherever the paths stand.
+					require.ErrorContains(t, decodePlainInt32(make([]int32, n-1), src), "trailing bytes")
+					require.ErrorContains(t, decodePlainInt32(make([]int32, n+1), src), "stream ends after")
+				})
+			}
+		}
+	}
 }
 
 // TestPlainBinaryFastPathErrors puts a negative length and an overlong
