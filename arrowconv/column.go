@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 
@@ -410,6 +411,7 @@ func (c *colBase) gatherValidity(src *colBase, idx []int32) {
 type boolBuilder struct {
 	flatBase
 	scratch []bool
+	packed  []byte // scratch: a page's values packed, for an unaligned start
 }
 
 func (b *boolBuilder) appendNulls(k int) {
@@ -423,6 +425,27 @@ func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src
 	k := n
 	if present != nil {
 		k = bitmap.CountMSB(present, n)
+	}
+	if k == n && encoding.DecodesBoolBits(enc) {
+		// Without nulls PLAIN bytes pack straight into bits: a byte a
+		// value less to write and read than going through []bool.
+		b.reserve(n)
+		dst := b.values.Buf()
+		if b.n%8 != 0 {
+			b.packed = slices.Grow(b.packed[:0], (n+7)/8)[:(n+7)/8]
+			dst = b.packed
+		} else {
+			dst = dst[b.n/8:]
+		}
+		if err := encoding.DecodeBoolBits(enc, dst, n, src); err != nil {
+			return err
+		}
+		if b.n%8 != 0 {
+			bitutil.CopyBitmap(b.packed, 0, n, b.values.Buf(), b.n)
+		}
+		b.valid.setValid(b.n, n)
+		b.n += n
+		return nil
 	}
 	if cap(b.scratch) < n {
 		b.scratch = make([]bool, n)

@@ -6,12 +6,15 @@ import "fmt"
 // field means the (encoding, type) pair is not supported. The functions
 // follow the contracts of the exported functions of the same names.
 type valueCodec struct {
-	decodeBool    func(dst []bool, src []byte) error
-	decodeInt32   func(dst []int32, src []byte) error
-	decodeInt64   func(dst []int64, src []byte) error
-	decodeFloat32 func(dst []float32, src []byte) error
-	decodeFloat64 func(dst []float64, src []byte) error
-	decodeBinary  func(offsets []int32, data []byte, n int, src []byte) ([]int32, []byte, error)
+	decodeBool func(dst []bool, src []byte) error
+	// decodeBoolBits, optional, decodes BOOLEAN values straight into a
+	// bitmap.
+	decodeBoolBits func(dst []byte, n int, src []byte) error
+	decodeInt32    func(dst []int32, src []byte) error
+	decodeInt64    func(dst []int64, src []byte) error
+	decodeFloat32  func(dst []float32, src []byte) error
+	decodeFloat64  func(dst []float64, src []byte) error
+	decodeBinary   func(offsets []int32, data []byte, n int, src []byte) ([]int32, []byte, error)
 	// countInt64 must be set with decodeInt64: time streams can use any
 	// INT64 encoding and their length comes from the stream.
 	countInt64 func(src []byte) (int, error)
@@ -50,6 +53,12 @@ func register(enc Encoding, c valueCodec) {
 			dup("decodeBool")
 		}
 		e.decodeBool = c.decodeBool
+	}
+	if c.decodeBoolBits != nil {
+		if e.decodeBoolBits != nil {
+			dup("decodeBoolBits")
+		}
+		e.decodeBoolBits = c.decodeBoolBits
 	}
 	if c.decodeInt32 != nil {
 		if e.decodeInt32 != nil {

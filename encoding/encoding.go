@@ -150,6 +150,22 @@ func DecodeBool(enc Encoding, dst []bool, src []byte) error {
 	return unsupported(enc, typeBool)
 }
 
+// DecodeBoolBits decodes exactly n BOOLEAN values from src, consumed exactly as for
+// [DecodeBool], into dst as an LSB-first bitmap: value i is bit i%8 of dst[i/8], as Arrow
+// lays out booleans, and the bits past n in the last byte are cleared. dst must hold
+// (n+7)/8 bytes. Only encodings for which [DecodesBoolBits] reports true support it
+// (PLAIN, whose bytes pack eight at a time); the others return an error wrapping
+// ErrUnsupported, and their values are decoded with DecodeBool.
+func DecodeBoolBits(enc Encoding, dst []byte, n int, src []byte) error {
+	if f := lookup(enc).decodeBoolBits; f != nil {
+		return f(dst, n, src)
+	}
+	return unsupported(enc, typeBool)
+}
+
+// DecodesBoolBits reports whether [DecodeBoolBits] supports enc.
+func DecodesBoolBits(enc Encoding) bool { return lookup(enc).decodeBoolBits != nil }
+
 // DecodeInt32 decodes exactly len(dst) INT32 or DATE values from src, which must be
 // consumed exactly as for [DecodeBool].
 func DecodeInt32(enc Encoding, dst []int32, src []byte) error {

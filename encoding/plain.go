@@ -46,6 +46,44 @@ func decodePlainBool(dst []bool, src []byte) error {
 	return nil
 }
 
+// decodePlainBoolBits packs the bytes of src, each 0 or 1, into bits,
+// eight at a time: multiplying by the constant below moves the low bit of
+// byte k to bit 56+k, and no other product reaches those eight bits.
+func decodePlainBoolBits(dst []byte, n int, src []byte) error {
+	if err := checkFixedLen(src, n, 1, typeBool); err != nil {
+		return err
+	}
+	dst = dst[:(n+7)/8]
+	full := n / 8
+	for i := range full {
+		x := binary.LittleEndian.Uint64(src[8*i:])
+		if x&0xfefefefefefefefe != 0 {
+			return invalidBools(src, 8*i)
+		}
+		dst[i] = byte(x * 0x0102040810204080 >> 56)
+	}
+	if n%8 != 0 {
+		var last byte
+		for k, c := range src[8*full:] {
+			if c > 1 {
+				return invalidBools(src, 8*full)
+			}
+			last |= c << k
+		}
+		dst[full] = last
+	}
+	return nil
+}
+
+// invalidBools returns the error for the first byte of src from off on
+// that is neither 0 nor 1.
+func invalidBools(src []byte, off int) error {
+	for off < len(src) && src[off] <= 1 {
+		off++
+	}
+	return corrupt(Plain, typeBool, off, "invalid value 0x%02x", src[off])
+}
+
 func decodePlainInt32(dst []int32, src []byte) error {
 	off, i := 0, 0
 	miss := 8 // values to decode one at a time after the eight bytes did not fit
@@ -334,18 +372,19 @@ func appendPlainBinary(dst []byte, v [][]byte) ([]byte, error) {
 
 func init() {
 	register(Plain, valueCodec{
-		decodeBool:    decodePlainBool,
-		decodeInt32:   decodePlainInt32,
-		decodeInt64:   decodePlainInt64,
-		decodeFloat32: decodePlainFloat32,
-		decodeFloat64: decodePlainFloat64,
-		decodeBinary:  decodePlainBinary,
-		countInt64:    func(src []byte) (int, error) { return countPlainFixed(src, 8, typeInt64) },
-		encodeBool:    func(dst []byte, v []bool) ([]byte, error) { return appendPlainBool(dst, v), nil },
-		encodeInt32:   func(dst []byte, v []int32) ([]byte, error) { return appendPlainInt32(dst, v), nil },
-		encodeInt64:   func(dst []byte, v []int64) ([]byte, error) { return appendPlainInt64(dst, v), nil },
-		encodeFloat32: func(dst []byte, v []float32) ([]byte, error) { return appendPlainFloat32(dst, v), nil },
-		encodeFloat64: func(dst []byte, v []float64) ([]byte, error) { return appendPlainFloat64(dst, v), nil },
-		encodeBinary:  appendPlainBinary,
+		decodeBool:     decodePlainBool,
+		decodeBoolBits: decodePlainBoolBits,
+		decodeInt32:    decodePlainInt32,
+		decodeInt64:    decodePlainInt64,
+		decodeFloat32:  decodePlainFloat32,
+		decodeFloat64:  decodePlainFloat64,
+		decodeBinary:   decodePlainBinary,
+		countInt64:     func(src []byte) (int, error) { return countPlainFixed(src, 8, typeInt64) },
+		encodeBool:     func(dst []byte, v []bool) ([]byte, error) { return appendPlainBool(dst, v), nil },
+		encodeInt32:    func(dst []byte, v []int32) ([]byte, error) { return appendPlainInt32(dst, v), nil },
+		encodeInt64:    func(dst []byte, v []int64) ([]byte, error) { return appendPlainInt64(dst, v), nil },
+		encodeFloat32:  func(dst []byte, v []float32) ([]byte, error) { return appendPlainFloat32(dst, v), nil },
+		encodeFloat64:  func(dst []byte, v []float64) ([]byte, error) { return appendPlainFloat64(dst, v), nil },
+		encodeBinary:   appendPlainBinary,
 	})
 }

@@ -190,3 +190,39 @@ func TestPlainBinaryFastPathErrors(t *testing.T) {
 	require.Equal(t, "xyz", string(data[offs[30]:offs[31]]))
 	require.Equal(t, offs[30]+3, offs[60])
 }
+
+// TestPlainBoolBits packs every length around the eight-byte groups and
+// compares with DecodeBool bit by bit, dirty bytes of dst included; a byte
+// other than 0 or 1 at any position fails as DecodeBool fails, at its
+// offset.
+func TestPlainBoolBits(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	require.True(t, DecodesBoolBits(Plain))
+	require.False(t, DecodesBoolBits(RLE))
+	require.ErrorIs(t, DecodeBoolBits(RLE, make([]byte, 1), 1, []byte{1}), ErrUnsupported)
+	for n := 0; n <= 70; n++ {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(r.IntN(2))
+		}
+		want := make([]bool, n)
+		require.NoError(t, DecodeBool(Plain, want, src))
+		dst := bytes.Repeat([]byte{0xff}, (n+7)/8+1)
+		require.NoError(t, DecodeBoolBits(Plain, dst, n, src))
+		for i := range n {
+			require.Equal(t, want[i], dst[i/8]>>(i%8)&1 == 1, "n=%d value %d", n, i)
+		}
+		if n%8 != 0 {
+			require.Zero(t, dst[n/8]>>(n%8), "n=%d: bits past n", n)
+		}
+		require.Equal(t, byte(0xff), dst[(n+7)/8], "n=%d: byte past the bitmap", n)
+		for at := 0; at < n; at++ {
+			bad := bytes.Clone(src)
+			bad[at] = 2 + byte(r.IntN(254))
+			wantErr := DecodeBool(Plain, make([]bool, n), bad)
+			require.Error(t, wantErr)
+			require.EqualError(t, DecodeBoolBits(Plain, make([]byte, (n+7)/8), n, bad), wantErr.Error())
+		}
+		require.ErrorIs(t, DecodeBoolBits(Plain, make([]byte, 9), n+1, src), ErrCorrupt)
+	}
+}
