@@ -493,6 +493,7 @@ type binaryBuilder struct {
 	// reserved: a DICTIONARY page decodes to several times its size, and
 	// a decoder that runs out of room grows a heap copy of the batch.
 	stored, decoded int64
+	rows            int64 // positions of the pages decoded so far
 	// text is TEXT or STRING when decoded values must be checked to be
 	// UTF-8, as Arrow's utf8 type requires; zero for BLOB and OBJECT.
 	text tsfile.DataType
@@ -519,6 +520,13 @@ func (b *binaryBuilder) reserve(k int) {
 		b.cap = c
 		if first {
 			b.offs()[0] = 0
+		}
+		// The value bytes too, at the bytes a row seen so far, so that
+		// a batch's values do not grow by doubling (each a copy of what
+		// the batch holds), as reserveBytes alone would make them.
+		if b.rows > 0 {
+			want := float64(b.size) + float64(c-b.n)*float64(b.decoded)/float64(b.rows)*1.125
+			ensureBytes(b.values, int(min(want, math.MaxInt32)))
 		}
 	}
 }
@@ -634,6 +642,7 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 	b.size += len(data)
 	b.n += n
 	b.stored += int64(len(src))
+	b.rows += int64(n)
 	b.decoded += int64(len(data))
 	if b.text != 0 {
 		return b.checkUTF8(b.n-n, b.n)
@@ -662,9 +671,17 @@ func (b *binaryBuilder) checkUTF8(from, to int) error {
 	return nil
 }
 
-// asciiOnly reports whether s has no byte above 0x7f, checking eight bytes
-// at a time.
+// asciiOnly reports whether s has no byte above 0x7f, checking 32 bytes
+// at a time (four independent loads and one test), then eight.
 func asciiOnly(s []byte) bool {
+	for len(s) >= 32 {
+		w := binary.LittleEndian.Uint64(s) | binary.LittleEndian.Uint64(s[8:]) |
+			binary.LittleEndian.Uint64(s[16:]) | binary.LittleEndian.Uint64(s[24:32])
+		if w&0x8080808080808080 != 0 {
+			return false
+		}
+		s = s[32:]
+	}
 	for len(s) >= 8 {
 		if binary.LittleEndian.Uint64(s)&0x8080808080808080 != 0 {
 			return false
