@@ -39,19 +39,20 @@ func Scatter[T any](dst []T, packed []T, bits []byte, n int) int {
 	runs := bits[:full]
 	j := 0
 	for i := 0; i < full; {
-		b := runs[i]
-		switch {
-		case b == 0xFF && isRun(runs, i+1, b):
+		// See ScatterInPlace for why runs start at eight bytes.
+		switch runWord(runs, i) {
+		case ^uint64(0):
 			e := runEnd(runs, i, ^uint64(0))
 			l := (e - i) * 8
 			copy(dst[i*8:e*8], packed[j:j+l])
 			j += l
 			i = e
-		case b == 0x00 && isRun(runs, i+1, b):
+		case 0:
 			e := runEnd(runs, i, 0)
 			clear(dst[i*8 : e*8])
 			i = e
 		default:
+			b := runs[i]
 			c := ones8(b)
 			if j+8 <= len(packed) {
 				// Loading eight values unconditionally avoids a loop whose
@@ -115,21 +116,29 @@ func ScatterInPlace[T any](dst []T, bits []byte, n int) int {
 	}
 	runs := bits[:full]
 	for i := full; i > 0; {
-		b := runs[i-1]
-		switch {
-		case b == 0xFF && isRun(runs, i-2, b):
-			s := runStart(runs, i, ^uint64(0))
+		// Runs are taken whole from eight equal bytes (64 positions) on:
+		// testing each 0xFF byte for a run of two was a branch that nulls
+		// scattered among mostly present values made unpredictable, and
+		// cost more than spreading such bytes through the table.
+		var w uint64 = 1
+		if i >= 8 {
+			w = binary.LittleEndian.Uint64(runs[i-8 : i])
+		}
+		switch w {
+		case ^uint64(0):
+			s := runStart(runs, i, w)
 			l := (i - s) * 8
 			copy(dst[s*8:i*8], dst[j-l:j]) // copy handles the overlap like memmove.
 			j -= l
 			i = s
-		case b == 0x00 && isRun(runs, i-2, b):
+		case 0:
 			// Every value still to be moved lies below s*8, so clearing the
 			// whole run cannot destroy one.
 			s := runStart(runs, i, 0)
 			clear(dst[s*8 : i*8])
 			i = s
 		default:
+			b := runs[i-1]
 			// This byte's slots may still hold its own unmoved values, so
 			// take them out into vals before writing any slot. The
 			// eight-value read stays inside dst: once this byte's c values
@@ -179,9 +188,9 @@ func ScatterOffsets(out []int32, base int32, packedEnds []int32, bits []byte, n 
 	runs := bits[:full]
 	j := 0
 	for i := 0; i < full; {
-		b := runs[i]
-		switch {
-		case b == 0xFF && isRun(runs, i+1, b):
+		// See ScatterInPlace for why runs start at eight bytes.
+		switch runWord(runs, i) {
+		case ^uint64(0):
 			e := runEnd(runs, i, ^uint64(0))
 			l := (e - i) * 8
 			seg := o[i*8 : e*8]
@@ -191,7 +200,7 @@ func ScatterOffsets(out []int32, base int32, packedEnds []int32, bits []byte, n 
 			prev = seg[l-1]
 			j += l
 			i = e
-		case b == 0x00 && isRun(runs, i+1, b):
+		case 0:
 			e := runEnd(runs, i, 0)
 			seg := o[i*8 : e*8]
 			for t := range seg {
@@ -199,6 +208,7 @@ func ScatterOffsets(out []int32, base int32, packedEnds []int32, bits []byte, n 
 			}
 			i = e
 		default:
+			b := runs[i]
 			c := ones8(b)
 			vals[0] = prev
 			if j+8 <= len(packedEnds) {
@@ -268,11 +278,13 @@ func load8[T any](vals *[16]T, p *[8]T) {
 	vals[5], vals[6], vals[7], vals[8] = p[4], p[5], p[6], p[7]
 }
 
-// isRun reports whether runs[i] exists and equals b. The copy and clear fast
-// paths are taken only for runs of at least two bytes: for a lone 0x00 or
-// 0xFF byte the call to memmove or memclr costs more than spreading it.
-func isRun(runs []byte, i int, b byte) bool {
-	return uint(i) < uint(len(runs)) && runs[i] == b
+// runWord returns the eight bytes of runs from i on as a word, or 1 (which
+// is neither fill) when fewer than eight are left.
+func runWord(runs []byte, i int) uint64 {
+	if i+8 <= len(runs) {
+		return binary.LittleEndian.Uint64(runs[i:])
+	}
+	return 1
 }
 
 // runEnd returns the end of the run of bytes equal to the fill byte of w
