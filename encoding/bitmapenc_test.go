@@ -218,6 +218,9 @@ func bitmapBenchValues() []int32 {
 }
 
 func TestBitmapDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	v := bitmapBenchValues()
 	src, err := encoding.AppendEncodedInt32(encoding.Bitmap, nil, v)
 	require.NoError(t, err)

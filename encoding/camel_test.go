@@ -261,6 +261,9 @@ func camelBenchValues() []float64 {
 }
 
 func TestCamelDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	v := camelBenchValues()
 	src, err := encoding.AppendEncodedFloat64(encoding.Camel, nil, v)
 	require.NoError(t, err)

@@ -301,6 +301,9 @@ var compressZeroAllocs = map[encoding.Compression]bool{
 }
 
 func TestCompressDecompressAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	if testing.Short() {
 		t.Skip("allocation counts")
 	}

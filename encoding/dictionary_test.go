@@ -242,6 +242,9 @@ func dictBenchValues() [][]byte {
 }
 
 func TestDictionaryDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	v := dictBenchValues()
 	src, err := encoding.AppendEncodedBinary(encoding.Dictionary, nil, v)
 	require.NoError(t, err)
