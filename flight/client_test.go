@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"net"
 	"runtime"
@@ -260,14 +261,20 @@ func TestClientCodecAllocation(t *testing.T) {
 			allocs := testing.AllocsPerRun(20, func() { codec.Unmarshal(bs, fd) })
 			assert.LessOrEqual(t, allocs, 1.0, c.name)
 		}
-		var before, after runtime.MemStats
-		const runs = 20
-		runtime.ReadMemStats(&before)
-		for i := 0; i < runs; i++ {
-			codec.Unmarshal(bs, fd)
+		// TotalAlloc counts every goroutine of the test binary (gRPC
+		// servers of earlier tests wind down now and then), which once
+		// added 100 bytes to 20 runs: the least of three tries counts.
+		perRun := math.Inf(1)
+		for range 3 {
+			var before, after runtime.MemStats
+			const runs = 20
+			runtime.ReadMemStats(&before)
+			for i := 0; i < runs; i++ {
+				codec.Unmarshal(bs, fd)
+			}
+			runtime.ReadMemStats(&after)
+			perRun = min(perRun, float64(after.TotalAlloc-before.TotalAlloc)/runs)
 		}
-		runtime.ReadMemStats(&after)
-		perRun := float64(after.TotalAlloc-before.TotalAlloc) / runs
 		// Large allocations are rounded up to 8 KiB pages.
 		assert.LessOrEqual(t, perRun, float64(len(c.msg)+8<<10), c.name)
 	}
