@@ -194,19 +194,42 @@ func BenchmarkDecodeFloat64Plain(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendBinaryPlain decodes short strings whose lengths cycle
+// through 8-17 bytes, states of a machine that change every 50 values or
+// so (the benchmark table's state column), and random lengths of 0-16.
 func BenchmarkAppendBinaryPlain(b *testing.B) {
-	vals := make([][]byte, benchValues)
-	for i := range vals {
-		vals[i] = []byte("device_0000_sensor")[:8+i%10]
+	states := []string{"idle", "heating", "cooling", "running", "maintenance", "error"}
+	r := rand.New(rand.NewPCG(15, 16))
+	state := 0
+	cases := []struct {
+		name string
+		gen  func(i int) []byte
+	}{
+		{"cycle", func(i int) []byte { return []byte("device_0000_sensor")[:8+i%10] }},
+		{"runs", func(int) []byte {
+			if r.IntN(50) == 0 {
+				state = r.IntN(len(states))
+			}
+			return []byte(states[state])
+		}},
+		{"random", func(int) []byte { return []byte("0123456789abcdef")[:r.IntN(17)] }},
 	}
-	src, err := encoding.AppendEncodedBinary(encoding.Plain, nil, vals)
-	require.NoError(b, err)
-	offsets, data := make([]int32, 1, benchValues+1), make([]byte, 0, len(src))
-	b.SetBytes(int64(len(src)))
-	for b.Loop() {
-		if _, _, err := encoding.AppendBinary(encoding.Plain, offsets, data, len(vals), src); err != nil {
-			b.Fatal(err)
-		}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			vals := make([][]byte, benchValues)
+			for i := range vals {
+				vals[i] = tc.gen(i)
+			}
+			src, err := encoding.AppendEncodedBinary(encoding.Plain, nil, vals)
+			require.NoError(b, err)
+			offsets, data := make([]int32, 1, benchValues+1), make([]byte, 0, len(src))
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, _, err := encoding.AppendBinary(encoding.Plain, offsets, data, len(vals), src); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

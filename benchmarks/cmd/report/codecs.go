@@ -99,8 +99,11 @@ func decoders(r *results) []decoder {
 			size := plainVsMemcpy.FindStringSubmatch(name)[1]
 			d.label = "INT64 PLAIN, " + size + " of output"
 			d.baseline = "PlainInt64VsMemcpy/" + size + "/memcpy"
-		case name == "AppendBinaryPlain":
+		case name == "AppendBinaryPlain" || strings.HasPrefix(name, "AppendBinaryPlain/"):
 			d.label = "TEXT PLAIN"
+			if _, shape, ok := strings.Cut(name, "/"); ok {
+				d.label += " (" + shape + ")"
+			}
 		default:
 			continue
 		}
@@ -193,7 +196,7 @@ func decoderSection(r *results) section {
 	if len(s.Rows) == 0 {
 		s.Rows = append(s.Rows, missing("decoders (encoding/ benchmarks)", "-"))
 	}
-	s.Note = "`go test -bench 'Decode|Decompress|Memcpy' ./encoding/`: one page of 4,096 values (32 KiB of INT64/DOUBLE " +
+	s.Note = "`go test -bench 'Decode|Decompress|Memcpy|AppendBinaryPlain' ./encoding/`: one page of 4,096 values (32 KiB of INT64/DOUBLE " +
 		"output) or a 64 KiB page for the codecs, MB/s of decoded output, against the `Memcpy*` benchmarks that copy " +
 		"the same number of bytes (the median of those of that size): the machine's limit for producing that output. " +
 		"The bitmap/ benchmarks run too; their raw output is beside the others."
