@@ -430,17 +430,16 @@ func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src
 		// Without nulls PLAIN bytes pack straight into bits: a byte a
 		// value less to write and read than going through []bool.
 		b.reserve(n)
-		dst := b.values.Buf()
-		if b.n%8 != 0 {
+		aligned := b.n%8 == 0
+		dst := b.values.Buf()[b.n/8:]
+		if !aligned {
 			b.packed = slices.Grow(b.packed[:0], (n+7)/8)[:(n+7)/8]
 			dst = b.packed
-		} else {
-			dst = dst[b.n/8:]
 		}
 		if err := encoding.DecodeBoolBits(enc, dst, n, src); err != nil {
 			return err
 		}
-		if b.n%8 != 0 {
+		if !aligned {
 			bitutil.CopyBitmap(b.packed, 0, n, b.values.Buf(), b.n)
 		}
 		b.valid.setValid(b.n, n)

@@ -72,8 +72,8 @@ type Reader struct {
 	done     bool
 }
 
-// deviceAhead is the outcome of looking up the next device ahead of time:
-// what nextDevice and File.Series returned.
+// deviceAhead is the outcome of looking up the next device: what
+// nextDevice and File.Series returned.
 type deviceAhead struct {
 	dev    tsfile.DeviceID
 	ok     bool
@@ -81,16 +81,17 @@ type deviceAhead struct {
 	err    error
 }
 
-// lookAhead finds the next device and reads its index entries into
-// r.ahead. It runs as a job of the current device's last window, where
-// nothing else touches the device list.
-func (r *Reader) lookAhead() {
+// lookUpDevice finds the next device and reads its index entries. With
+// more than one worker it runs ahead, as a job of the current device's
+// last window (where nothing else touches the device list), and its
+// outcome waits in r.ahead for step.
+func (r *Reader) lookUpDevice() *deviceAhead {
 	a := &deviceAhead{}
 	a.dev, a.ok, a.err = r.nextDevice()
 	if a.err == nil && a.ok {
 		a.series, a.err = r.f.Series(a.dev)
 	}
-	r.ahead = a
+	return a
 }
 
 type constValue struct {
@@ -257,30 +258,21 @@ func (r *Reader) step() error {
 	case r.merged != nil:
 		return r.stepMerged()
 	}
-	var dev tsfile.DeviceID
-	var series []tsfile.TimeseriesMetadata
-	ok, looked, err := false, false, error(nil)
-	if a := r.ahead; a != nil {
-		r.ahead = nil
-		dev, ok, series, err, looked = a.dev, a.ok, a.series, a.err, true
-	} else {
-		dev, ok, err = r.nextDevice()
+	a := r.ahead
+	r.ahead = nil
+	if a == nil {
+		a = r.lookUpDevice()
 	}
-	if err != nil {
-		return err
+	if a.err != nil {
+		return a.err
 	}
-	if !ok {
+	if !a.ok {
 		r.flush(true)
 		r.done = true
 		r.releaseState()
 		return nil
 	}
-	if !looked {
-		if series, err = r.f.Series(dev); err != nil {
-			return err
-		}
-	}
-	return r.startDevice(dev, series)
+	return r.startDevice(a.dev, a.series)
 }
 
 // nextDevice returns the next device to read, in index order across
@@ -664,7 +656,7 @@ func (r *Reader) stepAligned() error {
 // decodeWindow decodes the window's pages of every column, the columns in
 // parallel, then checks that they agree, fills absent columns with nulls,
 // trims rows outside the time range and adds the constant columns. With
-// ahead, a last job looks up the next device (lookAhead).
+// ahead, a last job looks up the next device (lookUpDevice).
 func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 	np := len(c.pages)
 	c.counts = resize(c.counts, np)
@@ -695,7 +687,7 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 	timed := r.opts.Workers > 1
 	_ = r.parallel(jobs, func(i int) error {
 		if i == cols+consts {
-			r.lookAhead() // its error waits for the device it concerns
+			r.ahead = r.lookUpDevice() // its error waits for the device it concerns
 			return nil
 		}
 		if i >= cols {
