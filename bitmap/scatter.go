@@ -120,13 +120,9 @@ func ScatterInPlace[T any](dst []T, bits []byte, n int) int {
 		// testing each 0xFF byte for a run of two was a branch that nulls
 		// scattered among mostly present values made unpredictable, and
 		// cost more than spreading such bytes through the table.
-		var w uint64 = 1
-		if i >= 8 {
-			w = binary.LittleEndian.Uint64(runs[i-8 : i])
-		}
-		switch w {
+		switch runWord(runs, i-8) {
 		case ^uint64(0):
-			s := runStart(runs, i, w)
+			s := runStart(runs, i, ^uint64(0))
 			l := (i - s) * 8
 			copy(dst[s*8:i*8], dst[j-l:j]) // copy handles the overlap like memmove.
 			j -= l
@@ -279,9 +275,9 @@ func load8[T any](vals *[16]T, p *[8]T) {
 }
 
 // runWord returns the eight bytes of runs from i on as a word, or 1 (which
-// is neither fill) when fewer than eight are left.
+// is neither fill) when they are not all inside runs.
 func runWord(runs []byte, i int) uint64 {
-	if i+8 <= len(runs) {
+	if i >= 0 && i+8 <= len(runs) {
 		return binary.LittleEndian.Uint64(runs[i:])
 	}
 	return 1
