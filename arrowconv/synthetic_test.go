@@ -195,6 +195,40 @@ func TestMismatchedPositions(t *testing.T) {
 	require.ErrorIs(t, r.Err(), tsfile.ErrCorrupt)
 }
 
+// TestTimePageCountDisagrees: a time page whose statistics count more
+// timestamps than it holds is an error, also where more than one worker
+// hands the batch over in the column jobs (fuseFlush), which cut it at the
+// row count the statistics promised before any page was decoded: the
+// error must win over the batch, and nothing of the dropped batch may
+// leak.
+func TestTimePageCountDisagrees(t *testing.T) {
+	w := newFileBuilder(t, &tsfile.WriteOptions{MaxPointsPerPage: 2})
+	w.table("t", tableColumns()...)
+	w.aligned(devA, []int64{1, 2, 3}, col{"i64", int64s(1, 2, 3)}, col{"s", texts(tsfile.String, "a", "bb", "ccc")})
+	b := w.bytes()
+	f := openBytes(t, b)
+	ss, err := f.Series(devA)
+	require.NoError(t, err)
+	require.True(t, ss[0].IsTimeColumn())
+	tc, err := f.ReadChunk(ss[0].Chunks[0].Offset)
+	require.NoError(t, err)
+	require.Len(t, tc.Pages, 2)
+	// The second page's header: two one-byte sizes, then the count.
+	at := tc.Pages[1].Header.Offset + 2
+	require.Equal(t, byte(1), b[at])
+	b[at] = 2
+	for _, workers := range []int{1, 2} {
+		for _, size := range []int{0, 3, 4} {
+			r, err := NewTableReader(openBytes(t, b), "t", &Options{Allocator: checkedMem(t), Workers: workers, BatchSize: size})
+			require.NoError(t, err)
+			require.False(t, r.Next())
+			require.ErrorIs(t, r.Err(), tsfile.ErrCorrupt)
+			require.ErrorContains(t, r.Err(), "time page statistics count 2, but the page holds 1 timestamps", "workers %d batch %d", workers, size)
+			r.Release()
+		}
+	}
+}
+
 // syntheticTree writes a tree-model file: an aligned multi-page device, a
 // non-aligned device spread over two chunk groups (with an out-of-order
 // and a repeated timestamp), and a device of a second table. Pages hold two
