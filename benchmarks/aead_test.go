@@ -35,7 +35,10 @@ func benchScanAEAD(b *testing.B, variant string, workers int) {
 	b.ResetTimer()
 	out, plain := interleaved(b, want,
 		func() (int64, int64, error) { return scanFile(encPath, &arrowconv.Options{Workers: workers}) },
-		func(int64) error { _, _, err := scanFile(plainPath, &arrowconv.Options{Workers: workers}); return err })
+		func(bool, int64) error {
+			_, _, err := scanFile(plainPath, &arrowconv.Options{Workers: workers})
+			return err
+		})
 	b.SetBytes(out)
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(want)/perOp, "rows/s")

@@ -85,7 +85,10 @@ func benchPeer(b *testing.B, format, variant string, workers int, scan peerScan)
 	}
 	out, ts := interleaved(b, want,
 		func() (int64, int64, error) { return scan(path, workers) },
-		func(int64) error { _, _, err := scanFile(tsPath, &arrowconv.Options{Workers: workers}); return err })
+		func(bool, int64) error {
+			_, _, err := scanFile(tsPath, &arrowconv.Options{Workers: workers})
+			return err
+		})
 	b.SetBytes(out)
 	perOp := b.Elapsed().Seconds() / float64(b.N)
 	b.ReportMetric(float64(want)/perOp, "rows/s")
