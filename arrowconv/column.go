@@ -29,8 +29,10 @@ type builder interface {
 	// appendNulls appends k null rows.
 	appendNulls(k int)
 	// finish returns the array data of rows [0, cut) and keeps rows
-	// [cut, Len()) as the builder's new content, in fresh buffers.
-	finish(cut int) arrow.ArrayData
+	// [cut, Len()) as the builder's new content, in fresh buffers sized
+	// for keep rows if that is more: the batch that follows, whose
+	// regrowth would otherwise copy those rows a second time.
+	finish(cut, keep int) arrow.ArrayData
 	// release frees the buffers.
 	release()
 }
@@ -254,13 +256,13 @@ func (b *flatBase) reserve(k int) {
 	}
 }
 
-func (b *flatBase) finish(cut int) arrow.ArrayData {
+func (b *flatBase) finish(cut, keep int) arrow.ArrayData {
 	n, tail := b.n, b.n-cut
 	old := b.values
 	b.n, b.cap = 0, 0
 	b.values = memory.NewResizableBuffer(b.mem)
 	if tail > 0 {
-		b.cap = b.growRows(tail)
+		b.cap = b.growRows(max(tail, keep))
 		ensureBytes(b.values, b.bytes(b.cap))
 		if b.bits%8 == 0 {
 			copy(b.values.Buf(), old.Buf()[b.bytes(cut):b.bytes(n)])
@@ -719,7 +721,7 @@ func (b *binaryBuilder) gather(src valueBuilder, idx []int32) error {
 	return nil
 }
 
-func (b *binaryBuilder) finish(cut int) arrow.ArrayData {
+func (b *binaryBuilder) finish(cut, keep int) arrow.ArrayData {
 	n, tail := b.n, b.n-cut
 	oldOffs, oldVals := b.offsets, b.values
 	o := b.offs()
@@ -735,7 +737,7 @@ func (b *binaryBuilder) finish(cut int) arrow.ArrayData {
 	b.values = memory.NewResizableBuffer(b.mem)
 	b.n, b.cap, b.size = 0, 0, 0
 	if tail > 0 {
-		b.reserve(tail)
+		b.reserve(max(tail, keep))
 		no := b.offs()
 		for i := 0; i <= tail; i++ {
 			no[i] = o[cut+i] - start

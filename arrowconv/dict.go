@@ -112,8 +112,8 @@ func (d *dictBuilder) regrow(old *memory.Buffer, n, keep int) *memory.Buffer {
 	return nb
 }
 
-func (d *dictBuilder) finish(cut int) arrow.ArrayData {
-	id := d.idx.finish(cut)
+func (d *dictBuilder) finish(cut, keep int) arrow.ArrayData {
+	id := d.idx.finish(cut, keep)
 	defer id.Release()
 	var dict arrow.ArrayData
 	if d.count == 0 {
@@ -159,8 +159,8 @@ func (v viewBuilder) gather(src valueBuilder, idx []int32) error {
 	return v.binaryBuilder.gather(src, idx)
 }
 
-func (v viewBuilder) finish(cut int) arrow.ArrayData {
-	d := v.binaryBuilder.finish(cut)
+func (v viewBuilder) finish(cut, keep int) arrow.ArrayData {
+	d := v.binaryBuilder.finish(cut, keep)
 	defer d.Release()
 	return utf8ToView(v.mem, d)
 }

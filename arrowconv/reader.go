@@ -499,11 +499,12 @@ func (r *Reader) flush(final bool) {
 }
 
 // handOver finishes the rows [0, cut) of b and sizes what it keeps for
-// rows rows. The builders keep only the tail, in small fresh buffers;
-// sizing them now for a whole batch saves the doubling reallocations
-// (each a copy) that filling it would cost.
+// rows rows. Sizing the builder now for a whole batch saves the doubling
+// reallocations (each a copy) that filling it would cost; finish sizes
+// the buffers it copies the tail into, and reserve those of a builder
+// without a tail.
 func handOver(b builder, cut, rows int) arrow.ArrayData {
-	d := b.finish(cut)
+	d := b.finish(cut, rows)
 	if k := rows - b.Len(); k > 0 {
 		b.reserve(k)
 	}

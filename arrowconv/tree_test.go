@@ -988,7 +988,7 @@ func TestTreeStreamTypes(t *testing.T) {
 // treeDrainBuilder returns the canonical cells of the first n rows of b, which
 // keeps the rest.
 func treeDrainBuilder(t testing.TB, b valueBuilder, n int) []string {
-	d := b.finish(n)
+	d := b.finish(n, 0)
 	a := array.MakeFromData(d)
 	d.Release()
 	defer a.Release()
