@@ -116,3 +116,51 @@ func TestReadChunkPagesCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// TestPageStreamReset moves one stream over chunks of different sizes in
+// several orders and window sizes (down to one byte): after each Reset the
+// pages must be those ReadChunk reads, and a failed Reset must not spoil
+// the next.
+func TestPageStreamReset(t *testing.T) {
+	b := multiPageFile(t, 3000, 100)
+	f, err := Open(bytes.NewReader(b), int64(len(b)), nil)
+	require.NoError(t, err)
+	offs := chunkOffsets(t, f)
+	require.Len(t, offs, 3)
+	wholes := map[int64]*Chunk{}
+	for _, off := range offs {
+		c, err := f.ReadChunk(off)
+		require.NoError(t, err)
+		wholes[off] = c
+	}
+	a, c, s := offs[0], offs[1], offs[2]
+	orders := [][]int64{{a, c, s}, {s, c, a}, {c, c, s, s, a, a}, {a, s, a, c}}
+	for _, window := range []int{1, 13, 200, 0} {
+		for _, order := range orders {
+			st, err := f.OpenPageStream(order[0], nil, window)
+			require.NoError(t, err)
+			for k, off := range order {
+				if k > 0 {
+					require.NoError(t, st.Reset(off))
+				}
+				whole := wholes[off]
+				require.Equal(t, whole.Header, st.Header)
+				for i := range whole.Pages {
+					p, err := st.Page(i)
+					require.NoError(t, err)
+					require.NotNil(t, p, "window %d order %v chunk %d page %d", window, order, off, i)
+					require.Equal(t, whole.Pages[i].Header.Offset, p.Header.Offset)
+					require.Equal(t, whole.Pages[i].Stored, p.Stored, "window %d order %v chunk %d page %d", window, order, off, i)
+				}
+				n, err := st.Rest()
+				require.NoError(t, err)
+				require.Equal(t, len(whole.Pages), n)
+			}
+			require.ErrorIs(t, st.Reset(int64(len(b))), ErrCorrupt)
+			require.NoError(t, st.Reset(order[0]))
+			n, err := st.Rest()
+			require.NoError(t, err)
+			require.Equal(t, len(wholes[order[0]].Pages), n)
+		}
+	}
+}
