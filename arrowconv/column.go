@@ -30,8 +30,9 @@ type builder interface {
 	appendNulls(k int)
 	// finish returns the array data of rows [0, cut) and keeps rows
 	// [cut, Len()) as the builder's new content, in fresh buffers sized
-	// for keep rows if that is more: the batch that follows, whose
-	// regrowth would otherwise copy those rows a second time.
+	// for keep rows if that is more: the batch that follows, which then
+	// fills them without the doubling reallocations (each a copy, of the
+	// kept rows first) that growing from the kept rows would cost.
 	finish(cut, keep int) arrow.ArrayData
 	// release frees the buffers.
 	release()
@@ -261,9 +262,11 @@ func (b *flatBase) finish(cut, keep int) arrow.ArrayData {
 	old := b.values
 	b.n, b.cap = 0, 0
 	b.values = memory.NewResizableBuffer(b.mem)
-	if tail > 0 {
-		b.cap = b.growRows(max(tail, keep))
+	if c := max(tail, keep); c > 0 {
+		b.cap = b.growRows(c)
 		ensureBytes(b.values, b.bytes(b.cap))
+	}
+	if tail > 0 {
 		if b.bits%8 == 0 {
 			copy(b.values.Buf(), old.Buf()[b.bytes(cut):b.bytes(n)])
 		} else {
@@ -736,8 +739,14 @@ func (b *binaryBuilder) finish(cut, keep int) arrow.ArrayData {
 	b.offsets = memory.NewResizableBuffer(b.mem)
 	b.values = memory.NewResizableBuffer(b.mem)
 	b.n, b.cap, b.size = 0, 0, 0
+	// The validity splits first, so that reserve grows the kept rows'
+	// bitmap rather than the one handed out.
+	c := max(tail, keep)
+	vb, nulls := b.valid.split(b.mem, cut, n, b.growRows(c))
+	if c > 0 {
+		b.reserve(c)
+	}
 	if tail > 0 {
-		b.reserve(max(tail, keep))
 		no := b.offs()
 		for i := 0; i <= tail; i++ {
 			no[i] = o[cut+i] - start
@@ -746,7 +755,6 @@ func (b *binaryBuilder) finish(cut, keep int) arrow.ArrayData {
 		copy(b.values.Buf(), oldVals.Buf()[start:end])
 		b.size = int(end - start)
 	}
-	vb, nulls := b.valid.split(b.mem, cut, n, b.cap)
 	b.n = tail
 	oldOffs.ResizeNoShrink((cut + 1) * 4)
 	oldVals.ResizeNoShrink(int(start))

@@ -63,7 +63,7 @@ func TestHandOverSizesTail(t *testing.T) {
 			defer b.release()
 			b.appendNulls(10)
 			before := mem.reallocs
-			d := handOver(b, 7, 100)
+			d := b.finish(7, 100)
 			defer d.Release()
 			require.Equal(t, 7, d.Len())
 			require.Equal(t, 7, d.NullN())

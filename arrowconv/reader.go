@@ -474,17 +474,17 @@ func (r *Reader) flush(final bool) {
 		cut = int(r.left)
 	}
 	if cut > 0 {
-		// Finishing copies each builder's tail into fresh buffers, and
-		// the regrowth allocates a batch's worth: both are
-		// per column, so they run in parallel like the decoding.
+		// Finishing copies each builder's tail into fresh buffers sized
+		// for the next batch: per column, so it runs in parallel like
+		// the decoding.
 		bs := r.builders()
 		p := &pending{rows: cut, data: make([]arrow.ArrayData, len(bs))}
-		rows := r.batchRows()
+		keep := r.batchRows()
 		if final {
-			rows = 0
+			keep = 0
 		}
 		_ = r.parallel(len(bs), func(i int) error {
-			p.data[i] = handOver(bs[i], cut, rows)
+			p.data[i] = bs[i].finish(cut, keep)
 			return nil
 		})
 		r.pend = p
@@ -496,19 +496,6 @@ func (r *Reader) flush(final bool) {
 		r.done = true
 		r.releaseState()
 	}
-}
-
-// handOver finishes the rows [0, cut) of b and sizes what it keeps for
-// rows rows. Sizing the builder now for a whole batch saves the doubling
-// reallocations (each a copy) that filling it would cost; finish sizes
-// the buffers it copies the tail into, and reserve those of a builder
-// without a tail.
-func handOver(b builder, cut, rows int) arrow.ArrayData {
-	d := b.finish(cut, rows)
-	if k := rows - b.Len(); k > 0 {
-		b.reserve(k)
-	}
-	return d
 }
 
 // pending holds finished columns of one or more batches. A page decoded
@@ -701,7 +688,7 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 	keep := r.batchRows()
 	handOverAt := func(i int, b builder) {
 		if fused != nil && b.Len() == want {
-			fused.data[i] = handOver(b, fused.rows, keep)
+			fused.data[i] = b.finish(fused.rows, keep)
 		}
 	}
 	var timeDone atomic.Bool
@@ -813,7 +800,7 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 
 // fuseFlush returns the batch that the window, starting at row start, will
 // fill, for the window's jobs to hand each column over as soon as its pages
-// are in (handOver), and the row count the window will end at. It returns
+// are in (builder.finish), and the row count the window will end at. It returns
 // nil when the window does not fill the batch, or when it may not know
 // that before its pages are decoded; inJobs tells that the constant columns
 // are filled by jobs of the window.
