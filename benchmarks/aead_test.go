@@ -24,15 +24,9 @@ func BenchmarkScanAEAD(b *testing.B) {
 func benchScanAEAD(b *testing.B, variant string, workers int) {
 	encPath, want := benchFile(b, variant+AEAD)
 	plainPath, _ := benchFile(b, variant)
-	// A file just generated may not be in the page cache yet, and the
-	// first scan of a process fills the readers' buffer pools: one scan
-	// of each first, so that neither side pays for that alone.
-	for _, p := range []string{encPath, plainPath} {
-		if _, _, err := scanFile(p, &arrowconv.Options{Workers: workers}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ResetTimer()
+	// interleaved's untimed first round scans each file once, so that a
+	// file just generated is in the page cache and neither side fills the
+	// readers' buffer pools alone.
 	out, plain := interleaved(b, want,
 		func() (int64, int64, error) { return scanFile(encPath, &arrowconv.Options{Workers: workers}) },
 		func(bool, int64) error {
