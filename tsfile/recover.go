@@ -40,9 +40,12 @@ type Recovery struct {
 	// whole data section was intact).
 	Cause error
 
-	tables  []TableSchema
-	opts    ReadOptions
-	version byte // of the scanned file, which a rebuilt footer keeps
+	tables []TableSchema
+	// schemasAt is the offset of the file metadata the tables were taken
+	// from, or -1 when the caller gave them (RecoverOptions.Tables).
+	schemasAt int64
+	opts      ReadOptions
+	version   byte // of the scanned file, which a rebuilt footer keeps
 }
 
 // RecoveredGroup is one complete chunk group.
@@ -104,10 +107,11 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 		o = *opts
 	}
 	ro := o.ReadOptions.withDefaults()
-	rec := &Recovery{Size: size, tables: o.Tables, opts: ro}
+	rec := &Recovery{Size: size, tables: o.Tables, opts: ro, schemasAt: -1}
 	if f, err := Open(src, size, &ro); err == nil {
 		rec.Complete = true
 		if len(rec.tables) == 0 {
+			rec.schemasAt = f.metaPos
 			for _, name := range sortedTableNames(f.Metadata.TableSchemas) {
 				rec.tables = append(rec.tables, *f.Metadata.TableSchemas[name])
 			}
@@ -379,6 +383,12 @@ func (r *Recovery) footer(wopts *WriteOptions) ([]byte, error) {
 	w.setVersion()
 	for _, t := range r.tables {
 		if err := w.RegisterTable(t); err != nil {
+			// A schema the file's own metadata holds, which the reader
+			// took as it is, may still break the writer's rules (a TAG
+			// column that is not STRING): the file is damaged.
+			if r.schemasAt >= 0 {
+				return nil, corruptf(r.schemasAt, "table schema", "table %q cannot be written again: %v", t.Name, err)
+			}
 			return nil, err
 		}
 	}
