@@ -112,6 +112,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 type convertJob struct {
 	inputs      []string
 	out         string
+	dst         *output // OUT as checkOutput accepted it; nil for "-"
 	format      string
 	table       string
 	tags        []string
@@ -263,9 +264,17 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if j.recover && len(j.inputs) != 1 {
 		return usagef("--recover takes one INPUT")
 	}
-	if *out != "-" && !j.force {
-		if _, err := os.Stat(*out); err == nil {
-			return usagef("%s exists; pass --force to overwrite it", *out)
+	if *out != "-" {
+		kind := outFile
+		if j.partitionBy != "" {
+			kind = outDataset
+		}
+		read := j.inputs
+		if j.schemaFrom != "" {
+			read = append(read[:len(read):len(read)], j.schemaFrom)
+		}
+		if j.dst, err = checkOutput(*out, kind, j.force, read, stderr); err != nil {
+			return err
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -415,10 +424,11 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 }
 
 // writeAtomic writes through fn to a temporary file beside path and
-// renames it into place only when everything succeeded.
+// renames it into place only when everything succeeded. path must be
+// clean (see checkOutput): the temporary goes to filepath.Dir(path).
 func writeAtomic(path string, fn func(io.Writer) error) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
 		return err
 	}
@@ -656,7 +666,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 			err = bw.Flush()
 		}
 	} else {
-		err = writeAtomic(j.out, write)
+		err = j.dst.writeFile(write)
 	}
 	prog.finish(err == nil)
 	if err != nil {

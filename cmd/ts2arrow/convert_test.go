@@ -174,6 +174,7 @@ func TestPartitionByDevice(t *testing.T) {
 		return err
 	}))
 	require.Equal(t, []string{
+		"_tsarrow",
 		"table=weather/device=weather.north.s01/part-0.csv", "table=weather/device=weather.north.s01/part-1.csv",
 		"table=weather/device=weather.north.s02/part-0.csv", "table=weather/device=weather.north.s02/part-1.csv",
 		"table=weather/device=weather.south.s01/part-0.csv", "table=weather/device=weather.south.s01/part-1.csv",
@@ -191,7 +192,7 @@ func TestPartitionByDevice(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 2)
 	require.Equal(t, "part-0.parquet", entries[0].Name())
-	leftovers, _ := filepath.Glob(filepath.Join(dir, ".out.tmp-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".out.tsarrow-*"))
 	require.Empty(t, leftovers)
 }
 
