@@ -72,7 +72,8 @@ func asidePrefix(path string) string {
 func checkOutput(out string, kind outKind, force bool, inputs []string, stderr io.Writer) (*output, error) {
 	o := &output{path: filepath.Clean(out), kind: kind}
 	st, err := os.Stat(o.path)
-	if err == nil && st.IsDir() {
+	exists := err == nil
+	if exists && st.IsDir() {
 		if why := protectedDir(o.path, st, inputs); why != "" {
 			return nil, usagef("refusing to write -o %s: %s; name a new file or directory", out, why)
 		}
@@ -84,7 +85,7 @@ func checkOutput(out string, kind outKind, force bool, inputs []string, stderr i
 		if isURL(in) {
 			continue
 		}
-		if ist, err := os.Stat(in); err == nil && st != nil && os.SameFile(st, ist) {
+		if ist, err := os.Stat(in); err == nil && exists && os.SameFile(st, ist) {
 			return nil, usagef("-o %s is the input %s; write to another file (not even --force replaces an input)", out, in)
 		}
 	}
@@ -93,7 +94,8 @@ func checkOutput(out string, kind outKind, force bool, inputs []string, stderr i
 		return nil, usagef("cannot write -o %s: directory %s does not exist", out, parent)
 	}
 	removeStaleTemps(o.path, stderr)
-	st, err = os.Stat(o.path)
+	// Lstat: a dangling symbolic link exists too.
+	lst, err := os.Lstat(o.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return o, nil
 	}
@@ -103,17 +105,19 @@ func checkOutput(out string, kind outKind, force bool, inputs []string, stderr i
 	if !force {
 		return nil, usagef("%s exists; pass --force to overwrite it", out)
 	}
+	if st, err = os.Stat(o.path); err != nil {
+		st = lst
+	}
 	switch {
 	case kind == outFile && st.IsDir():
 		return nil, usagef("-o %s is a directory; --force replaces a file only by a file (name the output file)", out)
 	case kind == outFile && !st.Mode().IsRegular():
 		return nil, usagef("-o %s is not a regular file; --force replaces a file only by a file", out)
+	case kind == outDataset && lst.Mode()&fs.ModeSymlink != 0:
+		return nil, usagef("-o %s is a symbolic link; name the directory itself", out)
 	case kind == outDataset && !st.IsDir():
 		return nil, usagef("-o %s is a file; --partition-by writes a directory, and --force replaces only a dataset ts2arrow wrote", out)
 	case kind == outDataset:
-		if lst, err := os.Lstat(o.path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
-			return nil, usagef("-o %s is a symbolic link; name the directory itself", out)
-		}
 		foreign, err := foreignEntry(o.path)
 		if err != nil {
 			return nil, err

@@ -179,7 +179,24 @@ func TestForceReplacesOnlyOurs(t *testing.T) {
 		require.Contains(t, errOut, "is a directory; --force replaces a file only by a file")
 		require.Equal(t, before, treeOf(t, target))
 	}
-	require.ElementsMatch(t, []string{"mydir", "ds", "file", "empty.csv"}, namesIn(t, dir))
+
+	// Symbolic links: a dangling one exists; one to a dataset is not
+	// followed.
+	dangling := filepath.Join(dir, "dangling.csv")
+	require.NoError(t, os.Symlink("nowhere", dangling))
+	code, _, errOut = runCLI("convert", in, "-o", dangling)
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "exists; pass --force")
+	code, _, errOut = runCLI("convert", in, "-o", dangling, "--force")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "is not a regular file")
+	dslink := filepath.Join(dir, "dslink")
+	require.NoError(t, os.Symlink("ds", dslink))
+	code, _, errOut = runCLI("convert", in, "-o", dslink, "--partition-by", "device", "--force")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "is a symbolic link")
+	require.Equal(t, tableDataset, treeOf(t, ds))
+	require.ElementsMatch(t, []string{"mydir", "ds", "file", "empty.csv", "dangling.csv", "dslink"}, namesIn(t, dir))
 }
 
 // TestForceRefusesPlaces: directories no output may replace, even empty
