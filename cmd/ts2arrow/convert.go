@@ -44,8 +44,9 @@ first difference is reported), unless --partition-by writes a Hive-style
 directory that Spark and DuckDB read as one dataset:
   OUT/table=T/part-N.parquet                 (--partition-by table)
   OUT/table=T/device=D/part-N.parquet        (--partition-by device)
-one part per input file (and device); a tree model's device column moves
-into the path.
+one part per input file (and device), and a _tsarrow marker file (which
+Spark, DuckDB and pyarrow skip); a tree model's device column moves into
+the path.
 
 The query:
   --table T          the table (needed when a file holds several)
@@ -70,9 +71,16 @@ The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
 default those a tsarrow conversion marked TAG), so that Arrow and Parquet
 data can be loaded into IoTDB.
 
-Output is written to a temporary file (or directory) beside OUT and
-renamed into place once complete, so a failure or Ctrl-C leaves nothing
-behind. An existing OUT is refused unless --force.
+Output is written to a temporary file (or directory) beside OUT, named
+.OUT.tsarrow-tmp-PID-N, and renamed into place once complete, so a failure
+or Ctrl-C leaves nothing behind; a later run into the same OUT removes the
+temporaries of a process that was killed (and says so). An existing OUT is
+refused unless --force. --force replaces a file only by a file, and a
+directory only by a dataset, when all it holds is what --partition-by
+writes (the _tsarrow marker and table=T/[device=D/]part-N files); the old
+dataset is removed only once the new one is in place. OUT is never an
+input, the current directory, one of its parents, the home directory or a
+directory holding an input, even with --force.
 
 On a terminal a progress bar on standard error shows rows and bytes done,
 the rate and the time left; --quiet turns it off, --verbose adds a line per
@@ -147,7 +155,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	partition := fs.String("partition-by", "", "write a Hive-style directory partitioned by table or device")
-	force := fs.Bool("force", false, "overwrite an existing output")
+	force := fs.Bool("force", false, "replace an existing output file, or a dataset --partition-by wrote")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	verbose := fs.Bool("verbose", false, "a line per input on standard error")
 	recoverIn := fs.Bool("recover", false, "convert the complete chunk groups of a file without a valid footer (see ts2arrow recover)")

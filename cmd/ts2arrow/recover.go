@@ -24,10 +24,12 @@ without one recovers as tree-model devices (every point survives, the TAG
 column names do not) unless --schema-from names an intact file of the same
 dataset to take them from.
 
-FIXED is written to a temporary file beside it and renamed into place. An
-existing FIXED is refused unless --force, and FIXED may never be BROKEN
-itself (or --schema-from's file), whatever its spelling and even with
---force: the bytes recovery could not salvage would be gone.
+FIXED is written to a temporary file beside it (.FIXED.tsarrow-tmp-PID-N)
+and renamed into place; a later run removes such a temporary left by a
+process that was killed, and says so. An existing FIXED is refused unless
+--force, which replaces a file only by a file. FIXED is never BROKEN itself
+(nor the --schema-from file), whatever its spelling and even with --force:
+the bytes recovery could not salvage would be gone.
 
 Examples:
   ts2arrow recover broken.tsfile -o fixed.tsfile
