@@ -44,9 +44,9 @@ first difference is reported), unless --partition-by writes a Hive-style
 directory that Spark and DuckDB read as one dataset:
   OUT/table=T/part-N.parquet                 (--partition-by table)
   OUT/table=T/device=D/part-N.parquet        (--partition-by device)
-one part per input file (and device), and a _tsarrow marker file (which
-Spark, DuckDB and pyarrow skip); a tree model's device column moves into
-the path.
+one part per input file (and device), and a _tsarrow marker file, which
+Spark, pyarrow and DuckDB's read_parquet('OUT/**/*.parquet') skip; a tree
+model's device column moves into the path.
 
 The query:
   --table T          the table (needed when a file holds several)
