@@ -90,8 +90,10 @@ func checkOutput(out string, kind outKind, force bool, inputs []string, stderr i
 		}
 	}
 	parent := filepath.Dir(o.path)
-	if pst, err := os.Stat(parent); err != nil || !pst.IsDir() {
+	if pst, err := os.Stat(parent); err != nil {
 		return nil, usagef("cannot write -o %s: directory %s does not exist", out, parent)
+	} else if !pst.IsDir() {
+		return nil, usagef("cannot write -o %s: %s is not a directory", out, parent)
 	}
 	removeStaleTemps(o.path, stderr)
 	// Lstat: a dangling symbolic link exists too.

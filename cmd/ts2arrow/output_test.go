@@ -196,6 +196,16 @@ func TestForceReplacesOnlyOurs(t *testing.T) {
 	require.Equal(t, 2, code, errOut)
 	require.Contains(t, errOut, "is a symbolic link")
 	require.Equal(t, tableDataset, treeOf(t, ds))
+
+	// OUT's parent must be a directory that exists.
+	for path, msg := range map[string]string{
+		filepath.Join(dir, "nowhere", "x.csv"): "directory " + filepath.Join(dir, "nowhere") + " does not exist",
+		filepath.Join(file, "x.csv"):           file + " is not a directory",
+	} {
+		code, _, errOut = runCLI("convert", in, "-o", path)
+		require.Equal(t, 2, code, errOut)
+		require.Contains(t, errOut, "cannot write -o "+path+": "+msg)
+	}
 	require.ElementsMatch(t, []string{"mydir", "ds", "file", "empty.csv", "dangling.csv", "dslink"}, namesIn(t, dir))
 }
 
