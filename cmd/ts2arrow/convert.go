@@ -44,9 +44,8 @@ first difference is reported), unless --partition-by writes a Hive-style
 directory that Spark and DuckDB read as one dataset:
   OUT/table=T/part-N.parquet                 (--partition-by table)
   OUT/table=T/device=D/part-N.parquet        (--partition-by device)
-one part per input file (and device), and a _tsarrow marker file, which
-Spark, pyarrow and DuckDB's read_parquet('OUT/**/*.parquet') skip; a tree
-model's device column moves into the path.
+one part per input file (and device); a tree model's device column moves
+into the path.
 
 The query:
   --table T          the table (needed when a file holds several)
@@ -77,7 +76,7 @@ or Ctrl-C leaves nothing behind; a later run into the same OUT removes the
 temporaries of a process that was killed (and says so). An existing OUT is
 refused unless --force. --force replaces a file only by a file, and a
 directory only by a dataset, when all it holds is what --partition-by
-writes (the _tsarrow marker and table=T/[device=D/]part-N files); the old
+writes (table=T/[device=D/]part-N files); the old
 dataset is removed only once the new one is in place. OUT is never an
 input, the current directory, one of its parents, the home directory or a
 directory holding an input, even with --force.

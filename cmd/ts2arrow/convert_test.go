@@ -174,7 +174,6 @@ func TestPartitionByDevice(t *testing.T) {
 		return err
 	}))
 	require.Equal(t, []string{
-		"_tsarrow",
 		"table=weather/device=weather.north.s01/part-0.csv", "table=weather/device=weather.north.s01/part-1.csv",
 		"table=weather/device=weather.north.s02/part-0.csv", "table=weather/device=weather.north.s02/part-1.csv",
 		"table=weather/device=weather.south.s01/part-0.csv", "table=weather/device=weather.south.s01/part-1.csv",

@@ -39,14 +39,6 @@ const (
 	outDataset                // a Hive-style directory (--partition-by)
 )
 
-// datasetMarker is the file at the top of every partitioned output. Spark,
-// DuckDB's **/*.parquet globs and pyarrow skip names starting with "_".
-const datasetMarker = "_tsarrow"
-
-const markerText = "This directory is a dataset written by ts2arrow convert --partition-by.\n" +
-	"ts2arrow convert --force replaces it only while it holds nothing but this file\n" +
-	"and table=T/[device=D/]part-N.EXT files.\n"
-
 // output is an OUT that checkOutput accepted.
 type output struct {
 	path    string // cleaned
@@ -199,8 +191,10 @@ var partName = regexp.MustCompile(`^part-[0-9]+\.(parquet|arrow|arrows|csv|jsonl
 
 // foreignEntry returns the first entry under dir (relative, in walk
 // order) that is not part of a dataset --partition-by writes, or "":
-// the marker, table=T directories, device=D directories inside them and
-// part-N files in either.
+// table=T directories, device=D directories inside them and part-N files
+// in either. The layout alone tells a dataset: a marker file was tried,
+// but DuckDB's read_parquet('OUT/**') reads every file under OUT and
+// failed on it.
 func foreignEntry(dir string) (string, error) {
 	var foreign string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -217,7 +211,7 @@ func foreignEntry(dir string) (string, error) {
 		switch {
 		case d.Type()&fs.ModeSymlink != 0 || (!d.IsDir() && !d.Type().IsRegular()):
 		case len(parts) == 1:
-			ok = d.IsDir() && strings.HasPrefix(name, "table=") || !d.IsDir() && name == datasetMarker
+			ok = d.IsDir() && strings.HasPrefix(name, "table=")
 		case len(parts) == 2:
 			ok = d.IsDir() && strings.HasPrefix(name, "device=") || !d.IsDir() && partName.MatchString(name)
 		case len(parts) == 3:
@@ -287,14 +281,10 @@ func (o *output) tempDir() (string, error) {
 	return os.MkdirTemp(filepath.Dir(o.path), tempPrefix(o.path)+"*")
 }
 
-// commitDir marks the dataset built in tmp as ts2arrow's and puts it at
-// OUT. An existing OUT (which checkOutput allowed replacing) is renamed
+// commitDir puts the dataset built in tmp at OUT. An existing OUT (which checkOutput allowed replacing) is renamed
 // aside first and removed only once the new one is in place, so at every
 // moment one of the two is whole.
 func (o *output) commitDir(tmp string) error {
-	if err := os.WriteFile(filepath.Join(tmp, datasetMarker), []byte(markerText), 0o644); err != nil {
-		return err
-	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}

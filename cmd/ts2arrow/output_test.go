@@ -56,13 +56,12 @@ func namesIn(t *testing.T, dir string) []string {
 }
 
 var deviceDataset = []string{
-	"_tsarrow",
 	"table=weather/device=weather.north.s01/part-0.parquet",
 	"table=weather/device=weather.north.s02/part-0.parquet",
 	"table=weather/device=weather.south.s01/part-0.parquet",
 }
 
-var tableDataset = []string{"_tsarrow", "table=weather/part-0.parquet"}
+var tableDataset = []string{"table=weather/part-0.parquet"}
 
 // TestOutputSpellings: every spelling of OUT writes (and with --force
 // replaces) the same place, for a single file and for a dataset, and
@@ -155,8 +154,7 @@ func TestForceReplacesOnlyOurs(t *testing.T) {
 	require.Contains(t, errOut, filepath.Join("table=weather", "device=weather.north.s01", "keep.me"))
 	require.FileExists(t, extra)
 	require.NoError(t, os.Remove(extra))
-	// Without it, and without the marker (an older ts2arrow), it is ours.
-	require.NoError(t, os.Remove(filepath.Join(ds, datasetMarker)))
+	// Without it, it is ours again.
 	code, _, errOut = runCLI("convert", in, "-o", ds, "--partition-by", "table", "--force")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, tableDataset, treeOf(t, ds))
