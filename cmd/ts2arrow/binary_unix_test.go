@@ -158,7 +158,7 @@ func TestBinarySignalLeavesNothing(t *testing.T) {
 				out = filepath.Join(dir, "OUT")
 				args = []string{"--partition-by", "device"}
 			}
-			code, stderr := interrupt(t, tc.sig, out, filepath.Join(dir, "."+filepath.Base(out)+".tmp-*"), args...)
+			code, stderr := interrupt(t, tc.sig, out, filepath.Join(dir, "."+filepath.Base(out)+".tsarrow-tmp-*"), args...)
 			require.NotEqual(t, 0, code, stderr)
 			require.NotEqual(t, -1, code, "killed by the signal instead of handling it")
 			require.Contains(t, stderr, "interrupted")
@@ -178,23 +178,32 @@ func TestBinarySignalLeavesNothing(t *testing.T) {
 
 // TestBinarySIGKILLLeavesNoOutput: a killed process cannot clean up, so
 // its temporary file may remain; what the write-then-rename guarantees is
-// that OUT never exists half-written.
+// that OUT never exists half-written. The next run into the same OUT
+// removes the temporary, saying so.
 func TestBinarySIGKILLLeavesNoOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts a large file")
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "OUT.parquet")
-	code, _ := interrupt(t, syscall.SIGKILL, out, filepath.Join(dir, ".OUT.parquet.tmp-*"))
+	code, _ := interrupt(t, syscall.SIGKILL, out, filepath.Join(dir, ".OUT.parquet.tsarrow-tmp-*"))
 	require.Equal(t, -1, code)
 	require.NoFileExists(t, out)
-	// Nothing else is there; the temporary file may be (it is not
-	// asserted either way: nobody was left to remove it).
+	// Nothing else is there; the temporary file is, as nobody was left
+	// to remove it.
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	for _, e := range entries {
-		require.True(t, strings.HasPrefix(e.Name(), ".OUT.parquet.tmp-"), e.Name())
-	}
+	require.Len(t, entries, 1)
+	left := entries[0].Name()
+	require.True(t, strings.HasPrefix(left, ".OUT.parquet.tsarrow-tmp-"), left)
+
+	r := runBin(t, "convert", sample, "-o", out)
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Regexp(t, `^ts2arrow: removed stale temporary file `+regexp.QuoteMeta(filepath.Join(dir, left))+` left by process \d+\n$`, r.stderr)
+	entries, err = os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	require.Equal(t, "OUT.parquet", entries[0].Name())
 }
 
 // shQuote quotes s for sh.
@@ -375,7 +384,7 @@ func TestBinaryCtrlCInTmux(t *testing.T) {
 	require.Regexp(t, `(?m)^ts2arrow: interrupted; nothing was written\nEXIT=1$`, final)
 	require.Regexp(t, `(?m)^.*\[[= ]+\]\s+\d+% .*\nts2arrow: interrupted`, final)
 	require.NoFileExists(t, out)
-	left, err := filepath.Glob(filepath.Join(tm.dir, ".out.parquet.tmp-*"))
+	left, err := filepath.Glob(filepath.Join(tm.dir, ".out.parquet.tsarrow-tmp-*"))
 	require.NoError(t, err)
 	require.Empty(t, left)
 }

@@ -70,9 +70,16 @@ The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
 default those a tsarrow conversion marked TAG), so that Arrow and Parquet
 data can be loaded into IoTDB.
 
-Output is written to a temporary file (or directory) beside OUT and
-renamed into place once complete, so a failure or Ctrl-C leaves nothing
-behind. An existing OUT is refused unless --force.
+Output is written to a temporary file (or directory) beside OUT, named
+.OUT.tsarrow-tmp-PID-N, and renamed into place once complete, so a failure
+or Ctrl-C leaves nothing behind; a later run into the same OUT removes the
+temporaries of a process that was killed (and says so). An existing OUT is
+refused unless --force. --force replaces a file only by a file, and a
+directory only by a dataset, when all it holds is what --partition-by
+writes (table=T/[device=D/]part-N files); the old
+dataset is removed only once the new one is in place. OUT is never an
+input, the current directory, one of its parents, the home directory or a
+directory holding an input, even with --force.
 
 On a terminal a progress bar on standard error shows rows and bytes done,
 the rate and the time left; --quiet turns it off, --verbose adds a line per
@@ -112,6 +119,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 type convertJob struct {
 	inputs      []string
 	out         string
+	dst         *output // OUT as checkOutput accepted it; nil for "-"
 	format      string
 	table       string
 	tags        []string
@@ -146,7 +154,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	partition := fs.String("partition-by", "", "write a Hive-style directory partitioned by table or device")
-	force := fs.Bool("force", false, "overwrite an existing output")
+	force := fs.Bool("force", false, "replace an existing output file, or a dataset --partition-by wrote")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	verbose := fs.Bool("verbose", false, "a line per input on standard error")
 	recoverIn := fs.Bool("recover", false, "convert the complete chunk groups of a file without a valid footer (see ts2arrow recover)")
@@ -263,9 +271,17 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if j.recover && len(j.inputs) != 1 {
 		return usagef("--recover takes one INPUT")
 	}
-	if *out != "-" && !j.force {
-		if _, err := os.Stat(*out); err == nil {
-			return usagef("%s exists; pass --force to overwrite it", *out)
+	if *out != "-" {
+		kind := outFile
+		if j.partitionBy != "" {
+			kind = outDataset
+		}
+		read := j.inputs
+		if j.schemaFrom != "" {
+			read = append(read[:len(read):len(read)], j.schemaFrom)
+		}
+		if j.dst, err = checkOutput(*out, kind, j.force, read, stderr); err != nil {
+			return err
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -415,10 +431,11 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 }
 
 // writeAtomic writes through fn to a temporary file beside path and
-// renames it into place only when everything succeeded.
+// renames it into place only when everything succeeded. path must be
+// clean (see checkOutput): the temporary goes to filepath.Dir(path).
 func writeAtomic(path string, fn func(io.Writer) error) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
 		return err
 	}
@@ -656,7 +673,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 			err = bw.Flush()
 		}
 	} else {
-		err = writeAtomic(j.out, write)
+		err = j.dst.writeFile(write)
 	}
 	prog.finish(err == nil)
 	if err != nil {

@@ -191,7 +191,7 @@ func TestPartitionByDevice(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 2)
 	require.Equal(t, "part-0.parquet", entries[0].Name())
-	leftovers, _ := filepath.Glob(filepath.Join(dir, ".out.tmp-*"))
+	leftovers, _ := filepath.Glob(filepath.Join(dir, ".out.tsarrow-*"))
 	require.Empty(t, leftovers)
 }
 

@@ -38,10 +38,10 @@ func hiveEscape(s string) string {
 }
 
 // runPartitioned writes one part per input file and table (and device)
-// into a Hive-style directory, built beside OUT and renamed into place.
+// into a Hive-style directory, built beside OUT and renamed into place
+// (replacing the dataset there only once the new one is complete).
 func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error {
-	parent, base := filepath.Dir(j.out), filepath.Base(j.out)
-	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-*")
+	tmp, err := j.dst.tempDir()
 	if err != nil {
 		return err
 	}
@@ -78,15 +78,7 @@ func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error
 		}
 	}
 	prog.finish(true)
-	if j.force {
-		if err := os.RemoveAll(j.out); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, j.out); err != nil {
+	if err := j.dst.commitDir(tmp); err != nil {
 		return err
 	}
 	ok = true

@@ -8,7 +8,7 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const recoverHelp = `Usage: ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
+const recoverHelp = `Usage: ts2arrow recover BROKEN -o FIXED [--schema-from FILE] [--force]
 
 Salvages a TsFile whose writer never finished it (a crash, a full disk, a
 half-copied file): scans the data section from the front, keeps every
@@ -24,7 +24,12 @@ without one recovers as tree-model devices (every point survives, the TAG
 column names do not) unless --schema-from names an intact file of the same
 dataset to take them from.
 
-FIXED is written to a temporary file beside it and renamed into place.
+FIXED is written to a temporary file beside it (.FIXED.tsarrow-tmp-PID-N)
+and renamed into place; a later run removes such a temporary left by a
+process that was killed, and says so. An existing FIXED is refused unless
+--force, which replaces a file only by a file. FIXED is never BROKEN itself
+(nor the --schema-from file), whatever its spelling and even with --force:
+the bytes recovery could not salvage would be gone.
 
 Examples:
   ts2arrow recover broken.tsfile -o fixed.tsfile
@@ -38,6 +43,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("recover", recoverHelp, stderr)
 	out := fs.String("o", "", "path of the rebuilt file")
 	schemaFrom := fs.String("schema-from", "", "intact TsFile whose table schemas the rebuilt file gets")
+	force := fs.Bool("force", false, "overwrite an existing FIXED (never BROKEN itself)")
 	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -54,12 +60,20 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 		return usagef("recover needs -o FIXED (a file)")
 	}
 	in := pos[0]
+	read := []string{in}
+	if *schemaFrom != "" {
+		read = append(read, *schemaFrom)
+	}
+	dst, err := checkOutput(*out, outFile, *force, read, stderr)
+	if err != nil {
+		return err
+	}
 	fh, rec, err := recoverFile(in, *schemaFrom, ropts)
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
-	err = writeAtomic(*out, func(w io.Writer) error {
+	err = dst.writeFile(func(w io.Writer) error {
 		_, err := rec.Rebuild(w, fh, nil)
 		return err
 	})

@@ -143,7 +143,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	if j.out == "-" {
 		err = write(stdout)
 	} else {
-		err = writeAtomic(j.out, write)
+		err = j.dst.writeFile(write)
 	}
 	prog.finish(err == nil)
 	if err != nil {
