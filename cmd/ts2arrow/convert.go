@@ -407,6 +407,7 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 		}
 		if topts.Compression, err = tsfileCompression(o.compression); err == nil {
 			_, err = arrowconv.WriteTsFile(w, rdr, &topts)
+			err = flagHint(err, rdr.Schema(), topts.Tags)
 		}
 	default:
 		err = fmt.Errorf("unknown format %q", format)
