@@ -50,7 +50,12 @@ into the path.
 The query:
   --table T          the table (needed when a file holds several)
   --columns a,b      only these columns (time is always kept); only their
-                     chunks are read
+                     chunks are read. The rows kept are those of the time
+                     source of the columns: every row of a table-model or
+                     aligned device, also one whose kept columns are all
+                     null; for a non-aligned tree device the times where a
+                     kept series has a point (with none kept, as with
+                     --columns device, the times of all its series)
   --device D         only device D (repeatable; as "inspect" prints it)
   --where tag=value  only devices whose TAG (or tree model device) column
                      has this value (repeatable; all must hold)
