@@ -73,7 +73,8 @@ per Parquet row group (default 1048576).
 The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
 "-o x.tsfile" writes a table-model TsFile whose TAG columns are --tags (by
 default those a tsarrow conversion marked TAG), so that Arrow and Parquet
-data can be loaded into IoTDB.
+data can be loaded into IoTDB. The table is --table, by default the one a
+tsarrow conversion recorded (tsfile.table), else the input's base name.
 
 Output is written to a temporary file (or directory) beside OUT and
 renamed into place once complete, so a failure or Ctrl-C leaves nothing
@@ -103,7 +104,7 @@ Examples:
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
-` + keysHelp + `
+` + keysHelp + "\n" + httpHelp + `
 Options:
 `
 
@@ -133,6 +134,7 @@ type convertJob struct {
 	timeUnitSet bool
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
+	http        *httpFlags           // URL inputs of servers without ranges
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) error {
@@ -159,6 +161,8 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks and inconsistent statistics, reporting warnings")
 	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
 	keys := addKeyFlags(fs)
+	hf := addHTTPFlags(fs)
+	defer hf.release()
 	encKey := fs.String("encrypt-key", "", "for tsfile output: write Page AEAD, wrapping the data key with key `ID` of --kek-file/--kek-env")
 	encVersion := fs.String("encrypt-key-version", "1", "the key version of --encrypt-key")
 	encProfile := fs.String("encrypt-profile", aead.ProfileAESGCM256, "the Page AEAD profile of --encrypt-key")
@@ -185,7 +189,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return usagef("convert needs -o OUT")
 	}
 	j := &convertJob{out: *out, table: *table, partitionBy: *partition, force: *force, quiet: *quiet, verbose: *verbose,
-		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: ropts, devices: devices, tsWrite: tsWrite}
+		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: ropts, devices: devices, tsWrite: tsWrite, http: hf}
 	j.format = *format
 	if j.format == "" {
 		if j.partitionBy != "" {
@@ -560,7 +564,7 @@ func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress,
 		in = &input{name: name, file: f, close: fh.Close}
 	} else {
 		var err error
-		if in, err = openInputCounted(ctx, name, j.ropts, prog); err != nil {
+		if in, err = openInputCounted(ctx, name, j.ropts, j.http, prog); err != nil {
 			return nil, nil, err
 		}
 	}
