@@ -157,10 +157,32 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	}, done: func(*input) {}}
 	defer chain.Release()
 	topts := &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
-	if topts.Table == "" && rr.Schema().Metadata().FindKey(arrowconv.MetaTable) < 0 {
+	table, tableFrom := j.table, "--table"
+	if table == "" {
+		table, _ = rr.Schema().Metadata().GetValue(arrowconv.MetaTable)
+		tableFrom = "recorded in the input"
+	}
+	if table == "" {
 		// Parquet written by other tools carries no table name: the
 		// input's base name is the one a user would pick.
 		topts.Table = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		table, tableFrom = topts.Table, "the input's base name; --table names another"
+	}
+	if j.verbose {
+		tags, tagsFrom := j.tags, "--tags"
+		if tags == nil {
+			tagsFrom = "marked TAG in the input"
+			for _, f := range rr.Schema().Fields() {
+				if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TAG" {
+					tags = append(tags, f.Name)
+				}
+			}
+		}
+		what := "no TAG columns, so one device"
+		if len(tags) > 0 {
+			what = fmt.Sprintf("TAG columns %s (%s)", strings.Join(tags, ","), tagsFrom)
+		}
+		fmt.Fprintf(stderr, "ts2arrow: %s: table %s (%s), %s\n", name, table, tableFrom, what)
 	}
 	if j.timeUnitSet {
 		// Otherwise the unit of a timestamp time column is kept.
