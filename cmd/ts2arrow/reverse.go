@@ -171,12 +171,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	if j.verbose {
 		tags, tagsFrom := j.tags, "--tags"
 		if tags == nil {
-			tagsFrom = "marked TAG in the input"
-			for _, f := range rr.Schema().Fields() {
-				if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TAG" {
-					tags = append(tags, f.Name)
-				}
-			}
+			tags, tagsFrom = markedTags(rr.Schema()), "marked TAG in the input"
 		}
 		what := "no TAG columns, so one device"
 		if len(tags) > 0 {
@@ -238,11 +233,7 @@ func flagHint(err error, sc *arrow.Schema, tags []string) error {
 // not all TAGs.
 func tagsHint(sc *arrow.Schema, tags []string) string {
 	if tags == nil {
-		for _, f := range sc.Fields() {
-			if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TAG" {
-				tags = append(tags, f.Name)
-			}
-		}
+		tags = markedTags(sc)
 	}
 	for _, f := range sc.Fields() {
 		// A tree-model export names each row's device in a DEVICE column.
@@ -256,6 +247,18 @@ func tagsHint(sc *arrow.Schema, tags []string) string {
 		now = "--tags " + strings.Join(tags, ",")
 	}
 	return fmt.Sprintf("a TsFile holds one row per device and time: name every column that tells the devices apart with --tags COLUMN,... (TAG columns now: %s)", now)
+}
+
+// markedTags returns the columns a tsarrow conversion marked TAG, which
+// the TsFile writer takes when --tags is not given.
+func markedTags(sc *arrow.Schema) []string {
+	var tags []string
+	for _, f := range sc.Fields() {
+		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TAG" {
+			tags = append(tags, f.Name)
+		}
+	}
+	return tags
 }
 
 // hintError is an arrowconv.OptionError told in ts2arrow's terms.
