@@ -82,6 +82,15 @@ type Options struct {
 	// order; the time column is always kept. Only the chunks of projected
 	// value columns are read. Nil keeps every column; an unknown name is an
 	// error.
+	//
+	// A projection keeps the rows of the time source of the columns read.
+	// A table-model or aligned tree device has a time column, so every row
+	// is kept, also one whose projected columns are all null, as a table
+	// model SELECT does. A non-aligned tree device has none: each series
+	// has its own timestamps, so its rows are those where a projected
+	// series has a point, as in IoTDB's SELECT s1 FROM root.d; with no
+	// series projected they are the timestamps of all its series, which
+	// reads all its chunks.
 	Columns []string
 	// Time keeps only rows whose timestamp lies in the range. Chunk and page
 	// statistics skip what cannot match; nil keeps every row.

@@ -83,6 +83,25 @@ type TsFileOptions struct {
 	KeepLast bool
 }
 
+// An OptionError is an error of WriteTsFile that one of the TsFileOptions
+// settles. Its message names the TsFileOptions field; Option lets a program
+// that fills the options from its own flags or settings name those instead,
+// since its users never see the Go names.
+type OptionError struct {
+	// Problem says what is wrong, without a remedy.
+	Problem string
+	// Option is the TsFileOptions field that settles the problem, such as
+	// "KeepLast".
+	Option string
+	// Remedy says what setting Option does, following "set
+	// TsFileOptions.<Option> ".
+	Remedy string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("arrowconv: %s (set TsFileOptions.%s %s)", e.Problem, e.Option, e.Remedy)
+}
+
 // WriteTsFile writes the record batches of rr to w as a TsFile v4 holding
 // one table-model table, and returns the number of rows written (rows
 // replaced under TsFileOptions.KeepLast are not counted). It reads
@@ -119,7 +138,8 @@ type TsFileOptions struct {
 // device with the same time. A null time is an error.
 //
 // Errors name the column, the device and the row, counting the input's rows
-// from 0 across all batches. After an error the output is incomplete and
+// from 0 across all batches; an error that one of the options settles is an
+// *OptionError. After an error the output is incomplete and
 // has no footer, and the returned count is of the rows written before it.
 func WriteTsFile(w io.Writer, rr array.RecordReader, opts *TsFileOptions) (rows int64, err error) {
 	p, err := planTsFile(rr.Schema(), opts)
@@ -193,7 +213,7 @@ func planTsFile(sc *arrow.Schema, opts *TsFileOptions) (*tsPlan, error) {
 		p.table, _ = sc.Metadata().GetValue(MetaTable)
 	}
 	if p.table == "" {
-		return nil, fmt.Errorf("arrowconv: no table name: set TsFileOptions.Table or the schema metadata %q", MetaTable)
+		return nil, &OptionError{Problem: "no table name", Option: "Table", Remedy: fmt.Sprintf("or the schema metadata %q", MetaTable)}
 	}
 
 	byName := map[string]int{}
@@ -312,7 +332,8 @@ func planTsFile(sc *arrow.Schema, opts *TsFileOptions) (*tsPlan, error) {
 			continue
 		}
 		if f.Name == TimeColumn {
-			return nil, fmt.Errorf("arrowconv: FIELD column %q would collide with the time column, which readers name %q; set TsFileOptions.TimeColumn", f.Name, TimeColumn)
+			return nil, &OptionError{Problem: fmt.Sprintf("FIELD column %q would collide with the time column, which readers name %q", f.Name, TimeColumn),
+				Option: "TimeColumn", Remedy: "to make it the time column"}
 		}
 		dt, err := fieldType(f)
 		if err != nil {
@@ -631,7 +652,8 @@ func (s *tsSink) add(rec arrow.RecordBatch) error {
 		}
 		t := s.times[i]
 		if d.written && t <= d.last {
-			return fmt.Errorf("arrowconv: row %d: time %d of device %s is not after %d, the last time already written for it; rows of a device can arrive out of time order only within TsFileOptions.MaxBufferedRows (%d)", row, t, d.id, d.last, p.maxRows)
+			return &OptionError{Problem: fmt.Sprintf("row %d: time %d of device %s is not after %d, the last time already written for it; rows of a device can arrive out of time order only within the %d rows buffered", row, t, d.id, d.last, p.maxRows),
+				Option: "MaxBufferedRows", Remedy: "higher, or sort the input by time"}
 		}
 		if d.cols == nil {
 			d.alloc(p)
@@ -754,7 +776,8 @@ func (s *tsSink) flush(d *devBuf) error {
 		for i, j := range perm {
 			if i+1 < n && d.times[perm[i+1]] == d.times[j] {
 				if !s.plan.keepLast {
-					return fmt.Errorf("arrowconv: rows %d and %d of device %s have the same time %d (set TsFileOptions.KeepLast to keep the last)", d.rows[j], d.rows[perm[i+1]], d.id, d.times[j])
+					return &OptionError{Problem: fmt.Sprintf("rows %d and %d of device %s have the same time %d", d.rows[j], d.rows[perm[i+1]], d.id, d.times[j]),
+						Option: "KeepLast", Remedy: "to keep the last, or TsFileOptions.Tags if a column tells devices apart"}
 				}
 				continue // the stable sort put the later row next
 			}

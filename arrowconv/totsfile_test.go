@@ -620,6 +620,12 @@ func TestTsFileDuplicates(t *testing.T) {
 	rows := [][]any{{2, "a", 1, 1}, {1, "a", 2, 2}, {2, "b", 3, 3}, {2, "a", 4, nil}, {3, "a", 5, 5}}
 	_, _, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), nil)
 	require.ErrorContains(t, err, "rows 0 and 3 of device t.a have the same time 2")
+	// The option that settles it is told apart, for programs that name
+	// their own settings instead.
+	var oe *OptionError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, "KeepLast", oe.Option)
+	require.ErrorContains(t, err, "TsFileOptions.KeepLast")
 
 	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &TsFileOptions{KeepLast: true})
 	require.NoError(t, err)

@@ -23,7 +23,8 @@ import (
 // hold both. The device column is dictionary-encoded unless
 // Options.PlainTags. Options.Columns projects as for tables; for a
 // non-aligned device a row exists where a projected series has a point,
-// as in IoTDB's align-by-time queries.
+// as in IoTDB's align-by-time queries, or, with no series projected, where
+// any of its series has one (see Options.Columns).
 func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ type mergedDevice struct {
 type seriesCursor struct {
 	name     string
 	dataType tsfile.DataType
-	field    int
+	field    int                    // column index, or -1 for a series read for its timestamps only
 	chunks   []tsfile.ChunkMetadata // not yet visited, by start time
 
 	chunk *tsfile.Chunk         // being streamed page by page, or nil
@@ -130,13 +131,21 @@ func (m *mergedDevice) release() {
 // device that the layout reads. Nothing is read until stepMerged.
 func (r *Reader) mergeDevice(series []tsfile.TimeseriesMetadata) (*mergedDevice, error) {
 	m := &mergedDevice{byField: make([]*seriesCursor, len(r.fields))}
+	// With no measurement projected, the device's rows are the timestamps
+	// of all its series, as without a projection: a non-aligned device has
+	// no time column of its own, and reading none of its series would drop
+	// it whole. Those series are decoded for their timestamps only.
+	timesOnly := len(r.fields) == 0
 	for i := range series {
 		s := &series[i]
 		j, ok := r.lay.byName[s.Measurement]
+		if timesOnly {
+			j, ok = -1, true
+		}
 		if !ok {
 			continue
 		}
-		if m.byField[j] != nil {
+		if j >= 0 && m.byField[j] != nil {
 			m.release()
 			return m, corruptf(s.Offset, "timeseries metadata", "device %s has two series named %q", r.dev, s.Measurement)
 		}
@@ -152,7 +161,9 @@ func (r *Reader) mergeDevice(series []tsfile.TimeseriesMetadata) (*mergedDevice,
 		slices.SortStableFunc(c.chunks, func(a, b tsfile.ChunkMetadata) int {
 			return cmp.Compare(a.Statistics.StartTime, b.Statistics.StartTime)
 		})
-		m.byField[j] = c
+		if j >= 0 {
+			m.byField[j] = c
+		}
 		m.cursors = append(m.cursors, c)
 		if len(c.chunks) > 0 {
 			c.live = true
@@ -574,7 +585,18 @@ func (c *seriesCursor) resetUnit(r *Reader) {
 	// The buffers are sized by the first page they take, not the batch.
 	base := colBase{mem: mem, limit: math.MaxInt}
 	c.times = newFixed(base, arrow.PrimitiveTypes.Int64, encoding.DecodeInt64, nil)
-	c.vals = newValueBuilder(mem, c.dataType, r.schema.Field(1+len(r.consts)+c.field).Type, math.MaxInt)
+	var typ arrow.DataType
+	if c.field >= 0 {
+		typ = r.schema.Field(1 + len(r.consts) + c.field).Type
+	} else {
+		// A series read for its timestamps: the values are decoded into
+		// a builder of the type they would have as a column.
+		var err error
+		if typ, err = arrowType(c.dataType, r.opts.TimeUnit); err != nil {
+			typ = arrow.BinaryTypes.Binary
+		}
+	}
+	c.vals = newValueBuilder(mem, c.dataType, typ, math.MaxInt)
 }
 
 // freeUnit releases the unit's buffers.

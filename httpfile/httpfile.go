@@ -7,6 +7,9 @@
 // many reads of headers and index nodes near each other cost one request;
 // larger reads fetch exactly their bytes, reusing cached blocks at their
 // edges, with one request per run of missing blocks.
+//
+// For servers that do not serve ranges, Download fetches the whole file
+// once, bounded in size.
 package httpfile
 
 import (
@@ -21,8 +24,8 @@ import (
 	"sync"
 )
 
-// ErrNoRanges is returned by Open when the server does not serve byte
-// ranges of the URL.
+// ErrNoRanges is matched by the error Open returns, a *NoRangesError, when
+// the server does not serve byte ranges of the URL.
 var ErrNoRanges = errors.New("httpfile: server does not support range requests")
 
 // ErrChanged is returned by reads when the remote file changed (its ETag
@@ -112,13 +115,18 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 			f.etag = resp.Header.Get("ETag")
 			return f, nil
 		}
-		return nil, fmt.Errorf("%w: %s answered a range request with the whole file", ErrNoRanges, url)
+		if resp.ContentLength > 1 {
+			return nil, &NoRangesError{URL: url, Size: resp.ContentLength, Why: "answered a range request with the whole file, 200 OK"}
+		}
+		// Not the whole file, or nothing says so: the body is the range,
+		// sent without saying it is one.
+		return nil, &NoRangesError{URL: url, Size: -1, Why: "answered a range request with 200 OK instead of 206 Partial Content"}
 	default:
 		return nil, fmt.Errorf("httpfile: %s: %s", url, resp.Status)
 	}
 	total, ok := contentRangeTotal(resp.Header.Get("Content-Range"))
 	if !ok {
-		return nil, fmt.Errorf("%w: %s sent Content-Range %q", ErrNoRanges, url, resp.Header.Get("Content-Range"))
+		return nil, &NoRangesError{URL: url, Size: -1, Why: fmt.Sprintf("sent Content-Range %q", resp.Header.Get("Content-Range"))}
 	}
 	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, 2))
 	f.count(n)

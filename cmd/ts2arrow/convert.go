@@ -50,7 +50,12 @@ into the path.
 The query:
   --table T          the table (needed when a file holds several)
   --columns a,b      only these columns (time is always kept); only their
-                     chunks are read
+                     chunks are read. The rows kept are those of the time
+                     source of the columns: every row of a table-model or
+                     aligned device, also one whose kept columns are all
+                     null; for a non-aligned tree device the times where a
+                     kept series has a point (with none kept, as with
+                     --columns device, the times of all its series)
   --device D         only device D (repeatable; as "inspect" prints it)
   --where tag=value  only devices whose TAG (or tree model device) column
                      has this value (repeatable; all must hold)
@@ -68,7 +73,8 @@ per Parquet row group (default 1048576).
 The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
 "-o x.tsfile" writes a table-model TsFile whose TAG columns are --tags (by
 default those a tsarrow conversion marked TAG), so that Arrow and Parquet
-data can be loaded into IoTDB.
+data can be loaded into IoTDB. The table is --table, by default the one a
+tsarrow conversion recorded (tsfile.table), else the input's base name.
 
 Output is written to a temporary file (or directory) beside OUT, named
 .OUT.tsarrow-tmp-PID-N, and renamed into place once complete, so a failure
@@ -105,7 +111,7 @@ Examples:
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
-` + keysHelp + `
+` + keysHelp + "\n" + httpHelp + `
 Options:
 `
 
@@ -136,6 +142,7 @@ type convertJob struct {
 	timeUnitSet bool
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
+	http        *httpFlags           // URL inputs of servers without ranges
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) error {
@@ -162,6 +169,8 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks and inconsistent statistics, reporting warnings")
 	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
 	keys := addKeyFlags(fs)
+	hf := addHTTPFlags(fs)
+	defer hf.release()
 	encKey := fs.String("encrypt-key", "", "for tsfile output: write Page AEAD, wrapping the data key with key `ID` of --kek-file/--kek-env")
 	encVersion := fs.String("encrypt-key-version", "1", "the key version of --encrypt-key")
 	encProfile := fs.String("encrypt-profile", aead.ProfileAESGCM256, "the Page AEAD profile of --encrypt-key")
@@ -188,7 +197,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return usagef("convert needs -o OUT")
 	}
 	j := &convertJob{out: *out, table: *table, partitionBy: *partition, force: *force, quiet: *quiet, verbose: *verbose,
-		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: ropts, devices: devices, tsWrite: tsWrite}
+		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: ropts, devices: devices, tsWrite: tsWrite, http: hf}
 	j.format = *format
 	if j.format == "" {
 		if j.partitionBy != "" {
@@ -423,6 +432,7 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 		}
 		if topts.Compression, err = tsfileCompression(o.compression); err == nil {
 			_, err = arrowconv.WriteTsFile(w, rdr, &topts)
+			err = flagHint(err, rdr.Schema(), topts.Tags)
 		}
 	default:
 		err = fmt.Errorf("unknown format %q", format)
@@ -571,7 +581,7 @@ func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress,
 		in = &input{name: name, file: f, close: fh.Close}
 	} else {
 		var err error
-		if in, err = openInputCounted(ctx, name, j.ropts, prog); err != nil {
+		if in, err = openInputCounted(ctx, name, j.ropts, j.http, prog); err != nil {
 			return nil, nil, err
 		}
 	}

@@ -44,7 +44,7 @@ Examples:
   ts2arrow head testdata/sample.tsfile -n 5 --columns temperature,humidity
   ts2arrow head data.tsfile --table weather --width 0 --time-format raw
   ts2arrow head https://example.com/data/day.tsfile -n 3
-` + keysHelp + `
+` + keysHelp + "\n" + httpHelp + `
 Options:
 `
 
@@ -62,6 +62,8 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	keys := addKeyFlags(fs)
+	hf := addHTTPFlags(fs)
+	defer hf.release()
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -95,7 +97,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	in, err := openInput(context.Background(), name, ropts)
+	in, err := openInput(context.Background(), name, ropts, hf)
 	if err != nil {
 		return err
 	}

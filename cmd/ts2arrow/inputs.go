@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -109,30 +111,78 @@ func tsfilesUnder(dir string) ([]string, error) {
 
 // input is an opened TsFile and what reading it has cost.
 type input struct {
-	name   string
-	file   *tsfile.File
-	remote *httpfile.File // nil for a local file
-	close  func() error
+	name       string
+	file       *tsfile.File
+	remote     *httpfile.File       // nil for a local file
+	downloaded *httpfile.Downloaded // a remote file read whole (--http-full)
+	close      func() error
 }
+
+// defaultHTTPMaxSize is the default of --http-max-size.
+const defaultHTTPMaxSize = 1 << 30
+
+// httpFlags are the flags of the commands that read URLs, for servers that
+// do not serve byte ranges.
+type httpFlags struct {
+	full    *bool
+	maxSize byteSize
+	// downloads are kept until release, since convert opens every input
+	// twice (the schemas are compared before anything is written) and a
+	// file should be downloaded once.
+	downloads map[string]*httpfile.Downloaded
+}
+
+// release frees the files downloaded; h may be nil.
+func (h *httpFlags) release() {
+	if h == nil {
+		return
+	}
+	for _, d := range h.downloads {
+		d.Close()
+	}
+	h.downloads = nil
+}
+
+// addHTTPFlags adds --http-full and --http-max-size to fs.
+func addHTTPFlags(fs *flag.FlagSet) *httpFlags {
+	h := &httpFlags{maxSize: defaultHTTPMaxSize}
+	h.full = fs.Bool("http-full", false, "download the whole file of a URL whose server does not serve byte ranges, once, and read it from there")
+	fs.Var(&h.maxSize, "http-max-size", "the largest file --http-full downloads, a `SIZE` such as 500MB or 2GiB; 0 for no limit")
+	return h
+}
+
+// httpHelp documents the flags of addHTTPFlags in a command's help.
+const httpHelp = `A URL is read with range requests. A server that does not serve byte
+ranges is refused, since reading the file means downloading all of it:
+--http-full downloads such a file once, into memory when small, else into
+a temporary file that is removed afterwards, refusing a file larger than
+--http-max-size (default 1GiB). Or download the file and give its path.
+`
 
 // openInput opens a local path or an http(s) URL as a TsFile. A remote
 // file is read through range requests: the footer first, then only what
-// the command asks for.
-func openInput(ctx context.Context, name string, ropts *tsfile.ReadOptions) (*input, error) {
-	return openInputCounted(ctx, name, ropts, nil)
+// the command asks for. h (nil for none) says what to do when the server
+// does not serve ranges.
+func openInput(ctx context.Context, name string, ropts *tsfile.ReadOptions, h *httpFlags) (*input, error) {
+	return openInputCounted(ctx, name, ropts, h, nil)
 }
 
 // openInputCounted is openInput counting the bytes read into prog.
-func openInputCounted(ctx context.Context, name string, ropts *tsfile.ReadOptions, prog *progress) (*input, error) {
+func openInputCounted(ctx context.Context, name string, ropts *tsfile.ReadOptions, h *httpFlags, prog *progress) (*input, error) {
 	var ra io.ReaderAt
 	var size int64
 	in := &input{name: name}
 	if isURL(name) {
-		hf, err := httpfile.Open(ctx, name, nil)
+		d, hf, err := h.openURL(ctx, name)
 		if err != nil {
 			return nil, &fileError{name, err}
 		}
-		ra, size, in.remote, in.close = hf, hf.Size(), hf, func() error { return nil }
+		if d != nil {
+			// h releases the download.
+			ra, size, in.downloaded, in.close = d, d.Size(), d, func() error { return nil }
+		} else {
+			ra, size, in.remote, in.close = hf, hf.Size(), hf, func() error { return nil }
+		}
 	} else {
 		fh, err := os.Open(name)
 		if err != nil {
@@ -170,8 +220,61 @@ func inputSize(name string) int64 {
 	return st.Size()
 }
 
+// openURL opens a remote file for range requests or, where the server
+// serves none, downloads it if the flags allow it; h may be nil.
+func (h *httpFlags) openURL(ctx context.Context, url string) (*httpfile.Downloaded, *httpfile.File, error) {
+	if h != nil && h.downloads[url] != nil {
+		return h.downloads[url], nil, nil
+	}
+	hf, err := httpfile.Open(ctx, url, nil)
+	var nr *httpfile.NoRangesError
+	if errors.As(err, &nr) {
+		d, err := h.download(ctx, nr)
+		return d, nil, err
+	}
+	return nil, hf, err
+}
+
+// download fetches the whole file a server without ranges holds, if the
+// flags allow it, or returns the copy fetched before.
+func (h *httpFlags) download(ctx context.Context, nr *httpfile.NoRangesError) (*httpfile.Downloaded, error) {
+	what := "the whole file"
+	if nr.Size >= 0 {
+		what = fmt.Sprintf("the whole file (%s)", size(nr.Size))
+	}
+	if h == nil || !*h.full {
+		return nil, fmt.Errorf("the server does not serve byte ranges (it %s), so reading it means downloading %s: pass --http-full to download it once (up to --http-max-size, default %s), or download it yourself and give its path", nr.Why, what, formatBytes(defaultHTTPMaxSize))
+	}
+	limit := int64(h.maxSize)
+	d, err := httpfile.Download(ctx, nr.URL, &httpfile.DownloadOptions{MaxSize: limit})
+	if errors.Is(err, httpfile.ErrTooLarge) {
+		return nil, fmt.Errorf("the server does not serve byte ranges and %s is larger than --http-max-size %s: raise --http-max-size, or download the file yourself and give its path", what, byteCount(limit))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if h.downloads == nil {
+		h.downloads = map[string]*httpfile.Downloaded{}
+	}
+	h.downloads[nr.URL] = d
+	return d, nil
+}
+
+// byteCount spells n as formatBytes does, with a unit even where no binary
+// unit divides it.
+func byteCount(n int64) string {
+	s := formatBytes(n)
+	if strings.Trim(s, "0123456789") == "" {
+		s += " bytes"
+	}
+	return s
+}
+
 // fetched describes the bytes a remote input has cost, for --verbose.
 func (in *input) fetched() string {
+	if in.downloaded != nil {
+		return fmt.Sprintf("%s: downloaded the whole file, %d bytes, as the server serves no byte ranges", in.name, in.downloaded.Size())
+	}
 	if in.remote == nil {
 		return ""
 	}

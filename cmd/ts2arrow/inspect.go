@@ -50,7 +50,7 @@ Examples:
   ts2arrow inspect https://example.com/data/day.tsfile
   ts2arrow inspect --json testdata/sample.tsfile | jq .tables[0].devices
   ts2arrow inspect --json --pages testdata/sample.tsfile | jq '.tables[].devices[].series[].chunks_detail[].pages_detail'
-` + keysHelp + `
+` + keysHelp + "\n" + httpHelp + `
 Options:
 `
 
@@ -164,6 +164,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	pages := fs.Bool("pages", false, "also list every page header with its Statistics")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	keys := addKeyFlags(fs)
+	hf := addHTTPFlags(fs)
+	defer hf.release()
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -188,7 +190,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	var infos []*inspectFile
 	var failed []error
 	for _, name := range files {
-		info, err := inspect(name, ropts, *pages)
+		info, err := inspect(name, ropts, hf, *pages)
 		if err != nil {
 			err = withFile(name, err)
 			if single {
@@ -238,8 +240,8 @@ func withFile(name string, err error) error {
 	return &fileError{name, err}
 }
 
-func inspect(name string, ropts *tsfile.ReadOptions, pages bool) (*inspectFile, error) {
-	in, err := openInput(context.Background(), name, ropts)
+func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) (*inspectFile, error) {
+	in, err := openInput(context.Background(), name, ropts, hf)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error
 			prog.finish(false)
 			return errInterrupted
 		}
-		in, err := openInputCounted(ctx, name, j.ropts, prog)
+		in, err := openInputCounted(ctx, name, j.ropts, j.http, prog)
 		if err != nil {
 			prog.finish(false)
 			return err

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -53,6 +55,23 @@ func openArrowInput(ctx context.Context, name string) (array.RecordReader, func(
 			pf.Close()
 			return nil, nil, &fileError{name, err}
 		}
+		// pqarrow's record reader restores the field metadata from the
+		// stored ARROW:schema but drops the schema metadata, where tsarrow
+		// keeps the table name and time unit. The writer also copies the
+		// schema metadata into the file's key-value metadata, which
+		// survives even where a tool rewrote the file without ARROW:schema.
+		sc := rr.Schema()
+		keys, vals := sc.Metadata().Keys(), sc.Metadata().Values()
+		kv := pf.MetaData().KeyValueMetadata()
+		for i, k := range kv.Keys() {
+			if strings.HasPrefix(k, "tsfile.") && sc.Metadata().FindKey(k) < 0 {
+				keys, vals = append(keys, k), append(vals, kv.Values()[i])
+			}
+		}
+		if len(keys) > sc.Metadata().Len() {
+			md := arrow.NewMetadata(keys, vals)
+			return &schemaRecords{rr, arrow.NewSchema(sc.Fields(), &md)}, func() { pf.Close() }, nil
+		}
 		return rr, func() { pf.Close() }, nil
 	case ".arrows":
 		rr, err := ipc.NewReader(fh, ipc.WithAllocator(mem))
@@ -71,6 +90,15 @@ func openArrowInput(ctx context.Context, name string) (array.RecordReader, func(
 		return rr, func() { fr.Close(); fh.Close() }, nil
 	}
 }
+
+// schemaRecords is a record stream whose schema carries metadata its
+// batches lack.
+type schemaRecords struct {
+	array.RecordReader
+	schema *arrow.Schema
+}
+
+func (r *schemaRecords) Schema() *arrow.Schema { return r.schema }
 
 // ipcFileRecords reads the batches of an Arrow IPC file in order.
 type ipcFileRecords struct {
@@ -129,10 +157,27 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	}, done: func(*input) {}}
 	defer chain.Release()
 	topts := &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
-	if topts.Table == "" && rr.Schema().Metadata().FindKey(arrowconv.MetaTable) < 0 {
+	table, tableFrom := j.table, "--table"
+	if table == "" {
+		table, _ = rr.Schema().Metadata().GetValue(arrowconv.MetaTable)
+		tableFrom = "recorded in the input"
+	}
+	if table == "" {
 		// Parquet written by other tools carries no table name: the
 		// input's base name is the one a user would pick.
 		topts.Table = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+		table, tableFrom = topts.Table, "the input's base name; --table names another"
+	}
+	if j.verbose {
+		tags, tagsFrom := j.tags, "--tags"
+		if tags == nil {
+			tags, tagsFrom = markedTags(rr.Schema()), "marked TAG in the input"
+		}
+		what := "no TAG columns, so one device"
+		if len(tags) > 0 {
+			what = fmt.Sprintf("TAG columns %s (%s)", strings.Join(tags, ","), tagsFrom)
+		}
+		fmt.Fprintf(stderr, "ts2arrow: %s: table %s (%s), %s\n", name, table, tableFrom, what)
 	}
 	if j.timeUnitSet {
 		// Otherwise the unit of a timestamp time column is kept.
@@ -157,3 +202,70 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	}
 	return nil
 }
+
+// flagHint rewrites an error of the TsFile writer that one of
+// arrowconv.TsFileOptions settles so that it names what a ts2arrow user can
+// do, with flags, instead of the Go option nobody on the command line can
+// set. sc is the input's schema and tags the --tags columns, if given.
+func flagHint(err error, sc *arrow.Schema, tags []string) error {
+	var oe *arrowconv.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	var hint string
+	switch oe.Option {
+	case "Table":
+		hint = "pass --table NAME"
+	case "TimeColumn":
+		hint = fmt.Sprintf("the time column is the one marked %s=TIME, else %q; rename the other column", arrowconv.MetaCategory, arrowconv.TimeColumn)
+	case "MaxBufferedRows":
+		hint = "sort the input by time first"
+	case "KeepLast", "Tags":
+		hint = tagsHint(sc, tags)
+	default:
+		hint = "ts2arrow has no flag for this; fix the input"
+	}
+	return &hintError{oe, hint}
+}
+
+// tagsHint explains two rows of one device with the same time, which on the
+// command line nearly always means the columns that tell devices apart are
+// not all TAGs.
+func tagsHint(sc *arrow.Schema, tags []string) string {
+	if tags == nil {
+		tags = markedTags(sc)
+	}
+	for _, f := range sc.Fields() {
+		// A tree-model export names each row's device in a DEVICE column.
+		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "DEVICE" && !slices.Contains(tags, f.Name) {
+			return fmt.Sprintf("a TsFile holds one row per device and time, and column %q tells the devices apart: pass --tags %s",
+				f.Name, strings.Join(append(slices.Clone(tags), f.Name), ","))
+		}
+	}
+	now := "none"
+	if len(tags) > 0 {
+		now = "--tags " + strings.Join(tags, ",")
+	}
+	return fmt.Sprintf("a TsFile holds one row per device and time: name every column that tells the devices apart with --tags COLUMN,... (TAG columns now: %s)", now)
+}
+
+// markedTags returns the columns a tsarrow conversion marked TAG, which
+// the TsFile writer takes when --tags is not given.
+func markedTags(sc *arrow.Schema) []string {
+	var tags []string
+	for _, f := range sc.Fields() {
+		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TAG" {
+			tags = append(tags, f.Name)
+		}
+	}
+	return tags
+}
+
+// hintError is an arrowconv.OptionError told in ts2arrow's terms.
+type hintError struct {
+	err  *arrowconv.OptionError
+	hint string
+}
+
+func (e *hintError) Error() string { return "arrowconv: " + e.err.Problem + "; " + e.hint }
+func (e *hintError) Unwrap() error { return e.err }

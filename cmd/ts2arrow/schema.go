@@ -38,7 +38,7 @@ Examples:
   ts2arrow schema testdata/sample.tsfile --arrow
   ts2arrow schema data.tsfile --table weather --json | jq '.fields[].name'
   ts2arrow schema data.tsfile --time-unit us --columns temperature,humidity
-` + keysHelp + `
+` + keysHelp + "\n" + httpHelp + `
 Options:
 `
 
@@ -65,6 +65,8 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	keys := addKeyFlags(fs)
+	hf := addHTTPFlags(fs)
+	defer hf.release()
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -84,7 +86,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sc, err := readSchema(pos[0], *table, opts, ropts, stderr)
+	sc, err := readSchema(pos[0], *table, opts, ropts, hf, stderr)
 	if err != nil {
 		return err
 	}
@@ -103,8 +105,8 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 
 // readSchema opens name and returns the schema of the reader convert would
 // open on it; opening a reader reads no rows.
-func readSchema(name, table string, opts *arrowconv.Options, ropts *tsfile.ReadOptions, stderr io.Writer) (*arrow.Schema, error) {
-	in, err := openInput(context.Background(), name, ropts)
+func readSchema(name, table string, opts *arrowconv.Options, ropts *tsfile.ReadOptions, hf *httpFlags, stderr io.Writer) (*arrow.Schema, error) {
+	in, err := openInput(context.Background(), name, ropts, hf)
 	if err != nil {
 		return nil, err
 	}
