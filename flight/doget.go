@@ -108,7 +108,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		e, err := s.cat.get(p.File)
 		if err != nil {
 			if errors.Is(err, errNotFound) {
-				return fmt.Errorf("%w: %s is no longer served", errStale, p.File)
+				return fmt.Errorf("%w: %s is no longer served (removed since the flight was planned); call GetFlightInfo again", errStale, p.File)
 			}
 			return err
 		}
