@@ -139,3 +139,36 @@ func TestColumnsRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestNoMatch checks the flight of a query matching no row: no endpoints,
+// zero records and bytes, and the schema the rows would have had, so that
+// a client can build an empty table from it.
+func TestNoMatch(t *testing.T) {
+	root, _ := testRoot(t)
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+	for _, tc := range []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"where", Query{Table: "weather", Where: map[string]string{"region": "nowhere"}}, []string{"time", "region", "device", "temp", "count", "ok", "label"}},
+		{"where, columns", Query{Table: "weather", Columns: []string{"label", "device"}, Where: map[string]string{"device": "d999"}}, []string{"time", "label", "device"}},
+		{"time", Query{Table: "weather", Columns: []string{"temp"}, Start: Int(0), End: Int(1000)}, []string{"time", "temp"}},
+		{"one file, limit", Query{Table: "weather", Files: []string{"b.tsfile"}, Where: map[string]string{"region": "nowhere"}, Limit: 5}, []string{"time", "region", "device", "temp", "count", "ok", "label"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fi := getInfo(t, c, cmdDesc(t, tc.q))
+			assert.Empty(t, fi.Endpoint)
+			assert.Zero(t, fi.TotalRecords)
+			assert.Zero(t, fi.TotalBytes)
+			schema, err := arrowflight.DeserializeSchema(fi.Schema, memory.DefaultAllocator)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, fieldNames(schema))
+			full := getInfo(t, c, cmdDesc(t, Query{Table: "weather", Columns: tc.q.Columns}))
+			fs, err := arrowflight.DeserializeSchema(full.Schema, memory.DefaultAllocator)
+			require.NoError(t, err)
+			assert.True(t, fs.Equal(schema), "no-match schema %v, matching schema %v", schema, fs)
+		})
+	}
+}
