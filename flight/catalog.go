@@ -386,6 +386,15 @@ func (c *catalog) refresh(rels []string) {
 	}
 }
 
+// rewritten reports whether the file e has open changed in place (same
+// file, other size or modification time), so that its bytes may no longer
+// match e's index. A file replaced by a rename, or removed, was not: e's
+// open handle still reads the version e indexed.
+func (c *catalog) rewritten(e *entry) bool {
+	st, err := c.stat(e.rel)
+	return err == nil && os.SameFile(st, e.info) && !e.current(st)
+}
+
 // stat stats the file at rel, refusing a path that has come to leave the
 // root.
 func (c *catalog) stat(rel string) (os.FileInfo, error) {

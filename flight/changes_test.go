@@ -88,3 +88,24 @@ func TestChangedFileRefusedAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestRewrittenWhileStreamed checks that a stream whose file is rewritten
+// in place while it is read ends with FAILED_PRECONDITION instead of
+// cleanly: its rows were read through the old version's index.
+func TestRewrittenWhileStreamed(t *testing.T) {
+	root, files := testRoot(t)
+	rewrite := func(string) {
+		b, err := os.ReadFile(files[1])
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(files[0], b, 0o644)) // truncates: same file
+	}
+	testHookPartSent = rewrite
+	t.Cleanup(func() { testHookPartSent = nil }) // runs after the server's shutdown
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+	fi := getInfo(t, c, pathDesc("a.tsfile", "weather"))
+	err := redeemErr(t, c, fi.Endpoint[0].Ticket)
+	require.Error(t, err)
+	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
+	assert.Contains(t, status.Convert(err).Message(), "a.tsfile was rewritten while it was being read")
+}

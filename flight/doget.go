@@ -96,6 +96,10 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	return toStatus(err)
 }
 
+// testHookPartSent, when set by a test before the server starts, runs
+// after each part of a DoGet stream is sent.
+var testHookPartSent func(file string)
+
 // pump streams the parts of g in order through one IPC stream. The bytes
 // sent are counted in st once gRPC accepts them: a send returns once flow
 // control has room, so progress stops when the client does.
@@ -177,6 +181,15 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		}
 		n, err := s.copyBatches(ctx, w, rdr, schema, perm, st, meter)
 		rdr.Release()
+		if testHookPartSent != nil {
+			testHookPartSent(p.File)
+		}
+		// A file rewritten in place while being read is read through the
+		// index of its old version: what was sent may be wrong rows, or
+		// may have failed as corrupt. Say so rather than end cleanly.
+		if s.cat.rewritten(e) {
+			return fmt.Errorf("%w: %s was rewritten while it was being read, so the rows sent may be wrong: discard them and call GetFlightInfo again", errStale, p.File)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.File, err)
 		}
