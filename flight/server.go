@@ -76,7 +76,8 @@ type Options struct {
 	Compression string
 
 	// Tokens are the accepted bearer tokens; empty disables
-	// authentication. Clients send "authorization: Bearer <token>".
+	// authentication. Clients send "authorization: Bearer <token>" (the
+	// scheme in any case).
 	Tokens []string
 	// TLS serves over TLS; set ClientAuth and ClientCAs for mutual TLS.
 	TLS *tls.Config
