@@ -2,8 +2,10 @@ package flight
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -108,4 +110,81 @@ func TestRewrittenWhileStreamed(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
 	assert.Contains(t, status.Convert(err).Message(), "a.tsfile was rewritten while it was being read")
+}
+
+// TestRefreshConcurrent plans and reads a file from several clients while
+// it is replaced and the root rescanned: every read is one whole version
+// or FAILED_PRECONDITION, never a mix or another error (run with -race).
+func TestRefreshConcurrent(t *testing.T) {
+	root, files := testRoot(t)
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+	versions := map[string]bool{}
+	key := func(rows []string) string { return fmt.Sprint(len(rows), rows[0], rows[len(rows)-1]) }
+	versions[key(localRows(t, nil, "weather", files[0]))] = true
+	var alt []string
+	for i := 0; i < 3; i++ {
+		p := writeTestFile(t, t.TempDir(), "v.tsfile", 2+i, 50, 10+i)
+		alt = append(alt, p)
+		versions[key(localRows(t, nil, "weather", p))] = true
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				fi, err := c.GetFlightInfo(ctx, pathDesc("a.tsfile", "weather"))
+				if err != nil {
+					if ctx.Err() == nil {
+						errs <- err
+					}
+					return
+				}
+				s, err := c.DoGet(ctx, fi.Endpoint[0].Ticket)
+				if err != nil {
+					continue
+				}
+				r, err := arrowflight.NewRecordReader(s)
+				if err != nil {
+					if code := status.Code(err); code != codes.FailedPrecondition && ctx.Err() == nil {
+						errs <- err
+						return
+					}
+					continue
+				}
+				rows, err := readRows(r)
+				r.Release()
+				switch {
+				case ctx.Err() != nil:
+				case err != nil && status.Code(err) != codes.FailedPrecondition:
+					errs <- err
+					return
+				case err == nil && !versions[key(rows)]:
+					errs <- fmt.Errorf("read %d rows of no version of the file", len(rows))
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 12; i++ {
+		b, err := os.ReadFile(alt[i%len(alt)])
+		require.NoError(t, err)
+		tmp := filepath.Join(root, ".swap")
+		require.NoError(t, os.WriteFile(tmp, b, 0o644))
+		require.NoError(t, os.Rename(tmp, files[0]))
+		if i%3 == 0 {
+			require.NoError(t, srv.Rescan(ctx))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }
