@@ -25,8 +25,11 @@ import (
 var ErrOutsideRoot = errors.New("flight: path leaves the root")
 
 // catalog is the set of TsFiles under the root, kept open and shared by
-// every stream. A rescan replaces entries whose size or modification time
-// changed; a replaced entry is closed when its last stream ends.
+// every stream. A rescan replaces entries whose size, modification time or
+// identity changed, and so does every lookup (refresh) for the files it
+// touches, so that planning and DoGet never wait for the rescan timer to
+// notice a changed file; a replaced entry is closed when its last stream
+// ends.
 type catalog struct {
 	root string // absolute, symlinks resolved
 	ext  string
@@ -35,6 +38,7 @@ type catalog struct {
 	log  *slog.Logger
 
 	mu       sync.RWMutex
+	reload   sync.Mutex        // serializes refresh, so a changed file is reopened once
 	files    map[string]*entry // by slash-separated path relative to root
 	problems map[string]string // files that failed to open: path -> error
 	scanned  time.Time
@@ -45,6 +49,7 @@ type entry struct {
 	rel     string
 	size    int64
 	modTime time.Time
+	info    os.FileInfo // as stat'ed when opened, for os.SameFile
 	f       *tsfile.File
 	tables  []tableInfo
 
@@ -71,8 +76,16 @@ func (e *entry) release() {
 }
 
 // fingerprint identifies the version of a file a ticket was planned on.
+// It is the size and modification time only, not the file's identity, so
+// that servers sharing a root (Options.Advertise) agree on it.
 func (e *entry) fingerprint() string {
 	return fmt.Sprintf("%d:%d", e.size, e.modTime.UnixNano())
+}
+
+// current reports whether st, a stat of e's path now, is the version e
+// opened: same size, modification time and file.
+func (e *entry) current(st os.FileInfo) bool {
+	return st.Size() == e.size && st.ModTime().Equal(e.modTime) && os.SameFile(st, e.info)
 }
 
 func (e *entry) table(name string) (*tableInfo, bool) {
@@ -106,11 +119,7 @@ func newCatalog(root, ext string, ropt tsfile.ReadOptions, unit arrow.TimeUnit, 
 // vanished ones. Files that fail to open are recorded in problems and
 // logged once per version; they never stop the scan.
 func (c *catalog) rescan(ctx context.Context) error {
-	type found struct {
-		size    int64
-		modTime time.Time
-	}
-	seen := map[string]found{}
+	seen := map[string]os.FileInfo{}
 	failed := map[string]string{} // problems found by the walk or on opening
 	err := filepath.WalkDir(c.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -148,7 +157,7 @@ func (c *catalog) rescan(ctx context.Context) error {
 		if err != nil || !st.Mode().IsRegular() {
 			return nil
 		}
-		seen[rel] = found{st.Size(), st.ModTime()}
+		seen[rel] = st
 		return nil
 	})
 	if err != nil {
@@ -157,9 +166,9 @@ func (c *catalog) rescan(ctx context.Context) error {
 
 	c.mu.RLock()
 	var open []string
-	for rel, fd := range seen {
+	for rel, st := range seen {
 		e, ok := c.files[rel]
-		if !ok || e.size != fd.size || !e.modTime.Equal(fd.modTime) {
+		if !ok || !e.current(st) {
 			open = append(open, rel)
 		}
 	}
@@ -228,7 +237,7 @@ func (c *catalog) open(rel string) (*entry, error) {
 		f.Close()
 		return nil, fmt.Errorf("changed while opening (%d bytes, then %d)", st.Size(), f.Size())
 	}
-	e := &entry{rel: rel, size: st.Size(), modTime: st.ModTime(), f: f}
+	e := &entry{rel: rel, size: st.Size(), modTime: st.ModTime(), info: st, f: f}
 	e.refs.Store(1)
 	opts := &arrowconv.Options{TimeUnit: c.unit, TimeUnitSet: true}
 	for _, t := range f.Tables() {
@@ -307,11 +316,106 @@ func within(root, p string) bool {
 	return err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) && !filepath.IsAbs(r)
 }
 
-// get pins the entry for rel, or reports why it is not served.
+// refresh brings the entries of rels up to date with the disk, as a
+// rescan would for them alone: a file whose size, modification time or
+// identity changed is reopened, one that vanished or no longer opens
+// leaves the catalog. Between rescans a file can be rewritten; without
+// this, plans and tickets would go on using the index of its old version,
+// whose offsets no longer match the bytes (or, for a file replaced by a
+// rename, would serve the old version as if current). It costs a stat per
+// file.
+func (c *catalog) refresh(rels []string) {
+	type cand struct {
+		rel string
+		e   *entry
+	}
+	var cands []cand
+	c.mu.RLock()
+	for _, rel := range rels {
+		if e, ok := c.files[rel]; ok {
+			cands = append(cands, cand{rel, e})
+		}
+	}
+	c.mu.RUnlock()
+	var stale []cand
+	for _, cd := range cands {
+		if st, err := c.stat(cd.rel); err != nil || !cd.e.current(st) {
+			stale = append(stale, cd)
+		}
+	}
+	if len(stale) == 0 {
+		return
+	}
+	c.reload.Lock()
+	defer c.reload.Unlock()
+	for _, cd := range stale {
+		c.mu.RLock()
+		e := c.files[cd.rel]
+		c.mu.RUnlock()
+		if e != cd.e {
+			continue // replaced or dropped meanwhile by a rescan
+		}
+		st, err := c.stat(cd.rel)
+		if err == nil && e.current(st) {
+			continue // changed back, or a stat that raced with a writer
+		}
+		var ne *entry
+		if err == nil {
+			ne, err = c.open(cd.rel)
+		}
+		c.mu.Lock()
+		if c.files[cd.rel] == e {
+			delete(c.files, cd.rel)
+			e.release()
+			switch {
+			case ne != nil:
+				c.files[cd.rel] = ne
+				delete(c.problems, cd.rel)
+				ne = nil
+			case !errors.Is(err, fs.ErrNotExist):
+				if c.problems[cd.rel] != err.Error() {
+					c.log.Warn("tsfile not served", "file", cd.rel, "error", err.Error())
+				}
+				c.problems[cd.rel] = err.Error()
+			}
+		}
+		c.mu.Unlock()
+		if ne != nil {
+			ne.release() // a rescan got there first
+		}
+	}
+}
+
+// rewritten reports whether the file e has open changed in place (same
+// file, other size or modification time), so that its bytes may no longer
+// match e's index. A file replaced by a rename, or removed, was not: e's
+// open handle still reads the version e indexed.
+func (c *catalog) rewritten(e *entry) bool {
+	st, err := c.stat(e.rel)
+	return err == nil && os.SameFile(st, e.info) && !e.current(st)
+}
+
+// stat stats the file at rel, refusing a path that has come to leave the
+// root.
+func (c *catalog) stat(rel string) (os.FileInfo, error) {
+	p, err := c.resolve(rel)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(p)
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is no longer a regular file", rel)
+	}
+	return st, err
+}
+
+// get pins the entry for rel, brought up to date with the disk, or reports
+// why it is not served.
 func (c *catalog) get(rel string) (*entry, error) {
 	if err := checkRel(rel); err != nil {
 		return nil, err
 	}
+	c.refresh([]string{rel})
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e, ok := c.files[rel]
@@ -327,8 +431,10 @@ func (c *catalog) get(rel string) (*entry, error) {
 	return e, nil
 }
 
-// snapshot pins every entry, in path order; the caller releases them.
+// snapshot pins every entry, brought up to date with the disk, in path
+// order; the caller releases them.
 func (c *catalog) snapshot() []*entry {
+	c.refresh(c.Files())
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	out := make([]*entry, 0, len(c.files))

@@ -96,6 +96,10 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	return toStatus(err)
 }
 
+// testHookPartSent, when set by a test before the server starts, runs
+// after each part of a DoGet stream is sent.
+var testHookPartSent func(file string)
+
 // pump streams the parts of g in order through one IPC stream. The bytes
 // sent are counted in st once gRPC accepts them: a send returns once flow
 // control has room, so progress stops when the client does.
@@ -108,7 +112,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		e, err := s.cat.get(p.File)
 		if err != nil {
 			if errors.Is(err, errNotFound) {
-				return fmt.Errorf("%w: %s is no longer served", errStale, p.File)
+				return fmt.Errorf("%w: %s is no longer served (removed since the flight was planned); call GetFlightInfo again", errStale, p.File)
 			}
 			return err
 		}
@@ -159,18 +163,33 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.File, err)
 		}
+		// arrowconv keeps schema order; the query's order is restored here.
+		rs, perm, err := projection(rdr.Schema(), g.Columns)
+		if err != nil {
+			rdr.Release()
+			return fmt.Errorf("%w: %s: %v", errStale, p.File, err)
+		}
 		if w == nil {
-			schema = rdr.Schema()
+			schema = rs
 			w = newBatchWriter(out, st, &s.holds, meter, func(a memory.Allocator) []ipc.Option {
 				return s.ipcOptions(schema, g, a)
 			})
 			w.maxBytes = s.opts.MaxBatchBytes
-		} else if !rdr.Schema().Equal(schema) {
+		} else if !rs.Equal(schema) {
 			rdr.Release()
 			return fmt.Errorf("%w: %s: schema changed since the flight was planned", errStale, p.File)
 		}
-		n, err := s.copyBatches(ctx, w, rdr, st, meter)
+		n, err := s.copyBatches(ctx, w, rdr, schema, perm, st, meter)
 		rdr.Release()
+		if testHookPartSent != nil {
+			testHookPartSent(p.File)
+		}
+		// A file rewritten in place while being read is read through the
+		// index of its old version: what was sent may be wrong rows, or
+		// may have failed as corrupt. Say so rather than end cleanly.
+		if s.cat.rewritten(e) {
+			return fmt.Errorf("%w: %s was rewritten while it was being read, so the rows sent may be wrong: discard them and call GetFlightInfo again", errStale, p.File)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.File, err)
 		}
@@ -197,8 +216,9 @@ func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem memory.Allocator
 // copyBatches writes the reader's batches, checking between them for
 // cancellation and the stream's memory budget. The next batch is decoded
 // while the previous one is encoded and sent, so that decoding and the
-// network each keep a core busy instead of taking turns.
-func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.RecordReader, st *streamStats, meter *arrowconv.Meter) (n int64, err error) {
+// network each keep a core busy instead of taking turns. A non-nil perm
+// reorders each batch's columns into schema (see projection).
+func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.RecordReader, schema *arrow.Schema, perm []int, st *streamStats, meter *arrowconv.Meter) (n int64, err error) {
 	ch := make(chan arrow.RecordBatch, 1)
 	stop := make(chan struct{})
 	var rerr error
@@ -207,7 +227,11 @@ func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.Reco
 		for rdr.Next() {
 			st.touch()
 			rec := rdr.RecordBatch()
-			rec.Retain()
+			if perm != nil {
+				rec = project(rec, schema, perm)
+			} else {
+				rec.Retain()
+			}
 			select {
 			case ch <- rec:
 			case <-stop:

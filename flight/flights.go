@@ -79,6 +79,13 @@ func (s *Server) plan(q *Query) (*flightPlan, error) {
 		}
 		pl := ti.plan
 		if q.filtered() {
+			if err := checkColumns(ti.plan.Schema, q.Columns); err != nil {
+				if explicit || p.schema == nil {
+					return nil, fmt.Errorf("%w: %s: table %q has %v", errBadQuery, e.rel, q.Table, err)
+				}
+				p.skipped[e.rel] = err.Error()
+				continue
+			}
 			if ti.tree {
 				pl, err = arrowconv.PlanTree(e.f, []string{q.Table}, opts)
 			} else {
@@ -92,9 +99,13 @@ func (s *Server) plan(q *Query) (*flightPlan, error) {
 				continue
 			}
 		}
+		schema, _, err := projection(pl.Schema, q.Columns)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.rel, err)
+		}
 		if p.schema == nil {
-			p.schema, p.grant.Tree, firstFile = pl.Schema, ti.tree, e.rel
-		} else if !pl.Schema.Equal(p.schema) || ti.tree != p.grant.Tree {
+			p.schema, p.grant.Tree, firstFile = schema, ti.tree, e.rel
+		} else if !schema.Equal(p.schema) || ti.tree != p.grant.Tree {
 			msg := fmt.Sprintf("its schema of table %q differs from that of %s", q.Table, firstFile)
 			if explicit {
 				return nil, fmt.Errorf("%w: %s: %s", errBadQuery, e.rel, msg)

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/tsarrow/tsarrow/arrowconv"
 )
@@ -20,7 +22,12 @@ import (
 //	 "where": {"region": "north"}, "limit": 1000, "compression": "zstd"}
 //
 // Only Table is required. Files are relative to the root (default: every
-// file holding the table). Start and End are inclusive bounds, each an
+// file holding the table). Columns selects the columns and their order:
+// the streams have "time" first, then exactly the named columns in the
+// order given (TAG and ATTRIBUTE columns too, only when named); nil keeps
+// every column in schema order, and an empty list keeps time alone. A
+// name given twice or not in the table is an error, and "time" may only
+// be named first. Start and End are inclusive bounds, each an
 // integer in the stored time unit or an RFC 3339 string. Where keeps the
 // devices whose TAG (or, for tree-model tables, "device") columns equal the
 // values. Limit caps the rows of the whole flight, which then has a single
@@ -30,7 +37,7 @@ import (
 type Query struct {
 	Table       string            `json:"table"`
 	Files       []string          `json:"files,omitempty"`
-	Columns     []string          `json:"columns,omitempty"`
+	Columns     []string          `json:"columns"` // no omitempty: [] (time only) is not nil (every column)
 	Start       *TimeBound        `json:"start,omitempty"`
 	End         *TimeBound        `json:"end,omitempty"`
 	Where       map[string]string `json:"where,omitempty"`
@@ -135,7 +142,87 @@ func (q *Query) check() error {
 			return err
 		}
 	}
+	seen := make(map[string]bool, len(q.Columns))
+	for i, c := range q.Columns {
+		switch {
+		case seen[c]:
+			return fmt.Errorf("%w: column %q is named twice in columns", errBadQuery, c)
+		case c == arrowconv.TimeColumn && i > 0:
+			return fmt.Errorf("%w: %q is always the first column; name it first or not at all", errBadQuery, c)
+		}
+		seen[c] = true
+	}
 	return nil
+}
+
+// maxListedColumns bounds the column names an error lists, for tables of
+// thousands of measurements.
+const maxListedColumns = 50
+
+// checkColumns reports the first of cols that full, the unprojected schema
+// of a table, does not have, naming the columns it has.
+func checkColumns(full *arrow.Schema, cols []string) error {
+	for _, c := range cols {
+		if full.HasField(c) {
+			continue
+		}
+		names := make([]string, 0, min(full.NumFields(), maxListedColumns))
+		for i, f := range full.Fields() {
+			if i == maxListedColumns {
+				names = append(names, fmt.Sprintf("and %d more", full.NumFields()-i))
+				break
+			}
+			names = append(names, strconv.Quote(f.Name))
+		}
+		return fmt.Errorf("no column %q; the columns are %s", c, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// projection orders a stream's schema s (time first, then the projected
+// columns in schema order, as arrowconv produces them) as the query asked:
+// time, then cols in the order given. perm[i] is the column of s that goes
+// out as column i; it is nil, and s returned as is, when the order is
+// already right.
+func projection(s *arrow.Schema, cols []string) (*arrow.Schema, []int, error) {
+	if cols == nil {
+		return s, nil, nil
+	}
+	perm := make([]int, 0, len(cols)+1)
+	for i, name := range append([]string{arrowconv.TimeColumn}, cols...) {
+		if i > 0 && name == arrowconv.TimeColumn {
+			continue // named first, already placed
+		}
+		idx := s.FieldIndices(name)
+		if len(idx) != 1 {
+			return nil, nil, fmt.Errorf("stream has %d columns named %q, want 1", len(idx), name)
+		}
+		perm = append(perm, idx[0])
+	}
+	if len(perm) != s.NumFields() {
+		return nil, nil, fmt.Errorf("stream has %d columns, the query names %d", s.NumFields(), len(perm))
+	}
+	inOrder := true
+	fields := make([]arrow.Field, len(perm))
+	for i, j := range perm {
+		fields[i] = s.Field(j)
+		inOrder = inOrder && i == j
+	}
+	if inOrder {
+		return s, nil, nil
+	}
+	md := s.Metadata()
+	return arrow.NewSchema(fields, &md), perm, nil
+}
+
+// project returns rec's columns in the order perm gives, under schema; the
+// arrays are shared, not copied.
+func project(rec arrow.RecordBatch, schema *arrow.Schema, perm []int) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(perm))
+	for i, j := range perm {
+		cols[i] = rec.Column(j)
+	}
+	return array.NewRecordBatch(schema, cols, rec.NumRows())
 }
 
 // queryFromDescriptor maps a descriptor to a query: path [table] is the

@@ -76,7 +76,8 @@ type Options struct {
 	Compression string
 
 	// Tokens are the accepted bearer tokens; empty disables
-	// authentication. Clients send "authorization: Bearer <token>".
+	// authentication. Clients send "authorization: Bearer <token>" (the
+	// scheme in any case).
 	Tokens []string
 	// TLS serves over TLS; set ClientAuth and ClientCAs for mutual TLS.
 	TLS *tls.Config
@@ -368,9 +369,12 @@ func (s *Server) authorize(ctx context.Context, method string) error {
 	if len(vals) == 0 {
 		return status.Error(codes.Unauthenticated, "missing bearer token (send the header authorization: Bearer <token>)")
 	}
-	got, ok := strings.CutPrefix(vals[0], "Bearer ")
-	if !ok {
-		return status.Error(codes.Unauthenticated, "authorization header is not a bearer token")
+	// The scheme is case-insensitive and followed by one or more spaces
+	// (RFC 7235, section 2.1); clients do send "bearer".
+	scheme, got, _ := strings.Cut(vals[0], " ")
+	got = strings.TrimLeft(got, " ")
+	if !strings.EqualFold(scheme, "Bearer") || got == "" {
+		return status.Error(codes.Unauthenticated, "authorization header is not a bearer token (send authorization: Bearer <token>)")
 	}
 	match := 0
 	for _, t := range s.opts.Tokens {
@@ -414,6 +418,33 @@ func (s *Server) acquireSlot(ctx context.Context) (func(), error) {
 type service struct {
 	arrowflight.BaseFlightServer
 	s *Server
+}
+
+// The RPCs below are not offered; they answer UNIMPLEMENTED with what to
+// use instead, rather than the generated "method X not implemented".
+
+// ListActions answers UNIMPLEMENTED: the server has no actions.
+func (sv *service) ListActions(*arrowflight.Empty, arrowflight.FlightService_ListActionsServer) error {
+	return status.Error(codes.Unimplemented, "this server has no actions; plan reads with GetFlightInfo and stream them with DoGet")
+}
+
+// DoAction answers UNIMPLEMENTED: the server has no actions. Tickets
+// expire by themselves (CancelFlightInfo and RenewFlightEndpoint are not
+// needed to free anything), and a stream is cancelled by cancelling its
+// call.
+func (sv *service) DoAction(a *arrowflight.Action, _ arrowflight.FlightService_DoActionServer) error {
+	return status.Errorf(codes.Unimplemented, "this server has no actions (asked for %q); plan reads with GetFlightInfo and stream them with DoGet", a.GetType())
+}
+
+// PollFlightInfo answers UNIMPLEMENTED: planning reads only file indexes,
+// so GetFlightInfo answers at once and there is nothing to poll.
+func (sv *service) PollFlightInfo(context.Context, *arrowflight.FlightDescriptor) (*arrowflight.PollInfo, error) {
+	return nil, status.Error(codes.Unimplemented, "PollFlightInfo is not offered; call GetFlightInfo, which answers at once")
+}
+
+// DoExchange answers UNIMPLEMENTED.
+func (sv *service) DoExchange(arrowflight.FlightService_DoExchangeServer) error {
+	return status.Error(codes.Unimplemented, "DoExchange is not offered; read with GetFlightInfo and DoGet, write with DoPut")
 }
 
 // Sentinels for the catalog's lookups, mapped to gRPC codes by toStatus.

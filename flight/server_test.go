@@ -137,8 +137,9 @@ func TestQueryCommand(t *testing.T) {
 		local arrowconv.Options
 		files []string
 	}{
-		{"columns", Query{Table: "weather", Columns: []string{"temp", "region"}},
-			arrowconv.Options{Columns: []string{"temp", "region"}}, files},
+		// In schema order, as arrowconv gives them (TestColumnsOrder checks others).
+		{"columns", Query{Table: "weather", Columns: []string{"region", "temp"}},
+			arrowconv.Options{Columns: []string{"region", "temp"}}, files},
 		{"time integers", Query{Table: "weather", Start: Int(start), End: Int(end)},
 			arrowconv.Options{Time: &arrowconv.TimeRange{Start: start, End: end}}, files},
 		{"time strings", Query{Table: "weather", Start: Time("2023-11-14T22:15:00Z"), End: Time("2023-11-14T22:16:40.5Z")},
@@ -209,7 +210,7 @@ func TestGetSchema(t *testing.T) {
 	for _, f := range s.Fields() {
 		names = append(names, f.Name)
 	}
-	assert.Equal(t, []string{"time", "region", "label"}, names)
+	assert.Equal(t, []string{"time", "label", "region"}, names, "the order asked")
 	_, err = c.GetSchema(context.Background(), pathDesc("nope"))
 	assert.Equal(t, codes.NotFound, status.Code(err))
 }

@@ -32,7 +32,7 @@ type grant struct {
 	Expires     int64             `json:"exp"` // Unix seconds
 	Table       string            `json:"t"`
 	Tree        bool              `json:"tree,omitempty"`
-	Columns     []string          `json:"c,omitempty"`
+	Columns     []string          `json:"c"` // null (every column) is not [] (time only)
 	Start       *int64            `json:"s,omitempty"`
 	End         *int64            `json:"e,omitempty"`
 	Where       map[string]string `json:"w,omitempty"`

@@ -35,8 +35,9 @@ Serves the TsFiles under DIR (recursively; names starting with "." are
 skipped) over Apache Arrow Flight, for pyarrow.flight, Spark and any other
 Flight client. Files are opened once and shared by every stream; DIR is
 walked again every --rescan (default 30s, 0 disables it) for new, changed
-and removed files. A file that cannot be read is logged as a warning and
-left out.
+and removed files; a file already served is also checked for changes by
+every call that uses it. A file that cannot be read is logged as a warning
+and left out.
 
 The Flight RPCs:
   ListFlights    one flight per table across DIR (descriptor path [table]),
@@ -48,22 +49,28 @@ The Flight RPCs:
                     "columns": ["temperature"], "start": "2024-01-01T00:00:00Z",
                     "end": 1704153600000, "where": {"region": "north"},
                     "limit": 1000, "compression": "zstd"}
+                 The columns are time, then exactly those named, in that
+                 order (all of them without "columns"; time alone for []).
                  One endpoint per file and range of devices, cut at about
                  --partition-size of Arrow data; a "limit" gives a single
-                 endpoint. Tickets are signed and expire after --ticket-ttl.
+                 endpoint; no endpoints means no rows. Tickets are signed
+                 (not encrypted) and expire after --ticket-ttl.
   GetSchema      the schema of a descriptor's streams
-  DoGet          streams an endpoint's ticket as record batches
+  DoGet          streams an endpoint's ticket as record batches; a file
+                 changed since the flight was planned gives
+                 FAILED_PRECONDITION: call GetFlightInfo again
   DoPut          with --allow-put only: writes the client's batches as a new
                  TsFile under DIR (descriptor path [file] or [file, table],
                  or a JSON command {"file", "table", "tags", "attributes"});
                  an existing file is never replaced
+ListActions, DoAction, PollFlightInfo and DoExchange answer UNIMPLEMENTED.
 The gRPC health service (grpc.health.v1) answers SERVING until shutdown,
 without a token.
 
 Security:
   --token-file F     accepted bearer tokens, one a line (blank lines and lines
                      starting with # are ignored); clients send the header
-                     "authorization: Bearer <token>"
+                     "authorization: Bearer <token>" (scheme in any case)
   --token-env VAR    accepted tokens from the environment variable VAR,
                      comma-separated (may be combined with --token-file)
                      Without either, anyone who can reach --addr reads every
