@@ -167,7 +167,7 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 		if errors.As(werr, &pe) || ctx.Err() != nil || errors.Is(werr, errTooLarge) {
 			return nil, fmt.Errorf("%s: %w", cmd.File, werr)
 		}
-		return nil, fmt.Errorf("%w: %s: %v", errBadQuery, cmd.File, werr)
+		return nil, fmt.Errorf("%w: %s: %v", errBadQuery, cmd.File, putHint(werr))
 	}
 	// Read back what was written before publishing it.
 	f, err := tsfile.OpenFile(tmpName, nil)
@@ -243,4 +243,27 @@ func (p *putReader) Err() error {
 		return err
 	}
 	return p.Reader.Err()
+}
+
+// putHint tells an error of the TsFile writer that one of
+// arrowconv.TsFileOptions settles in the terms of the DoPut command, whose
+// JSON fields are what a Flight client can set; the Go option names mean
+// nothing to it.
+func putHint(err error) error {
+	var oe *arrowconv.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	var hint string
+	switch oe.Option {
+	case "Table":
+		hint = `set "table" in the DoPut command`
+	case "KeepLast", "Tags":
+		hint = `a TsFile holds one row per device and time: name every column that tells the devices apart in the command's "tags"`
+	case "MaxBufferedRows":
+		hint = "send each device's rows in time order"
+	default:
+		hint = "fix the records sent"
+	}
+	return fmt.Errorf("%s; %s", oe.Problem, hint)
 }

@@ -397,6 +397,14 @@ func TestDoPut(t *testing.T) {
 	assert.Equal(t, codes.PermissionDenied, status.Code(err), "%v", err)
 	_, err = put(pathDesc("x.parquet"), files[1])
 	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	// A writer error a setting would settle names the command's JSON
+	// field, not the Go option behind it: with region alone as the TAG,
+	// two stations' rows share a device and a time.
+	_, err = put(&arrowflight.FlightDescriptor{Type: arrowflight.DescriptorCMD,
+		Cmd: []byte(`{"file":"in/dup.tsfile","tags":["region"]}`)}, files[1])
+	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	assert.Contains(t, status.Convert(err).Message(), `command's "tags"`)
+	assert.NotContains(t, status.Convert(err).Message(), "TsFileOptions")
 	// No temporary files are left behind.
 	ents, err := os.ReadDir(filepath.Join(root, "in"))
 	require.NoError(t, err)
