@@ -218,7 +218,7 @@ func TestPushdownColumns(t *testing.T) {
 	require.Len(t, got.rows, len(want))
 
 	_, err = NewTableReader(f, "p", &Options{Columns: []string{"i64", "nope"}})
-	require.ErrorContains(t, err, `no column "nope"`)
+	require.ErrorContains(t, err, `no column "nope" (columns: time, region, station, i64, dbl, s, b, d)`)
 }
 
 func TestPushdownDevicesAndTags(t *testing.T) {
@@ -247,7 +247,11 @@ func TestPushdownDevicesAndTags(t *testing.T) {
 	got = drainQuiet(t, f, "p", &Options{Allocator: mem, Where: map[string]string{"region": "none"}})
 	require.Empty(t, got.rows)
 
-	for where, msg := range map[string]string{"nope": `no column "nope"`, "i64": "only TAG"} {
+	// The error says which columns can be filtered on.
+	for where, msg := range map[string]string{
+		"nope": `no column "nope" to filter on (TAG columns: region, station)`,
+		"i64":  `only TAG and device columns can be filtered on (TAG columns: region, station)`,
+	} {
 		_, err := NewTableReader(f, "p", &Options{Where: map[string]string{where: "x"}})
 		require.ErrorContains(t, err, msg)
 	}

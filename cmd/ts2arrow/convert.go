@@ -563,7 +563,7 @@ func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress,
 		in.close()
 		return nil, nil, &fileError{name, err}
 	}
-	rdr, err := openReader(in.file, j.table, q)
+	rdr, err := openProjected(in.file, j.table, q)
 	if err != nil {
 		in.close()
 		return nil, nil, &fileError{name, err}
