@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,4 +38,48 @@ func TestMisspeltColumnsListTheColumns(t *testing.T) {
 		require.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
 		require.NoFileExists(t, out)
 	}
+}
+
+// TestTruncatedFilePointsAtRecover: a file cut short (a writer that never
+// finished) fails with the format error and what to do about it, for every
+// command that opens it, and the suggested command works.
+func TestTruncatedFilePointsAtRecover(t *testing.T) {
+	data, err := os.ReadFile(sample)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut short.tsfile")
+	require.NoError(t, os.WriteFile(cut, data[:len(data)*2/3], 0o644))
+	hint := `; "ts2arrow recover '` + cut + `' -o FIXED" can salvage its complete chunk groups` + "\n"
+	for _, args := range [][]string{
+		{"inspect", cut},
+		{"inspect", "--json", cut},
+		{"schema", cut},
+		{"head", cut},
+		{"convert", cut, "-o", filepath.Join(dir, "out.csv")},
+	} {
+		code, stdout, stderr := runCLI(args...)
+		require.Equal(t, 1, code, "%v: %s", args, stderr)
+		require.Empty(t, stdout, "%v", args)
+		require.True(t, strings.HasPrefix(stderr, "ts2arrow: "+cut+": file tail: tail magic is "), "%v: %s", args, stderr)
+		require.True(t, strings.HasSuffix(stderr, hint), "%v:\n got %q\nwant suffix %q", args, stderr, hint)
+		require.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+	// Several files: the hint is on the damaged one's line.
+	code, _, stderr := runCLI("inspect", sample, cut)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, hint)
+
+	fixed := filepath.Join(dir, "fixed.tsfile")
+	code, _, stderr = runCLI("recover", cut, "-o", fixed)
+	require.Equal(t, 0, code, stderr)
+	require.FileExists(t, fixed)
+
+	// Damage other than a missing end gets no such hint.
+	bad := filepath.Join(dir, "bad.tsfile")
+	b := append([]byte(nil), data...)
+	b[0] = 'X'
+	require.NoError(t, os.WriteFile(bad, b, 0o644))
+	code, _, stderr = runCLI("inspect", bad)
+	require.Equal(t, 1, code)
+	require.NotContains(t, stderr, "recover")
 }
