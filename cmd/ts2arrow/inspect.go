@@ -39,8 +39,9 @@ added). Key material (the encryptKey property) is never printed.
 --lenient reads files with known writer quirks and lists what it worked
 around as warnings.
 
-Exit status is 0 when every file was read, 1 when any was damaged or
-unreadable (the others are still printed), 2 on a usage error.
+Exit status is 0 when every file was read, 1 when any was damaged, missing
+or unreadable (the others are still printed, and the error is reported in
+its place), 2 on a usage error.
 
 Examples:
   ts2arrow inspect testdata/sample.tsfile
@@ -171,9 +172,26 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 0 {
 		return usagef("inspect needs at least one FILE (a path, URL, directory or pattern)")
 	}
-	files, err := expandInputs(pos)
-	if err != nil {
-		return err
+	// Each FILE is expanded on its own, so that one that is missing (or a
+	// pattern that matches nothing) is reported in its place among the
+	// others instead of hiding them all.
+	var files []string
+	expandErr := map[string]error{}
+	seen := map[string]bool{}
+	for _, p := range pos {
+		names, err := expandInputs([]string{p})
+		if err != nil {
+			if len(pos) == 1 {
+				return err
+			}
+			names, expandErr[p] = []string{p}, err
+		}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				files = append(files, n)
+			}
+		}
 	}
 	// One plain FILE keeps the single-object JSON of earlier releases; a
 	// list, directory or pattern always gives an array, so that a script
@@ -188,9 +206,14 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	var infos []*inspectFile
 	var failed []error
 	for _, name := range files {
-		info, err := inspect(name, ropts, *pages)
+		info, err := (*inspectFile)(nil), expandErr[name]
+		if err == nil {
+			info, err = inspect(name, ropts, *pages)
+			if err != nil {
+				err = withFile(name, err)
+			}
+		}
 		if err != nil {
-			err = withFile(name, err)
 			if single {
 				return err
 			}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -82,4 +84,30 @@ func TestTruncatedFilePointsAtRecover(t *testing.T) {
 	code, _, stderr = runCLI("inspect", bad)
 	require.Equal(t, 1, code)
 	require.NotContains(t, stderr, "recover")
+}
+
+// TestInspectGoesOnPastAMissingFile: a FILE that does not exist is
+// reported in its place, and the others are still printed; exit status 1.
+func TestInspectGoesOnPastAMissingFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.tsfile")
+	code, stdout, stderr := runCLI("inspect", sample, missing)
+	require.Equal(t, 1, code, stderr)
+	require.True(t, strings.HasPrefix(stdout, "file:        "+sample+"\n"), stdout)
+	require.Regexp(t, `^ts2arrow: .*`+regexp.QuoteMeta(missing)+`: no such file or directory\nts2arrow: 1 of 2 files could not be inspected\n$`, stderr)
+
+	// The other order, and a pattern that matches nothing, alike.
+	code, stdout2, stderr := runCLI("inspect", missing, filepath.Join(filepath.Dir(missing), "*.nope"), sample)
+	require.Equal(t, 1, code, stderr)
+	require.Equal(t, stdout, stdout2)
+	require.Contains(t, stderr, "matches no file")
+	require.Contains(t, stderr, "2 of 3 files could not be inspected")
+
+	// --json: an array of what could be read.
+	code, stdout, stderr = runCLI("inspect", "--json", missing, sample)
+	require.Equal(t, 1, code, stderr)
+	var infos []inspectFile
+	require.NoError(t, json.Unmarshal([]byte(stdout), &infos), stdout)
+	require.Len(t, infos, 1)
+	require.Equal(t, sample, infos[0].File)
+	require.Contains(t, stderr, "no such file")
 }
