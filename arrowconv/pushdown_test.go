@@ -406,3 +406,32 @@ func TestRepresentations(t *testing.T) {
 	require.NoError(t, r.Err())
 	require.Equal(t, []string{"r0", "r1", "r2"}, prev)
 }
+
+// TestColumnValues: the values a filter on a constant column could match,
+// over every device whatever the reader selects, from the index alone.
+func TestColumnValues(t *testing.T) {
+	w, _ := pushTable(t)
+	f := w.open()
+	r, err := NewTableReader(f, "p", &Options{Where: map[string]string{"region": "none"}, Columns: []string{}})
+	require.NoError(t, err)
+	defer r.Release()
+	for name, want := range map[string][]string{
+		"region":  {"r0", "r1", "r2"},
+		"station": {"st0", "st1", "st2", "st3", "st4", "st5"},
+	} {
+		got, err := r.ColumnValues(name)
+		require.NoError(t, err)
+		require.Equal(t, want, got, name)
+	}
+	_, err = r.ColumnValues("i64")
+	require.ErrorContains(t, err, `no column "i64" to filter on (TAG columns: region, station)`)
+	require.False(t, r.Next(), "nothing matches region=none")
+
+	tf := openInterop(t, "j10_tree_nonaligned")
+	tr, err := NewTreeReader(tf, nil, &Options{Devices: []tsfile.DeviceID{}})
+	require.NoError(t, err)
+	defer tr.Release()
+	got, err := tr.ColumnValues(DeviceColumn)
+	require.NoError(t, err)
+	require.Equal(t, []string{"root.sg1.d1", "root.sg1.d2", "root.sg2.d3"}, got)
+}

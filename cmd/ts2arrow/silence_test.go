@@ -111,3 +111,43 @@ func TestInspectGoesOnPastAMissingFile(t *testing.T) {
 	require.Equal(t, sample, infos[0].File)
 	require.Contains(t, stderr, "no such file")
 }
+
+// TestZeroRowsSaySo: a query that matches nothing still exits 0 (it is
+// not an error), but says on standard error that it wrote no rows, which
+// filters matched nothing, and which device or tag value is not in the
+// inputs at all, with some that are; --quiet does not hide it.
+func TestZeroRowsSaySo(t *testing.T) {
+	dir := t.TempDir()
+	many := filepath.Join(dir, "many.tsfile")
+	_, err := writeSeries(many, "d", 8, 10, 10)
+	require.NoError(t, err)
+	out := func(name string) string { return filepath.Join(dir, name) }
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"convert", sample, "-o", out("a.csv"), "--where", "region=zz"},
+			"ts2arrow: wrote 0 rows to " + out("a.csv") + " (no row matched --where region=zz)\n" +
+				"ts2arrow: region has no value \"zz\" in the inputs; values include: north, south\n"},
+		{[]string{"convert", sample, "-o", out("b.parquet"), "--start", "2030-01-01", "--quiet"},
+			"ts2arrow: wrote 0 rows to " + out("b.parquet") + " (no row matched --start 2030-01-01)\n" +
+				"ts2arrow: the inputs' times span 2023-11-14T22:13:20.000Z .. 2023-11-14T22:21:39.000Z (1700000000000 .. 1700000499000 in ms)\n"},
+		{[]string{"convert", many, "-o", "-", "--format", "csv", "--device", "nosuch", "--verbose"},
+			"ts2arrow: reading " + many + "\n" +
+				"ts2arrow: wrote 0 rows to standard output (no row matched --device nosuch)\n" +
+				"ts2arrow: no device \"nosuch\" in the inputs; devices include: m.d0, m.d1, m.d2, m.d3, m.d4 (and 3 more)\n"},
+		// Each term exists, only not together: no value is missing.
+		{[]string{"convert", sample, "-o", "-", "--format", "jsonl", "--where", "region=south", "--where", "station=s02"},
+			"ts2arrow: wrote 0 rows to standard output (no row matched --where region=south --where station=s02)\n"},
+		{[]string{"convert", sample, sample, "-o", out("p"), "--partition-by", "device", "--where", "station=s9", "--end", "2024-01-01"},
+			"ts2arrow: wrote 0 rows to " + out("p") + " (no row matched --where station=s9 --end 2024-01-01)\n" +
+				"ts2arrow: station has no value \"s9\" in the inputs; values include: s01, s02\n"},
+		{[]string{"convert", sample, "-o", out("c.csv"), "--where", "region=north", "--start", "1700000000000", "--end", "1700000000000"}, ""},
+	} {
+		code, _, stderr := runCLI(tc.args...)
+		require.Equal(t, 0, code, "%v: %s", tc.args, stderr)
+		require.Equal(t, tc.stderr, stderr, "%v", tc.args)
+	}
+	require.FileExists(t, out("a.csv"))
+	require.DirExists(t, out("p"))
+}
