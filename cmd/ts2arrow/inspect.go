@@ -18,8 +18,10 @@ import (
 
 const inspectHelp = `Usage: ts2arrow inspect FILE... [--json] [--pages] [--lenient]
 
-Prints the format version, encryption, tables and their schemas, devices,
-and for every series its data type, encoding, compression, chunk and page
+Prints the format version, encryption, tables and their schemas, devices
+with their rows (for a non-aligned device the index gives the count of the
+union of its series' times only when they do not overlap, and otherwise
+"at least" the largest series), and for every series its data type, encoding, compression, chunk and page
 counts and Statistics, then one indented line per chunk: its offset,
 header and data sizes, encoding, compression, page count and Statistics.
 --pages adds a line per page: offset, header size, uncompressed and
@@ -99,11 +101,16 @@ type inspectColumn struct {
 }
 
 type inspectDevice struct {
-	Device   string          `json:"device"`
-	Segments []*string       `json:"segments"`
-	Aligned  bool            `json:"aligned"`
-	Rows     int64           `json:"rows"`
-	Series   []inspectSeries `json:"series"`
+	Device   string    `json:"device"`
+	Segments []*string `json:"segments"`
+	Aligned  bool      `json:"aligned"`
+	Rows     int64     `json:"rows"`
+	// RowsMin and RowsMax bound the rows convert makes of the device;
+	// they are equal when the index tells the count exactly, as it does
+	// for an aligned device. Rows keeps its documented meaning.
+	RowsMin int64           `json:"rows_min"`
+	RowsMax int64           `json:"rows_max"`
+	Series  []inspectSeries `json:"series"`
 }
 
 type inspectSeries struct {
@@ -401,14 +408,68 @@ func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile, pages bo
 		info.Pages += is.Pages
 		d.Series = append(d.Series, is)
 	}
+	d.RowsMin, d.RowsMax = d.Rows, d.Rows
 	if !d.Aligned {
 		// A non-aligned device's rows are the union of its series' times,
-		// which only a scan can count; report the largest series instead.
+		// which only a scan can count; Rows is the largest series, and
+		// the index bounds the union.
 		for _, s := range series {
 			d.Rows = max(d.Rows, s.Statistics.Count)
 		}
+		d.RowsMin, d.RowsMax = unionBounds(series)
 	}
 	return d, nil
+}
+
+// unionBounds bounds the number of distinct timestamps of non-aligned
+// series from their index entries alone, taking as every writer does that
+// a chunk holds each timestamp once. A series whose chunks' time ranges
+// do not overlap has as many timestamps as points, so the largest such
+// series (or chunk) is a lower bound, and the count is exact when that
+// series is the only one with points or the series' time ranges do not
+// overlap either. The points of all series are an upper bound.
+func unionBounds(series []tsfile.TimeseriesMetadata) (lo, hi int64) {
+	var spans []timeSpan
+	allClean := true
+	for i := range series {
+		s := &series[i]
+		if s.Statistics.Count == 0 {
+			continue
+		}
+		hi += s.Statistics.Count
+		spans = append(spans, timeSpan{s.Statistics.StartTime, s.Statistics.EndTime})
+		chunks := make([]timeSpan, 0, len(s.Chunks))
+		for _, c := range s.Chunks {
+			lo = max(lo, c.Statistics.Count)
+			if c.Statistics.Count > 0 {
+				chunks = append(chunks, timeSpan{c.Statistics.StartTime, c.Statistics.EndTime})
+			}
+		}
+		if disjoint(chunks) {
+			lo = max(lo, s.Statistics.Count)
+		} else {
+			allClean = false
+		}
+	}
+	if allClean && disjoint(spans) {
+		return hi, hi
+	}
+	return lo, hi
+}
+
+// timeSpan is an inclusive range of timestamps.
+type timeSpan struct{ start, end int64 }
+
+// disjoint reports whether no two of the ranges share a timestamp; it
+// sorts them.
+func disjoint(spans []timeSpan) bool {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].start <= spans[i-1].end {
+			return false
+		}
+	}
+	return true
 }
 
 func joinKeys(m map[string]bool) string {
@@ -504,7 +565,18 @@ func printInspect(w io.Writer, info *inspectFile) {
 			if d.Aligned {
 				kind = "aligned"
 			}
-			fmt.Fprintf(w, "\n  device %s (%s, %d rows)\n", d.Device, kind, d.Rows)
+			rows := fmt.Sprintf("%d rows", d.Rows)
+			if !d.Aligned {
+				// The union of the series' times: exact when the index
+				// tells it, else what it can promise. (The upper bound,
+				// every point at its own time, is in the JSON; it is
+				// seldom near.)
+				rows = fmt.Sprintf("%d rows", d.RowsMin)
+				if d.RowsMin != d.RowsMax {
+					rows = fmt.Sprintf("at least %d rows", d.RowsMin)
+				}
+			}
+			fmt.Fprintf(w, "\n  device %s (%s, %s)\n", d.Device, kind, rows)
 			printSeries(w, d.Series)
 		}
 	}

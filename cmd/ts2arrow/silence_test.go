@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // TestMisspeltColumnsListTheColumns: a --columns or --where name that is
@@ -150,4 +154,109 @@ func TestZeroRowsSaySo(t *testing.T) {
 	}
 	require.FileExists(t, out("a.csv"))
 	require.DirExists(t, out("p"))
+}
+
+// nonAlignedFile writes a tree-model file of one non-aligned device,
+// root.sg.d1, whose series have the given timestamps; each inner list is
+// one chunk group's worth.
+func nonAlignedFile(t *testing.T, series map[string][][]int64) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := tsfile.NewWriter(&buf, nil)
+	require.NoError(t, err)
+	dev := tsfile.ParseTreePath("root.sg.d1")
+	names := make([]string, 0, len(series))
+	groups := 0
+	for n, g := range series {
+		names = append(names, n)
+		groups = max(groups, len(g))
+	}
+	sort.Strings(names)
+	for g := range groups {
+		var ns []tsfile.NonAlignedSeries
+		for _, n := range names {
+			if g >= len(series[n]) || len(series[n][g]) == 0 {
+				continue
+			}
+			times := series[n][g]
+			v := tsfile.NewValues(tsfile.Int64, len(times))
+			copy(v.Int64s, times)
+			ns = append(ns, tsfile.NonAlignedSeries{SeriesSchema: tsfile.SeriesSchema{Name: n, DataType: tsfile.Int64}, Times: times, Values: v})
+		}
+		require.NoError(t, w.WriteNonAligned(dev, ns))
+	}
+	require.NoError(t, w.Close())
+	path := filepath.Join(t.TempDir(), "nonaligned.tsfile")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	return path
+}
+
+// convertedRows counts the rows convert makes of each device of a
+// tree-model file.
+func convertedRows(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	rows := map[string]int64{}
+	lines := convertCSV(t, path)
+	require.True(t, strings.HasPrefix(lines[0], "time,device,"), lines[0])
+	for _, l := range lines[1:] {
+		rows[strings.SplitN(l, ",", 3)[1]]++
+	}
+	return rows
+}
+
+// TestInspectNonAlignedRows: the rows inspect gives a non-aligned device
+// are the rows convert makes of it when the index can tell (series that do
+// not overlap in time), and an honest "at least" when it cannot; the JSON
+// keeps rows as documented and bounds the count with rows_min and
+// rows_max.
+func TestInspectNonAlignedRows(t *testing.T) {
+	needInterop(t)
+	for _, tc := range []struct {
+		name     string
+		path     string
+		text     map[string]string // device -> what the device line says
+		min, max map[string]int64
+	}{
+		{"disjoint series", nonAlignedFile(t, map[string][][]int64{"a": {{1, 2, 3}}, "b": {{10, 11}}}),
+			map[string]string{"root.sg.d1": "5 rows"}, map[string]int64{"root.sg.d1": 5}, map[string]int64{"root.sg.d1": 5}},
+		{"one series in two chunks", nonAlignedFile(t, map[string][][]int64{"a": {{1, 2}, {5, 6, 7}}}),
+			map[string]string{"root.sg.d1": "5 rows"}, map[string]int64{"root.sg.d1": 5}, map[string]int64{"root.sg.d1": 5}},
+		{"overlapping series", nonAlignedFile(t, map[string][][]int64{"a": {{1, 2, 3}}, "b": {{2, 3, 4, 5}, {9}}}),
+			map[string]string{"root.sg.d1": "at least 5 rows"}, map[string]int64{"root.sg.d1": 5}, map[string]int64{"root.sg.d1": 8}},
+		{"j10", interop + "j10_tree_nonaligned.tsfile",
+			map[string]string{"root.sg1.d1": "at least 25000 rows", "root.sg1.d2": "at least 1000 rows", "root.sg2.d3": "at least 500 rows"},
+			map[string]int64{"root.sg1.d1": 25000, "root.sg1.d2": 1000, "root.sg2.d3": 500},
+			map[string]int64{"root.sg1.d1": 225000, "root.sg1.d2": 9000, "root.sg2.d3": 4500}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := convertedRows(t, tc.path)
+			code, out, stderr := runCLI("inspect", tc.path)
+			require.Equal(t, 0, code, stderr)
+			for dev, text := range tc.text {
+				require.Contains(t, out, "  device "+dev+" (non-aligned, "+text+")\n")
+				if !strings.HasPrefix(text, "at least") {
+					require.Equal(t, text, fmt.Sprintf("%d rows", got[dev]), "inspect and convert agree on %s", dev)
+				}
+			}
+			info := inspectJSON(t, tc.path)
+			for _, tb := range info.Tables {
+				for _, d := range tb.Devices {
+					require.Equal(t, tc.min[d.Device], d.RowsMin, d.Device)
+					require.Equal(t, tc.max[d.Device], d.RowsMax, d.Device)
+					require.GreaterOrEqual(t, got[d.Device], d.RowsMin, d.Device)
+					require.LessOrEqual(t, got[d.Device], d.RowsMax, d.Device)
+					var most int64
+					for _, s := range d.Series {
+						most = max(most, s.Values)
+					}
+					require.Equal(t, most, d.Rows, "rows keeps its meaning")
+				}
+			}
+		})
+	}
+	// An aligned device's bounds are its rows.
+	info := inspectJSON(t, sample)
+	for _, d := range info.Tables[0].Devices {
+		require.Equal(t, []int64{500, 500, 500}, []int64{d.Rows, d.RowsMin, d.RowsMax})
+	}
 }
