@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -21,8 +22,8 @@ const inspectHelp = `Usage: ts2arrow inspect FILE... [--json] [--pages] [--lenie
 Prints the format version, encryption, tables and their schemas, devices
 with their rows (for a non-aligned device the index gives the count of the
 union of its series' times only when they do not overlap, and otherwise
-"at least" the largest series), and for every series its data type, encoding, compression, chunk and page
-counts and Statistics, then one indented line per chunk: its offset,
+"at least" the largest series), and for every series its data type,
+encoding, compression, chunk and page counts and Statistics, then one indented line per chunk: its offset,
 header and data sizes, encoding, compression, page count and Statistics.
 --pages adds a line per page: offset, header size, uncompressed and
 compressed sizes and the page Statistics (a single-page chunk's page has
@@ -179,19 +180,25 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 0 {
 		return usagef("inspect needs at least one FILE (a path, URL, directory or pattern)")
 	}
-	// Each FILE is expanded on its own, so that one that is missing (or a
-	// pattern that matches nothing) is reported in its place among the
-	// others instead of hiding them all.
+	// Each FILE is expanded on its own, so that one that is missing is
+	// reported in its place among the others (opening it fails) instead of
+	// hiding them all; a pattern that matches nothing is reported first.
 	var files []string
-	expandErr := map[string]error{}
+	unmatched := 0
 	seen := map[string]bool{}
 	for _, p := range pos {
 		names, err := expandInputs([]string{p})
-		if err != nil {
-			if len(pos) == 1 {
-				return err
-			}
-			names, expandErr[p] = []string{p}, err
+		var ue *usageError
+		switch {
+		case err == nil:
+		case len(pos) == 1:
+			return err
+		case errors.As(err, &ue):
+			report(err, stderr)
+			unmatched++
+			continue
+		default:
+			names = []string{p}
 		}
 		for _, n := range names {
 			if !seen[n] {
@@ -213,14 +220,9 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	var infos []*inspectFile
 	var failed []error
 	for _, name := range files {
-		info, err := (*inspectFile)(nil), expandErr[name]
-		if err == nil {
-			info, err = inspect(name, ropts, *pages)
-			if err != nil {
-				err = withFile(name, err)
-			}
-		}
+		info, err := inspect(name, ropts, *pages)
 		if err != nil {
+			err = withFile(name, err)
 			if single {
 				return err
 			}
@@ -253,8 +255,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d files could not be inspected", len(failed), len(files))
+	if n := len(failed) + unmatched; n > 0 {
+		return fmt.Errorf("%d of %d files could not be inspected", n, len(files)+unmatched)
 	}
 	return nil
 }
@@ -264,6 +266,11 @@ func withFile(name string, err error) error {
 	var fe *fileError
 	if errors.As(err, &fe) {
 		return err
+	}
+	// "missing.tsfile: open missing.tsfile: ..." says the name twice.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		err = pe.Err
 	}
 	return &fileError{name, err}
 }
