@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -30,12 +29,6 @@ func (j *convertJob) reportEmpty(ctx context.Context, stderr io.Writer) {
 	}
 	if len(j.filters) > 0 {
 		why = "no row matched " + strings.Join(j.filters, " ")
-	}
-	if cols := j.query.Columns; cols != nil && !slices.ContainsFunc(cols, func(c string) bool {
-		return c != arrowconv.TimeColumn && c != arrowconv.DeviceColumn
-	}) {
-		// A tree-model stream has a row where a kept series has a point.
-		why = fmt.Sprintf("--columns %s keeps no measurement, and a tree-model row exists only where a kept one has a point", strings.Join(cols, ","))
 	}
 	fmt.Fprintf(stderr, "ts2arrow: wrote 0 rows to %s (%s)\n", dest, why)
 	if len(j.filters) > 0 {

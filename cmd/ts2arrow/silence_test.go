@@ -120,7 +120,6 @@ func TestInspectGoesOnPastAMissingFile(t *testing.T) {
 // filters matched nothing, and which device or tag value is not in the
 // inputs at all, with some that are; --quiet does not hide it.
 func TestZeroRowsSaySo(t *testing.T) {
-	needInterop(t)
 	dir := t.TempDir()
 	many := filepath.Join(dir, "many.tsfile")
 	_, err := writeSeries(many, "d", 8, 10, 10)
@@ -146,9 +145,6 @@ func TestZeroRowsSaySo(t *testing.T) {
 		{[]string{"convert", sample, sample, "-o", out("p"), "--partition-by", "device", "--where", "station=s9", "--end", "2024-01-01"},
 			"ts2arrow: wrote 0 rows to " + out("p") + " (no row matched --where station=s9 --end 2024-01-01)\n" +
 				"ts2arrow: station has no value \"s9\" in the inputs; values include: s01, s02\n"},
-		// A tree-model row exists where a kept series has a point.
-		{[]string{"convert", interop + "j10_tree_nonaligned.tsfile", "-o", out("d.csv"), "--columns", "device"},
-			"ts2arrow: wrote 0 rows to " + out("d.csv") + " (--columns device keeps no measurement, and a tree-model row exists only where a kept one has a point)\n"},
 		{[]string{"convert", sample, "-o", out("c.csv"), "--where", "region=north", "--start", "1700000000000", "--end", "1700000000000"}, ""},
 	} {
 		code, _, stderr := runCLI(tc.args...)
