@@ -128,10 +128,10 @@ type convertJob struct {
 	ropts       *tsfile.ReadOptions
 	query       arrowconv.Options
 	devices     []string
+	filters     []string // the query's filters as typed, for reportEmpty
 	timeUnitSet bool
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
-	filters     []string             // the query's filters as typed, for reportEmpty
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) error {
