@@ -218,7 +218,7 @@ func TestPushdownColumns(t *testing.T) {
 	require.Len(t, got.rows, len(want))
 
 	_, err = NewTableReader(f, "p", &Options{Columns: []string{"i64", "nope"}})
-	require.ErrorContains(t, err, `no column "nope"`)
+	require.ErrorContains(t, err, `no column "nope" (columns: time, region, station, i64, dbl, s, b, d)`)
 }
 
 func TestPushdownDevicesAndTags(t *testing.T) {
@@ -247,7 +247,11 @@ func TestPushdownDevicesAndTags(t *testing.T) {
 	got = drainQuiet(t, f, "p", &Options{Allocator: mem, Where: map[string]string{"region": "none"}})
 	require.Empty(t, got.rows)
 
-	for where, msg := range map[string]string{"nope": `no column "nope"`, "i64": "only TAG"} {
+	// The error says which columns can be filtered on.
+	for where, msg := range map[string]string{
+		"nope": `no column "nope" to filter on (TAG columns: region, station)`,
+		"i64":  `only TAG and device columns can be filtered on (TAG columns: region, station)`,
+	} {
 		_, err := NewTableReader(f, "p", &Options{Where: map[string]string{where: "x"}})
 		require.ErrorContains(t, err, msg)
 	}
@@ -401,4 +405,33 @@ func TestRepresentations(t *testing.T) {
 	}
 	require.NoError(t, r.Err())
 	require.Equal(t, []string{"r0", "r1", "r2"}, prev)
+}
+
+// TestColumnValues: the values a filter on a constant column could match,
+// over every device whatever the reader selects, from the index alone.
+func TestColumnValues(t *testing.T) {
+	w, _ := pushTable(t)
+	f := w.open()
+	r, err := NewTableReader(f, "p", &Options{Where: map[string]string{"region": "none"}, Columns: []string{}})
+	require.NoError(t, err)
+	defer r.Release()
+	for name, want := range map[string][]string{
+		"region":  {"r0", "r1", "r2"},
+		"station": {"st0", "st1", "st2", "st3", "st4", "st5"},
+	} {
+		got, err := r.ColumnValues(name)
+		require.NoError(t, err)
+		require.Equal(t, want, got, name)
+	}
+	_, err = r.ColumnValues("i64")
+	require.ErrorContains(t, err, `no column "i64" to filter on (TAG columns: region, station)`)
+	require.False(t, r.Next(), "nothing matches region=none")
+
+	tf := openInterop(t, "j10_tree_nonaligned")
+	tr, err := NewTreeReader(tf, nil, &Options{Devices: []tsfile.DeviceID{}})
+	require.NoError(t, err)
+	defer tr.Release()
+	got, err := tr.ColumnValues(DeviceColumn)
+	require.NoError(t, err)
+	require.Equal(t, []string{"root.sg1.d1", "root.sg1.d2", "root.sg2.d3"}, got)
 }

@@ -35,6 +35,8 @@ type Reader struct {
 	lay    *layout
 	where  []whereCond
 	full   []string // every value column of the unprojected layout, for the bloom filter
+	base   *layout  // the unprojected layout, for ColumnValues
+	all    []string // every table the reader visits, for ColumnValues
 
 	tables []string          // index roots still to visit, in order
 	devs   []tsfile.DeviceID // devices of the current table still to visit
@@ -123,7 +125,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
+	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
 	r.team.size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)
@@ -273,6 +275,45 @@ func (r *Reader) step() error {
 		return nil
 	}
 	return r.startDevice(a.dev, a.series)
+}
+
+// ColumnValues returns the distinct values, sorted, that a column constant
+// per device (a TAG column, or the device column of a tree-model stream)
+// takes over every device of the reader's tables, whatever Options.Devices
+// and Options.Where select: the values a filter on it can match. A null
+// TAG value is left out. It reads the index only, so a caller can say what
+// a filter that matched nothing could have asked for.
+func (r *Reader) ColumnValues(name string) ([]string, error) {
+	var col *constColumn
+	for i := range r.base.consts {
+		if r.base.consts[i].name == name {
+			col = &r.base.consts[i]
+		}
+	}
+	switch {
+	case col == nil:
+		return nil, fmt.Errorf("arrowconv: no column %q to filter on (%s)", name, r.base.filterable())
+	case col.tag == constAttribute:
+		return nil, fmt.Errorf("arrowconv: ATTRIBUTE column %q has no values in the file", name)
+	}
+	var out []string
+	for _, t := range r.all {
+		devs, err := r.f.Devices(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range devs {
+			v, ok := d.String(), true
+			if col.tag != constDevice {
+				v, ok = d.Segment(col.tag)
+			}
+			if ok {
+				out = append(out, v)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // nextDevice returns the next device to read, in index order across

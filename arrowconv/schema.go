@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -247,9 +248,9 @@ func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
 		}
 		if !found {
 			if _, ok := l.byName[name]; ok {
-				return nil, nil, fmt.Errorf("arrowconv: cannot filter on %q: only TAG and device columns can be filtered on", name)
+				return nil, nil, fmt.Errorf("arrowconv: cannot filter on %q: only TAG and device columns can be filtered on (%s)", name, l.filterable())
 			}
-			return nil, nil, fmt.Errorf("arrowconv: no column %q to filter on", name)
+			return nil, nil, fmt.Errorf("arrowconv: no column %q to filter on (%s)", name, l.filterable())
 		}
 	}
 	sort.Slice(conds, func(i, j int) bool { return conds[i].name < conds[j].name })
@@ -287,9 +288,39 @@ func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
 		if !l.isTable {
 			what = "the tree-model devices"
 		}
-		return nil, nil, fmt.Errorf("arrowconv: %s has no column %q", what, missing[0])
+		return nil, nil, fmt.Errorf("arrowconv: %s has no column %q (columns: %s)", what, missing[0], strings.Join(l.names(), ", "))
 	}
 	return &p, conds, nil
+}
+
+// names lists the layout's columns in schema order, time first, so that
+// an error about a misspelt name can say what there is.
+func (l *layout) names() []string {
+	out := []string{TimeColumn}
+	for _, c := range l.consts {
+		out = append(out, c.name)
+	}
+	for _, c := range l.fields {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// filterable says which columns Options.Where accepts, for its errors.
+func (l *layout) filterable() string {
+	var out []string
+	for _, c := range l.consts {
+		if c.tag != constAttribute {
+			out = append(out, c.name)
+		}
+	}
+	switch {
+	case !l.isTable:
+		return "the device column: " + strings.Join(out, ", ")
+	case len(out) == 0:
+		return "the table has no TAG column"
+	}
+	return "TAG columns: " + strings.Join(out, ", ")
 }
 
 // layout is the column plan shared by schema construction and readers: the

@@ -130,6 +130,24 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestIncompleteFileKind: a file cut before its tail is ErrIncomplete, so
+// that a CLI can point at Recover, and still ErrCorrupt; a file that is
+// whole but damaged is not ErrIncomplete.
+func TestIncompleteFileKind(t *testing.T) {
+	good := smallFile(t)
+	for _, n := range []int{len(good) - 3, len(good) / 2, 40} {
+		err := readAll(good[:n])
+		require.ErrorIs(t, err, ErrIncomplete, "prefix %d", n)
+		require.ErrorIs(t, err, ErrCorrupt, "prefix %d", n)
+		require.ErrorContains(t, err, "the file is incomplete")
+	}
+	bad := append([]byte(nil), good...)
+	bad[0] = 'X'
+	err := readAll(bad)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.NotErrorIs(t, err, ErrIncomplete)
+}
+
 // TestTruncationNeverPanics opens and scans every prefix and every
 // single-byte corruption of a small file.
 func TestTruncationNeverPanics(t *testing.T) {

@@ -17,12 +17,25 @@ var ErrCorrupt = errors.New("tsfile: corrupt file")
 // compression without a codec, an encryption scheme without a key.
 var ErrUnsupported = errors.New("tsfile: unsupported feature")
 
+// ErrIncomplete is the kind of the error of a file that ends before its
+// footer: a writer that never finished it (a crash, a full disk) or a copy
+// still in progress. Such a file can still hold complete chunk groups,
+// which Recover salvages, so callers may want to say so. It matches
+// ErrCorrupt as well: errors.Is(err, ErrCorrupt) holds for these errors
+// as for any other damage.
+var ErrIncomplete error = incompleteError{}
+
+type incompleteError struct{}
+
+func (incompleteError) Error() string        { return "tsfile: incomplete file" }
+func (incompleteError) Is(target error) bool { return target == ErrCorrupt }
+
 // FormatError describes a problem at a definite place in a file.
 type FormatError struct {
 	Offset    int64  // absolute offset of the offending structure or field
 	Structure string // the structure being decoded, such as "chunk header"
 	Msg       string // what is wrong
-	Kind      error  // ErrCorrupt or ErrUnsupported
+	Kind      error  // ErrCorrupt (or ErrIncomplete, a kind of it) or ErrUnsupported
 	Err       error  // underlying cause, if any (for example a codec error)
 }
 

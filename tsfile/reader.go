@@ -248,7 +248,8 @@ func (f *File) readFooter() error {
 		return err
 	}
 	if string(t[4:]) != Magic {
-		return corruptf(f.size-6, "file tail", "tail magic is %q, want %q: the file is incomplete", t[4:], Magic)
+		return &FormatError{Offset: f.size - 6, Structure: "file tail", Kind: ErrIncomplete,
+			Msg: fmt.Sprintf("tail magic is %q, want %q: the file is incomplete", t[4:], Magic)}
 	}
 	l := int64(int32(uint32(t[0])<<24 | uint32(t[1])<<16 | uint32(t[2])<<8 | uint32(t[3])))
 	lenAt := f.size - tail

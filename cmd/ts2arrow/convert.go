@@ -63,6 +63,9 @@ The query:
                      or RFC 3339 times (2024-05-01T12:00:00Z, 2024-05-01)
   --time-unit        the unit of the stored timestamps: s, ms (default),
                      us or ns
+A query that matches no row writes an empty output, exits 0 and says so on
+standard error (even with --quiet), naming a --device or --where value that
+no input holds and some that they do.
 
 --compression is, for parquet, zstd (the default), snappy, gzip, lz4 or
 none; for arrow and arrows the IPC body compression, none (the default),
@@ -139,6 +142,7 @@ type convertJob struct {
 	ropts       *tsfile.ReadOptions
 	query       arrowconv.Options
 	devices     []string
+	filters     []string // the query's filters as typed, for reportEmpty
 	timeUnitSet bool
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
@@ -273,6 +277,18 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			return usagef("--start is after --end")
 		}
 		j.query.Time = r
+	}
+	for _, w := range where {
+		j.filters = append(j.filters, "--where "+shellWord(w))
+	}
+	for _, d := range devices {
+		j.filters = append(j.filters, "--device "+shellWord(d))
+	}
+	if *start != "" {
+		j.filters = append(j.filters, "--start "+shellWord(*start))
+	}
+	if *end != "" {
+		j.filters = append(j.filters, "--end "+shellWord(*end))
 	}
 	if j.inputs, err = expandInputs(pos); err != nil {
 		return err
@@ -590,7 +606,7 @@ func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress,
 		in.close()
 		return nil, nil, &fileError{name, err}
 	}
-	rdr, err := openReader(in.file, j.table, q)
+	rdr, err := openProjected(in.file, j.table, q)
 	if err != nil {
 		in.close()
 		return nil, nil, &fileError{name, err}
@@ -689,7 +705,9 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 	if err != nil {
 		return chain.wrap(err)
 	}
-	if j.verbose {
+	if chain.rows == 0 {
+		j.reportEmpty(ctx, stderr)
+	} else if j.verbose {
 		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows to %s\n", chain.rows, j.out)
 	}
 	return nil

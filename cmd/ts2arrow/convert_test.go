@@ -104,7 +104,7 @@ func TestConvertQuery(t *testing.T) {
 	require.Len(t, want, 4)
 	require.Equal(t, want, got)
 	code, _, errOut := runCLI("convert", sample, "--columns", "nope", "-o", "-", "--format", "csv")
-	require.Equal(t, 1, code)
+	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "nope")
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -18,9 +19,11 @@ import (
 
 const inspectHelp = `Usage: ts2arrow inspect FILE... [--json] [--pages] [--lenient]
 
-Prints the format version, encryption, tables and their schemas, devices,
-and for every series its data type, encoding, compression, chunk and page
-counts and Statistics, then one indented line per chunk: its offset,
+Prints the format version, encryption, tables and their schemas, devices
+with their rows (for a non-aligned device the index gives the count of the
+union of its series' times only when they do not overlap, and otherwise
+"at least" the largest series), and for every series its data type,
+encoding, compression, chunk and page counts and Statistics, then one indented line per chunk: its offset,
 header and data sizes, encoding, compression, page count and Statistics.
 --pages adds a line per page: offset, header size, uncompressed and
 compressed sizes and the page Statistics (a single-page chunk's page has
@@ -39,8 +42,9 @@ added). Key material (the encryptKey property) is never printed.
 --lenient reads files with known writer quirks and lists what it worked
 around as warnings.
 
-Exit status is 0 when every file was read, 1 when any was damaged or
-unreadable (the others are still printed), 2 on a usage error.
+Exit status is 0 when every file was read, 1 when any was damaged, missing
+or unreadable (the others are still printed, and the error is reported in
+its place), 2 on a usage error.
 
 Examples:
   ts2arrow inspect testdata/sample.tsfile
@@ -98,11 +102,16 @@ type inspectColumn struct {
 }
 
 type inspectDevice struct {
-	Device   string          `json:"device"`
-	Segments []*string       `json:"segments"`
-	Aligned  bool            `json:"aligned"`
-	Rows     int64           `json:"rows"`
-	Series   []inspectSeries `json:"series"`
+	Device   string    `json:"device"`
+	Segments []*string `json:"segments"`
+	Aligned  bool      `json:"aligned"`
+	Rows     int64     `json:"rows"`
+	// RowsMin and RowsMax bound the rows convert makes of the device;
+	// they are equal when the index tells the count exactly, as it does
+	// for an aligned device. Rows keeps its documented meaning.
+	RowsMin int64           `json:"rows_min"`
+	RowsMax int64           `json:"rows_max"`
+	Series  []inspectSeries `json:"series"`
 }
 
 type inspectSeries struct {
@@ -173,9 +182,32 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if len(pos) == 0 {
 		return usagef("inspect needs at least one FILE (a path, URL, directory or pattern)")
 	}
-	files, err := expandInputs(pos)
-	if err != nil {
-		return err
+	// Each FILE is expanded on its own, so that one that is missing is
+	// reported in its place among the others (opening it fails) instead of
+	// hiding them all; a pattern that matches nothing is reported first.
+	var files []string
+	unmatched := 0
+	seen := map[string]bool{}
+	for _, p := range pos {
+		names, err := expandInputs([]string{p})
+		var ue *usageError
+		switch {
+		case err == nil:
+		case len(pos) == 1:
+			return err
+		case errors.As(err, &ue):
+			report(err, stderr)
+			unmatched++
+			continue
+		default:
+			names = []string{p}
+		}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				files = append(files, n)
+			}
+		}
 	}
 	// One plain FILE keeps the single-object JSON of earlier releases; a
 	// list, directory or pattern always gives an array, so that a script
@@ -225,8 +257,8 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d files could not be inspected", len(failed), len(files))
+	if n := len(failed) + unmatched; n > 0 {
+		return fmt.Errorf("%d of %d files could not be inspected", n, len(files)+unmatched)
 	}
 	return nil
 }
@@ -236,6 +268,11 @@ func withFile(name string, err error) error {
 	var fe *fileError
 	if errors.As(err, &fe) {
 		return err
+	}
+	// "missing.tsfile: open missing.tsfile: ..." says the name twice.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		err = pe.Err
 	}
 	return &fileError{name, err}
 }
@@ -380,14 +417,68 @@ func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile, pages bo
 		info.Pages += is.Pages
 		d.Series = append(d.Series, is)
 	}
+	d.RowsMin, d.RowsMax = d.Rows, d.Rows
 	if !d.Aligned {
 		// A non-aligned device's rows are the union of its series' times,
-		// which only a scan can count; report the largest series instead.
+		// which only a scan can count; Rows is the largest series, and
+		// the index bounds the union.
 		for _, s := range series {
 			d.Rows = max(d.Rows, s.Statistics.Count)
 		}
+		d.RowsMin, d.RowsMax = unionBounds(series)
 	}
 	return d, nil
+}
+
+// unionBounds bounds the number of distinct timestamps of non-aligned
+// series from their index entries alone, taking as every writer does that
+// a chunk holds each timestamp once. A series whose chunks' time ranges
+// do not overlap has as many timestamps as points, so the largest such
+// series (or chunk) is a lower bound, and the count is exact when that
+// series is the only one with points or the series' time ranges do not
+// overlap either. The points of all series are an upper bound.
+func unionBounds(series []tsfile.TimeseriesMetadata) (lo, hi int64) {
+	var spans []timeSpan
+	allClean := true
+	for i := range series {
+		s := &series[i]
+		if s.Statistics.Count == 0 {
+			continue
+		}
+		hi += s.Statistics.Count
+		spans = append(spans, timeSpan{s.Statistics.StartTime, s.Statistics.EndTime})
+		chunks := make([]timeSpan, 0, len(s.Chunks))
+		for _, c := range s.Chunks {
+			lo = max(lo, c.Statistics.Count)
+			if c.Statistics.Count > 0 {
+				chunks = append(chunks, timeSpan{c.Statistics.StartTime, c.Statistics.EndTime})
+			}
+		}
+		if disjoint(chunks) {
+			lo = max(lo, s.Statistics.Count)
+		} else {
+			allClean = false
+		}
+	}
+	if allClean && disjoint(spans) {
+		return hi, hi
+	}
+	return lo, hi
+}
+
+// timeSpan is an inclusive range of timestamps.
+type timeSpan struct{ start, end int64 }
+
+// disjoint reports whether no two of the ranges share a timestamp; it
+// sorts them.
+func disjoint(spans []timeSpan) bool {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].start <= spans[i-1].end {
+			return false
+		}
+	}
+	return true
 }
 
 func joinKeys(m map[string]bool) string {
@@ -483,7 +574,18 @@ func printInspect(w io.Writer, info *inspectFile) {
 			if d.Aligned {
 				kind = "aligned"
 			}
-			fmt.Fprintf(w, "\n  device %s (%s, %d rows)\n", d.Device, kind, d.Rows)
+			rows := fmt.Sprintf("%d rows", d.Rows)
+			if !d.Aligned {
+				// The union of the series' times: exact when the index
+				// tells it, else what it can promise. (The upper bound,
+				// every point at its own time, is in the JSON; it is
+				// seldom near.)
+				rows = fmt.Sprintf("%d rows", d.RowsMin)
+				if d.RowsMin != d.RowsMax {
+					rows = fmt.Sprintf("at least %d rows", d.RowsMin)
+				}
+			}
+			fmt.Fprintf(w, "\n  device %s (%s, %s)\n", d.Device, kind, rows)
 			printSeries(w, d.Series)
 		}
 	}

@@ -149,11 +149,39 @@ func report(err error, stderr io.Writer) int {
 		if te.Err != nil {
 			what += ": " + te.Err.Error()
 		}
-		fmt.Fprintf(stderr, "ts2arrow: %s%s at offset %d\n", file, what, te.Offset)
+		fmt.Fprintf(stderr, "ts2arrow: %s%s at offset %d%s\n", file, what, te.Offset, recoverHint(err, fe))
 		return 1
 	}
 	fmt.Fprintf(stderr, "ts2arrow: %s%v\n", file, err)
 	return 1
+}
+
+// recoverHint points at "ts2arrow recover" when err says the file ends
+// before its footer (a writer that crashed, a copy cut short): its complete
+// chunk groups are still there, and the plain error does not say so. The
+// library has no CLI, so the hint belongs here.
+func recoverHint(err error, fe *fileError) string {
+	if !errors.Is(err, tsfile.ErrIncomplete) {
+		return ""
+	}
+	name := "FILE"
+	if fe != nil {
+		name = shellWord(fe.file)
+	}
+	if fe != nil && isURL(fe.file) {
+		return "; download it, then \"ts2arrow recover FILE -o FIXED\" can salvage its complete chunk groups"
+	}
+	return fmt.Sprintf("; \"ts2arrow recover %s -o FIXED\" can salvage its complete chunk groups", name)
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but the
+// characters paths are usually made of, so that a suggested command can be
+// pasted as it is.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/+,:@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // parseArgs parses flags that may appear before or after positional

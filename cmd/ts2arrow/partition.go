@@ -82,7 +82,9 @@ func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error
 		return err
 	}
 	ok = true
-	if j.verbose {
+	if rows == 0 {
+		j.reportEmpty(ctx, stderr)
+	} else if j.verbose {
 		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows in %d parts under %s\n", rows, written, j.out)
 	}
 	return nil

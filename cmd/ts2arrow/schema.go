@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -120,31 +121,63 @@ func readSchema(name, table string, opts *arrowconv.Options, ropts *tsfile.ReadO
 	return rdr.Schema(), nil
 }
 
-// openProjected is openReader with --columns checked first against the
-// full schema, so that a misspelt column is a usage error that lists the
-// columns there are. Opening a reader reads no rows, so the extra one is
-// cheap.
+// openProjected is openReader with --columns and --where checked first
+// against the full schema, so that a misspelt column is a usage error that
+// lists the columns there are. Opening a reader reads no rows, so the
+// extra one is cheap. head, schema and convert share it.
 func openProjected(f *tsfile.File, table string, opts *arrowconv.Options) (array.RecordReader, error) {
-	if len(opts.Columns) > 0 {
+	if len(opts.Columns) > 0 || len(opts.Where) > 0 {
 		all := *opts
-		all.Columns = nil
+		all.Columns, all.Where = nil, nil
 		rdr, err := openReader(f, table, &all)
 		if err != nil {
 			return nil, err
 		}
 		sc := rdr.Schema()
 		rdr.Release()
-		for _, c := range opts.Columns {
-			if len(sc.FieldIndices(c)) == 0 {
-				names := make([]string, sc.NumFields())
-				for i, fl := range sc.Fields() {
-					names[i] = fl.Name
-				}
-				return nil, usagef("no column %q (columns: %s)", c, strings.Join(names, ", "))
-			}
+		if err := checkColumns(sc, opts.Columns, opts.Where); err != nil {
+			return nil, err
 		}
 	}
 	return openReader(f, table, opts)
+}
+
+// checkColumns checks the --columns and --where names against the full
+// schema sc and names the ones there are when one is not there.
+func checkColumns(sc *arrow.Schema, columns []string, where map[string]string) error {
+	var names, tags []string
+	can := "the table has no TAG column"
+	for _, fl := range sc.Fields() {
+		names = append(names, fl.Name)
+		switch c, _ := fl.Metadata.GetValue(arrowconv.MetaCategory); c {
+		case "TAG":
+			tags = append(tags, fl.Name)
+			can = "it takes a TAG column: " + strings.Join(tags, ", ")
+		case "DEVICE":
+			tags = append(tags, fl.Name)
+			can = "a tree-model file filters on its device column only (--where " + fl.Name + "=PATH)"
+		}
+	}
+	for _, c := range columns {
+		if !slices.Contains(names, c) {
+			return usagef("no column %q (columns: %s)", c, strings.Join(names, ", "))
+		}
+	}
+	keys := make([]string, 0, len(where))
+	for k := range where {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if slices.Contains(tags, k) {
+			continue
+		}
+		if slices.Contains(names, k) {
+			return usagef("--where %s=%s: %s is not a TAG column; %s", k, where[k], k, can)
+		}
+		return usagef("--where %s=%s: no column %q; %s", k, where[k], k, can)
+	}
+	return nil
 }
 
 // printWarnings reports what --lenient worked around, on stderr so that
