@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,7 @@ func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error
 		}
 	}
 	prog.finish(true)
+	pruneEmptyDirs(tmp)
 	if err := j.dst.commitDir(tmp); err != nil {
 		return err
 	}
@@ -208,9 +210,24 @@ func (j *convertJob) writePart(ctx context.Context, f *tsfile.File, t string, mo
 	}
 	if chain.rows == 0 {
 		os.Remove(path)
-		os.Remove(dir) // only if empty
 		return 0, 0, nil
 	}
 	parts[dir]++
 	return chain.rows, 1, nil
+}
+
+// pruneEmptyDirs removes the partition directories under root that no
+// part was written into (a device or table whose rows the query dropped),
+// deepest first, so that a dataset holds only directories with data.
+func pruneEmptyDirs(root string) {
+	var dirs []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != root {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i]) // fails, as wanted, on a directory that is not empty
+	}
 }

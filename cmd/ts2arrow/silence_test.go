@@ -153,6 +153,10 @@ func TestZeroRowsSaySo(t *testing.T) {
 	}
 	require.FileExists(t, out("a.csv"))
 	require.DirExists(t, out("p"))
+	// No partition directory is left without a part in it.
+	ents, err := os.ReadDir(out("p"))
+	require.NoError(t, err)
+	require.Empty(t, ents)
 }
 
 // nonAlignedFile writes a tree-model file of one non-aligned device,
