@@ -156,3 +156,90 @@ func containsAll(lines, want []string) bool {
 	}
 	return true
 }
+
+// TestREADMEOutputsIgnored keeps the files that README.md's shell commands
+// write into a checkout out of git status: the binary go build -o makes,
+// every -o or > output of a command that reads testdata/sample.tsfile (or
+// an output made from it earlier in the README), and any file written with
+// > (such as a key file), must be listed in .gitignore as "/NAME".
+func TestREADMEOutputsIgnored(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitignore, err := os.ReadFile("../.gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ignored := map[string]bool{}
+	for _, l := range strings.Split(string(gitignore), "\n") {
+		ignored[strings.TrimSpace(l)] = true
+	}
+	made := map[string]bool{"testdata/sample.tsfile": true}
+	var outputs []string
+	for _, cmd := range shellCommands(string(readme)) {
+		words := strings.Fields(cmd)
+		if len(words) == 0 {
+			continue
+		}
+		reads := len(words) > 1 && words[0] == "go" && words[1] == "build"
+		for _, w := range words[1:] { // not words[0]: ./ts2arrow is an output too
+			reads = reads || made[w]
+		}
+		for i := 0; i+1 < len(words); i++ {
+			out := words[i+1]
+			if !(words[i] == ">" || words[i] == "-o" && reads) || out == "-" || made[out] {
+				continue
+			}
+			made[out] = true
+			outputs = append(outputs, out)
+		}
+	}
+	if !made["sample.parquet"] {
+		// The quick start's output; without it the parsing below broke.
+		t.Fatalf("found no command writing sample.parquet in README.md's sh blocks (outputs %q)", outputs)
+	}
+	for _, out := range outputs {
+		if !ignored["/"+out] {
+			t.Errorf("README.md has a command writing %s into the checkout; add /%s to .gitignore", out, out)
+		}
+	}
+}
+
+// shellCommands returns the commands of README.md's ```sh blocks: comments
+// dropped, continued lines joined, and lists split at &&, || and ; and at
+// pipes.
+func shellCommands(md string) []string {
+	var cmds []string
+	in, cont := false, ""
+	for _, l := range strings.Split(md, "\n") {
+		fence := strings.TrimSpace(l)
+		switch {
+		case !in && fence == "```sh":
+			in = true
+			continue
+		case in && fence == "```":
+			in = false
+			continue
+		case !in:
+			continue
+		}
+		if i := strings.Index(l, " #"); i >= 0 {
+			l = l[:i]
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		if strings.HasSuffix(strings.TrimSpace(l), `\`) {
+			cont += strings.TrimSuffix(strings.TrimSpace(l), `\`) + " "
+			continue
+		}
+		line := cont + l
+		cont = ""
+		for _, sep := range []string{"&&", "||", ";", "|"} {
+			line = strings.ReplaceAll(line, sep, "\n")
+		}
+		cmds = append(cmds, strings.Split(line, "\n")...)
+	}
+	return cmds
+}
