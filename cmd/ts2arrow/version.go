@@ -10,9 +10,15 @@ import (
 
 const versionHelp = `Usage: ts2arrow version
 
-Prints the version of ts2arrow, the Go release that built it and, for a
-build from a source checkout, the commit it was built from ("modified"
-when the checkout had uncommitted changes). Quote it in bug reports.
+Prints the version of ts2arrow, the Go release that built it and the
+commit it was built from ("modified" when the checkout had uncommitted
+changes). Quote it in bug reports.
+
+The version is the module version go install records, or, for a build in
+a git checkout, a pseudo-version naming the commit; "(devel)" means a
+build from a source tree the go command could not stamp, such as one built
+with -buildvcs=false or outside git, and "(unknown commit)" that the build
+recorded no commit.
 
 Examples:
   ts2arrow version
@@ -38,15 +44,19 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 
 // versionText renders what the binary knows about its build. It takes
 // the build info as an argument so that tests can give it any.
+//
+// Every line is always there, with a stated unknown rather than a
+// made-up value: a bare "devel" read as a release name in bug reports.
 func versionText(bi *debug.BuildInfo) string {
-	version, goVersion := "devel", runtime.Version()
+	version, goVersion := "(unknown version)", runtime.Version()
 	var rev, when string
 	modified := false
 	if bi != nil {
-		// "(devel)" is what a build from a checkout without VCS
-		// stamping reports; a module version comes from go install.
-		if v := strings.Trim(bi.Main.Version, "()"); v != "" {
-			version = v
+		// go install pkg@v records the module version; a build in a git
+		// checkout records a pseudo-version naming the commit; a build
+		// the go command could not stamp reports "(devel)", kept as is.
+		if bi.Main.Version != "" {
+			version = bi.Main.Version
 		}
 		if bi.GoVersion != "" {
 			goVersion = bi.GoVersion
@@ -62,17 +72,18 @@ func versionText(bi *debug.BuildInfo) string {
 			}
 		}
 	}
+	switch {
+	case rev == "":
+		rev = "(unknown commit)"
+	case modified:
+		rev += " (modified)"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "ts2arrow %s\n", version)
 	fmt.Fprintf(&b, "go:         %s %s/%s\n", goVersion, runtime.GOOS, runtime.GOARCH)
-	if rev != "" {
-		if modified {
-			rev += " (modified)"
-		}
-		fmt.Fprintf(&b, "revision:   %s\n", rev)
-		if when != "" {
-			fmt.Fprintf(&b, "committed:  %s\n", when)
-		}
+	fmt.Fprintf(&b, "revision:   %s\n", rev)
+	if when != "" {
+		fmt.Fprintf(&b, "committed:  %s\n", when)
 	}
 	return b.String()
 }

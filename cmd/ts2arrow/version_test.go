@@ -16,11 +16,17 @@ func TestVersionText(t *testing.T) {
 		bi   *debug.BuildInfo
 		want string
 	}{
-		{"no build info", nil, "ts2arrow devel\ngo:         " + runtime.Version() + platform},
-		{"checkout", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
-			"ts2arrow devel\ngo:         go1.26.0" + platform},
+		// A binary without build information (built outside module mode).
+		{"no build info", nil, "ts2arrow (unknown version)\ngo:         " + runtime.Version() + platform +
+			"revision:   (unknown commit)\n"},
+		{"empty main version", &debug.BuildInfo{GoVersion: "go1.26.0"},
+			"ts2arrow (unknown version)\ngo:         go1.26.0" + platform + "revision:   (unknown commit)\n"},
+		// go build with -buildvcs=false, or in a tree that is not a git
+		// checkout: the go command says (devel) and records no commit.
+		{"unstamped checkout", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
+			"ts2arrow (devel)\ngo:         go1.26.0" + platform + "revision:   (unknown commit)\n"},
 		{"go install", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.0"}},
-			"ts2arrow v1.4.0\ngo:         go1.26.0" + platform},
+			"ts2arrow v1.4.0\ngo:         go1.26.0" + platform + "revision:   (unknown commit)\n"},
 		{"vcs stamped", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20250301120000-0123456789ab"}, Settings: []debug.BuildSetting{
 			{Key: "vcs", Value: "git"},
 			{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
@@ -28,10 +34,14 @@ func TestVersionText(t *testing.T) {
 			{Key: "vcs.modified", Value: "false"},
 		}}, "ts2arrow v0.0.0-20250301120000-0123456789ab\ngo:         go1.26.0" + platform +
 			"revision:   0123456789abcdef0123456789abcdef01234567\ncommitted:  2025-03-01T12:00:00Z\n"},
-		{"modified checkout", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{"modified checkout", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20250301120000-abc123+dirty"}, Settings: []debug.BuildSetting{
 			{Key: "vcs.revision", Value: "abc123"},
 			{Key: "vcs.modified", Value: "true"},
-		}}, "ts2arrow devel\ngo:         go1.26.0" + platform + "revision:   abc123 (modified)\n"},
+		}}, "ts2arrow v0.0.0-20250301120000-abc123+dirty\ngo:         go1.26.0" + platform + "revision:   abc123 (modified)\n"},
+		// vcs.modified without a revision says nothing about a commit.
+		{"modified without revision", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.modified", Value: "true"},
+		}}, "ts2arrow (devel)\ngo:         go1.26.0" + platform + "revision:   (unknown commit)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, versionText(tc.bi))
@@ -46,6 +56,8 @@ func TestVersionCommand(t *testing.T) {
 		require.Empty(t, stderr)
 		require.True(t, strings.HasPrefix(out, "ts2arrow "), out)
 		require.Contains(t, out, "\ngo:         go")
+		require.Contains(t, out, "\nrevision:   ")
+		require.NotContains(t, out, "ts2arrow devel\n")
 	}
 	code, out, stderr := runCLI("version", "extra")
 	require.Equal(t, 2, code)
