@@ -194,13 +194,22 @@ func (f *File) readInto(b []byte, off int64, structure string) ([]byte, error) {
 	if off < 0 || off > f.size || n > f.size-off {
 		return nil, corruptf(off, structure, "%d bytes at offset %d run past the end of the %d-byte file", n, off, f.size)
 	}
-	if _, err := f.r.ReadAt(b, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, corruptf(off, structure, "short read: %v", err)
-		}
-		return nil, fmt.Errorf("tsfile: reading %s at offset %d: %w", structure, off, err)
+	got, err := f.r.ReadAt(b, off)
+	if got == len(b) && (err == nil || errors.Is(err, io.EOF)) {
+		// io.ReaderAt may return io.EOF with a full read that ends at
+		// the end of its input: the count, not the error, says whether
+		// b was filled.
+		return b, nil
 	}
-	return b, nil
+	if err == nil {
+		// A short count without an error breaks the io.ReaderAt
+		// contract; the unread bytes must not pass for zeros.
+		err = io.ErrUnexpectedEOF
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, corruptf(off, structure, "short read of %d bytes, want %d: %v", got, n, err)
+	}
+	return nil, fmt.Errorf("tsfile: reading %s at offset %d: %w", structure, off, err)
 }
 
 // readPrefix checks the head magic and version; the data section starts
