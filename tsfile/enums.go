@@ -9,6 +9,23 @@ import (
 // Magic is the six bytes at both ends of a TsFile.
 const Magic = "TsFile"
 
+// Sizes of the fixed parts at both ends of a file (TsFile.md), untyped so
+// that they serve in int and int64 offset arithmetic alike.
+const (
+	magicSize = 6 // len(Magic)
+	// prefixSize is the head Magic and the version byte: the data
+	// section, or a FileEncryptionHeader, starts right after it.
+	prefixSize = magicSize + 1
+	// metaLengthSize is the big-endian int32 length of TsFileMetadata,
+	// which comes right before the tail Magic.
+	metaLengthSize = 4
+	// tailSize is that length and the tail Magic.
+	tailSize = metaLengthSize + magicSize
+	// minFileSize is a prefix, the separator byte and a tail: a smaller
+	// file cannot be complete.
+	minFileSize = prefixSize + 1 + tailSize
+)
+
 // Version is the format version byte this package reads and writes by
 // default.
 const Version byte = 4

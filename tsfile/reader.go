@@ -2,6 +2,7 @@ package tsfile
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -215,28 +216,28 @@ func (f *File) readInto(b []byte, off int64, structure string) ([]byte, error) {
 // readPrefix checks the head magic and version; the data section starts
 // right after them.
 func (f *File) readPrefix() error {
-	if f.size < int64(len(Magic))+1 {
+	if f.size < prefixSize {
 		return corruptf(0, "file prefix", "file has %d bytes, too short for the magic and version", f.size)
 	}
-	b, err := f.readAt(0, 7, "file prefix")
+	b, err := f.readAt(0, prefixSize, "file prefix")
 	if err != nil {
 		return err
 	}
-	if string(b[:6]) != Magic {
-		return corruptf(0, "file prefix", "head magic is %q, want %q", b[:6], Magic)
+	if string(b[:magicSize]) != Magic {
+		return corruptf(0, "file prefix", "head magic is %q, want %q", b[:magicSize], Magic)
 	}
-	f.Version = b[6]
+	f.Version = b[magicSize]
 	if f.Version != Version && f.Version != VersionV3 {
-		return unsupportedf(6, "file prefix", "format version %d (this reader supports versions %d and %d)", f.Version, VersionV3, Version)
+		return unsupportedf(magicSize, "file prefix", "format version %d (this reader supports versions %d and %d)", f.Version, VersionV3, Version)
 	}
-	f.dataFrom = 7
+	f.dataFrom = prefixSize
 	if f.Version == VersionV3 {
 		// Page AEAD is a v4 extension: a v3 data section starts right
 		// here, and a 0x06 is an unknown marker like any other.
 		return nil
 	}
-	if f.size > 7 {
-		m, err := f.readAt(7, 1, "file prefix")
+	if f.size > prefixSize {
+		m, err := f.readAt(prefixSize, 1, "file prefix")
 		if err != nil {
 			return err
 		}
@@ -248,21 +249,21 @@ func (f *File) readPrefix() error {
 }
 
 func (f *File) readFooter() error {
-	const tail = 4 + 6
-	if f.size < 7+1+tail {
+	if f.size < minFileSize {
 		return corruptf(f.size, "file tail", "file has %d bytes, too short to be complete", f.size)
 	}
-	t, err := f.readAt(f.size-tail, tail, "file tail")
+	t, err := f.readAt(f.size-tailSize, tailSize, "file tail")
 	if err != nil {
 		return err
 	}
-	if string(t[4:]) != Magic {
-		return &FormatError{Offset: f.size - 6, Structure: "file tail", Kind: ErrIncomplete,
-			Msg: fmt.Sprintf("tail magic is %q, want %q: the file is incomplete", t[4:], Magic)}
+	if string(t[metaLengthSize:]) != Magic {
+		return &FormatError{Offset: f.size - magicSize, Structure: "file tail", Kind: ErrIncomplete,
+			Msg: fmt.Sprintf("tail magic is %q, want %q: the file is incomplete", t[metaLengthSize:], Magic)}
 	}
-	l := int64(int32(uint32(t[0])<<24 | uint32(t[1])<<16 | uint32(t[2])<<8 | uint32(t[3])))
-	lenAt := f.size - tail
-	if l < 0 || l > lenAt-8 {
+	l := int64(int32(binary.BigEndian.Uint32(t)))
+	lenAt := f.size - tailSize
+	// The prefix and the separator come before TsFileMetadata.
+	if l < 0 || l > lenAt-(prefixSize+1) {
 		return corruptf(lenAt, "file tail", "TsFileMetadata length %d does not fit in the %d-byte file", l, f.size)
 	}
 	if l > f.opts.MaxMetadataSize {

@@ -126,7 +126,7 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 	rec.version = s.f.Version
 	if c := s.f.crypt; c != nil && c.info.Locked != nil {
 		// Every page must decrypt for its group to count as complete.
-		return nil, &FormatError{Offset: 7, Structure: "file encryption header", Msg: "cannot recover an encrypted file without its key", Kind: ErrUnsupported, Err: c.info.Locked}
+		return nil, &FormatError{Offset: prefixSize, Structure: "file encryption header", Msg: "cannot recover an encrypted file without its key", Kind: ErrUnsupported, Err: c.info.Locked}
 	}
 	rec.ValidEnd = s.Offset()
 	var cur *RecoveredGroup
