@@ -101,6 +101,28 @@ type Encoding = encoding.Encoding
 // Compression is the one-byte compression_type of a chunk.
 type Compression = encoding.Compression
 
+// TimeEncoding is the encoding of a time stream, for options whose zero
+// value must mean the default, TS_2DIFF (the reference writer's), although
+// the zero Encoding is PLAIN. Select another with TimeEncodingOf.
+type TimeEncoding struct {
+	enc Encoding
+	set bool
+}
+
+// TimeEncodingOf returns the TimeEncoding that selects e.
+func TimeEncodingOf(e Encoding) TimeEncoding { return TimeEncoding{enc: e, set: true} }
+
+// Encoding returns the encoding selected: TS_2DIFF for the zero value.
+func (t TimeEncoding) Encoding() Encoding {
+	if !t.set {
+		return encoding.TS2Diff
+	}
+	return t.enc
+}
+
+// String returns the name of the encoding selected.
+func (t TimeEncoding) String() string { return t.Encoding().String() }
+
 // encodingAllowed is the data-type/encoding table of Encodings.md.
 func encodingAllowed(t DataType, e Encoding) bool {
 	switch t {

@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/tsarrow/tsarrow/aead"
-	"github.com/tsarrow/tsarrow/encoding"
 )
 
 // ReadOptions bound what a reader will believe and allocate. The zero value
@@ -37,10 +36,7 @@ type ReadOptions struct {
 	MaxDeviceSegments int
 	// NonAlignedTimeEncoding is the time-stream encoding of non-aligned
 	// pages, which the file does not record (default TS_2DIFF).
-	NonAlignedTimeEncoding Encoding
-	// NonAlignedTimeEncodingSet must be true for NonAlignedTimeEncoding to
-	// be used, since PLAIN is the zero Encoding.
-	NonAlignedTimeEncodingSet bool
+	NonAlignedTimeEncoding TimeEncoding
 	// Lenient reads files with known writer quirks (an absent Bloom filter
 	// written as four zero bytes, a property_count written unsigned) and
 	// files whose summaries disagree with what they summarise (series
@@ -93,10 +89,6 @@ func (o *ReadOptions) withDefaults() ReadOptions {
 	}
 	if r.MaxDeviceSegments <= 0 {
 		r.MaxDeviceSegments = 4096
-	}
-	if !r.NonAlignedTimeEncodingSet {
-		r.NonAlignedTimeEncoding = encoding.TS2Diff
-		r.NonAlignedTimeEncodingSet = true
 	}
 	return r
 }

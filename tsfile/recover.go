@@ -308,7 +308,7 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 				return Statistics{}, err
 			}
 			off := ch.Pages[i].Header.BodyOffset()
-			times, v, err := DecodeNonAlignedPage(h, c.opts.NonAlignedTimeEncoding, p, off, c.opts.MaxPagePoints)
+			times, v, err := DecodeNonAlignedPage(h, c.opts.NonAlignedTimeEncoding.Encoding(), p, off, c.opts.MaxPagePoints)
 			if err != nil {
 				return Statistics{}, err
 			}

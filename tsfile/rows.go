@@ -112,7 +112,7 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 			if err != nil {
 				return nil, Values{}, err
 			}
-			t, v, err := DecodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding, p, c.Pages[i].Header.BodyOffset(), f.opts.MaxPagePoints)
+			t, v, err := DecodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding.Encoding(), p, c.Pages[i].Header.BodyOffset(), f.opts.MaxPagePoints)
 			if err != nil {
 				return nil, Values{}, err
 			}

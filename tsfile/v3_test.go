@@ -83,7 +83,7 @@ func TestV3GoldenMinimalFile(t *testing.T) {
 
 	// Our v3 writer produces the same bytes from the same rows.
 	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriteOptions{Version: VersionV3, TimeEncoding: encoding.Plain, TimeEncodingSet: true, NoBloomFilter: true})
+	w, err := NewWriter(&out, &WriteOptions{Version: VersionV3, TimeEncoding: TimeEncodingOf(encoding.Plain), NoBloomFilter: true})
 	require.NoError(t, err)
 	require.NoError(t, w.WriteAligned(ParseTreePath("root.sg.d1"), []int64{1, 2}, []AlignedColumn{{SeriesSchema: SeriesSchema{Name: "v", DataType: Int32}, Values: Values{Type: Int32, Int32s: []int32{5, 0}, Null: []bool{false, true}}}}))
 	require.NoError(t, w.Close())

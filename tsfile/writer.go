@@ -25,9 +25,8 @@ type WriteOptions struct {
 	// reach this many bytes (default 64 KiB).
 	PageSizeTarget int
 	// TimeEncoding encodes aligned time chunks and the time streams of
-	// non-aligned pages (default TS_2DIFF); set TimeEncodingSet to use it.
-	TimeEncoding    Encoding
-	TimeEncodingSet bool
+	// non-aligned pages (default TS_2DIFF).
+	TimeEncoding TimeEncoding
 	// TimeCompression compresses aligned time chunks (default UNCOMPRESSED).
 	TimeCompression Compression
 	// BloomFilterFPR is the Bloom filter false-positive rate, clamped to
@@ -89,10 +88,7 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 	if r.PageSizeTarget <= 0 {
 		r.PageSizeTarget = 64 << 10
 	}
-	if !r.TimeEncodingSet {
-		r.TimeEncoding, r.TimeEncodingSet = encoding.TS2Diff, true
-	}
-	if !encodingAllowed(Int64, r.TimeEncoding) {
+	if !encodingAllowed(Int64, r.TimeEncoding.Encoding()) {
 		return r, fmt.Errorf("tsfile: %s cannot encode timestamps", r.TimeEncoding)
 	}
 	if r.BloomFilterFPR == 0 {
@@ -407,11 +403,11 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 	bounds := w.pageBounds(times, cols)
 	w.chunkGroupHeader(d.id) // one spelling of a v3 path per device
 	// Time chunk.
-	timeSeries := SeriesSchema{DataType: Vector, Encoding: w.opts.TimeEncoding, Compression: w.opts.TimeCompression}
+	timeSeries := SeriesSchema{DataType: Vector, Encoding: w.opts.TimeEncoding.Encoding(), Compression: w.opts.TimeCompression}
 	var pages []builtPage
 	for p := 0; p+1 < len(bounds); p++ {
 		lo, hi := bounds[p], bounds[p+1]
-		body, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding, nil, times[lo:hi])
+		body, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding.Encoding(), nil, times[lo:hi])
 		if err != nil {
 			return err
 		}
@@ -524,7 +520,7 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		bounds := w.pageBounds(s.Times, []AlignedColumn{col})
 		for p := 0; p+1 < len(bounds); p++ {
 			lo, hi := bounds[p], bounds[p+1]
-			ts, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding, nil, s.Times[lo:hi])
+			ts, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding.Encoding(), nil, s.Times[lo:hi])
 			if err != nil {
 				return err
 			}
