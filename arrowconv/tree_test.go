@@ -63,7 +63,7 @@ func treeDevices(t testing.TB, f *tsfile.File) []tsfile.DeviceID {
 	tables := slices.Clone(f.Tables())
 	sort.Strings(tables)
 	for _, tb := range tables {
-		if _, ok := f.TableSchema(tb); ok {
+		if _, ok := f.SchemaOf(tb); ok {
 			continue
 		}
 		devs, err := f.Devices(tb)

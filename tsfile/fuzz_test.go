@@ -536,7 +536,7 @@ func fuzzReadFile(b []byte) error {
 		return err
 	}
 	for _, tb := range f.Tables() {
-		f.TableSchema(tb)
+		f.SchemaOf(tb)
 		devs, err := f.Devices(tb)
 		if err != nil {
 			return err

@@ -35,7 +35,7 @@ func TestGoldenMinimalFile(t *testing.T) {
 	f, err := Open(bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
 	require.Equal(t, int64(52), f.Metadata.MetaOffset)
-	s, ok := f.TableSchema("t")
+	s, ok := f.SchemaOf("t")
 	require.True(t, ok)
 	require.Equal(t, []Column{{Name: "k", DataType: String, Category: Tag}}, s.Tags())
 	devs, err := f.Devices("t")

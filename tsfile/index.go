@@ -12,8 +12,9 @@ func (f *File) Tables() []string {
 	return names
 }
 
-// TableSchema returns the schema of a table-model table.
-func (f *File) TableSchema(table string) (*TableSchema, bool) {
+// SchemaOf returns the schema of the named table. ok is false for a
+// tree-model table, which has none, and for a table the file lacks.
+func (f *File) SchemaOf(table string) (schema *TableSchema, ok bool) {
 	s, ok := f.Metadata.TableSchemas[table]
 	return s, ok
 }

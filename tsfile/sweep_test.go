@@ -361,7 +361,7 @@ func fullScan(b []byte, opts *ReadOptions) error {
 		return err
 	}
 	for _, tb := range f.Tables() {
-		f.TableSchema(tb)
+		f.SchemaOf(tb)
 		devs, err := f.Devices(tb)
 		if err != nil {
 			return err

@@ -49,7 +49,7 @@ func TestV3GoldenMinimalFile(t *testing.T) {
 	require.Len(t, f.Metadata.V3Root.Entries, 1)
 	require.Equal(t, LeafDevice, f.Metadata.V3Root.Type)
 	require.Equal(t, []string{"root.sg"}, f.Tables())
-	_, ok := f.TableSchema("root.sg")
+	_, ok := f.SchemaOf("root.sg")
 	require.False(t, ok)
 	devs, err := f.Devices("root.sg")
 	require.NoError(t, err)
