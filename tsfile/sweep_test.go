@@ -391,7 +391,7 @@ func fullScan(b []byte, opts *ReadOptions) error {
 						return fmt.Errorf("SeriesByName(%s, %q) disagrees with Series", d, s.Measurement)
 					}
 				}
-				f.Metadata.Bloom.MayContain(SeriesPath(d, s.Measurement))
+				f.Metadata.Bloom.MayContain(seriesPath(d, s.Measurement))
 				for _, cm := range s.Chunks {
 					if _, err := f.ReadChunkPages(cm.Offset, func(i int, _ *PageHeader) bool { return i%2 == 0 }); err != nil {
 						return err

@@ -262,7 +262,7 @@ func TestV3GoldenBloomFilter(t *testing.T) {
 		bits = bits[:len(bits)-1]
 	}
 	want := h(appendUVarint(nil, uint32(len(bits))), bits, []byte{0x80, 0x02, 0x05})
-	f := NewBloomFilter(1, 0.05)
+	f := newBloomFilter(1, 0.05)
 	f.Add(path)
 	require.Equal(t, want, f.appendToV3(nil))
 	d := newBuf(want, 0, "t")

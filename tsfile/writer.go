@@ -802,7 +802,7 @@ func (w *Writer) Close() error {
 		for _, d := range devs {
 			paths += len(d.series)
 		}
-		bloom = NewBloomFilter(paths, w.opts.BloomFilterFPR)
+		bloom = newBloomFilter(paths, w.opts.BloomFilterFPR)
 	}
 	tables := w.writeSeriesIndexes(devs, bloom)
 	meta := &FileMetadata{TableIndexes: map[string]*IndexNode{}, TableSchemas: map[string]*TableSchema{}, MetaOffset: metaOffset, Bloom: bloom}
@@ -855,7 +855,7 @@ func (w *Writer) writeSeriesIndexes(devs []*deviceState, bloom *BloomFilter) map
 			if bloom != nil && w.v3 {
 				bloom.Add(d.id.TreePath() + "." + name)
 			} else if bloom != nil {
-				bloom.Add(SeriesPath(d.id, name))
+				bloom.Add(seriesPath(d.id, name))
 			}
 			if i%w.opts.MaxDegree == 0 {
 				if len(cur.Entries) == w.opts.MaxDegree {
