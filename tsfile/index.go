@@ -334,6 +334,8 @@ type AlignedChunkSet struct {
 // AlignedChunkSets pairs the chunks of an aligned device's series: each
 // value chunk belongs to the closest time chunk before it in the file, as
 // chunk groups write the time chunk first.
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
 func AlignedChunkSets(series []TimeseriesMetadata) ([]AlignedChunkSet, error) {
 	var tm *TimeseriesMetadata
 	for i := range series {

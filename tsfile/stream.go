@@ -49,6 +49,8 @@ const defaultStreamWindow = 256 << 10
 // at a time (256 KiB if 0: see defaultStreamWindow) into buf, grown when a page needs
 // more. In a Page AEAD file the chunk's proof is verified against the
 // device the index files it under, as ReadChunkHeader does.
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
 func (f *File) OpenPageStream(off int64, buf []byte, window int) (*PageStream, error) {
 	h, err := f.readableChunkHeader(off, nil)
 	if err != nil {

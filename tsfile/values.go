@@ -196,17 +196,3 @@ func decodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off 
 	}
 	return times, vals, nil
 }
-
-// CountTimes returns how many timestamps a time stream at offset off
-// declares, from its framing alone, refusing more than maxPoints (use
-// ReadOptions.MaxPagePoints). Callers size buffers with it before decoding.
-func CountTimes(enc Encoding, stream []byte, off int64, maxPoints int) (int, error) {
-	n, err := encoding.CountInt64(enc, stream)
-	if err != nil {
-		return 0, CodecError(off, "time stream", err)
-	}
-	if n > maxPoints {
-		return 0, corruptf(off, "time stream", "declares %d timestamps, more than the limit of %d per page", n, maxPoints)
-	}
-	return n, nil
-}
