@@ -2,6 +2,7 @@ package tsfile
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 
@@ -67,6 +68,39 @@ func TestReadAtEOFWithFullRead(t *testing.T) {
 				require.Nil(t, rec.Cause)
 			})
 		}
+	}
+}
+
+// TestReadAtEOFRecoverTruncated recovers copies of the sample cut where a
+// chunk group ends through a reader that returns io.EOF with the full read
+// that reaches the cut, and requires what bytes.Reader gives: the group's
+// last chunk is read up to the end of the input and the group recovered.
+func TestReadAtEOFRecoverTruncated(t *testing.T) {
+	sf := sampleFile(t)
+	var ends []int64 // where a chunk group ends with a chunk
+	recs := readAtScan(t, bytes.NewReader(sf.data), int64(len(sf.data)))
+	for i, r := range recs[1:] {
+		if recs[i].Kind == ChunkRecord && r.Kind != ChunkRecord {
+			ends = append(ends, r.Offset)
+		}
+	}
+	require.GreaterOrEqual(t, len(ends), 2)
+	for _, end := range []int64{ends[len(ends)/2], ends[len(ends)-1]} {
+		cut := sf.data[:end]
+		want, err := Recover(bytes.NewReader(cut), int64(len(cut)), nil)
+		require.NoError(t, err)
+		require.NotEmpty(t, want.Groups)
+		got, err := Recover(&eofReaderAt{b: cut}, int64(len(cut)), nil)
+		require.NoError(t, err)
+		require.Equal(t, want.ValidEnd, got.ValidEnd)
+		require.Equal(t, want.Groups, got.Groups)
+		require.Equal(t, fmt.Sprint(want.Cause), fmt.Sprint(got.Cause))
+
+		f, err := got.Open(&eofReaderAt{b: cut}, nil)
+		require.NoError(t, err)
+		g, err := want.Open(bytes.NewReader(cut), nil)
+		require.NoError(t, err)
+		require.Equal(t, readDevices(t, g), readDevices(t, f))
 	}
 }
 
