@@ -852,7 +852,7 @@ func TestWriteInterop(t *testing.T) {
 				t.Cleanup(func() { f.Close() })
 				var tree, model []string
 				for _, tb := range f.Tables() {
-					if _, ok := f.TableSchema(tb); ok {
+					if _, ok := f.SchemaOf(tb); ok {
 						model = append(model, tb)
 					} else {
 						tree = append(tree, tb)

@@ -53,7 +53,7 @@ func convertAll(t testing.TB, data []byte, batch int) int {
 	for _, o := range []*Options{opts, pushed} {
 		tree := false
 		for _, name := range f.Tables() {
-			if _, ok := f.TableSchema(name); ok {
+			if _, ok := f.SchemaOf(name); ok {
 				drainQuiet(NewTableReader(f, name, o))
 			} else {
 				tree = true

@@ -651,7 +651,7 @@ func (r *Reader) stepAligned() error {
 				return corruptf(tc.Pages[i].Header.Offset, "page header", "time page statistics count %d exceeds the limit of %d points per page", cnt, maxPoints)
 			}
 			err := corruptf(tc.Header.Offset, "chunk header", "time chunk statistics count %d exceeds the limit of %d points per page", cnt, maxPoints)
-			if r.f.Lenient(err) != nil {
+			if r.f.Tolerate(err) != nil {
 				return err
 			}
 			cnt = maxPoints
@@ -798,7 +798,7 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 			// The chunk's statistics, from the index, summarise its only
 			// page; the time-range pushdown trusts them.
 			err := corruptf(tc.Header.Offset, "chunk header", "time chunk statistics count %d, but its page holds %d timestamps", c.expect[k], c.counts[k])
-			if r.f.Lenient(err) != nil {
+			if r.f.Tolerate(err) != nil {
 				return err
 			}
 		}

@@ -358,7 +358,7 @@ type fieldColumn struct {
 
 // tableLayout plans the columns of a table-model table.
 func tableLayout(f *tsfile.File, table string) (*layout, error) {
-	ts, ok := f.TableSchema(table)
+	ts, ok := f.SchemaOf(table)
 	if !ok {
 		if _, exists := f.Metadata.TableIndexes[table]; exists {
 			return nil, fmt.Errorf("arrowconv: %q has no table schema (a tree-model file?); use NewTreeReader", table)
@@ -480,7 +480,7 @@ func treeLayout(f *tsfile.File, tables []string) (*layout, []string, error) {
 func treeTables(f *tsfile.File, tables []string) ([]string, error) {
 	if tables == nil {
 		for _, t := range f.Tables() {
-			if _, ok := f.TableSchema(t); !ok {
+			if _, ok := f.SchemaOf(t); !ok {
 				tables = append(tables, t)
 			}
 		}
@@ -495,7 +495,7 @@ func treeTables(f *tsfile.File, tables []string) ([]string, error) {
 		if _, ok := f.Metadata.TableIndexes[t]; !ok {
 			return nil, fmt.Errorf("arrowconv: no table %q in the file", t)
 		}
-		if _, ok := f.TableSchema(t); ok {
+		if _, ok := f.SchemaOf(t); ok {
 			return nil, fmt.Errorf("arrowconv: %q is a table-model table; use NewTableReader", t)
 		}
 	}

@@ -253,7 +253,7 @@ func convertFile(b []byte, ropts *tsfile.ReadOptions, opts *Options) (rows int, 
 	}
 	tree := false
 	for _, name := range f.Tables() {
-		if _, ok := f.TableSchema(name); !ok {
+		if _, ok := f.SchemaOf(name); !ok {
 			tree = true
 			continue
 		}

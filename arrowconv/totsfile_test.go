@@ -358,7 +358,7 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 	require.EqualValues(t, len(rows), n)
 	f := openBytes(t, file)
 
-	ts, ok := f.TableSchema("t")
+	ts, ok := f.SchemaOf("t")
 	require.True(t, ok)
 	var got []string
 	for _, c := range ts.Columns {
@@ -516,7 +516,7 @@ func TestTsFileReverseFiles(t *testing.T) {
 			defer f.Close()
 			mem := checkedMem(t)
 			for _, table := range f.Tables() {
-				orig, ok := f.TableSchema(table)
+				orig, ok := f.SchemaOf(table)
 				if !ok {
 					continue
 				}
@@ -538,7 +538,7 @@ func TestTsFileReverseFiles(t *testing.T) {
 					require.EqualValues(t, len(want), n)
 
 					g := openBytes(t, buf.Bytes())
-					back, ok := g.TableSchema(table)
+					back, ok := g.SchemaOf(table)
 					require.True(t, ok)
 					require.Equal(t, len(orig.Columns), len(back.Columns))
 					for i, c := range orig.Columns {

@@ -517,7 +517,7 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 		return false, err
 	}
 	from := c.times.Len()
-	n, err := appendTimes(c.times, o.NonAlignedTimeEncoding, ts, p.Header.BodyOffset(), o.MaxPagePoints)
+	n, err := appendTimes(c.times, o.NonAlignedTimeEncoding.Encoding(), ts, p.Header.BodyOffset(), o.MaxPagePoints)
 	if err != nil {
 		return false, pageError(h, p, "non-aligned page time stream", err)
 	}

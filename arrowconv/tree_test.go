@@ -63,7 +63,7 @@ func treeDevices(t testing.TB, f *tsfile.File) []tsfile.DeviceID {
 	tables := slices.Clone(f.Tables())
 	sort.Strings(tables)
 	for _, tb := range tables {
-		if _, ok := f.TableSchema(tb); ok {
+		if _, ok := f.SchemaOf(tb); ok {
 			continue
 		}
 		devs, err := f.Devices(tb)
@@ -122,7 +122,7 @@ func newTreeWriter(t testing.TB, pagePoints int) *treeWriter {
 	var err error
 	w.w, err = tsfile.NewWriter(&w.buf, &tsfile.WriteOptions{
 		MaxPointsPerPage: pagePoints, PageSizeTarget: 1 << 30, MaxDegree: 3,
-		TimeEncoding: encoding.Plain, TimeEncodingSet: true,
+		TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain),
 		// Nothing but skewed times may look like one: no Bloom filter
 		// bits, no property strings.
 		NoBloomFilter: true, NoEncryptionProperties: true,
@@ -212,7 +212,7 @@ func (w *treeWriter) bytes() []byte {
 }
 
 // treePlainTimes reads files whose non-aligned time streams are PLAIN.
-var treePlainTimes = &tsfile.ReadOptions{NonAlignedTimeEncoding: encoding.Plain, NonAlignedTimeEncodingSet: true}
+var treePlainTimes = &tsfile.ReadOptions{NonAlignedTimeEncoding: tsfile.TimeEncodingOf(encoding.Plain)}
 
 // open finishes the file, opens it and checks that every series reads
 // back, whole, as written.

@@ -345,9 +345,9 @@ func WriteOptions(variant string) (*tsfile.WriteOptions, error) {
 	}
 	o := &tsfile.WriteOptions{MaxPointsPerPage: PagePoints, PageSizeTarget: 1 << 30}
 	if baseVariant(variant) == VariantPlain {
-		o.TimeEncoding, o.TimeEncodingSet, o.TimeCompression = encoding.Plain, true, encoding.Uncompressed
+		o.TimeEncoding, o.TimeCompression = tsfile.TimeEncodingOf(encoding.Plain), encoding.Uncompressed
 	} else {
-		o.TimeEncoding, o.TimeEncodingSet, o.TimeCompression = encoding.TS2Diff, true, encoding.LZ4
+		o.TimeEncoding, o.TimeCompression = tsfile.TimeEncodingOf(encoding.TS2Diff), encoding.LZ4
 	}
 	if isAEAD(variant) {
 		o.Keys = benchKeys()

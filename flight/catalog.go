@@ -243,7 +243,7 @@ func (c *catalog) open(rel string) (*entry, error) {
 	for _, t := range f.Tables() {
 		ti := tableInfo{name: t}
 		var pl *arrowconv.Plan
-		if _, ok := f.TableSchema(t); ok {
+		if _, ok := f.SchemaOf(t); ok {
 			pl, err = arrowconv.PlanTable(f, t, opts)
 		} else {
 			ti.tree = true

@@ -213,7 +213,7 @@ func localRows(t testing.TB, opts *arrowconv.Options, table string, paths ...str
 		f, err := tsfile.OpenFile(p, nil)
 		require.NoError(t, err)
 		var r *arrowconv.Reader
-		if _, ok := f.TableSchema(table); ok {
+		if _, ok := f.SchemaOf(table); ok {
 			r, err = arrowconv.NewTableReader(f, table, opts)
 		} else {
 			r, err = arrowconv.NewTreeReader(f, []string{table}, opts)

@@ -184,7 +184,7 @@ func TestHugeDeclaredCounts(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before := ms.TotalAlloc
-	_, err := DecodeTimes(&ch, block, 100, nil, 10000)
+	_, err := decodeTimes(&ch, block, 100, nil, 10000)
 	require.ErrorIs(t, err, ErrCorrupt)
 	require.ErrorContains(t, err, "more than the limit")
 	runtime.ReadMemStats(&ms)

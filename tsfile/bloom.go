@@ -21,9 +21,9 @@ const (
 	bloomDefaultFPR = 0.05
 )
 
-// NewBloomFilter sizes a filter for n paths at false-positive rate fpr the
+// newBloomFilter sizes a filter for n paths at false-positive rate fpr the
 // way the reference writer does (rate clamped to 0.01..0.1).
-func NewBloomFilter(n int, fpr float64) *BloomFilter {
+func newBloomFilter(n int, fpr float64) *BloomFilter {
 	fpr = max(0.01, min(0.1, fpr))
 	ln2 := math.Ln2
 	size := int(-float64(n)*math.Log(fpr)/ln2/ln2) + 1
@@ -44,7 +44,9 @@ func (f *BloomFilter) Add(path string) {
 	}
 }
 
-// MayContain reports false only when path is certainly absent.
+// MayContain reports false only when path is certainly absent. path is
+// spelled as the file's writer hashed it; File.MayContainSeries spells it
+// for a device and a measurement.
 func (f *BloomFilter) MayContain(path string) bool {
 	if f == nil {
 		return true
@@ -58,11 +60,11 @@ func (f *BloomFilter) MayContain(path string) bool {
 	return true
 }
 
-// SeriesPath is the Bloom filter input of a series in a v4 file: the
+// seriesPath is the Bloom filter input of a series in a v4 file: the
 // device's segments joined by dots, a dot and the measurement. A v3 file
 // hashes the device's path string instead; File.MayContainSeries knows
 // which applies.
-func SeriesPath(dev DeviceID, measurement string) string {
+func seriesPath(dev DeviceID, measurement string) string {
 	return dev.String() + "." + measurement
 }
 
@@ -73,7 +75,7 @@ func SeriesPath(dev DeviceID, measurement string) string {
 // path is found.
 func (f *File) MayContainSeries(dev DeviceID, measurement string) bool {
 	if f.Version != VersionV3 {
-		return f.Metadata.Bloom.MayContain(SeriesPath(dev, measurement))
+		return f.Metadata.Bloom.MayContain(seriesPath(dev, measurement))
 	}
 	e, ok := f.v3Entry(dev)
 	if !ok {

@@ -247,24 +247,24 @@ func (d *buf) string32(what string) string {
 	return string(b)
 }
 
+// maxUvarint32Len is the most bytes a UVarInt of 32 bits takes.
+const maxUvarint32Len = 5
+
 // uvarint32 decodes a canonical-width UVarInt of at most 32 bits. n is the
 // number of bytes read; ok is false when the input ends first (n == 0) or
 // the value overflows.
 func uvarint32(b []byte) (v uint32, n int, ok bool) {
-	var shift uint
-	for i := 0; i < len(b) && i < 5; i++ {
-		c := b[i]
-		if i == 4 && c > 0x0f {
-			return 0, i + 1, false
-		}
-		v |= uint32(c&0x7f) << shift
-		if c < 0x80 {
-			return v, i + 1, true
-		}
-		shift += 7
-	}
-	if len(b) >= 5 {
-		return 0, 5, false
+	// Five bytes carry 35 bits: binary.Uvarint reads at most that many
+	// and the value must then fit in 32.
+	x, n := binary.Uvarint(b[:min(len(b), maxUvarint32Len)])
+	switch {
+	case n > 0 && x <= math.MaxUint32:
+		return uint32(x), n, true
+	case n > 0:
+		return 0, n, false
+	case len(b) >= maxUvarint32Len:
+		// The fifth byte still has its continuation bit.
+		return 0, maxUvarint32Len, false
 	}
 	return 0, 0, false
 }
@@ -272,11 +272,7 @@ func uvarint32(b []byte) (v uint32, n int, ok bool) {
 // Append helpers used by the writer. They mirror the readers above.
 
 func appendUVarint(dst []byte, v uint32) []byte {
-	for v >= 0x80 {
-		dst = append(dst, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(dst, byte(v))
+	return binary.AppendUvarint(dst, uint64(v))
 }
 
 func appendVarint(dst []byte, v int32) []byte {

@@ -78,7 +78,7 @@ func TestEveryEncodingAndCompression(t *testing.T) {
 	for _, timeEnc := range []Encoding{encoding.Plain, encoding.TS2Diff, encoding.RLE, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE} {
 		t.Run("time="+timeEnc.String(), func(t *testing.T) {
 			var out bytes.Buffer
-			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: 300, TimeEncoding: timeEnc, TimeEncodingSet: true, TimeCompression: encoding.LZ4})
+			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: 300, TimeEncoding: TimeEncodingOf(timeEnc), TimeCompression: encoding.LZ4})
 			require.NoError(t, err)
 			const rows = 700
 			times := make([]int64, rows)
@@ -103,7 +103,7 @@ func TestEveryEncodingAndCompression(t *testing.T) {
 			require.NoError(t, w.WriteNonAligned(NewDeviceID("root.a", "plain"), series))
 			require.NoError(t, w.Close())
 
-			opts := &ReadOptions{NonAlignedTimeEncoding: timeEnc, NonAlignedTimeEncodingSet: true}
+			opts := &ReadOptions{NonAlignedTimeEncoding: TimeEncodingOf(timeEnc)}
 			f, err := Open(bytes.NewReader(out.Bytes()), int64(out.Len()), opts)
 			require.NoError(t, err)
 			ss, err := f.Series(NewDeviceID("root.a", "aligned"))

@@ -17,4 +17,16 @@
 // that enclose it before it is used. Errors name the structure and the
 // absolute offset and wrap ErrCorrupt or ErrUnsupported so callers can tell
 // a damaged file from one that uses a feature this package lacks.
+//
+// # Page-level access
+//
+// ReadAligned and ReadNonAligned decode a device's rows whole. A reader
+// that decodes pages itself, into its own buffers and in parallel (package
+// arrowconv), uses the page-level API instead: [AlignedChunkSets] pairs an
+// aligned device's chunks, [File.ReadChunkPages], [File.ReadChunkBuffer]
+// and [File.OpenPageStream] fetch a chunk's pages, [PayloadDecoder]
+// decrypts and decompresses a page, [SplitValuePage],
+// [SplitNonAlignedPage] and [CountTimes] take its payload apart for the
+// decoders of package encoding, and [CodecError] places their errors in
+// the file. These serve that reader; most programs need none of them.
 package tsfile

@@ -94,11 +94,11 @@ func (f *File) keyContext() context.Context {
 // offset 7 and resolves its key, so that no chunk is touched before the
 // file's cipher is known.
 func (f *File) readEncryptionHeader() error {
-	n := min(f.size-7, 512)
+	n := min(f.size-prefixSize, 512)
 	var h *aead.Header
 	var e int
 	for {
-		b, err := f.readAt(7, n, "file encryption header")
+		b, err := f.readAt(prefixSize, n, "file encryption header")
 		if err != nil {
 			return err
 		}
@@ -107,18 +107,18 @@ func (f *File) readEncryptionHeader() error {
 		if err == nil {
 			break
 		}
-		if need > 0 && int64(need) > n && int64(need) <= f.size-7 {
+		if need > 0 && int64(need) > n && int64(need) <= f.size-prefixSize {
 			n = int64(need)
 			continue
 		}
-		return &FormatError{Offset: 7, Structure: "file encryption header", Msg: "cannot parse", Kind: ErrCorrupt, Err: err}
+		return &FormatError{Offset: prefixSize, Structure: "file encryption header", Msg: "cannot parse", Kind: ErrCorrupt, Err: err}
 	}
 	c := &fileCrypt{info: Encryption{Header: h, HeaderSize: e}}
 	f.crypt = c
-	f.dataFrom = 7 + int64(e)
+	f.dataFrom = prefixSize + int64(e)
 	p, err := aead.LookupProfile(h.ProfileID)
 	if err != nil {
-		return &FormatError{Offset: 7, Structure: "file encryption header", Msg: "cannot read pages", Kind: ErrUnsupported, Err: err}
+		return &FormatError{Offset: prefixSize, Structure: "file encryption header", Msg: "cannot read pages", Kind: ErrUnsupported, Err: err}
 	}
 	c.profile = p
 	if f.opts.Keys == nil {
@@ -133,7 +133,7 @@ func (f *File) readEncryptionHeader() error {
 			c.info.Locked = err
 			return nil
 		}
-		return &FormatError{Offset: 7, Structure: "file encryption header", Msg: "the key does not unwrap the data key", Kind: ErrCorrupt, Err: err}
+		return &FormatError{Offset: prefixSize, Structure: "file encryption header", Msg: "the key does not unwrap the data key", Kind: ErrCorrupt, Err: err}
 	}
 	return nil
 }

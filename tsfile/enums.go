@@ -9,6 +9,23 @@ import (
 // Magic is the six bytes at both ends of a TsFile.
 const Magic = "TsFile"
 
+// Sizes of the fixed parts at both ends of a file (TsFile.md), untyped so
+// that they serve in int and int64 offset arithmetic alike.
+const (
+	magicSize = 6 // len(Magic)
+	// prefixSize is the head Magic and the version byte: the data
+	// section, or a FileEncryptionHeader, starts right after it.
+	prefixSize = magicSize + 1
+	// metaLengthSize is the big-endian int32 length of TsFileMetadata,
+	// which comes right before the tail Magic.
+	metaLengthSize = 4
+	// tailSize is that length and the tail Magic.
+	tailSize = metaLengthSize + magicSize
+	// minFileSize is a prefix, the separator byte and a tail: a smaller
+	// file cannot be complete.
+	minFileSize = prefixSize + 1 + tailSize
+)
+
 // Version is the format version byte this package reads and writes by
 // default.
 const Version byte = 4
@@ -83,6 +100,28 @@ type Encoding = encoding.Encoding
 
 // Compression is the one-byte compression_type of a chunk.
 type Compression = encoding.Compression
+
+// TimeEncoding is the encoding of a time stream, for options whose zero
+// value must mean the default, TS_2DIFF (the reference writer's), although
+// the zero Encoding is PLAIN. Select another with TimeEncodingOf.
+type TimeEncoding struct {
+	enc Encoding
+	set bool
+}
+
+// TimeEncodingOf returns the TimeEncoding that selects e.
+func TimeEncodingOf(e Encoding) TimeEncoding { return TimeEncoding{enc: e, set: true} }
+
+// Encoding returns the encoding selected: TS_2DIFF for the zero value.
+func (t TimeEncoding) Encoding() Encoding {
+	if !t.set {
+		return encoding.TS2Diff
+	}
+	return t.enc
+}
+
+// String returns the name of the encoding selected.
+func (t TimeEncoding) String() string { return t.Encoding().String() }
 
 // encodingAllowed is the data-type/encoding table of Encodings.md.
 func encodingAllowed(t DataType, e Encoding) bool {

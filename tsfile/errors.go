@@ -67,6 +67,8 @@ func unsupportedf(off int64, structure, format string, args ...any) error {
 // structure, keeping the codec's message and mapping its sentinel onto
 // ErrCorrupt or ErrUnsupported, so callers need one pair of errors.Is
 // checks. A FormatError passes through unchanged.
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
 func CodecError(off int64, structure string, err error) error {
 	if err == nil {
 		return nil

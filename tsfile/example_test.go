@@ -16,7 +16,7 @@ func Example() {
 	}
 	defer f.Close()
 	for _, table := range f.Tables() {
-		if schema, ok := f.TableSchema(table); ok {
+		if schema, ok := f.SchemaOf(table); ok {
 			fmt.Printf("table %s: %d columns\n", table, len(schema.Columns))
 		}
 		devices, err := f.Devices(table)

@@ -536,7 +536,7 @@ func fuzzReadFile(b []byte) error {
 		return err
 	}
 	for _, tb := range f.Tables() {
-		f.TableSchema(tb)
+		f.SchemaOf(tb)
 		devs, err := f.Devices(tb)
 		if err != nil {
 			return err
@@ -549,7 +549,7 @@ func fuzzReadFile(b []byte) error {
 			aligned := false
 			for i := range series {
 				s := &series[i]
-				f.Metadata.Bloom.MayContain(SeriesPath(dev, s.Measurement))
+				f.Metadata.Bloom.MayContain(seriesPath(dev, s.Measurement))
 				if _, err := f.SeriesByName(dev, s.Measurement); err != nil {
 					return err
 				}
@@ -1110,7 +1110,7 @@ func FuzzBloomFilter(f *testing.F) {
 		fuzzMust(f, err)
 		addSeed(f, name, g.Metadata.Bloom.appendTo(nil))
 	}
-	big := NewBloomFilter(500, 0.01)
+	big := newBloomFilter(500, 0.01)
 	for i := 0; i < 500; i++ {
 		big.Add(fmt.Sprintf("root.sg.d%d.s%d", i%7, i))
 	}
@@ -1170,7 +1170,7 @@ func TestBloomFilterAddAfterRead(t *testing.T) {
 		b    []byte
 	}{
 		{"one byte of 256 bits", []byte{1, 0x81, 0x80, 0x02, 0x03}},
-		{"written by the writer", NewBloomFilter(3, 0.05).appendTo(nil)},
+		{"written by the writer", newBloomFilter(3, 0.05).appendTo(nil)},
 		{"last byte set", append(append([]byte{32}, make([]byte, 31)...), 0x80, 0x80, 0x02, 0x05)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1180,7 +1180,7 @@ func TestBloomFilterAddAfterRead(t *testing.T) {
 				t.Fatal(d.err)
 			}
 			if bf == nil {
-				bf = NewBloomFilter(0, 0.05)
+				bf = newBloomFilter(0, 0.05)
 			}
 			for _, p := range []string{"root.sg.d1.s1", "t.a.v", ""} {
 				bf.Add(p)

@@ -35,7 +35,7 @@ func TestGoldenMinimalFile(t *testing.T) {
 	f, err := Open(bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
 	require.Equal(t, int64(52), f.Metadata.MetaOffset)
-	s, ok := f.TableSchema("t")
+	s, ok := f.SchemaOf("t")
 	require.True(t, ok)
 	require.Equal(t, []Column{{Name: "k", DataType: String, Category: Tag}}, s.Tags())
 	devs, err := f.Devices("t")
@@ -54,7 +54,7 @@ func TestGoldenMinimalFile(t *testing.T) {
 
 	// Our writer produces the same bytes from the same rows.
 	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriteOptions{TimeEncoding: encoding.Plain, TimeEncodingSet: true, NoBloomFilter: true, NoEncryptionProperties: true})
+	w, err := NewWriter(&out, &WriteOptions{TimeEncoding: TimeEncodingOf(encoding.Plain), NoBloomFilter: true, NoEncryptionProperties: true})
 	require.NoError(t, err)
 	require.NoError(t, w.RegisterTable(TableSchema{Name: "t", Columns: []Column{{Name: "k", DataType: String, Category: Tag}, {Name: "v", DataType: Int32, Category: Field}}}))
 	require.NoError(t, w.WriteAligned(NewDeviceID("t", "a"), []int64{1, 2}, []AlignedColumn{{SeriesSchema: SeriesSchema{Name: "v", DataType: Int32}, Values: Values{Type: Int32, Int32s: []int32{5, 0}, Null: []bool{false, true}}}}))

@@ -327,12 +327,12 @@ func TestBloomHashMatchesReference(t *testing.T) {
 	require.NotNil(t, f.Metadata.Bloom)
 	for _, c := range []string{"c_bool", "c_int32", "c_text", "c_blob", "c_timestamp"} {
 		for _, dev := range []DeviceID{NewDeviceID("weather", "north", "s01"), NewDeviceID("weather", "south", "s01")} {
-			require.True(t, f.Metadata.Bloom.MayContain(SeriesPath(dev, c)), "%s.%s", dev, c)
+			require.True(t, f.Metadata.Bloom.MayContain(seriesPath(dev, c)), "%s.%s", dev, c)
 		}
 	}
 	absent := 0
 	for i := 0; i < 100; i++ {
-		if !f.Metadata.Bloom.MayContain(SeriesPath(NewDeviceID("weather", "east", string(rune('a'+i%26))), "x"+string(rune('a'+i/26)))) {
+		if !f.Metadata.Bloom.MayContain(seriesPath(NewDeviceID("weather", "east", string(rune('a'+i%26))), "x"+string(rune('a'+i/26)))) {
 			absent++
 		}
 	}

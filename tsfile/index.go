@@ -12,8 +12,9 @@ func (f *File) Tables() []string {
 	return names
 }
 
-// TableSchema returns the schema of a table-model table.
-func (f *File) TableSchema(table string) (*TableSchema, bool) {
+// SchemaOf returns the schema of the named table. ok is false for a
+// tree-model table, which has none, and for a table the file lacks.
+func (f *File) SchemaOf(table string) (schema *TableSchema, ok bool) {
 	s, ok := f.Metadata.TableSchemas[table]
 	return s, ok
 }
@@ -333,6 +334,8 @@ type AlignedChunkSet struct {
 // AlignedChunkSets pairs the chunks of an aligned device's series: each
 // value chunk belongs to the closest time chunk before it in the file, as
 // chunk groups write the time chunk first.
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
 func AlignedChunkSets(series []TimeseriesMetadata) ([]AlignedChunkSet, error) {
 	var tm *TimeseriesMetadata
 	for i := range series {

@@ -63,11 +63,11 @@ func (f *File) Warnings() []Warning {
 	return append([]Warning(nil), f.warn.list...)
 }
 
-// Lenient returns nil, recording err as a Warning, when the file is read
+// Tolerate returns nil, recording err as a Warning, when the file is read
 // with ReadOptions.Lenient and err is a FormatError about corruption;
 // otherwise it returns err. Readers built on File (arrowconv) call it for
 // summaries that disagree with the data when they can go on decoding.
-func (f *File) Lenient(err error) error {
+func (f *File) Tolerate(err error) error {
 	var fe *FormatError
 	if !f.opts.Lenient || !errors.As(err, &fe) || fe.Kind != ErrCorrupt {
 		return err
@@ -134,12 +134,12 @@ func (f *File) checkSeriesStats(t *TimeseriesMetadata) error {
 		c := &t.Chunks[i].Statistics
 		sum += c.Count
 		if c.Count > 0 && t.Statistics.Count > 0 && (c.StartTime < t.Statistics.StartTime || c.EndTime > t.Statistics.EndTime) {
-			return f.Lenient(corruptf(t.Offset, "timeseries metadata", "series %q: chunk %d covers [%d, %d], outside the series' [%d, %d]",
+			return f.Tolerate(corruptf(t.Offset, "timeseries metadata", "series %q: chunk %d covers [%d, %d], outside the series' [%d, %d]",
 				t.Measurement, i, c.StartTime, c.EndTime, t.Statistics.StartTime, t.Statistics.EndTime))
 		}
 	}
 	if sum != t.Statistics.Count {
-		return f.Lenient(corruptf(t.Offset, "timeseries metadata", "series %q: its chunks count %d points, its statistics %d", t.Measurement, sum, t.Statistics.Count))
+		return f.Tolerate(corruptf(t.Offset, "timeseries metadata", "series %q: its chunks count %d points, its statistics %d", t.Measurement, sum, t.Statistics.Count))
 	}
 	return nil
 }

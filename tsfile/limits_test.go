@@ -589,7 +589,7 @@ func TestDefaultPagePointsCost(t *testing.T) {
 		payload := h(appendUVarint(nil, uint32(len(ts))), ts, []byte{1, 2, 3, 4})
 		hd := ChunkHeader{Marker: MarkerOnlyOnePageChunkHeader, Measurement: "s", DataType: tc.dt, Encoding: tc.enc}
 		var err error
-		got := allocated(func() { _, _, err = DecodeNonAlignedPage(&hd, encoding.TS2Diff, payload, 100, 16<<20) })
+		got := allocated(func() { _, _, err = decodeNonAlignedPage(&hd, encoding.TS2Diff, payload, 100, 16<<20) })
 		require.ErrorIs(t, err, ErrCorrupt, "%s %s", tc.dt, tc.enc)
 		allocBelow(t, got, tc.bound, "%s %s", tc.dt, tc.enc)
 		t.Logf("%s %s page of %d bytes declaring %d points: %d MiB allocated before failing", tc.dt, tc.enc, len(payload), n, got>>20)

@@ -2,6 +2,7 @@ package tsfile
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -9,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/tsarrow/tsarrow/aead"
-	"github.com/tsarrow/tsarrow/encoding"
 )
 
 // ReadOptions bound what a reader will believe and allocate. The zero value
@@ -36,10 +36,7 @@ type ReadOptions struct {
 	MaxDeviceSegments int
 	// NonAlignedTimeEncoding is the time-stream encoding of non-aligned
 	// pages, which the file does not record (default TS_2DIFF).
-	NonAlignedTimeEncoding Encoding
-	// NonAlignedTimeEncodingSet must be true for NonAlignedTimeEncoding to
-	// be used, since PLAIN is the zero Encoding.
-	NonAlignedTimeEncodingSet bool
+	NonAlignedTimeEncoding TimeEncoding
 	// Lenient reads files with known writer quirks (an absent Bloom filter
 	// written as four zero bytes, a property_count written unsigned) and
 	// files whose summaries disagree with what they summarise (series
@@ -92,10 +89,6 @@ func (o *ReadOptions) withDefaults() ReadOptions {
 	}
 	if r.MaxDeviceSegments <= 0 {
 		r.MaxDeviceSegments = 4096
-	}
-	if !r.NonAlignedTimeEncodingSet {
-		r.NonAlignedTimeEncoding = encoding.TS2Diff
-		r.NonAlignedTimeEncodingSet = true
 	}
 	return r
 }
@@ -194,40 +187,49 @@ func (f *File) readInto(b []byte, off int64, structure string) ([]byte, error) {
 	if off < 0 || off > f.size || n > f.size-off {
 		return nil, corruptf(off, structure, "%d bytes at offset %d run past the end of the %d-byte file", n, off, f.size)
 	}
-	if _, err := f.r.ReadAt(b, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, corruptf(off, structure, "short read: %v", err)
-		}
-		return nil, fmt.Errorf("tsfile: reading %s at offset %d: %w", structure, off, err)
+	got, err := f.r.ReadAt(b, off)
+	if got == len(b) && (err == nil || errors.Is(err, io.EOF)) {
+		// io.ReaderAt may return io.EOF with a full read that ends at
+		// the end of its input: the count, not the error, says whether
+		// b was filled.
+		return b, nil
 	}
-	return b, nil
+	if err == nil {
+		// A short count without an error breaks the io.ReaderAt
+		// contract; the unread bytes must not pass for zeros.
+		err = io.ErrUnexpectedEOF
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, corruptf(off, structure, "short read of %d bytes, want %d: %v", got, n, err)
+	}
+	return nil, fmt.Errorf("tsfile: reading %s at offset %d: %w", structure, off, err)
 }
 
 // readPrefix checks the head magic and version; the data section starts
 // right after them.
 func (f *File) readPrefix() error {
-	if f.size < int64(len(Magic))+1 {
+	if f.size < prefixSize {
 		return corruptf(0, "file prefix", "file has %d bytes, too short for the magic and version", f.size)
 	}
-	b, err := f.readAt(0, 7, "file prefix")
+	b, err := f.readAt(0, prefixSize, "file prefix")
 	if err != nil {
 		return err
 	}
-	if string(b[:6]) != Magic {
-		return corruptf(0, "file prefix", "head magic is %q, want %q", b[:6], Magic)
+	if string(b[:magicSize]) != Magic {
+		return corruptf(0, "file prefix", "head magic is %q, want %q", b[:magicSize], Magic)
 	}
-	f.Version = b[6]
+	f.Version = b[magicSize]
 	if f.Version != Version && f.Version != VersionV3 {
-		return unsupportedf(6, "file prefix", "format version %d (this reader supports versions %d and %d)", f.Version, VersionV3, Version)
+		return unsupportedf(magicSize, "file prefix", "format version %d (this reader supports versions %d and %d)", f.Version, VersionV3, Version)
 	}
-	f.dataFrom = 7
+	f.dataFrom = prefixSize
 	if f.Version == VersionV3 {
 		// Page AEAD is a v4 extension: a v3 data section starts right
 		// here, and a 0x06 is an unknown marker like any other.
 		return nil
 	}
-	if f.size > 7 {
-		m, err := f.readAt(7, 1, "file prefix")
+	if f.size > prefixSize {
+		m, err := f.readAt(prefixSize, 1, "file prefix")
 		if err != nil {
 			return err
 		}
@@ -239,21 +241,21 @@ func (f *File) readPrefix() error {
 }
 
 func (f *File) readFooter() error {
-	const tail = 4 + 6
-	if f.size < 7+1+tail {
+	if f.size < minFileSize {
 		return corruptf(f.size, "file tail", "file has %d bytes, too short to be complete", f.size)
 	}
-	t, err := f.readAt(f.size-tail, tail, "file tail")
+	t, err := f.readAt(f.size-tailSize, tailSize, "file tail")
 	if err != nil {
 		return err
 	}
-	if string(t[4:]) != Magic {
-		return &FormatError{Offset: f.size - 6, Structure: "file tail", Kind: ErrIncomplete,
-			Msg: fmt.Sprintf("tail magic is %q, want %q: the file is incomplete", t[4:], Magic)}
+	if string(t[metaLengthSize:]) != Magic {
+		return &FormatError{Offset: f.size - magicSize, Structure: "file tail", Kind: ErrIncomplete,
+			Msg: fmt.Sprintf("tail magic is %q, want %q: the file is incomplete", t[metaLengthSize:], Magic)}
 	}
-	l := int64(int32(uint32(t[0])<<24 | uint32(t[1])<<16 | uint32(t[2])<<8 | uint32(t[3])))
-	lenAt := f.size - tail
-	if l < 0 || l > lenAt-8 {
+	l := int64(int32(binary.BigEndian.Uint32(t)))
+	lenAt := f.size - tailSize
+	// The prefix and the separator come before TsFileMetadata.
+	if l < 0 || l > lenAt-(prefixSize+1) {
 		return corruptf(lenAt, "file tail", "TsFileMetadata length %d does not fit in the %d-byte file", l, f.size)
 	}
 	if l > f.opts.MaxMetadataSize {

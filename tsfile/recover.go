@@ -126,7 +126,7 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 	rec.version = s.f.Version
 	if c := s.f.crypt; c != nil && c.info.Locked != nil {
 		// Every page must decrypt for its group to count as complete.
-		return nil, &FormatError{Offset: 7, Structure: "file encryption header", Msg: "cannot recover an encrypted file without its key", Kind: ErrUnsupported, Err: c.info.Locked}
+		return nil, &FormatError{Offset: prefixSize, Structure: "file encryption header", Msg: "cannot recover an encrypted file without its key", Kind: ErrUnsupported, Err: c.info.Locked}
 	}
 	rec.ValidEnd = s.Offset()
 	var cur *RecoveredGroup
@@ -241,7 +241,7 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 			if err != nil {
 				return Statistics{}, err
 			}
-			times, err := DecodeTimes(h, p, ch.Pages[i].Header.BodyOffset(), nil, c.opts.MaxPagePoints)
+			times, err := decodeTimes(h, p, ch.Pages[i].Header.BodyOffset(), nil, c.opts.MaxPagePoints)
 			if err != nil {
 				return Statistics{}, err
 			}
@@ -284,7 +284,7 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 				return Statistics{}, err
 			}
 			times := c.pageTimes[i]
-			v, err := DecodeValuePage(h, p, ch.Pages[i].Header.BodyOffset(), len(times))
+			v, err := decodeValuePage(h, p, ch.Pages[i].Header.BodyOffset(), len(times))
 			if err != nil {
 				return Statistics{}, err
 			}
@@ -308,7 +308,7 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 				return Statistics{}, err
 			}
 			off := ch.Pages[i].Header.BodyOffset()
-			times, v, err := DecodeNonAlignedPage(h, c.opts.NonAlignedTimeEncoding, p, off, c.opts.MaxPagePoints)
+			times, v, err := decodeNonAlignedPage(h, c.opts.NonAlignedTimeEncoding.Encoding(), p, off, c.opts.MaxPagePoints)
 			if err != nil {
 				return Statistics{}, err
 			}

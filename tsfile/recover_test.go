@@ -305,7 +305,7 @@ func TestRecoverWithoutSchemasIsTreeModel(t *testing.T) {
 	require.NotEmpty(t, rec.Groups)
 	f, err := rec.Open(bytes.NewReader(b[:cut]), nil)
 	require.NoError(t, err)
-	_, ok := f.TableSchema("t")
+	_, ok := f.SchemaOf("t")
 	require.False(t, ok, "a table schema was invented")
 	checkRecoveredOpen(t, b, rec, f)
 }

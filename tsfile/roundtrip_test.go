@@ -118,7 +118,7 @@ func TestRoundTripTableModel(t *testing.T) {
 				schema.Columns = append(schema.Columns, Column{Name: "c_" + dt.String(), DataType: dt, Category: Field})
 			}
 			var out bytes.Buffer
-			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: tc.pagePts, MaxDegree: tc.maxDegree, TimeEncoding: tc.timeEnc, TimeEncodingSet: true})
+			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: tc.pagePts, MaxDegree: tc.maxDegree, TimeEncoding: TimeEncodingOf(tc.timeEnc)})
 			require.NoError(t, err)
 			require.NoError(t, w.RegisterTable(schema))
 			type devData struct {
@@ -199,7 +199,7 @@ func TestRoundTripTableModel(t *testing.T) {
 						// Group 1 omitted this column: nulls there.
 						w = Values{Type: want.Type}
 						appendValues(&w, sliceValues(want, 0, tc.rows/tc.groups))
-						appendValues(&w, AllNull(want.Type, (2*tc.rows/tc.groups)-tc.rows/tc.groups))
+						appendValues(&w, nullValues(want.Type, (2*tc.rows/tc.groups)-tc.rows/tc.groups))
 						appendValues(&w, sliceValues(want, 2*tc.rows/tc.groups, tc.rows))
 					}
 					sameValues(t, &w, cols.Columns[name], dd.id.String()+"."+name)
@@ -210,7 +210,7 @@ func TestRoundTripTableModel(t *testing.T) {
 					require.NoError(t, err)
 					require.NotNil(t, one, s.Measurement)
 					require.Equal(t, s.Offset, one.Offset)
-					require.True(t, f.Metadata.Bloom.MayContain(SeriesPath(dd.id, s.Measurement)))
+					require.True(t, f.Metadata.Bloom.MayContain(seriesPath(dd.id, s.Measurement)))
 				}
 				none, err := f.SeriesByName(dd.id, "nope")
 				require.NoError(t, err)

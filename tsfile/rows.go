@@ -41,7 +41,7 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 				return nil, err
 			}
 			before := len(out.Times)
-			out.Times, err = DecodeTimes(&tc.Header, p, tc.Pages[i].Header.BodyOffset(), out.Times, f.opts.MaxPagePoints)
+			out.Times, err = decodeTimes(&tc.Header, p, tc.Pages[i].Header.BodyOffset(), out.Times, f.opts.MaxPagePoints)
 			if err != nil {
 				return nil, err
 			}
@@ -50,7 +50,7 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 		for name, col := range out.Columns {
 			cm, ok := set.Values[name]
 			if !ok {
-				appendValues(col, AllNull(types[name], sumInts(pageCounts)))
+				appendValues(col, nullValues(types[name], sumInts(pageCounts)))
 				continue
 			}
 			vc, err := f.ReadChunk(cm.Offset)
@@ -61,7 +61,7 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 				return nil, err
 			}
 			if len(vc.Pages) == 0 {
-				appendValues(col, AllNull(types[name], sumInts(pageCounts)))
+				appendValues(col, nullValues(types[name], sumInts(pageCounts)))
 				continue
 			}
 			if len(vc.Pages) != len(tc.Pages) {
@@ -69,14 +69,14 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 			}
 			for i := range vc.Pages {
 				if vc.Pages[i].Header.Empty() {
-					appendValues(col, AllNull(types[name], pageCounts[i]))
+					appendValues(col, nullValues(types[name], pageCounts[i]))
 					continue
 				}
 				p, err := pd.Payload(vc, i)
 				if err != nil {
 					return nil, err
 				}
-				v, err := DecodeValuePage(&vc.Header, p, vc.Pages[i].Header.BodyOffset(), pageCounts[i])
+				v, err := decodeValuePage(&vc.Header, p, vc.Pages[i].Header.BodyOffset(), pageCounts[i])
 				if err != nil {
 					return nil, err
 				}
@@ -112,7 +112,7 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 			if err != nil {
 				return nil, Values{}, err
 			}
-			t, v, err := DecodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding, p, c.Pages[i].Header.BodyOffset(), f.opts.MaxPagePoints)
+			t, v, err := decodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding.Encoding(), p, c.Pages[i].Header.BodyOffset(), f.opts.MaxPagePoints)
 			if err != nil {
 				return nil, Values{}, err
 			}

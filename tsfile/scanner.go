@@ -41,6 +41,10 @@ type Record struct {
 	MinOperationIndex, MaxOperationIndex int64
 }
 
+// operationIndexRangeSize is the marker and the two int64 operation
+// indexes of an operation index range record.
+const operationIndexRangeSize = 1 + 8 + 8
+
 // Scanner reads the data section from the front, following the chunk
 // scanning state machine of Chunks.md, without the footer. It is how
 // truncated files are recovered and how streams are read.
@@ -132,7 +136,7 @@ func (s *Scanner) Next() bool {
 		s.chunks++
 		s.rec = Record{Kind: ChunkRecord, Offset: start, End: s.pos, Device: s.dev, Chunk: c}
 	case m == MarkerOperationIndexRange:
-		b, err := s.f.readAt(start, 17, "operation index range")
+		b, err := s.f.readAt(start, operationIndexRangeSize, "operation index range")
 		if err != nil {
 			s.err = err
 			return false
@@ -140,7 +144,7 @@ func (s *Scanner) Next() bool {
 		d := s.f.newBuf(b, start, "operation index range")
 		d.byte1("marker")
 		lo, hi := d.int64("min_operation_index"), d.int64("max_operation_index")
-		s.pos = start + 17
+		s.pos = start + operationIndexRangeSize
 		s.inGrp = false
 		s.rec = Record{Kind: OperationIndexRangeRecord, Offset: start, End: s.pos, MinOperationIndex: lo, MaxOperationIndex: hi}
 	case m == MarkerSeparator:
@@ -149,7 +153,7 @@ func (s *Scanner) Next() bool {
 		s.rec = Record{Kind: SeparatorRecord, Offset: start, End: s.pos}
 		return true
 	case m == MarkerEncryptionHeader && s.f.Version != VersionV3:
-		s.err = corruptf(start, "data section", "encryption header 0x06 is only valid at offset 7")
+		s.err = corruptf(start, "data section", "encryption header 0x06 is only valid at offset %d", prefixSize)
 		return false
 	default:
 		s.err = corruptf(start, "data section", "unknown top-level marker 0x%02x", m)

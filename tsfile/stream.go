@@ -34,7 +34,7 @@ type PageStream struct {
 	text  []byte
 }
 
-// DefaultStreamWindow is the read size of a PageStream opened with a
+// defaultStreamWindow is the read size of a PageStream opened with a
 // window of 0: large enough that a read costs little more than its copy,
 // small enough that a window of each of a dozen columns stays in a core's
 // last-level cache. Where a system call costs a few microseconds, as on
@@ -42,20 +42,22 @@ type PageStream struct {
 // page cache 128 KiB at a time ran at 10-11 GB/s and 512 KiB at a time at
 // 13-14 GB/s; a scan of the 10M-row PLAIN table took 5-7% less time with
 // 256 KiB windows than with 128 KiB, and no less with 512 KiB.
-const DefaultStreamWindow = 256 << 10
+const defaultStreamWindow = 256 << 10
 
 // OpenPageStream reads the header of the chunk at off, verifying it like
 // ReadChunk, and returns a stream over its pages that reads window bytes
-// at a time (DefaultStreamWindow if 0) into buf, grown when a page needs
+// at a time (256 KiB if 0: see defaultStreamWindow) into buf, grown when a page needs
 // more. In a Page AEAD file the chunk's proof is verified against the
 // device the index files it under, as ReadChunkHeader does.
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
 func (f *File) OpenPageStream(off int64, buf []byte, window int) (*PageStream, error) {
 	h, err := f.readableChunkHeader(off, nil)
 	if err != nil {
 		return nil, err
 	}
 	if window <= 0 {
-		window = DefaultStreamWindow
+		window = defaultStreamWindow
 	}
 	s := &PageStream{f: f, win: buf[:0], window: window}
 	s.start(h)

@@ -292,7 +292,7 @@ func sweepLayoutsMode(t testing.TB, wrap func(*WriteOptions) *WriteOptions, tree
 	for _, te := range []Encoding{encoding.Plain, encoding.RLE, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE} {
 		// Every time encoding of aligned time chunks (the time encoding of
 		// non-aligned pages is not recorded in the file).
-		sw := newSweepWriter(t, wrap, 8, &WriteOptions{MaxPointsPerPage: 7, TimeEncoding: te, TimeEncodingSet: true})
+		sw := newSweepWriter(t, wrap, 8, &WriteOptions{MaxPointsPerPage: 7, TimeEncoding: TimeEncodingOf(te)})
 		sw.aligned(NewDeviceID("root.te", "d"), sw.times(1700000000000, 16, false), sw.col(plainSer("v", Int32), 16, 0.2))
 		files = append(files, sw.done("time-"+te.String()))
 	}
@@ -361,7 +361,7 @@ func fullScan(b []byte, opts *ReadOptions) error {
 		return err
 	}
 	for _, tb := range f.Tables() {
-		f.TableSchema(tb)
+		f.SchemaOf(tb)
 		devs, err := f.Devices(tb)
 		if err != nil {
 			return err
@@ -391,7 +391,7 @@ func fullScan(b []byte, opts *ReadOptions) error {
 						return fmt.Errorf("SeriesByName(%s, %q) disagrees with Series", d, s.Measurement)
 					}
 				}
-				f.Metadata.Bloom.MayContain(SeriesPath(d, s.Measurement))
+				f.Metadata.Bloom.MayContain(seriesPath(d, s.Measurement))
 				for _, cm := range s.Chunks {
 					if _, err := f.ReadChunkPages(cm.Offset, func(i int, _ *PageHeader) bool { return i%2 == 0 }); err != nil {
 						return err

@@ -49,7 +49,7 @@ func TestV3GoldenMinimalFile(t *testing.T) {
 	require.Len(t, f.Metadata.V3Root.Entries, 1)
 	require.Equal(t, LeafDevice, f.Metadata.V3Root.Type)
 	require.Equal(t, []string{"root.sg"}, f.Tables())
-	_, ok := f.TableSchema("root.sg")
+	_, ok := f.SchemaOf("root.sg")
 	require.False(t, ok)
 	devs, err := f.Devices("root.sg")
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func TestV3GoldenMinimalFile(t *testing.T) {
 
 	// Our v3 writer produces the same bytes from the same rows.
 	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriteOptions{Version: VersionV3, TimeEncoding: encoding.Plain, TimeEncodingSet: true, NoBloomFilter: true})
+	w, err := NewWriter(&out, &WriteOptions{Version: VersionV3, TimeEncoding: TimeEncodingOf(encoding.Plain), NoBloomFilter: true})
 	require.NoError(t, err)
 	require.NoError(t, w.WriteAligned(ParseTreePath("root.sg.d1"), []int64{1, 2}, []AlignedColumn{{SeriesSchema: SeriesSchema{Name: "v", DataType: Int32}, Values: Values{Type: Int32, Int32s: []int32{5, 0}, Null: []bool{false, true}}}}))
 	require.NoError(t, w.Close())
@@ -262,7 +262,7 @@ func TestV3GoldenBloomFilter(t *testing.T) {
 		bits = bits[:len(bits)-1]
 	}
 	want := h(appendUVarint(nil, uint32(len(bits))), bits, []byte{0x80, 0x02, 0x05})
-	f := NewBloomFilter(1, 0.05)
+	f := newBloomFilter(1, 0.05)
 	f.Add(path)
 	require.Equal(t, want, f.appendToV3(nil))
 	d := newBuf(want, 0, "t")

@@ -109,11 +109,11 @@ func decodeDense(t DataType, enc Encoding, src []byte, n int) (Values, error) {
 	return v, err
 }
 
-// DecodeTimes decodes an aligned time page payload (off is its absolute
+// decodeTimes decodes an aligned time page payload (off is its absolute
 // offset) with the time chunk's own encoding, appending to dst. A stream
 // declaring more than maxPoints timestamps is refused before anything is
 // allocated: a few bytes of TS_2DIFF can claim billions of values.
-func DecodeTimes(h *ChunkHeader, payload []byte, off int64, dst []int64, maxPoints int) ([]int64, error) {
+func decodeTimes(h *ChunkHeader, payload []byte, off int64, dst []int64, maxPoints int) ([]int64, error) {
 	if _, err := CountTimes(h.Encoding, payload, off, maxPoints); err != nil {
 		return dst, err
 	}
@@ -124,9 +124,9 @@ func DecodeTimes(h *ChunkHeader, payload []byte, off int64, dst []int64, maxPoin
 	return out, nil
 }
 
-// DecodeValuePage decodes an aligned value page payload covering the given
+// decodeValuePage decodes an aligned value page payload covering the given
 // number of positions (from the matching time page).
-func DecodeValuePage(h *ChunkHeader, payload []byte, off int64, positions int) (Values, error) {
+func decodeValuePage(h *ChunkHeader, payload []byte, off int64, positions int) (Values, error) {
 	n, present, enc, err := SplitValuePage(payload, off)
 	if err != nil {
 		return Values{}, err
@@ -164,9 +164,9 @@ func DecodeValuePage(h *ChunkHeader, payload []byte, off int64, positions int) (
 	return v, nil
 }
 
-// AllNull returns a column of n null positions, for empty value pages and
+// nullValues returns a column of n null positions, for empty value pages and
 // absent value chunks.
-func AllNull(t DataType, n int) Values {
+func nullValues(t DataType, n int) Values {
 	v := NewValues(t, n)
 	v.Null = make([]bool, n)
 	for i := range v.Null {
@@ -175,10 +175,10 @@ func AllNull(t DataType, n int) Values {
 	return v
 }
 
-// DecodeNonAlignedPage decodes a non-aligned page payload: the time stream
+// decodeNonAlignedPage decodes a non-aligned page payload: the time stream
 // with timeEnc (not recorded in the file) and the value stream with the
 // chunk's encoding; both must hold the same number of points.
-func DecodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off int64, maxPoints int) ([]int64, Values, error) {
+func decodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off int64, maxPoints int) ([]int64, Values, error) {
 	ts, vs, err := SplitNonAlignedPage(payload, off)
 	if err != nil {
 		return nil, Values{}, err
@@ -195,18 +195,4 @@ func DecodeNonAlignedPage(h *ChunkHeader, timeEnc Encoding, payload []byte, off 
 		return nil, Values{}, CodecError(off, "non-aligned page value stream", err)
 	}
 	return times, vals, nil
-}
-
-// CountTimes returns how many timestamps a time stream at offset off
-// declares, from its framing alone, refusing more than maxPoints (use
-// ReadOptions.MaxPagePoints). Callers size buffers with it before decoding.
-func CountTimes(enc Encoding, stream []byte, off int64, maxPoints int) (int, error) {
-	n, err := encoding.CountInt64(enc, stream)
-	if err != nil {
-		return 0, CodecError(off, "time stream", err)
-	}
-	if n > maxPoints {
-		return 0, corruptf(off, "time stream", "declares %d timestamps, more than the limit of %d per page", n, maxPoints)
-	}
-	return n, nil
 }

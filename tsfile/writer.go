@@ -25,9 +25,8 @@ type WriteOptions struct {
 	// reach this many bytes (default 64 KiB).
 	PageSizeTarget int
 	// TimeEncoding encodes aligned time chunks and the time streams of
-	// non-aligned pages (default TS_2DIFF); set TimeEncodingSet to use it.
-	TimeEncoding    Encoding
-	TimeEncodingSet bool
+	// non-aligned pages (default TS_2DIFF).
+	TimeEncoding TimeEncoding
 	// TimeCompression compresses aligned time chunks (default UNCOMPRESSED).
 	TimeCompression Compression
 	// BloomFilterFPR is the Bloom filter false-positive rate, clamped to
@@ -89,10 +88,7 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 	if r.PageSizeTarget <= 0 {
 		r.PageSizeTarget = 64 << 10
 	}
-	if !r.TimeEncodingSet {
-		r.TimeEncoding, r.TimeEncodingSet = encoding.TS2Diff, true
-	}
-	if !encodingAllowed(Int64, r.TimeEncoding) {
+	if !encodingAllowed(Int64, r.TimeEncoding.Encoding()) {
 		return r, fmt.Errorf("tsfile: %s cannot encode timestamps", r.TimeEncoding)
 	}
 	if r.BloomFilterFPR == 0 {
@@ -407,11 +403,11 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 	bounds := w.pageBounds(times, cols)
 	w.chunkGroupHeader(d.id) // one spelling of a v3 path per device
 	// Time chunk.
-	timeSeries := SeriesSchema{DataType: Vector, Encoding: w.opts.TimeEncoding, Compression: w.opts.TimeCompression}
+	timeSeries := SeriesSchema{DataType: Vector, Encoding: w.opts.TimeEncoding.Encoding(), Compression: w.opts.TimeCompression}
 	var pages []builtPage
 	for p := 0; p+1 < len(bounds); p++ {
 		lo, hi := bounds[p], bounds[p+1]
-		body, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding, nil, times[lo:hi])
+		body, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding.Encoding(), nil, times[lo:hi])
 		if err != nil {
 			return err
 		}
@@ -524,7 +520,7 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		bounds := w.pageBounds(s.Times, []AlignedColumn{col})
 		for p := 0; p+1 < len(bounds); p++ {
 			lo, hi := bounds[p], bounds[p+1]
-			ts, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding, nil, s.Times[lo:hi])
+			ts, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding.Encoding(), nil, s.Times[lo:hi])
 			if err != nil {
 				return err
 			}
@@ -800,20 +796,52 @@ func (w *Writer) Close() error {
 
 	devs := append([]*deviceState(nil), w.order...)
 	sort.Slice(devs, func(i, j int) bool { return compareDevices(w.v3, devs[i].id, devs[j].id) < 0 })
-	paths := 0
-	for _, d := range devs {
-		paths += len(d.series)
-	}
 	var bloom *BloomFilter
 	if !w.opts.NoBloomFilter {
-		bloom = NewBloomFilter(paths, w.opts.BloomFilterFPR)
+		paths := 0
+		for _, d := range devs {
+			paths += len(d.series)
+		}
+		bloom = newBloomFilter(paths, w.opts.BloomFilterFPR)
 	}
-	// Per table: device entries pointing at each device's measurement root.
-	type devRoot struct {
-		id   DeviceID
-		root *IndexNode
+	tables := w.writeSeriesIndexes(devs, bloom)
+	meta := &FileMetadata{TableIndexes: map[string]*IndexNode{}, TableSchemas: map[string]*TableSchema{}, MetaOffset: metaOffset, Bloom: bloom}
+	if w.v3 {
+		// A file without devices gets a LEAF_DEVICE root without
+		// entries, as the reference v3 writer leaves it.
+		meta.V3Root = w.writeDeviceIndex(tables[""])
+		return w.finish(appendFileMetadataV3(nil, meta))
 	}
-	tables := map[string][]devRoot{}
+	tableNames := make([]string, 0, len(tables))
+	for t := range tables {
+		tableNames = append(tableNames, t)
+	}
+	sort.Strings(tableNames)
+	for _, t := range tableNames {
+		meta.TableIndexes[t] = w.writeDeviceIndex(tables[t])
+		meta.TableNames = append(meta.TableNames, t)
+	}
+	for name, s := range w.tables {
+		meta.TableSchemas[name] = s
+	}
+	meta.Properties = w.footerProperties()
+	return w.finish(appendFileMetadata(nil, meta))
+}
+
+// deviceRoot is a device and the root of its measurement index, which its
+// device index entry points at.
+type deviceRoot struct {
+	id   DeviceID
+	root *IndexNode
+}
+
+// writeSeriesIndexes writes, for each device of devs (sorted) in turn, the
+// timeseries metadata of its series sorted by name and the measurement
+// index levels over them, adding each series path to bloom (if not nil).
+// It returns the devices' measurement roots by table, in devs order; a v3
+// file has one device index over every device, filed under "".
+func (w *Writer) writeSeriesIndexes(devs []*deviceState, bloom *BloomFilter) map[string][]deviceRoot {
+	tables := map[string][]deviceRoot{}
 	for _, d := range devs {
 		names := make([]string, 0, len(d.series))
 		for name := range d.series {
@@ -827,7 +855,7 @@ func (w *Writer) Close() error {
 			if bloom != nil && w.v3 {
 				bloom.Add(d.id.TreePath() + "." + name)
 			} else if bloom != nil {
-				bloom.Add(SeriesPath(d.id, name))
+				bloom.Add(seriesPath(d.id, name))
 			}
 			if i%w.opts.MaxDegree == 0 {
 				if len(cur.Entries) == w.opts.MaxDegree {
@@ -848,45 +876,39 @@ func (w *Writer) Close() error {
 		root := w.buildLevels(leaves, InternalMeasurement)
 		t := d.id.Table()
 		if w.v3 {
-			t = "" // one device index over every device
+			t = ""
 		}
-		tables[t] = append(tables[t], devRoot{d.id, root})
+		tables[t] = append(tables[t], deviceRoot{d.id, root})
 	}
-	meta := &FileMetadata{TableIndexes: map[string]*IndexNode{}, TableSchemas: map[string]*TableSchema{}, MetaOffset: metaOffset, Bloom: bloom}
-	tableNames := make([]string, 0, len(tables))
-	for t := range tables {
-		tableNames = append(tableNames, t)
-	}
-	sort.Strings(tableNames)
-	deviceLevels := func(list []devRoot) *IndexNode {
-		var leaves []*IndexNode
-		cur := &IndexNode{Type: LeafDevice}
-		for _, dr := range list {
-			if len(cur.Entries) == w.opts.MaxDegree {
-				cur.EndOffset = w.pos
-				leaves = append(leaves, cur)
-				cur = &IndexNode{Type: LeafDevice}
-			}
-			cur.Entries = append(cur.Entries, IndexEntry{Device: dr.id, Offset: w.pos})
-			w.write(appendIndexNode(nil, dr.root))
+	return tables
+}
+
+// writeDeviceIndex writes the measurement roots of list (one table's
+// devices, sorted) and the device index levels over them, and returns the
+// device index root.
+func (w *Writer) writeDeviceIndex(list []deviceRoot) *IndexNode {
+	var leaves []*IndexNode
+	cur := &IndexNode{Type: LeafDevice}
+	for _, dr := range list {
+		if len(cur.Entries) == w.opts.MaxDegree {
+			cur.EndOffset = w.pos
+			leaves = append(leaves, cur)
+			cur = &IndexNode{Type: LeafDevice}
 		}
-		cur.EndOffset = w.pos
-		leaves = append(leaves, cur)
-		return w.buildLevels(leaves, InternalDevice)
+		cur.Entries = append(cur.Entries, IndexEntry{Device: dr.id, Offset: w.pos})
+		w.write(appendIndexNode(nil, dr.root))
 	}
-	if w.v3 {
-		// A file without devices gets a LEAF_DEVICE root without
-		// entries, as the reference v3 writer leaves it.
-		meta.V3Root = deviceLevels(tables[""])
-		return w.finish(appendFileMetadataV3(nil, meta))
-	}
-	for _, t := range tableNames {
-		meta.TableIndexes[t] = deviceLevels(tables[t])
-		meta.TableNames = append(meta.TableNames, t)
-	}
-	for name, s := range w.tables {
-		meta.TableSchemas[name] = s
-	}
+	cur.EndOffset = w.pos
+	leaves = append(leaves, cur)
+	return w.buildLevels(leaves, InternalDevice)
+}
+
+// footerProperties returns the footer properties of a v4 file: the legacy
+// encryption properties that are set, or else the three "unencrypted"
+// ones the reference writer always writes (unless NoEncryptionProperties),
+// followed by WriteOptions.Properties.
+func (w *Writer) footerProperties() []Property {
+	var props []Property
 	if l := w.opts.LegacyEncryption; l != nil {
 		for _, p := range []struct {
 			key   string
@@ -894,18 +916,17 @@ func (w *Writer) Close() error {
 			ok    bool
 		}{{aead.LegacyPropLevel, l.Level, l.HasLevel}, {aead.LegacyPropType, l.Type, l.HasType}, {aead.LegacyPropKey, l.Key, l.HasKey}} {
 			if p.ok {
-				meta.Properties = append(meta.Properties, Property{Key: p.key, Value: p.value})
+				props = append(props, Property{Key: p.key, Value: p.value})
 			}
 		}
 	} else if !w.opts.NoEncryptionProperties {
-		meta.Properties = []Property{
-			{Key: "encryptLevel", Value: []byte("0")},
-			{Key: "encryptType", Value: []byte("org.apache.tsfile.encrypt.UNENCRYPTED")},
-			{Key: "encryptKey", Value: []byte{}},
+		props = []Property{
+			{Key: aead.LegacyPropLevel, Value: []byte("0")},
+			{Key: aead.LegacyPropType, Value: []byte(aead.LegacyTypeUnencrypted)},
+			{Key: aead.LegacyPropKey, Value: []byte{}},
 		}
 	}
-	meta.Properties = append(meta.Properties, w.opts.Properties...)
-	return w.finish(appendFileMetadata(nil, meta))
+	return append(props, w.opts.Properties...)
 }
 
 // finish writes the footer fm, its length and the tail magic, and flushes.

@@ -395,14 +395,14 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 	tables := f.Tables()
 	var model, tree []string
 	for _, t := range tables {
-		if _, ok := f.TableSchema(t); ok {
+		if _, ok := f.SchemaOf(t); ok {
 			model = append(model, t)
 		} else {
 			tree = append(tree, t)
 		}
 	}
 	if table != "" {
-		if _, ok := f.TableSchema(table); ok {
+		if _, ok := f.SchemaOf(table); ok {
 			return arrowconv.NewTableReader(f, table, opts)
 		}
 		for _, t := range tree {

@@ -128,7 +128,7 @@ func addColumnValues(f *tsfile.File, t string, values map[string]map[string]bool
 	opts := &arrowconv.Options{Columns: []string{}} // the index only
 	var r *arrowconv.Reader
 	var err error
-	if _, model := f.TableSchema(t); model {
+	if _, model := f.SchemaOf(t); model {
 		r, err = arrowconv.NewTableReader(f, t, opts)
 	} else {
 		r, err = arrowconv.NewTreeReader(f, []string{t}, opts)

@@ -316,7 +316,7 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 	delete(info.Properties, "encryptKey")
 	for _, name := range f.Tables() {
 		t := inspectTable{Name: name, Model: "tree"}
-		if s, ok := f.TableSchema(name); ok {
+		if s, ok := f.SchemaOf(name); ok {
 			t.Model = "table"
 			for _, c := range s.Columns {
 				t.Columns = append(t.Columns, inspectColumn{c.Name, c.Category.String(), c.DataType.String(), c.Encoding.String(), c.Compression.String()})

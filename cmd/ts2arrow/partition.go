@@ -106,7 +106,7 @@ func (j *convertJob) writeParts(ctx context.Context, f *tsfile.File, dir string,
 		return 0, 0, err
 	}
 	for _, t := range tables {
-		_, model := f.TableSchema(t)
+		_, model := f.SchemaOf(t)
 		if !model && !slices.Contains(f.Tables(), t) {
 			return rows, written, usagef("no table %q in the file (tables: %s)", t, strings.Join(f.Tables(), ", "))
 		}

@@ -95,7 +95,7 @@ func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, 
 			return nil, nil, &fileError{schemaFrom, err}
 		}
 		for _, t := range sf.Tables() {
-			if s, ok := sf.TableSchema(t); ok {
+			if s, ok := sf.SchemaOf(t); ok {
 				opts.Tables = append(opts.Tables, *s)
 			}
 		}

@@ -20,7 +20,7 @@ func tableRows(t *testing.T, path, table string) (*tsfile.TableSchema, string) {
 	f, err := tsfile.OpenFile(path, nil)
 	require.NoError(t, err)
 	defer f.Close()
-	ts, ok := f.TableSchema(table)
+	ts, ok := f.SchemaOf(table)
 	require.True(t, ok, "%s has no table %q (tables %v)", path, table, f.Tables())
 	r, err := arrowconv.NewTableReader(f, table, nil)
 	require.NoError(t, err)
