@@ -15,6 +15,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/bitmap"
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -62,8 +63,8 @@ type Reader struct {
 	// chunks of each chunk set so that their buffers and page header
 	// storage serve the whole scan; nil until a column is first streamed.
 	streams []*tsfile.PageStream
-	team    team  // runs the per-column jobs
-	left    int64 // rows the limit still allows; -1 without a limit
+	team    scan.Team // runs the per-column jobs
+	left    int64     // rows the limit still allows; -1 without a limit
 	// pageRows is the most rows of one page seen, by which a window of
 	// aligned pages may overrun the batch.
 	pageRows int
@@ -126,7 +127,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 		return nil, err
 	}
 	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
-	r.team.size = o.Workers
+	r.team.Size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)
 	}
@@ -139,7 +140,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 }
 
 func (r *Reader) newBuilders() {
-	mem, limit := builderAlloc(r.opts.Allocator), r.opts.BatchSize
+	mem, limit := scan.BuilderAlloc(r.opts.Allocator), r.opts.BatchSize
 	r.time = newFixed(colBase{mem: mem, limit: limit}, r.schema.Field(0).Type, encoding.DecodeInt64, nil)
 	r.consts = make([]constBuilder, len(r.lay.consts))
 	for i := range r.consts {
@@ -1005,7 +1006,7 @@ func (r *Reader) trim(c *alignedCursor, start int) int {
 // parallel runs fn(0..n-1) on up to Options.Workers goroutines, the
 // caller's included, and returns the error of the lowest index that failed,
 // so that which error is reported does not depend on scheduling.
-func (r *Reader) parallel(n int, fn func(int) error) error { return r.team.run(n, fn) }
+func (r *Reader) parallel(n int, fn func(int) error) error { return r.team.Run(n, fn) }
 
 // loadSet reads the time chunk of set and the value chunks of the columns
 // being read, in parallel, checking that they belong together.

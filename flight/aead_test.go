@@ -13,6 +13,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/fromarrow"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -33,7 +34,7 @@ func TestEncryptedFiles(t *testing.T) {
 	rdr, err := arrowconv.NewTableReader(f, "weather", nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	_, err = arrowconv.WriteTsFile(&buf, rdr, &arrowconv.TsFileOptions{Write: &tsfile.WriteOptions{Keys: reg,
+	_, err = fromarrow.WriteTsFile(&buf, rdr, &fromarrow.TsFileOptions{Write: &tsfile.WriteOptions{Keys: reg,
 		Encryption: &aead.WriterConfig{ProviderID: aead.KeyFileProviderID, ProfileID: aead.ProfileAESGCM256, KeyID: "serve", KeyVersion: "1"}}})
 	require.NoError(t, err)
 	rdr.Release()

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/scan"
 )
 
 // streamStats is what a stream has done so far, shared between the
@@ -27,7 +28,7 @@ import (
 type streamStats struct {
 	rows, bytes atomic.Int64
 	progress    atomic.Int64 // UnixNano of the last batch decoded or accepted
-	meter       atomic.Pointer[arrowconv.Meter]
+	meter       atomic.Pointer[scan.Meter]
 }
 
 func (st *streamStats) touch() { st.progress.Store(time.Now().UnixNano()) }
@@ -104,7 +105,7 @@ var testHookPartSent func(file string)
 // sent are counted in st once gRPC accepts them: a send returns once flow
 // control has room, so progress stops when the client does.
 func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *streamStats) (err error) {
-	meter := arrowconv.NewMeter(s.opts.Allocator)
+	meter := scan.NewMeter(s.opts.Allocator)
 	st.meter.Store(meter)
 	entries := make([]*entry, 0, len(g.Parts))
 	defer func() { releaseAll(entries) }()
@@ -218,7 +219,7 @@ func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem memory.Allocator
 // while the previous one is encoded and sent, so that decoding and the
 // network each keep a core busy instead of taking turns. A non-nil perm
 // reorders each batch's columns into schema (see projection).
-func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.RecordReader, schema *arrow.Schema, perm []int, st *streamStats, meter *arrowconv.Meter) (n int64, err error) {
+func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.RecordReader, schema *arrow.Schema, perm []int, st *streamStats, meter *scan.Meter) (n int64, err error) {
 	ch := make(chan arrow.RecordBatch, 1)
 	stop := make(chan struct{})
 	var rerr error

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/fromarrow"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -77,7 +78,7 @@ func writeTestFile(t testing.TB, dir, name string, devices, rows, seed int) stri
 		r.Release()
 	}
 	var buf bytes.Buffer
-	_, err = arrowconv.WriteTsFile(&buf, rr, nil)
+	_, err = fromarrow.WriteTsFile(&buf, rr, nil)
 	require.NoError(t, err)
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))

@@ -17,13 +17,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/fromarrow"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // PutCommand is the JSON a DoPut command descriptor may carry instead of
 // the path [file] or [file, table]: the file to create under the root,
 // and how to map the records onto a table. Unset fields take the defaults
-// of arrowconv.TsFileOptions: the table from the schema metadata (else
+// of fromarrow.TsFileOptions: the table from the schema metadata (else
 // the file's base name) and the TAG columns from field metadata.
 type PutCommand struct {
 	File       string   `json:"file"`
@@ -96,7 +98,7 @@ func (sv *service) DoPut(stream arrowflight.FlightService_DoPutServer) (err erro
 		return err
 	}
 	defer release()
-	meter := arrowconv.NewMeter(s.opts.Allocator)
+	meter := scan.NewMeter(s.opts.Allocator)
 	st.meter.Store(meter)
 	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes}
 	rdr, err := arrowflight.NewRecordReader(cr, ipc.WithAllocator(meter))
@@ -138,7 +140,7 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 	if _, err := os.Lstat(target); err == nil {
 		return nil, fmt.Errorf("%w: %s", errExists, cmd.File)
 	}
-	topts := &arrowconv.TsFileOptions{Table: cmd.Table, Tags: cmd.Tags, Attributes: cmd.Attributes,
+	topts := &fromarrow.TsFileOptions{Table: cmd.Table, Tags: cmd.Tags, Attributes: cmd.Attributes,
 		TimeUnit: s.opts.TimeUnit, TimeUnitSet: true}
 	if topts.Table == "" {
 		if _, ok := rdr.Schema().Metadata().GetValue(arrowconv.MetaTable); !ok {
@@ -152,7 +154,7 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 	tmpName := tmp.Name()
 	defer os.Remove(tmpName)
 	bw := bufio.NewWriterSize(tmp, 1<<20)
-	rows, werr := arrowconv.WriteTsFile(bw, &putReader{rdr, ctx, st}, topts)
+	rows, werr := fromarrow.WriteTsFile(bw, &putReader{rdr, ctx, st}, topts)
 	if werr == nil {
 		werr = bw.Flush()
 	}
@@ -246,11 +248,11 @@ func (p *putReader) Err() error {
 }
 
 // putHint tells an error of the TsFile writer that one of
-// arrowconv.TsFileOptions settles in the terms of the DoPut command, whose
+// fromarrow.TsFileOptions settles in the terms of the DoPut command, whose
 // JSON fields are what a Flight client can set; the Go option names mean
 // nothing to it.
 func putHint(err error) error {
-	var oe *arrowconv.OptionError
+	var oe *fromarrow.OptionError
 	if !errors.As(err, &oe) {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/fromarrow"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -314,7 +315,7 @@ func writeCustom(t testing.TB, path string, cols []string) {
 	out, err := os.Create(path)
 	require.NoError(t, err)
 	defer out.Close()
-	_, err = arrowconv.WriteTsFile(out, r, nil)
+	_, err = fromarrow.WriteTsFile(out, r, nil)
 	require.NoError(t, err)
 }
 

@@ -174,7 +174,7 @@ func scanSection(r *results) section {
 	s.Note = "tsarrow: `BenchmarkScan` (`tsfile.OpenFile`, `arrowconv.NewTableReader`, `Next` to the end), " +
 		"decoded GB/s counting the Arrow buffers the batches reference; limit: a memcpy of that many bytes " +
 		"timed between the scans. Peer: `BenchmarkPeerParquetScan`, pqarrow reading the same rows from a Parquet " +
-		"file written once by `arrowconv.WriteParquet` (ZSTD against the default mix, uncompressed against PLAIN), " +
+		"file written once by `export.WriteParquet` (ZSTD against the default mix, uncompressed against PLAIN), " +
 		"with the TsFile scan interleaved: the ratio is TsFile's speed over Parquet's. `BenchmarkPeerIPCScan` " +
 		"reads an uncompressed Arrow IPC file (nothing to decode: the floor of any format) with the TsFile scan interleaved."
 	return s
@@ -202,7 +202,7 @@ func conversionSection(r *results) section {
 				Limit: "-", XLimit: "-", Target: target, Met: met(xt <= 1.3), peerX: base / ns})
 		}
 	}
-	s.Note = "`BenchmarkToParquet`: `arrowconv.WriteParquet` of the TsFile (ZSTD, row groups of 1,048,576 rows) to a " +
+	s.Note = "`BenchmarkToParquet`: `export.WriteParquet` of the TsFile (ZSTD, row groups of 1,048,576 rows) to a " +
 		"counting discard writer; between its iterations pqarrow writes the same records, decoded beforehand and " +
 		"held in memory, with the same settings."
 	return s

@@ -1,4 +1,4 @@
-package arrowconv
+package fromarrow
 
 import (
 	"bytes"
@@ -18,7 +18,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/civil"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -28,7 +31,7 @@ import (
 // value, dates as YYYY-MM-DD and timestamps as nanoseconds.
 func cellString(a arrow.Array, i int) string {
 	if a.IsNull(i) {
-		return nullCell
+		return testkit.NullCell
 	}
 	switch a := a.(type) {
 	case *array.Dictionary:
@@ -39,9 +42,9 @@ func cellString(a arrow.Array, i int) string {
 		*array.Uint8, *array.Uint16, *array.Uint32, *array.Uint64:
 		return a.ValueStr(i)
 	case *array.Float32:
-		return canonFloat64(float64(a.Value(i)))
+		return testkit.CanonFloat64(float64(a.Value(i)))
 	case *array.Float64:
-		return canonFloat64(a.Value(i))
+		return testkit.CanonFloat64(a.Value(i))
 	case *array.String:
 		return a.Value(i)
 	case *array.LargeString:
@@ -71,7 +74,7 @@ func cellString(a arrow.Array, i int) string {
 }
 
 func daysString(days int64) string {
-	y, m, d := civilFromDays(days)
+	y, m, d := civil.FromDays(days)
 	return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
 }
 
@@ -208,27 +211,27 @@ func dictOf(index, value arrow.DataType) arrow.DataType {
 
 // allTypesSchema has a column of every Arrow type WriteTsFile takes.
 func allTypesSchema() *arrow.Schema {
-	md := meta(MetaTable, "t")
+	md := meta(arrowconv.MetaTable, "t")
 	return arrow.NewSchema([]arrow.Field{
 		{Name: "time", Type: &arrow.TimestampType{Unit: arrow.Microsecond}},
 		tsField("b", arrow.FixedWidthTypes.Boolean),
-		tsField("region", arrow.BinaryTypes.String, MetaCategory, "TAG"),
+		tsField("region", arrow.BinaryTypes.String, arrowconv.MetaCategory, "TAG"),
 		tsField("i8", arrow.PrimitiveTypes.Int8),
-		tsField("station", dictOf(arrow.PrimitiveTypes.Int16, arrow.BinaryTypes.String), MetaCategory, "TAG"),
-		tsField("attr", arrow.BinaryTypes.String, MetaCategory, "ATTRIBUTE"),
+		tsField("station", dictOf(arrow.PrimitiveTypes.Int16, arrow.BinaryTypes.String), arrowconv.MetaCategory, "TAG"),
+		tsField("attr", arrow.BinaryTypes.String, arrowconv.MetaCategory, "ATTRIBUTE"),
 		tsField("i16", arrow.PrimitiveTypes.Int16),
 		tsField("i32", arrow.PrimitiveTypes.Int32),
-		tsField("i32w", arrow.PrimitiveTypes.Int32, MetaType, "INT64"),
+		tsField("i32w", arrow.PrimitiveTypes.Int32, arrowconv.MetaType, "INT64"),
 		tsField("i64", arrow.PrimitiveTypes.Int64),
-		tsField("i64ts", arrow.PrimitiveTypes.Int64, MetaType, "TIMESTAMP"),
+		tsField("i64ts", arrow.PrimitiveTypes.Int64, arrowconv.MetaType, "TIMESTAMP"),
 		tsField("u8", arrow.PrimitiveTypes.Uint8),
 		tsField("u16", arrow.PrimitiveTypes.Uint16),
 		tsField("u32", arrow.PrimitiveTypes.Uint32),
 		tsField("f32", arrow.PrimitiveTypes.Float32),
-		tsField("f32d", arrow.PrimitiveTypes.Float32, MetaType, "DOUBLE"),
+		tsField("f32d", arrow.PrimitiveTypes.Float32, arrowconv.MetaType, "DOUBLE"),
 		tsField("f64", arrow.PrimitiveTypes.Float64),
 		tsField("s", arrow.BinaryTypes.String),
-		tsField("txt", arrow.BinaryTypes.String, MetaType, "TEXT"),
+		tsField("txt", arrow.BinaryTypes.String, arrowconv.MetaType, "TEXT"),
 		tsField("ls", arrow.BinaryTypes.LargeString),
 		tsField("sv", arrow.BinaryTypes.StringView),
 		tsField("dict", dictOf(arrow.PrimitiveTypes.Int8, arrow.BinaryTypes.String)),
@@ -236,11 +239,11 @@ func allTypesSchema() *arrow.Schema {
 		tsField("lbin", arrow.BinaryTypes.LargeBinary),
 		tsField("bv", arrow.BinaryTypes.BinaryView),
 		tsField("fsb", &arrow.FixedSizeBinaryType{ByteWidth: 2}),
-		tsField("obj", arrow.BinaryTypes.Binary, MetaType, "OBJECT"),
+		tsField("obj", arrow.BinaryTypes.Binary, arrowconv.MetaType, "OBJECT"),
 		tsField("d32", arrow.FixedWidthTypes.Date32),
 		tsField("d64", arrow.FixedWidthTypes.Date64),
 		tsField("ts", &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}),
-		tsField("tsi", &arrow.TimestampType{Unit: arrow.Nanosecond}, MetaType, "INT64"),
+		tsField("tsi", &arrow.TimestampType{Unit: arrow.Nanosecond}, arrowconv.MetaType, "INT64"),
 	}, &md)
 }
 
@@ -300,7 +303,7 @@ func allTypesValue(r *rand.Rand, name string, regionNull bool) any {
 // in every column, null and empty TAGs, and devices interleaved in random
 // time order across batches, and reads it back.
 func TestTsFileRoundTripAllTypes(t *testing.T) {
-	mem := checkedMem(t)
+	mem := testkit.CheckedMem(t)
 	schema := allTypesSchema()
 	r := rand.New(rand.NewPCG(7, 11))
 	type tags struct{ region, station any }
@@ -341,7 +344,7 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 			for c, f := range schema.Fields() {
 				cells[f.Name] = cellString(rec.Column(c), i)
 			}
-			cells["attr"] = nullCell // attribute values are not stored
+			cells["attr"] = testkit.NullCell // attribute values are not stored
 			if a := rec.Column(schema.FieldIndices("tsi")[0]); !a.IsNull(i) {
 				cells["tsi"] = strconv.FormatInt(int64(a.(*array.Timestamp).Value(i))/1000, 10) // INT64 in µs
 			}
@@ -356,7 +359,7 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 	file, n, err := writeTs(t, schema, inRecs, &TsFileOptions{Write: &tsfile.WriteOptions{MaxPointsPerPage: 8}})
 	require.NoError(t, err)
 	require.EqualValues(t, len(rows), n)
-	f := openBytes(t, file)
+	f := testkit.OpenBytes(t, file)
 
 	ts, ok := f.TableSchema("t")
 	require.True(t, ok)
@@ -388,14 +391,14 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 	obj, err := f.SeriesByName(tsfile.NewDeviceID("t"), "obj")
 	require.NoError(t, err)
 	require.Nil(t, obj, "a column null in a whole chunk group gets no chunk")
-	require.Greater(t, len(chunks(t, f, tsfile.NewDeviceID("t", "north", "s1"), "")[0].Pages), 1)
+	require.Greater(t, len(testkit.Chunks(t, f, tsfile.NewDeviceID("t", "north", "s1"), "")[0].Pages), 1)
 
-	for _, o := range []*Options{
+	for _, o := range []*arrowconv.Options{
 		{Allocator: mem, TimeUnit: arrow.Microsecond, BatchSize: 17},
 		{Allocator: mem, TimeUnit: arrow.Microsecond, StringView: true},
 		{Allocator: mem, TimeUnit: arrow.Microsecond, PlainTags: true, BatchSize: 1000},
 	} {
-		rd, err := NewTableReader(f, "t", o)
+		rd, err := arrowconv.NewTableReader(f, "t", o)
 		require.NoError(t, err)
 		header, back := tsRows(t, rd)
 		require.Equal(t, []string{"time", "region", "station", "attr"}, header[:4])
@@ -423,8 +426,8 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 // sorted by time would hold them, through a buffer far smaller than the
 // data, with chosen encodings and compressions, and integer TAGs.
 func TestTsFileManyRows(t *testing.T) {
-	mem := checkedMem(t)
-	md := meta(MetaTable, "m")
+	mem := testkit.CheckedMem(t)
+	md := meta(arrowconv.MetaTable, "m")
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "time", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
 		tsField("site", arrow.BinaryTypes.String),
@@ -461,19 +464,19 @@ func TestTsFileManyRows(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.EqualValues(t, len(rows), n)
-	f := openBytes(t, file)
+	f := testkit.OpenBytes(t, file)
 
 	dev0 := tsfile.NewDeviceID("m", "a", "1")
-	require.Greater(t, len(chunks(t, f, dev0, "")), 1, "several chunk groups")
-	v := chunks(t, f, dev0, "v")
-	require.Greater(t, len(v[0].Pages), 1, "multi-page chunks")
+	require.Greater(t, len(testkit.Chunks(t, f, dev0, "")), 1, "several chunk groups")
+	v := testkit.Chunks(t, f, dev0, "v")
+	require.Greater(t, len(v[0].Pages), 1, "multi-page testkit.Chunks")
 	require.Equal(t, encoding.TS2Diff, v[0].Header.Encoding)
 	require.Equal(t, encoding.LZ4, v[0].Header.Compression)
-	s := chunks(t, f, dev0, "s")[0]
+	s := testkit.Chunks(t, f, dev0, "s")[0]
 	require.Equal(t, encoding.Dictionary, s.Header.Encoding)
 	require.Equal(t, encoding.Snappy, s.Header.Compression)
 
-	rd, err := NewTableReader(f, "m", &Options{Allocator: mem})
+	rd, err := arrowconv.NewTableReader(f, "m", &arrowconv.Options{Allocator: mem})
 	require.NoError(t, err)
 	header, back := tsRows(t, rd)
 	require.Equal(t, []string{"time", "site", "unit", "v", "x", "s", "flag"}, header)
@@ -487,9 +490,9 @@ func TestTsFileManyRows(t *testing.T) {
 		require.Equal(t, in[1], row[1])
 		require.Equal(t, strconv.Itoa(in[2].(int)), row[2])
 		require.Equal(t, strconv.Itoa(in[3].(int)), row[3])
-		require.Equal(t, canonFloat64(in[4].(float64)), row[4])
+		require.Equal(t, testkit.CanonFloat64(in[4].(float64)), row[4])
 		if in[5] == nil {
-			require.Equal(t, nullCell, row[5])
+			require.Equal(t, testkit.NullCell, row[5])
 		} else {
 			require.Equal(t, in[5], row[5])
 		}
@@ -502,34 +505,34 @@ func TestTsFileManyRows(t *testing.T) {
 func TestTsFileReverseFiles(t *testing.T) {
 	for _, path := range []string{
 		"../testdata/sample.tsfile",
-		j01 + ".tsfile",
+		testkit.J01 + ".tsfile",
 		"j02_table_multipage_default_encodings.tsfile",
 	} {
 		t.Run(path, func(t *testing.T) {
 			if !strings.Contains(path, "/") {
-				path = interopPath(t, path)
+				path = testkit.InteropPath(t, path)
 			} else if _, err := os.Stat(path); err != nil {
 				t.Skip(err)
 			}
 			f, err := tsfile.OpenFile(path, nil)
 			require.NoError(t, err)
 			defer f.Close()
-			mem := checkedMem(t)
+			mem := testkit.CheckedMem(t)
 			for _, table := range f.Tables() {
 				orig, ok := f.TableSchema(table)
 				if !ok {
 					continue
 				}
-				rd, err := NewTableReader(f, table, &Options{Allocator: mem})
+				rd, err := arrowconv.NewTableReader(f, table, &arrowconv.Options{Allocator: mem})
 				require.NoError(t, err)
 				header, want := tsRows(t, rd)
 				encs, comps := map[string]tsfile.Encoding{}, map[string]tsfile.Compression{}
 				for _, c := range orig.Fields() {
 					encs[c.Name], comps[c.Name] = c.Encoding, c.Compression
 				}
-				for _, o := range []Options{{BatchSize: 333}, {StringView: true}, {PlainTags: true, BatchSize: 4096}} {
+				for _, o := range []arrowconv.Options{{BatchSize: 333}, {StringView: true}, {PlainTags: true, BatchSize: 4096}} {
 					o.Allocator = mem
-					rd, err := NewTableReader(f, table, &o)
+					rd, err := arrowconv.NewTableReader(f, table, &o)
 					require.NoError(t, err)
 					var buf bytes.Buffer
 					n, err := WriteTsFile(&buf, rd, &TsFileOptions{Encodings: encs, Compressions: comps, MaxBufferedRows: 10000})
@@ -537,7 +540,7 @@ func TestTsFileReverseFiles(t *testing.T) {
 					require.NoError(t, err)
 					require.EqualValues(t, len(want), n)
 
-					g := openBytes(t, buf.Bytes())
+					g := testkit.OpenBytes(t, buf.Bytes())
 					back, ok := g.TableSchema(table)
 					require.True(t, ok)
 					require.Equal(t, len(orig.Columns), len(back.Columns))
@@ -556,7 +559,7 @@ func TestTsFileReverseFiles(t *testing.T) {
 					require.NoError(t, err)
 					require.Equal(t, od, bd)
 
-					rd2, err := NewTableReader(g, table, &Options{Allocator: mem})
+					rd2, err := arrowconv.NewTableReader(g, table, &arrowconv.Options{Allocator: mem})
 					require.NoError(t, err)
 					h2, got := tsRows(t, rd2)
 					require.Equal(t, header, h2)
@@ -572,7 +575,7 @@ func TestTsFileReverseFiles(t *testing.T) {
 
 // TestTsFileTimeUnits converts timestamps to the stored unit exactly.
 func TestTsFileTimeUnits(t *testing.T) {
-	mem := checkedMem(t)
+	mem := testkit.CheckedMem(t)
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "time", Type: &arrow.TimestampType{Unit: arrow.Nanosecond}},
 		tsField("seen", &arrow.TimestampType{Unit: arrow.Second}),
@@ -581,10 +584,10 @@ func TestTsFileTimeUnits(t *testing.T) {
 	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &TsFileOptions{Table: "u", TimeUnit: arrow.Millisecond, Tags: []string{}})
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n)
-	rd, err := NewTableReader(openBytes(t, file), "u", &Options{Allocator: mem})
+	rd, err := arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem})
 	require.NoError(t, err)
 	_, got := tsRows(t, rd)
-	require.Equal(t, [][]string{{"t:-2000000", "t:-1000000000"}, {"t:1000000", nullCell}, {"t:3000000", "t:5000000000"}}, got)
+	require.Equal(t, [][]string{{"t:-2000000", "t:-1000000000"}, {"t:1000000", testkit.NullCell}, {"t:3000000", "t:5000000000"}}, got)
 
 	// Seconds need TimeUnitSet; the time column then fails to convert.
 	rows = [][]any{{3_000_000_000, 5}, {1_500_000_000, nil}}
@@ -593,14 +596,14 @@ func TestTsFileTimeUnits(t *testing.T) {
 	require.ErrorContains(t, err, "whole number of s")
 
 	// An int64 time column is in the unit of the schema metadata.
-	md := meta(MetaTable, "u", MetaTimeUnit, "us")
+	md := meta(arrowconv.MetaTable, "u", arrowconv.MetaTimeUnit, "us")
 	schema = arrow.NewSchema([]arrow.Field{
 		{Name: "time", Type: arrow.PrimitiveTypes.Int64},
 		tsField("seen", &arrow.TimestampType{Unit: arrow.Millisecond}),
 	}, &md)
 	file, _, err = writeTs(t, schema, tsBatches(t, mem, schema, [][]any{{7, 2}}, 1), nil)
 	require.NoError(t, err)
-	rd, err = NewTableReader(openBytes(t, file), "u", &Options{Allocator: mem, TimeUnit: arrow.Microsecond})
+	rd, err = arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem, TimeUnit: arrow.Microsecond})
 	require.NoError(t, err)
 	_, got = tsRows(t, rd)
 	require.Equal(t, [][]string{{"t:7000", "t:2000000"}}, got)
@@ -609,11 +612,11 @@ func TestTsFileTimeUnits(t *testing.T) {
 // TestTsFileDuplicates: equal times of a device in one buffer fail, or
 // keep the last row with KeepLast.
 func TestTsFileDuplicates(t *testing.T) {
-	mem := checkedMem(t)
-	md := meta(MetaTable, "t")
+	mem := testkit.CheckedMem(t)
+	md := meta(arrowconv.MetaTable, "t")
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "time", Type: arrow.PrimitiveTypes.Int64},
-		tsField("dev", arrow.BinaryTypes.String, MetaCategory, "TAG"),
+		tsField("dev", arrow.BinaryTypes.String, arrowconv.MetaCategory, "TAG"),
 		tsField("v", arrow.PrimitiveTypes.Int32),
 		tsField("w", arrow.PrimitiveTypes.Int32),
 	}, &md)
@@ -630,21 +633,21 @@ func TestTsFileDuplicates(t *testing.T) {
 	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &TsFileOptions{KeepLast: true})
 	require.NoError(t, err)
 	require.EqualValues(t, 4, n)
-	rd, err := NewTableReader(openBytes(t, file), "t", &Options{Allocator: mem})
+	rd, err := arrowconv.NewTableReader(testkit.OpenBytes(t, file), "t", &arrowconv.Options{Allocator: mem})
 	require.NoError(t, err)
 	_, got := tsRows(t, rd)
 	require.Equal(t, [][]string{
-		{"t:1000000", "a", "2", "2"}, {"t:2000000", "a", "4", nullCell}, {"t:3000000", "a", "5", "5"}, {"t:2000000", "b", "3", "3"},
+		{"t:1000000", "a", "2", "2"}, {"t:2000000", "a", "4", testkit.NullCell}, {"t:3000000", "a", "5", "5"}, {"t:2000000", "b", "3", "3"},
 	}, got)
 }
 
 // TestTsFileErrors checks the errors for input WriteTsFile cannot write,
 // and that option errors leave the output empty.
 func TestTsFileErrors(t *testing.T) {
-	mem := checkedMem(t)
+	mem := testkit.CheckedMem(t)
 	timeField := arrow.Field{Name: "time", Type: arrow.PrimitiveTypes.Int64, Nullable: true}
-	tag := tsField("dev", arrow.BinaryTypes.String, MetaCategory, "TAG")
-	md := meta(MetaTable, "t")
+	tag := tsField("dev", arrow.BinaryTypes.String, arrowconv.MetaCategory, "TAG")
+	md := meta(arrowconv.MetaTable, "t")
 	for _, tc := range []struct {
 		name   string
 		fields []arrow.Field
@@ -658,8 +661,8 @@ func TestTsFileErrors(t *testing.T) {
 		{name: "uint64", fields: []arrow.Field{timeField, tsField("big", arrow.PrimitiveTypes.Uint64)}, want: []string{`"big"`, "uint64"}, unsup: true, empty: true},
 		{name: "decimal", fields: []arrow.Field{timeField, tsField("dec", &arrow.Decimal128Type{Precision: 10, Scale: 2})}, want: []string{`"dec"`, "decimal"}, unsup: true, empty: true},
 		{name: "list", fields: []arrow.Field{timeField, tsField("l", arrow.ListOf(arrow.PrimitiveTypes.Int32))}, want: []string{`"l"`, "list"}, unsup: true, empty: true},
-		{name: "float tag", fields: []arrow.Field{timeField, tsField("ft", arrow.PrimitiveTypes.Float64, MetaCategory, "TAG")}, want: []string{`"ft"`, "TAG"}, unsup: true, empty: true},
-		{name: "metadata type", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32, MetaType, "STRING")}, want: []string{`"i"`, "STRING", "int32"}, unsup: true, empty: true},
+		{name: "float tag", fields: []arrow.Field{timeField, tsField("ft", arrow.PrimitiveTypes.Float64, arrowconv.MetaCategory, "TAG")}, want: []string{`"ft"`, "TAG"}, unsup: true, empty: true},
+		{name: "metadata type", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32, arrowconv.MetaType, "STRING")}, want: []string{`"i"`, "STRING", "int32"}, unsup: true, empty: true},
 		{name: "time type", fields: []arrow.Field{{Name: "time", Type: arrow.BinaryTypes.String}}, want: []string{`"time"`, "utf8"}, unsup: true, empty: true},
 		{name: "no time", fields: []arrow.Field{tag}, want: []string{`no time column "time"`}, empty: true},
 		{name: "unknown table", fields: []arrow.Field{timeField}, noMeta: true, want: []string{"no table name"}, empty: true},

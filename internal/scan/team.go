@@ -1,4 +1,4 @@
-package arrowconv
+package scan
 
 import (
 	"runtime"
@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// team runs the column jobs of one reader: the caller and up to size-1
-// helper goroutines take indexes of a job until none are left.
+// Team runs the column jobs of one reader: the caller and up to Size-1
+// helper goroutines take indexes of a job until none are left. The zero
+// Team runs every job on the caller alone.
 //
 // A reader hands its team a job for every window of pages, a few thousand
 // times a second, each a millisecond or so of work. Starting a goroutine
@@ -19,8 +20,10 @@ import (
 // its processor shows that other goroutines want it: polling only fills
 // time the processor would spend idle. Nothing outlives a reader by more
 // than helperLinger, whether or not it is released.
-type team struct {
-	size    int
+type Team struct {
+	// Size is the number of goroutines a job runs on, the caller's
+	// included; set it before the first Run.
+	Size    int
 	job     atomic.Pointer[teamJob]
 	helpers atomic.Int32 // helpers running
 }
@@ -35,7 +38,7 @@ const helperLinger = 500 * time.Microsecond
 // for clock reads and preemption on a virtual machine).
 const helperBusyYield = 10 * time.Microsecond
 
-// teamJob is one call of team.run.
+// teamJob is one call of Team.Run.
 type teamJob struct {
 	n    int
 	fn   func(int) error
@@ -56,11 +59,11 @@ func (j *teamJob) work() {
 	}
 }
 
-// run calls fn(0..n-1), on up to size goroutines with the caller's, and
+// Run calls fn(0..n-1), on up to Size goroutines with the caller's, and
 // returns the error of the lowest index that failed, so that which error
 // is reported does not depend on scheduling.
-func (t *team) run(n int, fn func(int) error) error {
-	if t.size <= 1 || n <= 1 {
+func (t *Team) Run(n int, fn func(int) error) error {
+	if t.Size <= 1 || n <= 1 {
 		for i := range n {
 			if err := fn(i); err != nil {
 				return err
@@ -70,7 +73,7 @@ func (t *team) run(n int, fn func(int) error) error {
 	}
 	j := &teamJob{n: n, fn: fn, errs: make([]error, n)}
 	t.job.Store(j)
-	for want := int32(min(t.size, n) - 1); ; {
+	for want := int32(min(t.Size, n) - 1); ; {
 		h := t.helpers.Load()
 		if h >= want {
 			break
@@ -96,7 +99,7 @@ func (t *team) run(n int, fn func(int) error) error {
 
 // help works on j and then on every job that follows within helperLinger
 // of the last.
-func (t *team) help(j *teamJob) {
+func (t *Team) help(j *teamJob) {
 	defer t.helpers.Add(-1)
 	for {
 		j.work()

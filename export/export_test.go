@@ -1,4 +1,4 @@
-package arrowconv
+package export
 
 import (
 	"bytes"
@@ -24,6 +24,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -60,7 +62,7 @@ func exportSample(t *testing.T, mem memory.Allocator, batch int) array.RecordRea
 	t.Cleanup(func() { f.Close() })
 	tables := f.Tables()
 	require.Len(t, tables, 1)
-	r, err := NewTableReader(f, tables[0], &Options{Allocator: mem, BatchSize: batch})
+	r, err := arrowconv.NewTableReader(f, tables[0], &arrowconv.Options{Allocator: mem, BatchSize: batch})
 	require.NoError(t, err)
 	return r
 }
@@ -86,9 +88,9 @@ func exportHandReader(t *testing.T, mem memory.Allocator, stringView bool) array
 		textType = arrow.BinaryTypes.StringView
 	}
 	meta := func(typ, cat string) arrow.Metadata {
-		return arrow.NewMetadata([]string{MetaType, MetaCategory}, []string{typ, cat})
+		return arrow.NewMetadata([]string{arrowconv.MetaType, arrowconv.MetaCategory}, []string{typ, cat})
 	}
-	smeta := arrow.NewMetadata([]string{MetaTable, MetaTimeUnit}, []string{"hand", "ms"})
+	smeta := arrow.NewMetadata([]string{arrowconv.MetaTable, arrowconv.MetaTimeUnit}, []string{"hand", "ms"})
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "time", Type: exportTsMs, Metadata: meta("TIMESTAMP", "TIME")},
 		{Name: "region", Type: exportTagType, Nullable: true, Metadata: meta("STRING", "TAG")},
@@ -213,7 +215,7 @@ func exportHandReader(t *testing.T, mem memory.Allocator, stringView bool) array
 // floats by their bits, timestamps in milliseconds when in seconds.
 func exportCanon(a arrow.Array, i int) string {
 	if a.IsNull(i) {
-		return nullCell
+		return testkit.NullCell
 	}
 	switch a := a.(type) {
 	case *array.Dictionary:
@@ -225,9 +227,9 @@ func exportCanon(a arrow.Array, i int) string {
 	case *array.Int64:
 		return "i:" + strconv.FormatInt(a.Value(i), 10)
 	case *array.Float32:
-		return canonFloat32(a.Value(i))
+		return testkit.CanonFloat32(a.Value(i))
 	case *array.Float64:
-		return canonFloat64(a.Value(i))
+		return testkit.CanonFloat64(a.Value(i))
 	case *array.String:
 		return "s:" + a.Value(i)
 	case *array.StringView:
@@ -287,7 +289,7 @@ func TestWriteParquet(t *testing.T) {
 	for _, src := range exportSources(t) {
 		for _, comp := range append([]string{""}, ParquetCompressions...) {
 			t.Run(src.name+"/"+comp, func(t *testing.T) {
-				mem := checkedMem(t)
+				mem := testkit.CheckedMem(t)
 				want, _ := exportRows(t, src.open(t, mem))
 				wantSchema := src.open(t, mem)
 				inSchema := wantSchema.Schema()
@@ -431,7 +433,7 @@ func requireParquetStats(t *testing.T, cc *metadata.ColumnChunkMetaData, f arrow
 	nulls := int64(0)
 	var vals []any
 	for _, r := range rows {
-		if r[c] == nullCell {
+		if r[c] == testkit.NullCell {
 			nulls++
 			continue
 		}
@@ -532,7 +534,7 @@ func TestWriteIPC(t *testing.T) {
 					name = fmt.Sprintf("%s/stream/%s", src.name, comp)
 				}
 				t.Run(name, func(t *testing.T) {
-					mem := checkedMem(t)
+					mem := testkit.CheckedMem(t)
 					want, wantSizes := exportRows(t, src.open(t, mem))
 					var buf bytes.Buffer
 					rr := src.open(t, mem)
@@ -651,7 +653,7 @@ func TestWriteIPCDictionaryReplacement(t *testing.T) {
 	for _, idxType := range []arrow.DataType{arrow.PrimitiveTypes.Int8, arrow.PrimitiveTypes.Uint16, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Int64} {
 		for _, stream := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/stream=%v", idxType, stream), func(t *testing.T) {
-				mem := checkedMem(t)
+				mem := testkit.CheckedMem(t)
 				want, _ := exportRows(t, exportDictBatches(t, mem, idxType, dicts, indices))
 				rr := exportDictBatches(t, mem, idxType, dicts, indices)
 				var buf bytes.Buffer
@@ -675,7 +677,7 @@ func TestWriteIPCDictionaryReplacement(t *testing.T) {
 	}
 
 	t.Run("index overflow", func(t *testing.T) {
-		mem := checkedMem(t)
+		mem := testkit.CheckedMem(t)
 		var a, b []string
 		for i := 0; i < 100; i++ {
 			a = append(a, fmt.Sprint("a", i))
@@ -684,14 +686,14 @@ func TestWriteIPCDictionaryReplacement(t *testing.T) {
 		rr := exportDictBatches(t, mem, arrow.PrimitiveTypes.Int8, [][]string{a, b}, [][]int{{0}, {99}})
 		defer rr.Release()
 		_, err := WriteIPC(&bytes.Buffer{}, rr, &IPCOptions{Allocator: mem})
-		require.ErrorContains(t, err, `arrowconv: ipc: column "tag": unified dictionary of 200 values overflows int8 indices`)
+		require.ErrorContains(t, err, `export: ipc: column "tag": unified dictionary of 200 values overflows int8 indices`)
 	})
 
 	// A dictionary nested in a struct is beyond the unifier: its
 	// replacement is an error for the file format only.
 	for _, stream := range []bool{false, true} {
 		t.Run(fmt.Sprintf("nested/stream=%v", stream), func(t *testing.T) {
-			mem := checkedMem(t)
+			mem := testkit.CheckedMem(t)
 			dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
 			st := arrow.StructOf(arrow.Field{Name: "d", Type: dt, Nullable: true})
 			sc := arrow.NewSchema([]arrow.Field{{Name: "s", Type: st}}, nil)
@@ -726,7 +728,7 @@ func TestWriteIPCDictionaryReplacement(t *testing.T) {
 				require.Equal(t, int64(2), n)
 				return
 			}
-			require.ErrorContains(t, err, "arrowconv: ipc: ")
+			require.ErrorContains(t, err, "export: ipc: ")
 			require.ErrorContains(t, err, "was replaced, not extended; the IPC file format allows one dictionary per column")
 			require.Equal(t, int64(1), n)
 			// The half-written file has no footer.
@@ -738,7 +740,7 @@ func TestWriteIPCDictionaryReplacement(t *testing.T) {
 
 // TestWriteEmpty writes streams of no rows: a valid, empty output.
 func TestWriteEmpty(t *testing.T) {
-	mem := checkedMem(t)
+	mem := testkit.CheckedMem(t)
 	sc := arrow.NewSchema([]arrow.Field{{Name: "time", Type: exportTsMs}, {Name: "tag", Type: exportTagType, Nullable: true}}, nil)
 	empty := func() array.RecordReader {
 		rr, err := array.NewRecordReader(sc, nil)
@@ -765,15 +767,15 @@ func TestWriteEmpty(t *testing.T) {
 }
 
 func TestWriteOptionErrors(t *testing.T) {
-	mem := checkedMem(t)
+	mem := testkit.CheckedMem(t)
 	rr := exportHandReader(t, mem, false)
 	defer rr.Release()
 	_, err := WriteParquet(&bytes.Buffer{}, rr, &ParquetOptions{Compression: "brotli"})
-	require.EqualError(t, err, `arrowconv: parquet: unknown compression "brotli" (want "zstd", "snappy", "gzip", "lz4" or "none")`)
+	require.EqualError(t, err, `export: parquet: unknown compression "brotli" (want "zstd", "snappy", "gzip", "lz4" or "none")`)
 	_, err = WriteParquet(&bytes.Buffer{}, rr, &ParquetOptions{RowGroupSize: -1})
-	require.EqualError(t, err, "arrowconv: parquet: negative row group size -1")
+	require.EqualError(t, err, "export: parquet: negative row group size -1")
 	_, err = WriteIPC(&bytes.Buffer{}, rr, &IPCOptions{Compression: "snappy"})
-	require.EqualError(t, err, `arrowconv: ipc: unknown compression "snappy" (want "none", "zstd" or "lz4")`)
+	require.EqualError(t, err, `export: ipc: unknown compression "snappy" (want "none", "zstd" or "lz4")`)
 }
 
 // exportFailingReader yields the batches of r, then fails.
@@ -798,7 +800,7 @@ func TestWriteReaderError(t *testing.T) {
 	boom := errors.New("boom")
 	for _, format := range []string{"parquet", "arrow", "arrows"} {
 		t.Run(format, func(t *testing.T) {
-			mem := checkedMem(t)
+			mem := testkit.CheckedMem(t)
 			rr := &exportFailingReader{exportHandReader(t, mem, false), boom}
 			defer rr.Release()
 			var w exportCloser
@@ -830,7 +832,7 @@ func TestWriteReaderError(t *testing.T) {
 			}
 		})
 	}
-	mem := checkedMem(t)
+	mem := testkit.CheckedMem(t)
 	rr := exportHandReader(t, mem, false)
 	defer rr.Release()
 	var w exportCloser
@@ -844,8 +846,8 @@ func TestWriteReaderError(t *testing.T) {
 func TestWriteInterop(t *testing.T) {
 	for _, name := range []string{"j01_table_all_types_plain.tsfile", "j02_table_multipage_default_encodings.tsfile", "j10_tree_nonaligned.tsfile"} {
 		t.Run(name, func(t *testing.T) {
-			path := interopPath(t, name)
-			mem := checkedMem(t)
+			path := testkit.InteropPath(t, name)
+			mem := testkit.CheckedMem(t)
 			open := func() array.RecordReader {
 				f, err := tsfile.OpenFile(path, nil)
 				require.NoError(t, err)
@@ -858,11 +860,11 @@ func TestWriteInterop(t *testing.T) {
 						tree = append(tree, tb)
 					}
 				}
-				var r *Reader
+				var r *arrowconv.Reader
 				if len(model) == 1 {
-					r, err = NewTableReader(f, model[0], &Options{Allocator: mem, BatchSize: 4096})
+					r, err = arrowconv.NewTableReader(f, model[0], &arrowconv.Options{Allocator: mem, BatchSize: 4096})
 				} else {
-					r, err = NewTreeReader(f, tree, &Options{Allocator: mem, BatchSize: 4096})
+					r, err = arrowconv.NewTreeReader(f, tree, &arrowconv.Options{Allocator: mem, BatchSize: 4096})
 				}
 				require.NoError(t, err)
 				return r

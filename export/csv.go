@@ -1,4 +1,4 @@
-package arrowconv
+package export
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/tsarrow/tsarrow/internal/civil"
 )
 
 // WriteCSV writes a header row of the schema's field names and one row per
@@ -59,12 +61,12 @@ func writeLines(w io.Writer, r array.RecordReader, head []byte, newCell func(arr
 	for r.Next() {
 		rec := r.RecordBatch()
 		if int(rec.NumCols()) != len(cells) {
-			return rows, fmt.Errorf("arrowconv: record has %d columns, schema %d", rec.NumCols(), len(cells))
+			return rows, fmt.Errorf("export: record has %d columns, schema %d", rec.NumCols(), len(cells))
 		}
 		for c := range cells {
 			f, err := newCell(rec.Column(c))
 			if err != nil {
-				return rows, fmt.Errorf("arrowconv: column %q: %w", schema.Field(c).Name, err)
+				return rows, fmt.Errorf("export: column %q: %w", schema.Field(c).Name, err)
 			}
 			cells[c] = f
 		}
@@ -148,7 +150,7 @@ func valueCell(a arrow.Array) (cellFunc, error) {
 		}
 		return func(d []byte, i int) []byte { return dict(d, a.GetValueIndex(i)) }, nil
 	}
-	return nil, fmt.Errorf("arrowconv: no CSV form for Arrow type %s", a.DataType())
+	return nil, fmt.Errorf("export: no CSV form for Arrow type %s", a.DataType())
 }
 
 // appendJavaFloat appends the shortest round-trip form of v at the given
@@ -169,7 +171,7 @@ func appendJavaFloat(dst []byte, v float64, bitSize int) []byte {
 // appendDate appends days since the epoch as YYYY-MM-DD, with years beyond
 // four digits signed as Java's LocalDate.toString writes them.
 func appendDate(dst []byte, days int64) []byte {
-	y, m, d := civilFromDays(days)
+	y, m, d := civil.FromDays(days)
 	switch {
 	case y > 9999:
 		dst = append(dst, '+')

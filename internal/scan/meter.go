@@ -1,4 +1,4 @@
-package arrowconv
+package scan
 
 import (
 	"sync/atomic"
@@ -16,8 +16,8 @@ type Meter struct {
 	peak  atomic.Int64
 }
 
-// NewMeter counts the allocations of base; a nil base selects the
-// readers' default allocator, keeping its buffer reuse.
+// NewMeter counts the allocations of base; a nil base selects
+// DefaultPool, keeping its buffer reuse.
 func NewMeter(base memory.Allocator) *Meter {
 	if base == nil {
 		base = defaultPool
@@ -63,15 +63,28 @@ func (m *Meter) count(b []byte) []byte {
 	return b
 }
 
-// rawMeter is a Meter over defaultPool handing the builders unzeroed
-// buffers, as rawPool does, into the same count.
-type rawMeter struct{ m *Meter }
+// raw returns a Meter handing the builders its base's unzeroed buffers,
+// if the base has them, into the same count; else m.
+func (m *Meter) raw() memory.Allocator {
+	rs, ok := m.base.(rawSource)
+	if !ok {
+		return m
+	}
+	return rawMeter{m, rs.raw()}
+}
 
-func (r rawMeter) Allocate(size int) []byte { return r.m.count(rawDefault.Allocate(size)) }
+// rawMeter is a Meter handing out the unzeroed buffers of base, its
+// base's raw form.
+type rawMeter struct {
+	m    *Meter
+	base memory.Allocator
+}
+
+func (r rawMeter) Allocate(size int) []byte { return r.m.count(r.base.Allocate(size)) }
 
 func (r rawMeter) Reallocate(size int, b []byte) []byte {
 	old := len(b)
-	nb := rawDefault.Reallocate(size, b)
+	nb := r.base.Reallocate(size, b)
 	r.m.add(len(nb) - old)
 	return nb
 }

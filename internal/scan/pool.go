@@ -1,4 +1,4 @@
-package arrowconv
+package scan
 
 import (
 	"math/bits"
@@ -27,9 +27,11 @@ const poolMin = 1 << 12
 
 var defaultPool = &poolAllocator{}
 
-var _ memory.Allocator = defaultPool
+// DefaultPool is the readers' default allocator: a pooling allocator
+// shared by every reader of the process.
+var DefaultPool memory.Allocator = defaultPool
 
-// rawPool hands out defaultPool's buffers without zeroing them. The
+// rawPool hands out a poolAllocator's buffers without zeroing them. The
 // readers' own builders take their buffers from it: they write every byte
 // of a batch they hand out (nulls' value slots included, and the unused
 // bits of a bitmap's last byte), so clearing a reused buffer first would
@@ -37,20 +39,24 @@ var _ memory.Allocator = defaultPool
 // Anything else, arrow-go code included, gets defaultPool's zeroed ones.
 type rawPool struct{ p *poolAllocator }
 
-var rawDefault memory.Allocator = rawPool{defaultPool}
+// rawSource is an allocator that may hand out its buffers unzeroed, to
+// builders that write every byte they take: raw returns an allocator
+// that does, or the allocator itself if it cannot.
+type rawSource interface {
+	raw() memory.Allocator
+}
 
-// builderAlloc returns the allocator the builders use for the reader's
-// allocator a: defaultPool without the zeroing (also under a Meter), any
+// BuilderAlloc returns the allocator the builders use for the reader's
+// allocator a: DefaultPool without the zeroing (also under a Meter), any
 // other unchanged.
-func builderAlloc(a memory.Allocator) memory.Allocator {
-	if a == memory.Allocator(defaultPool) {
-		return rawDefault
-	}
-	if m, ok := a.(*Meter); ok && m.base == memory.Allocator(defaultPool) {
-		return rawMeter{m}
+func BuilderAlloc(a memory.Allocator) memory.Allocator {
+	if r, ok := a.(rawSource); ok {
+		return r.raw()
 	}
 	return a
 }
+
+func (p *poolAllocator) raw() memory.Allocator { return rawPool{p} }
 
 func (r rawPool) Allocate(size int) []byte { return r.p.allocate(size, false) }
 

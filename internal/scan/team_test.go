@@ -1,4 +1,4 @@
-package arrowconv
+package scan
 
 import (
 	"errors"
@@ -12,12 +12,12 @@ func TestTeamRunsEveryIndexOnce(t *testing.T) {
 	for _, size := range []int{0, 1, 2, 3, 8} {
 		for _, n := range []int{0, 1, 2, 7, 64} {
 			t.Run(fmt.Sprintf("size=%d/n=%d", size, n), func(t *testing.T) {
-				tm := team{size: size}
+				tm := Team{Size: size}
 				// Many jobs in a row, as a scan's windows: helpers move
 				// from one to the next without exiting.
 				for round := range 200 {
 					calls := make([]atomic.Int32, n)
-					if err := tm.run(n, func(i int) error { calls[i].Add(1); return nil }); err != nil {
+					if err := tm.Run(n, func(i int) error { calls[i].Add(1); return nil }); err != nil {
 						t.Fatal(err)
 					}
 					for i := range calls {
@@ -33,12 +33,12 @@ func TestTeamRunsEveryIndexOnce(t *testing.T) {
 }
 
 func TestTeamReportsLowestIndexError(t *testing.T) {
-	tm := team{size: 4}
+	tm := Team{Size: 4}
 	errAt := func(i int) error { return fmt.Errorf("index %d", i) }
 	for round := range 100 {
 		// Indexes 5 and 40 fail; the one at 40 is quick, the one at 5
 		// slow, so the later index fails first in time.
-		err := tm.run(64, func(i int) error {
+		err := tm.Run(64, func(i int) error {
 			switch i {
 			case 5:
 				time.Sleep(100 * time.Microsecond)
@@ -53,9 +53,9 @@ func TestTeamReportsLowestIndexError(t *testing.T) {
 		}
 	}
 	sentinel := errors.New("serial")
-	serial := team{size: 1}
+	serial := Team{Size: 1}
 	ran := 0
-	if err := serial.run(3, func(i int) error { ran++; return sentinel }); !errors.Is(err, sentinel) || ran != 1 {
+	if err := serial.Run(3, func(i int) error { ran++; return sentinel }); !errors.Is(err, sentinel) || ran != 1 {
 		t.Fatalf("one goroutine: got %v after %d calls, want the first error after 1", err, ran)
 	}
 	waitHelpersGone(t, &tm)
@@ -63,7 +63,7 @@ func TestTeamReportsLowestIndexError(t *testing.T) {
 
 // waitHelpersGone fails the test unless every helper of tm exits once no
 // job follows: a reader that is dropped must not leave goroutines behind.
-func waitHelpersGone(t *testing.T, tm *team) {
+func waitHelpersGone(t *testing.T, tm *Team) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for tm.helpers.Load() != 0 {

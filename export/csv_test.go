@@ -1,13 +1,16 @@
-package arrowconv
+package export
 
 import (
 	"bytes"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
 func TestCSVCells(t *testing.T) {
@@ -32,9 +35,8 @@ func TestCSVCells(t *testing.T) {
 		ymd  int32
 		want string
 	}{{19700101, "1970-01-01"}, {101, "0000-01-01"}, {9991231, "0999-12-31"}, {100000101, "+10000-01-01"}} {
-		d, ok := dateToDays(c.ymd)
-		require.True(t, ok)
-		require.Equal(t, c.want, string(appendDate(nil, int64(d))))
+		d := time.Date(int(c.ymd/10000), time.Month(c.ymd/100%100), int(c.ymd%100), 0, 0, 0, 0, time.UTC).Unix() / 86400
+		require.Equal(t, c.want, string(appendDate(nil, d)))
 	}
 	require.Equal(t, "-0001-12-31", string(appendDate(nil, -719529)))
 }
@@ -42,7 +44,7 @@ func TestCSVCells(t *testing.T) {
 // TestWriteCSVDictionary covers Arrow inputs the readers do not produce
 // yet, such as dictionary-encoded tags.
 func TestWriteCSVDictionary(t *testing.T) {
-	mem := checkedMem(t)
+	mem := testkit.CheckedMem(t)
 	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
 	b := array.NewDictionaryBuilder(mem, dt).(*array.BinaryDictionaryBuilder)
 	defer b.Release()

@@ -1,4 +1,4 @@
-package arrowconv
+package export
 
 import (
 	"fmt"
