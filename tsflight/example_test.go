@@ -1,4 +1,4 @@
-package flight_test
+package tsflight_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	tsflight "github.com/tsarrow/tsarrow/flight"
+	"github.com/tsarrow/tsarrow/tsflight"
 )
 
 // Example serves a directory of TsFiles from a program of one's own, on a
