@@ -20,13 +20,27 @@ import (
 // its processor shows that other goroutines want it: polling only fills
 // time the processor would spend idle. Nothing outlives a reader by more
 // than helperLinger, whether or not it is released.
+//
+// Only maxPollers helpers poll at a time; the others exit once their job
+// is done, and the next job starts them again. Polling was measured on 2
+// cores, where a reader has one helper; on a machine of many cores every
+// helper of an idle reader (one whose consumer is busy with a batch)
+// would spin for helperLinger, a core each.
 type Team struct {
 	// Size is the number of goroutines a job runs on, the caller's
 	// included; set it before the first Run.
 	Size    int
 	job     atomic.Pointer[teamJob]
 	helpers atomic.Int32 // helpers running
+	pollers atomic.Int32 // helpers polling for the next job
 }
+
+// maxPollers is how many helpers of a Team poll for the next job at once.
+// One keeps what polling was measured to win on 2 cores (the next window
+// starts on two goroutines at once, without a wake-up), and bounds what
+// an idle reader spins to one core for helperLinger, however many cores
+// the machine has (TestTeamIdleCPU).
+const maxPollers = 1
 
 // helperLinger is how long a helper polls for a new job before it exits:
 // longer than the serial work between two windows of a scan (tens of
@@ -98,29 +112,46 @@ func (t *Team) Run(n int, fn func(int) error) error {
 }
 
 // help works on j and then on every job that follows within helperLinger
-// of the last.
+// of the last, while it is one of the maxPollers helpers polling.
 func (t *Team) help(j *teamJob) {
 	defer t.helpers.Add(-1)
 	for {
 		j.work()
-		idle := time.Now()
-		for {
-			if next := t.job.Load(); next != j {
-				j = next
-				break
-			}
-			now := time.Now()
-			if now.Sub(idle) > helperLinger {
-				return
-			}
-			runtime.Gosched()
-			// A yield that took long ran another goroutine: the
-			// processor has other work (a Flight stream's encoder, other
-			// readers), and polling would take time from it rather
-			// than fill idle time.
-			if time.Since(now) > helperBusyYield {
-				return
-			}
+		if next := t.job.Load(); next != j {
+			j = next // already there: no polling needed
+			continue
+		}
+		if t.pollers.Add(1) > maxPollers {
+			t.pollers.Add(-1)
+			return
+		}
+		j = t.poll(j)
+		t.pollers.Add(-1)
+		if j == nil {
+			return
+		}
+	}
+}
+
+// poll waits for a job other than j and returns it, or nil after
+// helperLinger or once the processor has other work.
+func (t *Team) poll(j *teamJob) *teamJob {
+	idle := time.Now()
+	for {
+		if next := t.job.Load(); next != j {
+			return next
+		}
+		now := time.Now()
+		if now.Sub(idle) > helperLinger {
+			return nil
+		}
+		runtime.Gosched()
+		// A yield that took long ran another goroutine: the
+		// processor has other work (a Flight stream's encoder, other
+		// readers), and polling would take time from it rather
+		// than fill idle time.
+		if time.Since(now) > helperBusyYield {
+			return nil
 		}
 	}
 }
