@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/civil"
 )
 
 // datesToDays converts DATE values from their stored decimal YYYYMMDD form to
@@ -29,7 +30,7 @@ func dateToDays(x int32) (int32, bool) {
 	if m < 1 || m > 12 || d < 1 || d > int64(daysIn(y, m)) {
 		return 0, false
 	}
-	return int32(daysFromCivil(y, m, d)), true
+	return int32(civil.Days(y, m, d)), true
 }
 
 func daysIn(y, m int64) int {
@@ -43,43 +44,4 @@ func daysIn(y, m int64) int {
 		return 30
 	}
 	return 31
-}
-
-// daysFromCivil is Howard Hinnant's days_from_civil.
-func daysFromCivil(y, m, d int64) int64 {
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	if y < 0 {
-		era = (y - 399) / 400
-	}
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468
-}
-
-// civilFromDays is the inverse of daysFromCivil.
-func civilFromDays(z int64) (y, m, d int64) {
-	z += 719468
-	era := z / 146097
-	if z < 0 {
-		era = (z - 146096) / 146097
-	}
-	doe := z - era*146097
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
-	y = yoe + era*400
-	doy := doe - (365*yoe + yoe/4 - yoe/100)
-	mp := (5*doy + 2) / 153
-	d = doy - (153*mp+2)/5 + 1
-	m = mp + 3
-	if m > 12 {
-		m -= 12
-	}
-	if m <= 2 {
-		y++
-	}
-	return y, m, d
 }

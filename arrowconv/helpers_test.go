@@ -7,9 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,23 +17,23 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tsarrow/tsarrow/export"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
-// interopDir holds the upstream-written files; CI has shared/ beside the
-// clone.
-const interopDir = "../../shared/interop"
+// The helpers these tests share with those of other packages.
+const (
+	interopDir = testkit.InteropDir
+	nullCell   = testkit.NullCell
+)
 
-func interopPath(t testing.TB, name string) string {
-	t.Helper()
-	p := filepath.Join(interopDir, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("interop corpus not available: %v", err)
-	}
-	return p
-}
-
-// nullCell is the canonical form of a null cell; no value produces it.
-const nullCell = "\x00null"
+var (
+	interopPath  = testkit.InteropPath
+	canonFloat32 = testkit.CanonFloat32
+	canonFloat64 = testkit.CanonFloat64
+	checkedMem   = testkit.CheckedMem
+)
 
 // canonArrow returns a canonical string for row i of a: the interop CSV
 // spelling for most types, the bit pattern for floats so -0.0 and every
@@ -92,11 +90,6 @@ func canonCell(t testing.TB, dt arrow.DataType, cell string) string {
 	return cell
 }
 
-// canonFloat32 and canonFloat64 spell a float by its bits, so that -0.0 and
-// every NaN payload compare exactly.
-func canonFloat32(v float32) string { return fmt.Sprintf("f32:%08x", math.Float32bits(v)) }
-func canonFloat64(v float64) string { return fmt.Sprintf("f64:%016x", math.Float64bits(v)) }
-
 // table is a result in canonical form.
 type table struct {
 	header  []string
@@ -104,14 +97,6 @@ type table struct {
 	records int
 	sizes   []int
 	nulls   []int
-}
-
-// checkedMem returns an allocator that fails t if anything allocated from it
-// is still held when t ends.
-func checkedMem(t testing.TB) *memory.CheckedAllocator {
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	return mem
 }
 
 func fieldNames(s *arrow.Schema) []string {
@@ -196,7 +181,16 @@ func (p poisonAlloc) Allocate(size int) []byte {
 	return b
 }
 
-func (p poisonAlloc) Reallocate(size int, b []byte) []byte { return reallocate(p, size, b) }
+// Reallocate moves b into a poisoned buffer unless it fits its capacity.
+func (p poisonAlloc) Reallocate(size int, b []byte) []byte {
+	nb := b[:min(size, cap(b))]
+	if size > cap(b) {
+		nb = p.Allocate(size)
+		copy(nb, b)
+		p.Free(b)
+	}
+	return nb
+}
 
 // requireNoStaleBytes reads open's stream with zeroed and with poisoned
 // buffers and requires the same IPC bytes of both: every byte a batch
@@ -209,7 +203,7 @@ func requireNoStaleBytes(t *testing.T, size int, open func(*Options) (*Reader, e
 		require.NoError(t, err)
 		defer r.Release()
 		var buf bytes.Buffer
-		_, err = WriteIPC(&buf, r, &IPCOptions{Stream: true})
+		_, err = export.WriteIPC(&buf, r, &export.IPCOptions{Stream: true})
 		require.NoError(t, err)
 		return buf.Bytes()
 	}

@@ -9,10 +9,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tsarrow/tsarrow/export"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const j01 = "j01_table_all_types_plain"
+const j01 = testkit.J01
 
 // manifestTable is the part of manifest.json the tests check.
 type manifestTable struct {
@@ -147,7 +149,7 @@ func TestJ01Rows(t *testing.T) {
 	r, err = NewTableReader(f, "weather", &Options{Allocator: mem})
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	n, err := WriteCSV(&buf, r)
+	n, err := export.WriteCSV(&buf, r)
 	r.Release()
 	require.NoError(t, err)
 	require.EqualValues(t, 900, n)

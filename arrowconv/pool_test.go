@@ -9,31 +9,6 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-func TestPoolAllocatorZeroesReusedBuffers(t *testing.T) {
-	p := &poolAllocator{}
-	for _, size := range []int{1, poolMin - 1, poolMin, poolMin + 1, 100000} {
-		b := p.Allocate(size)
-		require.Len(t, b, size)
-		for i := range b {
-			b[i] = 0xa5
-		}
-		p.Free(b)
-		for range 3 { // sync.Pool may or may not hand b back; either way zeroed
-			c := p.Allocate(size)
-			require.Len(t, c, size)
-			require.Equal(t, make([]byte, size), c, "size %d", size)
-			c = p.Reallocate(size+poolMin, c)
-			require.Equal(t, make([]byte, size+poolMin), c, "grown from %d", size)
-			for i := range c {
-				c[i] = 0x5a
-			}
-			require.Equal(t, len(c), cap(c), "no spare capacity")
-			grown := c
-			p.Free(grown)
-		}
-	}
-}
-
 // A DICTIONARY string page expands while it decodes, into the spare
 // capacity of the value buffer; the pooling allocator's buffers have a lot
 // of it. This read used to lose the bytes written there when the buffer

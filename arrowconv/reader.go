@@ -15,6 +15,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/bitmap"
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -55,14 +56,20 @@ type Reader struct {
 	aligned  *alignedCursor
 	merged   *mergedDevice
 
-	pd   tsfile.PayloadDecoder   // for serial paths
 	pds  []tsfile.PayloadDecoder // one per column job: time, then fields
 	tbuf []byte                  // the time chunk's read buffer, reused by the next chunk set
 	// streams are the value columns' page streams, reset onto the
 	// chunks of each chunk set so that their buffers and page header
 	// storage serve the whole scan; nil until a column is first streamed.
 	streams []*tsfile.PageStream
-	team    team  // runs the per-column jobs
+	team    scan.Team // runs the per-column jobs
+	// win is the window being decoded, which its jobs share; winJobs
+	// are every job a window may have (windowJobs), jobs the current
+	// window's, which runJob runs by index.
+	win     window
+	winJobs []func()
+	jobs    []func()
+	runJob  func(int) error
 	left    int64 // rows the limit still allows; -1 without a limit
 	// pageRows is the most rows of one page seen, by which a window of
 	// aligned pages may overrun the batch.
@@ -126,7 +133,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 		return nil, err
 	}
 	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
-	r.team.size = o.Workers
+	r.team.Size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)
 	}
@@ -139,7 +146,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 }
 
 func (r *Reader) newBuilders() {
-	mem, limit := builderAlloc(r.opts.Allocator), r.opts.BatchSize
+	mem, limit := scan.BuilderAlloc(r.opts.Allocator), r.opts.BatchSize
 	r.time = newFixed(colBase{mem: mem, limit: limit}, r.schema.Field(0).Type, encoding.DecodeInt64, nil)
 	r.consts = make([]constBuilder, len(r.lay.consts))
 	for i := range r.consts {
@@ -597,8 +604,8 @@ type alignedCursor struct {
 	counts []int   // per window page: timestamps decoded
 	got    [][]int // per field, per window page: positions decoded, or gotAbsent / gotEmpty
 	runs   []span
-	order  []int // column jobs, slowest first
-	errs   []error
+	order  []int   // column jobs, slowest first
+	errs   []error // per column job, then per constant column's
 }
 
 // Markers in alignedCursor.got for pages that were not decoded.
@@ -692,9 +699,11 @@ func (r *Reader) stepAligned() error {
 }
 
 // decodeWindow decodes the window's pages of every column, the columns in
-// parallel, then checks that they agree, fills absent columns with nulls,
-// trims rows outside the time range and adds the constant columns. With
-// ahead, a last job looks up the next device (lookUpDevice).
+// parallel, then checks that they agree (checkWindow), fills absent
+// columns with nulls, trims rows outside the time range and adds the
+// constant columns. Its jobs, run by the reader's team, are the column
+// jobs in jobOrder, then the constant columns' (see below), then, with
+// ahead, the lookup of the next device (lookUpDevice).
 func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 	np := len(c.pages)
 	c.counts = resize(c.counts, np)
@@ -705,8 +714,6 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 		c.got[j] = resize(c.got[j], np)
 	}
 	start := r.time.Len()
-	order := r.jobOrder(c)
-	cols := len(order)
 	// When the window keeps every row, the constant columns take as many
 	// rows as its time pages hold, so with more than one worker each is
 	// a job of its own, after the column jobs, that waits for the time
@@ -716,109 +723,42 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 	if c.covers && r.opts.Workers > 1 {
 		consts = len(r.consts)
 	}
-	jobs := cols + consts
-	if ahead {
-		jobs++
-	}
 	fused, want := r.fuseFlush(c, start, consts > 0)
 	defer func() {
 		if fused != nil && fused != r.pend {
 			fused.release()
 		}
 	}()
-	keep := r.batchRows()
-	handOverAt := func(i int, b builder) {
-		if fused != nil && b.Len() == want {
-			fused.data[i] = b.finish(fused.rows, keep)
-		}
-	}
-	var timeDone atomic.Bool
+	w := &r.win
+	w.c, w.fused, w.want, w.start, w.keep, w.timed = c, fused, want, start, r.batchRows(), r.opts.Workers > 1
+	w.timeDone.Store(false)
+	defer func() { w.c, w.fused = nil, nil }() // nothing of the window is kept past it
+	cols := 1 + len(r.fields)
 	c.errs = slices.Grow(c.errs[:0], cols+consts)[:cols+consts]
-	timed := r.opts.Workers > 1
-	_ = r.parallel(jobs, func(i int) error {
-		if i == cols+consts {
-			r.ahead = r.lookUpDevice() // its error waits for the device it concerns
-			return nil
-		}
-		if i >= cols {
-			// Every column job was handed out before this one, so the
-			// time column's is running or done.
-			for !timeDone.Load() {
-				runtime.Gosched()
-			}
-			if c.errs[0] == nil {
-				k, rows := i-cols, 0
-				for _, n := range c.counts {
-					rows += n
-				}
-				if c.errs[i] = r.appendConst(k, rows); c.errs[i] == nil {
-					handOverAt(1+k, r.consts[k])
-				}
-			}
-			return nil
-		}
-		j := order[i]
-		var t0 time.Time
-		if timed {
-			t0 = time.Now()
-		}
-		if j > 0 {
-			b := r.fields[j-1]
-			if c.errs[j] = r.decodeValuePages(c, j-1); c.errs[j] == nil && fused != nil {
-				if c.got[j-1][0] == gotAbsent {
-					b.appendNulls(want - start)
-				}
-				handOverAt(1+len(r.consts)+j-1, b)
-			}
-		} else {
-			c.errs[j] = r.decodeTimePages(c)
-			timeDone.Store(true)
-			if c.errs[j] == nil {
-				handOverAt(0, r.time)
-			}
-		}
-		if timed {
-			r.took[j] = time.Since(t0)
-		}
-		return nil
-	})
+	all := r.windowJobs()
+	jobs := r.jobs[:0]
+	for _, j := range r.jobOrder(c) {
+		jobs = append(jobs, all[j])
+	}
+	jobs = append(jobs, all[cols:cols+consts]...)
+	if ahead {
+		jobs = append(jobs, all[len(all)-1])
+	}
+	r.jobs = jobs
+	_ = r.parallel(len(jobs), r.runJob)
 	for _, err := range c.errs { // the first column's error, whatever the order
 		if err != nil {
 			return err
 		}
 	}
-	tc := c.time
-	total := 0
-	for k, i := range c.pages {
-		ph := &tc.Pages[i].Header
-		if ph.Statistics != nil && c.counts[k] != c.expect[k] {
-			return corruptf(ph.Offset, "page header", "time page statistics count %d, but the page holds %d timestamps", c.expect[k], c.counts[k])
-		}
-		if ph.Statistics == nil && len(tc.Pages) == 1 && c.counts[k] != c.expect[k] {
-			// The chunk's statistics, from the index, summarise its only
-			// page; the time-range pushdown trusts them.
-			err := corruptf(tc.Header.Offset, "chunk header", "time chunk statistics count %d, but its page holds %d timestamps", c.expect[k], c.counts[k])
-			if r.f.Tolerate(err) != nil {
-				return err
-			}
-		}
-		total += c.counts[k]
+	total, err := r.checkWindow(c)
+	if err != nil {
+		return err
 	}
-	for j, got := range c.got {
-		vc := c.values[j]
-		if got[0] == gotAbsent {
-			if fused == nil { // else appended by its job
+	if fused == nil { // else appended by the columns' jobs
+		for j, got := range c.got {
+			if got[0] == gotAbsent {
 				r.fields[j].appendNulls(total)
-			}
-			continue
-		}
-		for k, n := range got {
-			p := &vc.Pages[c.pages[k]].Header
-			switch {
-			case n == gotEmpty && c.expect[k] != c.counts[k]:
-				return corruptf(p.Offset, "aligned value page", "empty page of %q stands for %d positions by the statistics, but its time page has %d", vc.Header.Measurement, c.expect[k], c.counts[k])
-			case n >= 0 && n != c.counts[k]:
-				return corruptf(p.BodyOffset(), "aligned value page", "position_count %d of %q differs from the time page's %d timestamps", n, vc.Header.Measurement, c.counts[k])
 			}
 		}
 	}
@@ -839,6 +779,139 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 	return r.appendConsts(total)
 }
 
+// windowJobs returns every job a window may have: one per column (0 the
+// time column, j+1 field j), one per constant column, then the lookup of
+// the next device, whose error waits for the device it concerns. They are
+// made once per reader and share r.win, so that a window allocates none.
+func (r *Reader) windowJobs() []func() {
+	if r.winJobs != nil {
+		return r.winJobs
+	}
+	w := &r.win
+	w.r = r
+	for j := range 1 + len(r.fields) {
+		r.winJobs = append(r.winJobs, func() { w.column(j) })
+	}
+	for k := range r.consts {
+		r.winJobs = append(r.winJobs, func() { w.constant(k) })
+	}
+	r.winJobs = append(r.winJobs, func() { r.ahead = r.lookUpDevice() })
+	r.runJob = func(i int) error { r.jobs[i](); return nil }
+	return r.winJobs
+}
+
+// window is what the jobs of one decodeWindow share.
+type window struct {
+	r     *Reader
+	c     *alignedCursor
+	fused *pending // the batch the window fills (fuseFlush), or nil
+	want  int      // the row count at which fused is full
+	start int      // the row the window starts at
+	keep  int      // the rows a builder is sized for after handing over (batchRows)
+	timed bool     // column jobs time themselves, for jobOrder
+
+	timeDone atomic.Bool // the time column's job has finished
+}
+
+// handOver finishes builder b into column i of the fused batch once it
+// holds the batch's rows.
+func (w *window) handOver(i int, b builder) {
+	if w.fused != nil && b.Len() == w.want {
+		w.fused.data[i] = b.finish(w.fused.rows, w.keep)
+	}
+}
+
+// column is the job of column j: 0 the time column, j+1 field j. Its
+// error goes to c.errs[j].
+func (w *window) column(j int) {
+	r, c := w.r, w.c
+	var t0 time.Time
+	if w.timed {
+		t0 = time.Now()
+	}
+	if j > 0 {
+		b := r.fields[j-1]
+		if c.errs[j] = r.decodeValuePages(c, j-1); c.errs[j] == nil && w.fused != nil {
+			if c.got[j-1][0] == gotAbsent {
+				b.appendNulls(w.want - w.start)
+			}
+			w.handOver(1+len(r.consts)+j-1, b)
+		}
+	} else {
+		c.errs[0] = r.decodeTimePages(c)
+		w.timeDone.Store(true)
+		if c.errs[0] == nil {
+			w.handOver(0, r.time)
+		}
+	}
+	if w.timed {
+		r.took[j] = time.Since(t0)
+	}
+}
+
+// constant is the job of constant column k: as many rows of its value as
+// the time pages hold. Its error goes to c.errs after the columns'.
+func (w *window) constant(k int) {
+	r, c := w.r, w.c
+	// Every column job was handed out before this one, so the time
+	// column's is running or done.
+	for !w.timeDone.Load() {
+		runtime.Gosched()
+	}
+	if c.errs[0] != nil {
+		return
+	}
+	rows := 0
+	for _, n := range c.counts {
+		rows += n
+	}
+	i := 1 + len(r.fields) + k
+	if c.errs[i] = r.appendConst(k, rows); c.errs[i] == nil {
+		w.handOver(1+k, r.consts[k])
+	}
+}
+
+// checkWindow checks that the decoded columns of the window agree: each
+// time page holds as many timestamps as its statistics count (or its
+// chunk's, for a chunk of one page), each value page as many positions as
+// its time page, and each empty value page stands for as many as its time
+// page holds. It returns the rows the window decoded.
+func (r *Reader) checkWindow(c *alignedCursor) (int, error) {
+	tc := c.time
+	total := 0
+	for k, i := range c.pages {
+		ph := &tc.Pages[i].Header
+		if ph.Statistics != nil && c.counts[k] != c.expect[k] {
+			return 0, corruptf(ph.Offset, "page header", "time page statistics count %d, but the page holds %d timestamps", c.expect[k], c.counts[k])
+		}
+		if ph.Statistics == nil && len(tc.Pages) == 1 && c.counts[k] != c.expect[k] {
+			// The chunk's statistics, from the index, summarise its only
+			// page; the time-range pushdown trusts them.
+			err := corruptf(tc.Header.Offset, "chunk header", "time chunk statistics count %d, but its page holds %d timestamps", c.expect[k], c.counts[k])
+			if r.f.Tolerate(err) != nil {
+				return 0, err
+			}
+		}
+		total += c.counts[k]
+	}
+	for j, got := range c.got {
+		if got[0] == gotAbsent {
+			continue
+		}
+		vc := c.values[j]
+		for k, n := range got {
+			p := &vc.Pages[c.pages[k]].Header
+			switch {
+			case n == gotEmpty && c.expect[k] != c.counts[k]:
+				return 0, corruptf(p.Offset, "aligned value page", "empty page of %q stands for %d positions by the statistics, but its time page has %d", vc.Header.Measurement, c.expect[k], c.counts[k])
+			case n >= 0 && n != c.counts[k]:
+				return 0, corruptf(p.BodyOffset(), "aligned value page", "position_count %d of %q differs from the time page's %d timestamps", n, vc.Header.Measurement, c.counts[k])
+			}
+		}
+	}
+	return total, nil
+}
+
 // fuseFlush returns the batch that the window, starting at row start, will
 // fill, for the window's jobs to hand each column over as soon as its pages
 // are in (builder.finish), and the row count the window will end at. It returns
@@ -850,7 +923,7 @@ func (r *Reader) decodeWindow(c *alignedCursor, ahead bool) error {
 // waited for the window's slowest column and then again for the round's:
 // 153 of the 503 rounds of a 2-worker PLAIN scan of 10M rows. The row count
 // comes from the page statistics, so every page of the window must have
-// them: a count that differs from its page is then an error (decodeWindow),
+// them: a count that differs from its page is then an error (checkWindow),
 // never a leniency, and the batch is dropped. A row limit cuts batches at
 // counts of its own and keeps the round.
 func (r *Reader) fuseFlush(c *alignedCursor, start int, inJobs bool) (*pending, int) {
@@ -1005,7 +1078,7 @@ func (r *Reader) trim(c *alignedCursor, start int) int {
 // parallel runs fn(0..n-1) on up to Options.Workers goroutines, the
 // caller's included, and returns the error of the lowest index that failed,
 // so that which error is reported does not depend on scheduling.
-func (r *Reader) parallel(n int, fn func(int) error) error { return r.team.run(n, fn) }
+func (r *Reader) parallel(n int, fn func(int) error) error { return r.team.Run(n, fn) }
 
 // loadSet reads the time chunk of set and the value chunks of the columns
 // being read, in parallel, checking that they belong together.

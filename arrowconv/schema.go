@@ -1,18 +1,3 @@
-// Package arrowconv converts the rows of Apache TsFile v4 files into Apache
-// Arrow record batches and writes record streams as CSV.
-//
-// A table-model table becomes one stream with a "time" column, its TAG
-// columns and its FIELD columns ([NewTableReader]); the devices of a
-// tree-model file become one stream with "time", "device" and the union of
-// their measurements ([NewTreeReader]). Page values are decoded straight
-// into Arrow buffers: the compacted non-null values of a page land at the
-// tail of the column buffer and are spread in place to their positions,
-// and TsFile's MSB-first present bitmaps become Arrow's LSB-first validity
-// bitmaps without an intermediate []bool.
-//
-// Decoding errors wrap [tsfile.ErrCorrupt] or [tsfile.ErrUnsupported], so
-// callers can tell a damaged file from one that needs a codec this module
-// lacks.
 package arrowconv
 
 import (
@@ -24,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -161,7 +147,7 @@ func (o *Options) withDefaults() Options {
 		r = *o
 	}
 	if r.Allocator == nil {
-		r.Allocator = defaultPool
+		r.Allocator = scan.DefaultPool
 	}
 	if r.BatchSize <= 0 {
 		r.BatchSize = DefaultBatchSize

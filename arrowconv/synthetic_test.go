@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/tsarrow/tsarrow/export"
+	"github.com/tsarrow/tsarrow/internal/civil"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -114,7 +117,7 @@ func TestSyntheticTableCSV(t *testing.T) {
 	require.NoError(t, err)
 	var buf []byte
 	out := &sliceWriter{&buf}
-	n, err := WriteCSV(out, r)
+	n, err := export.WriteCSV(out, r)
 	r.Release()
 	require.NoError(t, err)
 	require.EqualValues(t, 17, n)
@@ -166,7 +169,7 @@ func TestDateConversion(t *testing.T) {
 		d, ok := dateToDays(c.ymd)
 		require.True(t, ok, c.ymd)
 		require.Equal(t, c.days, d, c.ymd)
-		y, m, dd := civilFromDays(int64(d))
+		y, m, dd := civil.FromDays(int64(d))
 		require.Equal(t, int64(c.ymd), y*10000+m*100+dd)
 	}
 	for _, bad := range []int32{0, 20230229, 19000229, 20231232, 2023011, -1} {
@@ -309,27 +312,10 @@ func TestTreeTypeConflict(t *testing.T) {
 	require.ErrorContains(t, err, "DOUBLE")
 }
 
-func openBytes(t testing.TB, b []byte) *tsfile.File {
-	t.Helper()
-	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), nil)
-	require.NoError(t, err)
-	return f
-}
-
-// chunks reads the chunks of series name of dev ("" for the time column).
-func chunks(t testing.TB, f *tsfile.File, dev tsfile.DeviceID, name string) []*tsfile.Chunk {
-	t.Helper()
-	s, err := f.SeriesByName(dev, name)
-	require.NoError(t, err)
-	require.NotNil(t, s, "%s.%s", dev, name)
-	var out []*tsfile.Chunk
-	for _, cm := range s.Chunks {
-		c, err := f.ReadChunk(cm.Offset)
-		require.NoError(t, err)
-		out = append(out, c)
-	}
-	return out
-}
+var (
+	openBytes = testkit.OpenBytes
+	chunks    = testkit.Chunks
+)
 
 // pageBody returns the offset of the first page body of the first chunk
 // named measurement in file b.

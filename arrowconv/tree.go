@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -581,7 +582,7 @@ func (c *seriesCursor) resetUnit(r *Reader) {
 		return
 	}
 	c.freeUnit()
-	mem := builderAlloc(r.opts.Allocator)
+	mem := scan.BuilderAlloc(r.opts.Allocator)
 	// The buffers are sized by the first page they take, not the batch.
 	base := colBase{mem: mem, limit: math.MaxInt}
 	c.times = newFixed(base, arrow.PrimitiveTypes.Int64, encoding.DecodeInt64, nil)

@@ -23,6 +23,7 @@ import (
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/export"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -190,9 +191,9 @@ func ensureFile(p string, write func(io.Writer) error) error {
 // arrow-go. Both variants decode to the same records, so one peer file per
 // format and row count serves both.
 const (
-	// PeerParquet is Parquet as arrowconv.WriteParquet (and so ts2arrow
+	// PeerParquet is Parquet as export.WriteParquet (and so ts2arrow
 	// convert) writes it by default: ZSTD, row groups of
-	// arrowconv.DefaultRowGroupSize rows, dictionaries, statistics, the
+	// export.DefaultRowGroupSize rows, dictionaries, statistics, the
 	// Arrow schema stored.
 	PeerParquet = "parquet"
 	// PeerParquetNone is the same without compression, the peer of the
@@ -218,18 +219,18 @@ func PeerPath(format string, rows int) string {
 // EnsurePeer returns the path of the cached peer file of a format and row
 // count, writing it first when it is missing: the default variant's table
 // (generated if need be) read by arrowconv and written by
-// arrowconv.WriteParquet or WriteIPC. Writing it once and caching it keeps
+// export.WriteParquet or WriteIPC. Writing it once and caching it keeps
 // the peers' files out of the measured time, as the TsFiles are.
 func EnsurePeer(format string, rows int) (string, error) {
-	var po *arrowconv.ParquetOptions
-	var ipcOpts *arrowconv.IPCOptions
+	var po *export.ParquetOptions
+	var ipcOpts *export.IPCOptions
 	switch format {
 	case PeerParquet:
-		po = &arrowconv.ParquetOptions{}
+		po = &export.ParquetOptions{}
 	case PeerParquetNone:
-		po = &arrowconv.ParquetOptions{Compression: "none"}
+		po = &export.ParquetOptions{Compression: "none"}
 	case PeerIPC:
-		ipcOpts = &arrowconv.IPCOptions{}
+		ipcOpts = &export.IPCOptions{}
 	default:
 		return "", fmt.Errorf("unknown peer format %q (want %s)", format, strings.Join(PeerFormats, ", "))
 	}
@@ -251,9 +252,9 @@ func EnsurePeer(format string, rows int) (string, error) {
 		defer rdr.Release()
 		var n int64
 		if po != nil {
-			n, err = arrowconv.WriteParquet(w, rdr, po)
+			n, err = export.WriteParquet(w, rdr, po)
 		} else {
-			n, err = arrowconv.WriteIPC(w, rdr, ipcOpts)
+			n, err = export.WriteIPC(w, rdr, ipcOpts)
 		}
 		if err == nil && n != int64(rows) {
 			err = fmt.Errorf("wrote %d rows, want %d", n, rows)

@@ -11,13 +11,14 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/export"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // The Parquet settings of both sides of BenchmarkToParquet.
 const (
 	parquetCompression = "zstd" // arrowconv's default
-	parquetRowGroup    = arrowconv.DefaultRowGroupSize
+	parquetRowGroup    = export.DefaultRowGroupSize
 )
 
 // countingWriter discards what it is given and counts it.
@@ -29,7 +30,7 @@ func (w *countingWriter) Write(p []byte) (int, error) {
 }
 
 // BenchmarkToParquet converts the generated table to Parquet with
-// arrowconv.WriteParquet (open, decode, encode; output counted and
+// export.WriteParquet (open, decode, encode; output counted and
 // discarded), for each variant at one and two decode workers. Between the
 // timed iterations (outside the timer) it times the baseline: arrow-go's
 // pqarrow writing the same records, decoded beforehand and held in memory,
@@ -91,7 +92,7 @@ func fileToParquet(w io.Writer, path string, workers int) (int64, error) {
 		return 0, err
 	}
 	defer rdr.Release()
-	return arrowconv.WriteParquet(w, rdr, &arrowconv.ParquetOptions{Compression: parquetCompression, RowGroupSize: parquetRowGroup})
+	return export.WriteParquet(w, rdr, &export.ParquetOptions{Compression: parquetCompression, RowGroupSize: parquetRowGroup})
 }
 
 // pqarrowWrite is the baseline: the held records written by pqarrow into

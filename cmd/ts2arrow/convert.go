@@ -18,6 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/export"
+	"github.com/tsarrow/tsarrow/fromarrow"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -154,7 +156,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output path, or - for standard output")
 	format := fs.String("format", "", "output format: parquet, arrow, arrows, csv, jsonl or tsfile (default from the -o extension)")
 	compression := fs.String("compression", "", "compression of the output (see above)")
-	rowGroup := fs.Int64("row-group-size", arrowconv.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
+	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
 	table := fs.String("table", "", "table to convert")
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
 	var devices, where listFlag
@@ -337,12 +339,12 @@ func checkFormatOptions(format string, o writeOptions, set map[string]bool) erro
 			return usagef("--compression does not apply to %s output", format)
 		}
 	case "arrow", "arrows":
-		if !slices.Contains(arrowconv.IPCCompressions, o.compression) && o.compression != "" {
-			return usagef("unknown --compression %q for %s (want %s)", o.compression, format, strings.Join(arrowconv.IPCCompressions, ", "))
+		if !slices.Contains(export.IPCCompressions, o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for %s (want %s)", o.compression, format, strings.Join(export.IPCCompressions, ", "))
 		}
 	case "parquet":
-		if !slices.Contains(arrowconv.ParquetCompressions, o.compression) && o.compression != "" {
-			return usagef("unknown --compression %q for parquet (want %s)", o.compression, strings.Join(arrowconv.ParquetCompressions, ", "))
+		if !slices.Contains(export.ParquetCompressions, o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for parquet (want %s)", o.compression, strings.Join(export.ParquetCompressions, ", "))
 		}
 		if o.rowGroupSize <= 0 {
 			return usagef("--row-group-size must be positive")
@@ -427,27 +429,27 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 type writeOptions struct {
 	compression  string // "" for the format's default
 	rowGroupSize int64  // parquet only
-	tsfile       *arrowconv.TsFileOptions
+	tsfile       *fromarrow.TsFileOptions
 }
 
 func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOptions) error {
 	var err error
 	switch format {
 	case "csv":
-		_, err = arrowconv.WriteCSV(w, rdr)
+		_, err = export.WriteCSV(w, rdr)
 	case "jsonl":
-		_, err = arrowconv.WriteJSONL(w, rdr)
+		_, err = export.WriteJSONL(w, rdr)
 	case "arrow", "arrows":
-		_, err = arrowconv.WriteIPC(w, rdr, &arrowconv.IPCOptions{Stream: format == "arrows", Compression: o.compression})
+		_, err = export.WriteIPC(w, rdr, &export.IPCOptions{Stream: format == "arrows", Compression: o.compression})
 	case "parquet":
-		_, err = arrowconv.WriteParquet(w, rdr, &arrowconv.ParquetOptions{Compression: o.compression, RowGroupSize: o.rowGroupSize})
+		_, err = export.WriteParquet(w, rdr, &export.ParquetOptions{Compression: o.compression, RowGroupSize: o.rowGroupSize})
 	case "tsfile":
-		topts := arrowconv.TsFileOptions{}
+		topts := fromarrow.TsFileOptions{}
 		if o.tsfile != nil {
 			topts = *o.tsfile
 		}
 		if topts.Compression, err = tsfileCompression(o.compression); err == nil {
-			_, err = arrowconv.WriteTsFile(w, rdr, &topts)
+			_, err = fromarrow.WriteTsFile(w, rdr, &topts)
 			err = flagHint(err, rdr.Schema(), topts.Tags)
 		}
 	default:
@@ -690,7 +692,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 		return in, rdr, nil
 	}, done: func(in *input) { j.finishInput(in, stderr) }}
 	defer chain.Release()
-	j.wopts.tsfile = &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	j.wopts.tsfile = &fromarrow.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
 	var err error
 	if j.out == "-" {

@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/export"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -56,7 +56,7 @@ func parquetAsCSV(t *testing.T, data []byte) (csv string, groups []int64, codec 
 	tr := array.NewTableReader(tbl, 1000)
 	defer tr.Release()
 	var buf bytes.Buffer
-	_, err = arrowconv.WriteCSV(&buf, tr)
+	_, err = export.WriteCSV(&buf, tr)
 	require.NoError(t, err)
 	return buf.String(), groups, codec
 }
@@ -89,7 +89,7 @@ func ipcAsCSV(t *testing.T, data []byte, stream bool) string {
 	}
 	defer rr.Release()
 	var buf bytes.Buffer
-	_, err := arrowconv.WriteCSV(&buf, rr)
+	_, err := export.WriteCSV(&buf, rr)
 	require.NoError(t, err)
 	return buf.String()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/fromarrow"
 )
 
 // arrowInput reports whether an input is an Arrow or Parquet file, the
@@ -156,7 +157,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		return nil, rr, nil
 	}, done: func(*input) {}}
 	defer chain.Release()
-	topts := &arrowconv.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	topts := &fromarrow.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	table, tableFrom := j.table, "--table"
 	if table == "" {
 		table, _ = rr.Schema().Metadata().GetValue(arrowconv.MetaTable)
@@ -204,11 +205,11 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 }
 
 // flagHint rewrites an error of the TsFile writer that one of
-// arrowconv.TsFileOptions settles so that it names what a ts2arrow user can
+// fromarrow.TsFileOptions settles so that it names what a ts2arrow user can
 // do, with flags, instead of the Go option nobody on the command line can
 // set. sc is the input's schema and tags the --tags columns, if given.
 func flagHint(err error, sc *arrow.Schema, tags []string) error {
-	var oe *arrowconv.OptionError
+	var oe *fromarrow.OptionError
 	if !errors.As(err, &oe) {
 		return err
 	}
@@ -261,11 +262,11 @@ func markedTags(sc *arrow.Schema) []string {
 	return tags
 }
 
-// hintError is an arrowconv.OptionError told in ts2arrow's terms.
+// hintError is an fromarrow.OptionError told in ts2arrow's terms.
 type hintError struct {
-	err  *arrowconv.OptionError
+	err  *fromarrow.OptionError
 	hint string
 }
 
-func (e *hintError) Error() string { return "arrowconv: " + e.err.Problem + "; " + e.hint }
+func (e *hintError) Error() string { return "fromarrow: " + e.err.Problem + "; " + e.hint }
 func (e *hintError) Unwrap() error { return e.err }

@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/export"
+	"github.com/tsarrow/tsarrow/fromarrow"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -26,7 +28,7 @@ func tableRows(t *testing.T, path, table string) (*tsfile.TableSchema, string) {
 	require.NoError(t, err)
 	defer r.Release()
 	var buf bytes.Buffer
-	_, err = arrowconv.WriteCSV(&buf, r)
+	_, err = export.WriteCSV(&buf, r)
 	require.NoError(t, err)
 	return ts, buf.String()
 }
@@ -103,10 +105,10 @@ func TestFlagHint(t *testing.T) {
 		"KeepLast":        "--tags",
 		"Encodings":       "no flag",
 	} {
-		err := flagHint(&arrowconv.OptionError{Problem: "p", Option: opt, Remedy: "r"}, arrow.NewSchema(nil, nil), nil)
+		err := flagHint(&fromarrow.OptionError{Problem: "p", Option: opt, Remedy: "r"}, arrow.NewSchema(nil, nil), nil)
 		require.Contains(t, err.Error(), want, opt)
 		requireNoGoNames(t, err.Error())
-		var oe *arrowconv.OptionError
+		var oe *fromarrow.OptionError
 		require.ErrorAs(t, err, &oe)
 	}
 }

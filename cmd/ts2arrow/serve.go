@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tsarrow/tsarrow/flight"
+	"github.com/tsarrow/tsarrow/tsflight"
 )
 
 const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-file F] [--token-env VAR]
@@ -235,7 +235,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usagef("--tls-client-ca needs --tls-cert and --tls-key")
 	}
 	for _, u := range advertise {
-		if err := flight.CheckLocation(u); err != nil {
+		if err := tsflight.CheckLocation(u); err != nil {
 			return usagef("--advertise %q: %v", u, err)
 		}
 	}
@@ -285,7 +285,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(handler)
 
-	opts := flight.Options{
+	opts := tsflight.Options{
 		Root: *root, TimeUnit: tu, TimeUnitSet: true, BatchSize: *batch,
 		PartitionBytes: int64(partition), Advertise: advertise, AllowPut: *allowPut,
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
@@ -346,7 +346,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", *addr, err)
 	}
-	srv, err := flight.NewServer(opts)
+	srv, err := tsflight.NewServer(opts)
 	if err != nil {
 		lis.Close()
 		return err

@@ -174,7 +174,7 @@ func scanSection(r *results) section {
 	s.Note = "tsarrow: `BenchmarkScan` (`tsfile.OpenFile`, `arrowconv.NewTableReader`, `Next` to the end), " +
 		"decoded GB/s counting the Arrow buffers the batches reference; limit: a memcpy of that many bytes " +
 		"timed between the scans. Peer: `BenchmarkPeerParquetScan`, pqarrow reading the same rows from a Parquet " +
-		"file written once by `arrowconv.WriteParquet` (ZSTD against the default mix, uncompressed against PLAIN), " +
+		"file written once by `export.WriteParquet` (ZSTD against the default mix, uncompressed against PLAIN), " +
 		"with the TsFile scan interleaved: the ratio is TsFile's speed over Parquet's. `BenchmarkPeerIPCScan` " +
 		"reads an uncompressed Arrow IPC file (nothing to decode: the floor of any format) with the TsFile scan interleaved."
 	return s
@@ -202,7 +202,7 @@ func conversionSection(r *results) section {
 				Limit: "-", XLimit: "-", Target: target, Met: met(xt <= 1.3), peerX: base / ns})
 		}
 	}
-	s.Note = "`BenchmarkToParquet`: `arrowconv.WriteParquet` of the TsFile (ZSTD, row groups of 1,048,576 rows) to a " +
+	s.Note = "`BenchmarkToParquet`: `export.WriteParquet` of the TsFile (ZSTD, row groups of 1,048,576 rows) to a " +
 		"counting discard writer; between its iterations pqarrow writes the same records, decoded beforehand and " +
 		"held in memory, with the same settings."
 	return s
@@ -327,18 +327,18 @@ func flightSection(r *results) section {
 		}
 	}
 	s.Note = "`BenchmarkFlightDoGet` and `BenchmarkFlightDoGetParallel` (see the Flight section of benchmarks/README.md): " +
-		"arrow-go's Flight client reads the generated file through `flight.DoGet` from a `flight.Server` on 127.0.0.1 " +
+		"arrow-go's Flight client reads the generated file through `tsflight.DoGet` from a `tsflight.Server` on 127.0.0.1 " +
 		"in the same process, with an in-process `arrowconv` scan of the same file (or a one-endpoint read) and the " +
 		"same read with the stock client (arrow-go's `DoGet` and `NewRecordReader`) between the timed reads."
 	return s
 }
 
-// stockRow compares flight.DoGet with the stock arrow-go client, read
-// interleaved with it: xs is flight.DoGet's speed over the stock client's,
+// stockRow compares tsflight.DoGet with the stock arrow-go client, read
+// interleaved with it: xs is tsflight.DoGet's speed over the stock client's,
 // and figure the stock client's own.
 func stockRow(c, figure string, xs float64) row {
-	return row{Case: c + ", stock client", Figure: "stock client " + figure, Peer: "flight.DoGet, interleaved",
-		Ratio: "flight.DoGet " + x(xs) + " stock", Limit: "-", XLimit: "-", Target: "-", Met: "-", peerX: xs}
+	return row{Case: c + ", stock client", Figure: "stock client " + figure, Peer: "tsflight.DoGet, interleaved",
+		Ratio: "tsflight.DoGet " + x(xs) + " stock", Limit: "-", XLimit: "-", Target: "-", Met: "-", peerX: xs}
 }
 
 // scalingSection is case 6: scan time and peak RSS of the default mix at

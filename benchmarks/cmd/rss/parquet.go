@@ -4,14 +4,14 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/export"
 )
 
 // writeParquet converts the stream to Parquet on w with arrowconv's
 // defaults and returns the bytes written.
 func writeParquet(w io.Writer, rr array.RecordReader) (int64, error) {
 	cw := &countingWriter{w: w}
-	_, err := arrowconv.WriteParquet(cw, rr, nil)
+	_, err := export.WriteParquet(cw, rr, nil)
 	return cw.n, err
 }
 

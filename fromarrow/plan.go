@@ -1,0 +1,291 @@
+package fromarrow
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// tsPlan is how the input columns map to the table.
+type tsPlan struct {
+	input    *arrow.Schema
+	table    string
+	time     int            // input column of the time
+	timeFrom arrow.TimeUnit // unit of a timestamp time column
+	timeTS   bool           // the time column is a timestamp
+	unit     arrow.TimeUnit // stored unit
+	tags     []int          // input columns of the TAGs, in segment order
+	fields   []fieldPlan
+	schema   tsfile.TableSchema
+	write    *tsfile.WriteOptions
+	maxRows  int
+	keepLast bool
+}
+
+// fieldPlan is one FIELD column.
+type fieldPlan struct {
+	col int // input column
+	tsfile.SeriesSchema
+}
+
+// planTsFile checks the schema and options and plans the conversion.
+func planTsFile(sc *arrow.Schema, opts *TsFileOptions) (*tsPlan, error) {
+	var o TsFileOptions
+	if opts != nil {
+		o = *opts
+	}
+	p := &tsPlan{input: sc, write: o.Write, maxRows: o.MaxBufferedRows, keepLast: o.KeepLast}
+	if p.maxRows <= 0 {
+		p.maxRows = DefaultMaxBufferedRows
+	}
+	p.table = o.Table
+	if p.table == "" {
+		p.table, _ = sc.Metadata().GetValue(arrowconv.MetaTable)
+	}
+	if p.table == "" {
+		return nil, &OptionError{Problem: "no table name", Option: "Table", Remedy: fmt.Sprintf("or the schema metadata %q", arrowconv.MetaTable)}
+	}
+
+	byName := map[string]int{}
+	for i, f := range sc.Fields() {
+		if f.Name == "" {
+			return nil, fmt.Errorf("fromarrow: input column %d has an empty name", i)
+		}
+		if _, dup := byName[f.Name]; dup {
+			return nil, fmt.Errorf("fromarrow: the input has two columns named %q", f.Name)
+		}
+		byName[f.Name] = i
+	}
+	category := func(i int) string {
+		v, _ := sc.Field(i).Metadata.GetValue(arrowconv.MetaCategory)
+		return v
+	}
+	withCategory := func(c string) []string {
+		var out []string
+		for i, f := range sc.Fields() {
+			if category(i) == c {
+				out = append(out, f.Name)
+			}
+		}
+		return out
+	}
+
+	// The time column.
+	timeName := o.TimeColumn
+	if timeName == "" {
+		timeName = arrowconv.TimeColumn
+		if ts := withCategory(tsfile.TimeCol.String()); len(ts) == 1 {
+			timeName = ts[0]
+		}
+	}
+	ti, ok := byName[timeName]
+	if !ok {
+		return nil, fmt.Errorf("fromarrow: no time column %q in the input", timeName)
+	}
+	p.time = ti
+	switch t := sc.Field(ti).Type.(type) {
+	case *arrow.TimestampType:
+		p.timeTS, p.timeFrom = true, t.Unit
+	case *arrow.Int64Type:
+	default:
+		return nil, fmt.Errorf("fromarrow: time column %q is %s; it must be a timestamp or int64: %w", timeName, t, tsfile.ErrUnsupported)
+	}
+	switch {
+	case o.TimeUnitSet || o.TimeUnit != arrow.Second:
+		if o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond {
+			return nil, fmt.Errorf("fromarrow: invalid time unit %d", int(o.TimeUnit))
+		}
+		p.unit = o.TimeUnit
+	case p.timeTS:
+		p.unit = p.timeFrom
+	default:
+		p.unit = arrow.Millisecond
+		if v, ok := sc.Metadata().GetValue(arrowconv.MetaTimeUnit); ok {
+			u, ok := parseTimeUnit(v)
+			if !ok {
+				return nil, fmt.Errorf("fromarrow: schema metadata %s = %q is not a time unit", arrowconv.MetaTimeUnit, v)
+			}
+			p.unit = u
+		}
+	}
+
+	// TAG and ATTRIBUTE columns.
+	role := map[int]string{ti: "the time column"}
+	claim := func(name string, cat tsfile.ColumnCategory) (int, error) {
+		what := "a " + cat.String() + " column"
+		if cat == tsfile.Attribute {
+			what = "an ATTRIBUTE column"
+		}
+		i, ok := byName[name]
+		if !ok {
+			return 0, fmt.Errorf("fromarrow: %s column %q is not in the input", cat, name)
+		}
+		if r, taken := role[i]; taken {
+			return 0, fmt.Errorf("fromarrow: column %q cannot be both %s and %s", name, r, what)
+		}
+		if name == arrowconv.TimeColumn {
+			return 0, fmt.Errorf("fromarrow: %s column %q would collide with the time column, which readers name %q", cat, name, arrowconv.TimeColumn)
+		}
+		role[i] = what
+		return i, nil
+	}
+	tags := o.Tags
+	if tags == nil {
+		tags = withCategory(tsfile.Tag.String())
+	}
+	for _, name := range tags {
+		i, err := claim(name, tsfile.Tag)
+		if err != nil {
+			return nil, err
+		}
+		if !tagTypeOK(sc.Field(i).Type) {
+			return nil, fmt.Errorf("fromarrow: TAG column %q is %s; TAG columns must be strings, dictionary-encoded strings or integers: %w", name, sc.Field(i).Type, tsfile.ErrUnsupported)
+		}
+		p.tags = append(p.tags, i)
+		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: name, DataType: tsfile.String, Category: tsfile.Tag})
+	}
+	attrs := o.Attributes
+	if attrs == nil {
+		attrs = withCategory(tsfile.Attribute.String())
+	}
+	for _, name := range attrs {
+		if _, err := claim(name, tsfile.Attribute); err != nil {
+			return nil, err
+		}
+		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: name, DataType: tsfile.String, Category: tsfile.Attribute})
+	}
+
+	// FIELD columns: the rest, in input order.
+	fieldNames := map[string]bool{}
+	for i, f := range sc.Fields() {
+		if _, taken := role[i]; taken {
+			continue
+		}
+		if f.Name == arrowconv.TimeColumn {
+			return nil, &OptionError{Problem: fmt.Sprintf("FIELD column %q would collide with the time column, which readers name %q", f.Name, arrowconv.TimeColumn),
+				Option: "TimeColumn", Remedy: "to make it the time column"}
+		}
+		dt, err := fieldType(f)
+		if err != nil {
+			return nil, err
+		}
+		fp := fieldPlan{col: i, SeriesSchema: tsfile.SeriesSchema{Name: f.Name, DataType: dt, Encoding: o.Encodings[f.Name], Compression: o.Compression}}
+		if c, ok := o.Compressions[f.Name]; ok {
+			fp.Compression = c
+		}
+		p.fields = append(p.fields, fp)
+		fieldNames[f.Name] = true
+		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: f.Name, DataType: dt, Encoding: fp.Encoding, Compression: fp.Compression, Category: tsfile.Field})
+	}
+	for name := range o.Encodings {
+		if !fieldNames[name] {
+			return nil, fmt.Errorf("fromarrow: TsFileOptions.Encodings names %q, which is not a FIELD column", name)
+		}
+	}
+	for name := range o.Compressions {
+		if !fieldNames[name] {
+			return nil, fmt.Errorf("fromarrow: TsFileOptions.Compressions names %q, which is not a FIELD column", name)
+		}
+	}
+	p.schema.Name = p.table
+	return p, nil
+}
+
+// probe writes one row of zero values with the planned encodings and
+// compressions to a discarded file, so that options the writer refuses are
+// reported before any output is written.
+func (p *tsPlan) probe() error {
+	w, err := tsfile.NewWriter(io.Discard, p.write)
+	if err != nil {
+		return fmt.Errorf("fromarrow: %w", err)
+	}
+	defer w.Close() // zeroes the probe's data key, if it made one
+	if err := w.RegisterTable(p.schema); err != nil {
+		return fmt.Errorf("fromarrow: %w", err)
+	}
+	cols := make([]tsfile.AlignedColumn, len(p.fields))
+	for i, f := range p.fields {
+		cols[i] = tsfile.AlignedColumn{SeriesSchema: f.SeriesSchema, Values: tsfile.NewValues(f.DataType, 1)}
+	}
+	if err := w.WriteAligned(tsfile.NewDeviceID(p.table), []int64{0}, cols); err != nil {
+		return fmt.Errorf("fromarrow: checking the FIELD encodings and compressions: %w", err)
+	}
+	return nil
+}
+
+func parseTimeUnit(s string) (arrow.TimeUnit, bool) {
+	for u := arrow.Second; u <= arrow.Nanosecond; u++ {
+		if u.String() == s {
+			return u, true
+		}
+	}
+	return 0, false
+}
+
+// fieldTypes returns the TsFile types values of Arrow type t can be stored
+// as, the default first; nil when there is none.
+func fieldTypes(t arrow.DataType) []tsfile.DataType {
+	switch t.ID() {
+	case arrow.BOOL:
+		return []tsfile.DataType{tsfile.Boolean}
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.UINT8, arrow.UINT16:
+		return []tsfile.DataType{tsfile.Int32, tsfile.Int64}
+	case arrow.INT64, arrow.UINT32:
+		return []tsfile.DataType{tsfile.Int64, tsfile.Timestamp}
+	case arrow.FLOAT32:
+		return []tsfile.DataType{tsfile.Float, tsfile.Double}
+	case arrow.FLOAT64:
+		return []tsfile.DataType{tsfile.Double}
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return []tsfile.DataType{tsfile.String, tsfile.Text}
+	case arrow.BINARY, arrow.LARGE_BINARY, arrow.BINARY_VIEW, arrow.FIXED_SIZE_BINARY:
+		return []tsfile.DataType{tsfile.Blob, tsfile.Object}
+	case arrow.DATE32, arrow.DATE64:
+		return []tsfile.DataType{tsfile.Date}
+	case arrow.TIMESTAMP:
+		return []tsfile.DataType{tsfile.Timestamp, tsfile.Int64}
+	case arrow.DICTIONARY:
+		d := t.(*arrow.DictionaryType)
+		if d.ValueType.ID() == arrow.DICTIONARY {
+			return nil
+		}
+		return fieldTypes(d.ValueType)
+	}
+	return nil
+}
+
+// fieldType chooses the TsFile type of a FIELD column.
+func fieldType(f arrow.Field) (tsfile.DataType, error) {
+	allowed := fieldTypes(f.Type)
+	if allowed == nil {
+		return 0, fmt.Errorf("fromarrow: column %q has Arrow type %s, which has no TsFile counterpart: %w", f.Name, f.Type, tsfile.ErrUnsupported)
+	}
+	name, ok := f.Metadata.GetValue(arrowconv.MetaType)
+	if !ok {
+		return allowed[0], nil
+	}
+	for _, t := range allowed {
+		if t.String() == name {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("fromarrow: column %q has metadata %s = %q, which Arrow type %s cannot be stored as: %w", f.Name, arrowconv.MetaType, name, f.Type, tsfile.ErrUnsupported)
+}
+
+// tagTypeOK reports whether a TAG column can have Arrow type t.
+func tagTypeOK(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW,
+		arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		return true
+	case arrow.DICTIONARY:
+		v := t.(*arrow.DictionaryType).ValueType
+		return v.ID() != arrow.DICTIONARY && tagTypeOK(v)
+	}
+	return false
+}

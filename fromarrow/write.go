@@ -1,0 +1,170 @@
+package fromarrow
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// DefaultMaxBufferedRows is the number of rows WriteTsFile buffers, over all
+// devices, when TsFileOptions.MaxBufferedRows is not positive.
+const DefaultMaxBufferedRows = 1 << 20
+
+// TsFileOptions configure WriteTsFile. A nil *TsFileOptions selects the
+// defaults noted on each field.
+type TsFileOptions struct {
+	// Table is the name of the table to write (default: the schema
+	// metadata arrowconv.MetaTable; without either WriteTsFile fails).
+	Table string
+	// Tags names the TAG columns in the order of the DeviceID segments
+	// after the table name. Nil selects the fields whose arrowconv.MetaCategory
+	// metadata is "TAG", in schema order; an empty non-nil slice means the
+	// table has no TAG columns. A TAG column may be utf8, large_utf8,
+	// string_view, a dictionary of those, or an integer type (written in
+	// decimal); a null is a null DeviceID segment.
+	Tags []string
+	// Attributes names ATTRIBUTE columns. Nil selects the fields whose
+	// arrowconv.MetaCategory metadata is "ATTRIBUTE". TsFile v4 lists ATTRIBUTE
+	// columns in the table schema, where they are declared as STRING, but
+	// stores no attribute values: chunk groups hold the FIELD columns only
+	// (the database keeps attributes elsewhere). Their values are therefore
+	// dropped, and arrowconv.NewTableReader reads them back as nulls.
+	Attributes []string
+	// TimeColumn names the time column, which must be a timestamp or int64
+	// column without nulls (default: the field whose arrowconv.MetaCategory is
+	// "TIME", else "time").
+	TimeColumn string
+	// TimeUnit is the unit of the timestamps stored in the file, which
+	// TsFile does not record: read the file back with the same
+	// arrowconv.Options.TimeUnit. The default is the unit of a timestamp time column;
+	// for an int64 time column it is the schema metadata arrowconv.MetaTimeUnit, else
+	// milliseconds. Every timestamp column (the time column and timestamp
+	// FIELD columns) is converted to this unit, exactly: a value that is
+	// not a whole number of the unit, or overflows it, is an error. An
+	// int64 time column is taken to be in this unit already.
+	TimeUnit arrow.TimeUnit
+	// TimeUnitSet must be true for a TimeUnit of arrow.Second to be used,
+	// since arrow.Second is the zero TimeUnit; other units need no flag.
+	TimeUnitSet bool
+	// Encodings chooses the encoding of FIELD columns by name (default
+	// PLAIN). The pairs the format does not allow, such as CAMEL for INT32,
+	// are refused before anything is written.
+	Encodings map[string]tsfile.Encoding
+	// Compression compresses the pages of every FIELD column not named in
+	// Compressions (default UNCOMPRESSED).
+	Compression tsfile.Compression
+	// Compressions chooses the compression of FIELD columns by name.
+	Compressions map[string]tsfile.Compression
+	// Write configures the TsFile writer: page sizes, the time column's
+	// encoding and compression, the index fanout, the Bloom filter. Nil
+	// selects the writer's defaults.
+	Write *tsfile.WriteOptions
+	// MaxBufferedRows bounds the rows held in memory over all devices
+	// (default DefaultMaxBufferedRows). When the bound is reached, the
+	// devices holding the most rows are written, each as one chunk group,
+	// until at most half the bound remains buffered.
+	MaxBufferedRows int
+	// KeepLast makes the last of several input rows of one device with the
+	// same timestamp replace the others (the whole row, nulls included)
+	// instead of failing. Only rows still buffered together can be
+	// replaced; a timestamp already written for the device is an error
+	// either way.
+	KeepLast bool
+}
+
+// An OptionError is an error of WriteTsFile that one of the TsFileOptions
+// settles. Its message names the TsFileOptions field; Option lets a program
+// that fills the options from its own flags or settings name those instead,
+// since its users never see the Go names.
+type OptionError struct {
+	// Problem says what is wrong, without a remedy.
+	Problem string
+	// Option is the TsFileOptions field that settles the problem, such as
+	// "KeepLast".
+	Option string
+	// Remedy says what setting Option does, following "set
+	// TsFileOptions.<Option> ".
+	Remedy string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("fromarrow: %s (set TsFileOptions.%s %s)", e.Problem, e.Option, e.Remedy)
+}
+
+// WriteTsFile writes the record batches of rr to w as a TsFile v4 holding
+// one table-model table, and returns the number of rows written (rows
+// replaced under TsFileOptions.KeepLast are not counted). It reads
+// rr to the end but does not release it, and it does not close w.
+//
+// Each distinct tuple of TAG values is a device, whose DeviceID is the
+// table name followed by the TAG values. Every column other than the time,
+// TAG and ATTRIBUTE columns becomes a FIELD column of the table schema,
+// in input order after the TAGs and ATTRIBUTEs. FIELD types follow the
+// Arrow type, and the field metadata arrowconv.MetaType where it names another type
+// the column's values fit:
+//
+//	bool                                  BOOLEAN
+//	int8, int16, int32, uint8, uint16     INT32 (or INT64)
+//	int64, uint32                         INT64 (or TIMESTAMP)
+//	float32                               FLOAT (or DOUBLE)
+//	float64                               DOUBLE
+//	utf8, large_utf8, string_view         STRING (or TEXT)
+//	binary, large_binary, binary_view,
+//	fixed_size_binary                     BLOB (or OBJECT)
+//	date32, date64                        DATE, stored as YYYYMMDD
+//	timestamp                             TIMESTAMP (or INT64), in TimeUnit
+//	dictionary<integer, T>                as T
+//
+// Any other type, including uint64, is an error wrapping
+// tsfile.ErrUnsupported that names the column.
+//
+// Rows may arrive in any order and devices may interleave. They are
+// buffered per device (see TsFileOptions.MaxBufferedRows) and each
+// device's buffered rows are written, sorted by time, as one aligned chunk
+// group. Because a device's timestamps must increase through the file, a
+// row whose time is not after the last one already written for its device
+// is an error, and so, unless KeepLast is set, are two buffered rows of a
+// device with the same time. A null time is an error.
+//
+// Errors name the column, the device and the row, counting the input's rows
+// from 0 across all batches; an error that one of the options settles is an
+// *OptionError. After an error the output is incomplete and
+// has no footer, and the returned count is of the rows written before it.
+func WriteTsFile(w io.Writer, rr array.RecordReader, opts *TsFileOptions) (rows int64, err error) {
+	p, err := planTsFile(rr.Schema(), opts)
+	if err != nil {
+		return 0, err
+	}
+	if err := p.probe(); err != nil {
+		return 0, err
+	}
+	tw, err := tsfile.NewWriter(w, p.write)
+	if err != nil {
+		return 0, fmt.Errorf("fromarrow: %w", err)
+	}
+	if err := tw.RegisterTable(p.schema); err != nil {
+		return 0, fmt.Errorf("fromarrow: %w", err)
+	}
+	s := &tsSink{plan: p, w: tw, devices: map[string]*devBuf{}}
+	for rr.Next() {
+		if err := s.add(rr.RecordBatch()); err != nil {
+			return s.rows, err
+		}
+	}
+	if err := rr.Err(); err != nil {
+		return s.rows, fmt.Errorf("fromarrow: reading the input after %d rows: %w", s.next, err)
+	}
+	for _, d := range s.order {
+		if err := s.flush(d); err != nil {
+			return s.rows, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return s.rows, fmt.Errorf("fromarrow: finishing the TsFile: %w", err)
+	}
+	return s.rows, nil
+}

@@ -1,0 +1,271 @@
+package tsflight
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/fromarrow"
+	"github.com/tsarrow/tsarrow/internal/scan"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// PutCommand is the JSON a DoPut command descriptor may carry instead of
+// the path [file] or [file, table]: the file to create under the root,
+// and how to map the records onto a table. Unset fields take the defaults
+// of fromarrow.TsFileOptions: the table from the schema metadata (else
+// the file's base name) and the TAG columns from field metadata.
+type PutCommand struct {
+	File       string   `json:"file"`
+	Table      string   `json:"table,omitempty"`
+	Tags       []string `json:"tags,omitempty"`
+	Attributes []string `json:"attributes,omitempty"`
+}
+
+// PutResult is the JSON app_metadata of DoPut's one PutResult.
+type PutResult struct {
+	File  string `json:"file"`
+	Table string `json:"table"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+}
+
+func putCommand(d *arrowflight.FlightDescriptor) (*PutCommand, error) {
+	var c PutCommand
+	switch {
+	case d == nil:
+		return nil, fmt.Errorf("%w: DoPut needs a descriptor naming the file to write", errBadQuery)
+	case d.Type == arrowflight.DescriptorPATH && (len(d.Path) == 1 || len(d.Path) == 2):
+		c.File = d.Path[0]
+		if len(d.Path) == 2 {
+			c.Table = d.Path[1]
+		}
+	case d.Type == arrowflight.DescriptorCMD:
+		if err := decodeCommand(d.Cmd, &c, "PutCommand"); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: DoPut descriptor must be the path [file] or [file, table], or a JSON command", errBadQuery)
+	}
+	return &c, nil
+}
+
+// countingReader bounds the bytes a DoPut client may send.
+type countingReader struct {
+	arrowflight.FlightService_DoPutServer
+	n, limit int64
+}
+
+func (c *countingReader) Recv() (*arrowflight.FlightData, error) {
+	d, err := c.FlightService_DoPutServer.Recv()
+	if err != nil {
+		return nil, err
+	}
+	c.n += int64(len(d.DataHeader) + len(d.DataBody) + len(d.AppMetadata))
+	if c.n > c.limit {
+		return nil, fmt.Errorf("%w: DoPut sent more than %d bytes", errTooLarge, c.limit)
+	}
+	return d, nil
+}
+
+// DoPut writes the client's record batches as a new TsFile under the root:
+// into a hidden temporary file in the target directory, which is checked by
+// reading it back and then linked to its name, so the name never holds a
+// partial file and an existing file is never replaced.
+func (sv *service) DoPut(stream arrowflight.FlightService_DoPutServer) (err error) {
+	s := sv.s
+	began := time.Now()
+	ctx := stream.Context()
+	var st streamStats
+	defer func() { s.logStream(ctx, "DoPut", nil, &st, began, err) }()
+	if !s.opts.AllowPut {
+		return toStatus(fmt.Errorf("%w: DoPut is disabled on this server (start it with --allow-put)", errDisabled))
+	}
+	release, err := s.acquireSlot(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	meter := scan.NewMeter(s.opts.Allocator)
+	st.meter.Store(meter)
+	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes}
+	rdr, err := arrowflight.NewRecordReader(cr, ipc.WithAllocator(meter))
+	if err != nil {
+		return toStatus(fmt.Errorf("%w: reading the stream's schema: %v", errBadQuery, err))
+	}
+	defer rdr.Release()
+	cmd, err := putCommand(rdr.LatestFlightDescriptor())
+	if err != nil {
+		return toStatus(err)
+	}
+	res, err := s.put(ctx, cmd, rdr, &st)
+	if err != nil {
+		return toStatus(err)
+	}
+	meta, _ := json.Marshal(res)
+	return stream.Send(&arrowflight.PutResult{AppMetadata: meta})
+}
+
+func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Reader, st *streamStats) (*PutResult, error) {
+	if err := checkRel(cmd.File); err != nil {
+		return nil, err
+	}
+	if !strings.EqualFold(path.Ext(cmd.File), s.opts.Extension) {
+		return nil, fmt.Errorf("%w: %s does not end in %s", errBadQuery, cmd.File, s.opts.Extension)
+	}
+	for _, el := range strings.Split(cmd.File, "/") {
+		if strings.HasPrefix(el, ".") {
+			return nil, fmt.Errorf("%w: %s has a hidden path element, which the server would not serve", errBadQuery, cmd.File)
+		}
+	}
+	target := filepath.Join(s.cat.root, filepath.FromSlash(cmd.File))
+	if err := s.makeDirs(filepath.Dir(target), cmd.File); err != nil {
+		return nil, err
+	}
+	if _, err := s.cat.resolve(cmd.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if _, err := os.Lstat(target); err == nil {
+		return nil, fmt.Errorf("%w: %s", errExists, cmd.File)
+	}
+	topts := &fromarrow.TsFileOptions{Table: cmd.Table, Tags: cmd.Tags, Attributes: cmd.Attributes,
+		TimeUnit: s.opts.TimeUnit, TimeUnitSet: true}
+	if topts.Table == "" {
+		if _, ok := rdr.Schema().Metadata().GetValue(arrowconv.MetaTable); !ok {
+			topts.Table = strings.TrimSuffix(path.Base(cmd.File), path.Ext(cmd.File))
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".put-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a temporary file for %s: %w", cmd.File, err)
+	}
+	tmpName := tmp.Name()
+	defer os.Remove(tmpName)
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	rows, werr := fromarrow.WriteTsFile(bw, &putReader{rdr, ctx, st}, topts)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	if werr == nil {
+		werr = tmp.Sync()
+	}
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		var pe *fs.PathError
+		if errors.As(werr, &pe) || ctx.Err() != nil || errors.Is(werr, errTooLarge) {
+			return nil, fmt.Errorf("%s: %w", cmd.File, werr)
+		}
+		return nil, fmt.Errorf("%w: %s: %v", errBadQuery, cmd.File, putHint(werr))
+	}
+	// Read back what was written before publishing it.
+	f, err := tsfile.OpenFile(tmpName, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the written file does not read back: %w", cmd.File, err)
+	}
+	size := f.Size()
+	table := topts.Table
+	if table == "" && len(f.Tables()) == 1 {
+		table = f.Tables()[0]
+	}
+	f.Close()
+	if err := os.Link(tmpName, target); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%w: %s", errExists, cmd.File)
+		}
+		return nil, fmt.Errorf("publishing %s: %w", cmd.File, err)
+	}
+	if err := s.cat.rescan(ctx); err != nil {
+		s.log.Warn("rescan after DoPut failed", "error", err)
+	}
+	return &PutResult{File: cmd.File, Table: table, Rows: rows, Bytes: size}, nil
+}
+
+// makeDirs creates the directories of a DoPut target, after checking that
+// the deepest one that exists resolves inside the root.
+func (s *Server) makeDirs(dir, rel string) error {
+	probe := dir
+	for {
+		if _, err := os.Lstat(probe); err == nil {
+			break
+		}
+		parent := filepath.Dir(probe)
+		if parent == probe {
+			break
+		}
+		probe = parent
+	}
+	real, err := filepath.EvalSymlinks(probe)
+	if err != nil {
+		return err
+	}
+	if !within(s.cat.root, real) {
+		return fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating the directory of %s: %w", rel, err)
+	}
+	return nil
+}
+
+// putReader counts a DoPut's rows and stops it when the client goes away.
+type putReader struct {
+	*arrowflight.Reader
+	ctx context.Context
+	st  *streamStats
+}
+
+func (p *putReader) Next() bool {
+	if p.ctx.Err() != nil {
+		return false
+	}
+	if !p.Reader.Next() {
+		return false
+	}
+	p.st.rows.Add(p.Reader.RecordBatch().NumRows())
+	p.st.touch()
+	return true
+}
+
+func (p *putReader) Err() error {
+	if err := p.ctx.Err(); err != nil {
+		return err
+	}
+	return p.Reader.Err()
+}
+
+// putHint tells an error of the TsFile writer that one of
+// fromarrow.TsFileOptions settles in the terms of the DoPut command, whose
+// JSON fields are what a Flight client can set; the Go option names mean
+// nothing to it.
+func putHint(err error) error {
+	var oe *fromarrow.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	var hint string
+	switch oe.Option {
+	case "Table":
+		hint = `set "table" in the DoPut command`
+	case "KeepLast", "Tags":
+		hint = `a TsFile holds one row per device and time: name every column that tells the devices apart in the command's "tags"`
+	case "MaxBufferedRows":
+		hint = "send each device's rows in time order"
+	default:
+		hint = "fix the records sent"
+	}
+	return fmt.Errorf("%s; %s", oe.Problem, hint)
+}

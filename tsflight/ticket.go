@@ -1,0 +1,96 @@
+package tsflight
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrBadTicket reports a ticket that this server did not issue, that was
+// altered, or that has expired (codes.PermissionDenied, or
+// codes.FailedPrecondition when only expired or planned on a file that
+// has since changed).
+var ErrBadTicket = errors.New("flight: invalid ticket")
+
+var errStale = errors.New("flight: stale ticket")
+
+// ticketVersion leads every ticket so that the layout can change without
+// old tickets being misread.
+const ticketVersion = 1
+
+// maxTicketSize bounds what DoGet accepts before verifying anything.
+const maxTicketSize = 1 << 20
+
+// grant is what a ticket authorizes: one table, the filters of the query it
+// was planned for, and the partitions to stream, in order. Every field is
+// covered by the signature, so a client can neither widen the filters nor
+// point a part at another file.
+type grant struct {
+	Expires     int64             `json:"exp"` // Unix seconds
+	Table       string            `json:"t"`
+	Tree        bool              `json:"tree,omitempty"`
+	Columns     []string          `json:"c"` // null (every column) is not [] (time only)
+	Start       *int64            `json:"s,omitempty"`
+	End         *int64            `json:"e,omitempty"`
+	Where       map[string]string `json:"w,omitempty"`
+	Limit       int64             `json:"l,omitempty"`
+	Compression string            `json:"z,omitempty"`
+	Parts       []part            `json:"p"`
+}
+
+// part is a device range of one file: devices [Lo, Hi) of File.Devices of
+// the table in the file version Version identifies.
+type part struct {
+	File    string `json:"f"`
+	Version string `json:"v"`
+	Lo      int    `json:"lo"`
+	Hi      int    `json:"hi"`
+}
+
+// signer issues and verifies tickets: version byte || JSON grant ||
+// HMAC-SHA256(key, version byte || JSON grant).
+type signer struct {
+	key []byte
+	now func() time.Time
+}
+
+func (s *signer) sign(g *grant) ([]byte, error) {
+	body, err := json.Marshal(g)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, 1+len(body)+sha256.Size)
+	out = append(out, ticketVersion)
+	out = append(out, body...)
+	m := hmac.New(sha256.New, s.key)
+	m.Write(out)
+	return m.Sum(out), nil
+}
+
+func (s *signer) verify(t []byte) (*grant, error) {
+	if len(t) > maxTicketSize {
+		return nil, fmt.Errorf("%w: %d bytes", ErrBadTicket, len(t))
+	}
+	if len(t) < 1+sha256.Size+2 || t[0] != ticketVersion {
+		return nil, fmt.Errorf("%w: not issued by this server", ErrBadTicket)
+	}
+	signed, mac := t[:len(t)-sha256.Size], t[len(t)-sha256.Size:]
+	m := hmac.New(sha256.New, s.key)
+	m.Write(signed)
+	if !hmac.Equal(mac, m.Sum(nil)) {
+		return nil, fmt.Errorf("%w: signature does not match", ErrBadTicket)
+	}
+	var g grant
+	if err := json.Unmarshal(signed[1:], &g); err != nil {
+		// Only this server's key signs, so this is a key shared with a
+		// server of another version.
+		return nil, fmt.Errorf("%w: %v", ErrBadTicket, err)
+	}
+	if s.now().Unix() > g.Expires {
+		return nil, fmt.Errorf("%w: expired at %s", errStale, time.Unix(g.Expires, 0).UTC().Format(time.RFC3339))
+	}
+	return &g, nil
+}
