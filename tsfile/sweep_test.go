@@ -586,6 +586,7 @@ func truncationOffsets(t testing.TB, b []byte, recs []scanState) []int {
 // wholly inside the prefix, and then either reaches the separator (when
 // the prefix holds it) or stops with an error wrapping ErrCorrupt.
 func TestTruncationSweep(t *testing.T) {
+	t.Parallel()
 	files := append(sweepLayouts(t), sampleFile(t))
 	files = append(files, interopFiles(t)...)
 	t.Logf("truncation sweep: %s", truncationSweep(t, files))
@@ -601,7 +602,8 @@ func truncationSweep(t *testing.T, files []sweepFile) sweepCounts {
 			require.NoError(t, fullScan(b, nil), "the intact file must read")
 			recs := scanRecords(t, b)
 			sepEnd := int(recs[len(recs)-1].rec.End)
-			offsets := truncationOffsets(t, b, recs)
+			// -short: about 400 cuts a file (see shortSample).
+			offsets := shortSample(truncationOffsets(t, b, recs), 400, uint64(len(b)))
 			fail := &failures{t: t}
 			var c sweepCounts
 			c.files = 1
@@ -729,6 +731,7 @@ func corruptionOffsets(name string, n int) []int {
 // compression byte); none panics or hangs. The logged errors and
 // successes count both the read and the scan of each case.
 func TestCorruptionSweep(t *testing.T) {
+	t.Parallel()
 	files := sweepLayouts(t)
 	total, names := corruptionSweep(t, files)
 	for _, must := range []string{"table-multipage-nulls", "tree-nonaligned", "mixed"} {
@@ -764,7 +767,8 @@ func corruptionSweep(t *testing.T, files []sweepFile) (sweepCounts, map[string]b
 					fail.report("offset %d = 0x%02x: %s error is neither ErrCorrupt nor ErrUnsupported: %v", off, v, what, err)
 				}
 			}
-			for _, off := range corruptionOffsets(sf.name, len(good)) {
+			// -short: about 300 offsets a file (see shortSample).
+			for _, off := range shortSample(corruptionOffsets(sf.name, len(good)), 300, uint64(len(good))) {
 				c.offsets++
 				for _, v := range corruptionValues(good[off]) {
 					copy(buf, good)
