@@ -297,7 +297,7 @@ func TestPageAEADTamperSweep(t *testing.T) {
 							b := bytes.Clone(lf.data)
 							b[off] ^= 1 << bit
 							cases++
-							got, err, panicked, hung := runDump(b, reg)
+							got, panicked, hung, err := runDump(b, reg)
 							require.False(t, panicked || hung, "%s: %s byte %d bit %d: panic or hang", lf.name, r.what, off, bit)
 							if err == nil {
 								require.Equal(t, want, got, "%s: %s byte %d bit %d: read different content", lf.name, r.what, off, bit)
@@ -324,13 +324,13 @@ func isKeyError(err error) bool {
 		errors.Is(err, aead.ErrUnknownProvider) || errors.Is(err, aead.ErrUnknownProfile) || errors.Is(err, aead.ErrMalformedHeader)
 }
 
-func runDump(b []byte, reg *aead.Registry) (got string, err error, panicked, hung bool) {
-	err, panicked, hung = runCase(func() error {
+func runDump(b []byte, reg *aead.Registry) (got string, panicked, hung bool, err error) {
+	panicked, hung, err = runCase(func() error {
 		var e error
 		got, e = dumpContent(b, &ReadOptions{Keys: reg})
 		return e
 	})
-	return got, err, panicked, hung
+	return got, panicked, hung, err
 }
 
 // tamperRegion is a byte range whose every bit flip must be detected

@@ -468,7 +468,7 @@ const sweepTimeout = 20 * time.Second
 
 // runCase runs fn with a deadline, turning a panic into an error that
 // carries the stack.
-func runCase(fn func() error) (err error, panicked, hung bool) {
+func runCase(fn func() error) (panicked, hung bool, err error) {
 	type result struct {
 		err      error
 		panicked bool
@@ -486,9 +486,9 @@ func runCase(fn func() error) (err error, panicked, hung bool) {
 	defer timer.Stop()
 	select {
 	case r := <-ch:
-		return r.err, r.panicked, false
+		return r.panicked, false, r.err
 	case <-timer.C:
-		return fmt.Errorf("no result after %v", sweepTimeout), false, true
+		return false, true, fmt.Errorf("no result after %v", sweepTimeout)
 	}
 }
 
@@ -621,7 +621,7 @@ func truncationSweep(t *testing.T, files []sweepFile) sweepCounts {
 				wantRecs := sort.Search(len(recs), func(i int) bool { return recs[i].rec.End > int64(n) })
 				var got int
 				var scanErr error
-				err, panicked, hung := runCase(func() error {
+				panicked, hung, err := runCase(func() error {
 					got, scanErr = scanPrefix(b, n, recs, from)
 					return fullScan(b[:n], nil)
 				})
@@ -776,7 +776,7 @@ func corruptionSweep(t *testing.T, files []sweepFile) (sweepCounts, map[string]b
 					var scanErr error
 					start := time.Now()
 					c.cases++
-					err, panicked, hung := runCase(func() error {
+					panicked, hung, err := runCase(func() error {
 						s, err := NewScanner(bytes.NewReader(buf), int64(len(buf)), corruptionOpts)
 						if err == nil {
 							for s.Next() {
