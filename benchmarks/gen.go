@@ -1,9 +1,10 @@
 // Package benchmarks measures tsarrow against baselines in the same run, so
 // results read as ratios on a noisy machine, and generates the table files
 // the scan and Parquet benchmarks read. Run everything with
-// benchmarks/run (--quick for a short pass), or the Go benchmarks alone:
+// benchmarks/run (--quick for a short pass), or the Go benchmarks alone,
+// from benchmarks/, a module of its own:
 //
-//	go test -run XXX -bench . -benchmem ./benchmarks/
+//	go test -run XXX -bench . -benchmem .
 package benchmarks
 
 import (

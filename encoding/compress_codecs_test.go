@@ -92,6 +92,7 @@ func compressInputs() []struct {
 }
 
 func TestCompressRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, c := range compressCodecs {
 		codec := compressCodec(t, c)
 		for _, in := range compressInputs() {
@@ -193,6 +194,7 @@ func TestCompressTruncated(t *testing.T) {
 // one sentinel. The formats whose every byte is covered by a check (the .xz container and
 // a gzip member's deflate data) must reject each flip.
 func TestCompressCorrupted(t *testing.T) {
+	t.Parallel()
 	data := compressPage(5000)
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range compressCodecs {

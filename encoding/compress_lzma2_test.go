@@ -250,6 +250,7 @@ func TestXZDictionaryLimit(t *testing.T) {
 // vectors: several LZMA2 chunks, presets and literal/position settings. It is skipped for
 // each tool that is not installed.
 func TestCompressCrossCheckCLI(t *testing.T) {
+	t.Parallel()
 	inputs := [][]byte{compressPage(150_000), compressRandom(40_000, 11), bytes.Repeat([]byte("abcdefgh"), 20_000), {}}
 	tools := []struct {
 		c          encoding.Compression

@@ -60,6 +60,7 @@ func rleExpectedColumn(t *testing.T, path, key, column string) map[int64]string 
 // BOOLEAN column is UNCOMPRESSED, so it depends on no compression codec) and compares every
 // point with the expected rows.
 func TestRLEInteropTreeNonAligned(t *testing.T) {
+	t.Parallel()
 	path := rleInteropDir + "j10_tree_nonaligned.tsfile"
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("interop file absent: %v", err)
@@ -109,6 +110,7 @@ func TestRLEInteropTreeNonAligned(t *testing.T) {
 // TestRLEInteropTableBoolean reads the BOOLEAN RLE column of the upstream-written j02 file
 // (LZ4, several pages per chunk, an empty value page mid-chunk).
 func TestRLEInteropTableBoolean(t *testing.T) {
+	t.Parallel()
 	path := rleInteropDir + "j02_table_multipage_default_encodings.tsfile"
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("interop file absent: %v", err)

@@ -468,7 +468,7 @@ const sweepTimeout = 20 * time.Second
 
 // runCase runs fn with a deadline, turning a panic into an error that
 // carries the stack.
-func runCase(fn func() error) (err error, panicked, hung bool) {
+func runCase(fn func() error) (panicked, hung bool, err error) {
 	type result struct {
 		err      error
 		panicked bool
@@ -486,9 +486,9 @@ func runCase(fn func() error) (err error, panicked, hung bool) {
 	defer timer.Stop()
 	select {
 	case r := <-ch:
-		return r.err, r.panicked, false
+		return r.panicked, false, r.err
 	case <-timer.C:
-		return fmt.Errorf("no result after %v", sweepTimeout), false, true
+		return false, true, fmt.Errorf("no result after %v", sweepTimeout)
 	}
 }
 
@@ -586,6 +586,7 @@ func truncationOffsets(t testing.TB, b []byte, recs []scanState) []int {
 // wholly inside the prefix, and then either reaches the separator (when
 // the prefix holds it) or stops with an error wrapping ErrCorrupt.
 func TestTruncationSweep(t *testing.T) {
+	t.Parallel()
 	files := append(sweepLayouts(t), sampleFile(t))
 	files = append(files, interopFiles(t)...)
 	t.Logf("truncation sweep: %s", truncationSweep(t, files))
@@ -601,7 +602,8 @@ func truncationSweep(t *testing.T, files []sweepFile) sweepCounts {
 			require.NoError(t, fullScan(b, nil), "the intact file must read")
 			recs := scanRecords(t, b)
 			sepEnd := int(recs[len(recs)-1].rec.End)
-			offsets := truncationOffsets(t, b, recs)
+			// -short: about 400 cuts a file (see shortSample).
+			offsets := shortSample(truncationOffsets(t, b, recs), 400, uint64(len(b)))
 			fail := &failures{t: t}
 			var c sweepCounts
 			c.files = 1
@@ -619,7 +621,7 @@ func truncationSweep(t *testing.T, files []sweepFile) sweepCounts {
 				wantRecs := sort.Search(len(recs), func(i int) bool { return recs[i].rec.End > int64(n) })
 				var got int
 				var scanErr error
-				err, panicked, hung := runCase(func() error {
+				panicked, hung, err := runCase(func() error {
 					got, scanErr = scanPrefix(b, n, recs, from)
 					return fullScan(b[:n], nil)
 				})
@@ -729,6 +731,7 @@ func corruptionOffsets(name string, n int) []int {
 // compression byte); none panics or hangs. The logged errors and
 // successes count both the read and the scan of each case.
 func TestCorruptionSweep(t *testing.T) {
+	t.Parallel()
 	files := sweepLayouts(t)
 	total, names := corruptionSweep(t, files)
 	for _, must := range []string{"table-multipage-nulls", "tree-nonaligned", "mixed"} {
@@ -764,7 +767,8 @@ func corruptionSweep(t *testing.T, files []sweepFile) (sweepCounts, map[string]b
 					fail.report("offset %d = 0x%02x: %s error is neither ErrCorrupt nor ErrUnsupported: %v", off, v, what, err)
 				}
 			}
-			for _, off := range corruptionOffsets(sf.name, len(good)) {
+			// -short: about 300 offsets a file (see shortSample).
+			for _, off := range shortSample(corruptionOffsets(sf.name, len(good)), 300, uint64(len(good))) {
 				c.offsets++
 				for _, v := range corruptionValues(good[off]) {
 					copy(buf, good)
@@ -772,7 +776,7 @@ func corruptionSweep(t *testing.T, files []sweepFile) (sweepCounts, map[string]b
 					var scanErr error
 					start := time.Now()
 					c.cases++
-					err, panicked, hung := runCase(func() error {
+					panicked, hung, err := runCase(func() error {
 						s, err := NewScanner(bytes.NewReader(buf), int64(len(buf)), corruptionOpts)
 						if err == nil {
 							for s.Next() {

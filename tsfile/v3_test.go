@@ -531,6 +531,7 @@ func TestV3Recover(t *testing.T) {
 // layouts of structures v3 changes (device strings, one device index
 // with internal nodes, the v3 footer with and without a Bloom filter).
 func TestV3Sweeps(t *testing.T) {
+	t.Parallel()
 	v3, _ := v3Layouts(t)
 	keep := map[string]bool{"tree-nonaligned": true, "mixed": true, "table-multipage-nulls": true, "deep-index": true, "properties": true}
 	var files []sweepFile

@@ -289,7 +289,7 @@ func TestInspectSeveralFilesOneBad(t *testing.T) {
 }
 
 func TestInspectRemote(t *testing.T) {
-	url, served := rangeServer(t, sample)
+	url, _ := rangeServer(t, sample)
 	local := inspectJSON(t, sample)
 	remote := inspectJSON(t, url)
 	require.Equal(t, url, remote.File)
@@ -311,7 +311,7 @@ func TestInspectRemote(t *testing.T) {
 	}
 	// Headers only: most of a file with large pages is never fetched.
 	big := interop + "j02_table_multipage_default_encodings.tsfile"
-	url, served = rangeServer(t, big)
+	url, served := rangeServer(t, big)
 	st, err := os.Stat(big)
 	require.NoError(t, err)
 	info := inspectJSON(t, "--pages", url)

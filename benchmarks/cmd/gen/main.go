@@ -4,7 +4,7 @@
 // path. benchmarks/run calls it so that generating files stays out of the
 // measured time.
 //
-//	go run ./benchmarks/cmd/gen [-rows N] [-variant default|plain|all|V1,V2,...] [-peers]
+//	cd benchmarks && go run ./cmd/gen [-rows N] [-variant default|plain|all|V1,V2,...] [-peers]
 //
 // A variant is default or plain, optionally followed by -1000dev (the
 // many-devices twin) and then -aead (the Page AEAD twin). -peers also

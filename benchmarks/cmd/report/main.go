@@ -5,7 +5,7 @@
 // and the target with whether it was met; with -png, a chart of the same
 // ratios. With -count > 1 each metric is the median of its runs.
 //
-//	go run ./benchmarks/cmd/report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...
+//	cd benchmarks && go run ./cmd/report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...
 //
 // benchmarks/run calls it at the end of a run; it reads files the run
 // kept, so it can be rerun on them after a change to the report alone.

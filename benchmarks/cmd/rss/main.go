@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	go run ./benchmarks/cmd/rss [-mode parquet|scan] [-workers N] [-o OUT] [-name NAME] FILE
+//	cd benchmarks && go run ./cmd/rss [-mode parquet|scan] [-workers N] [-o OUT] [-name NAME] FILE
 //
 // The Parquet output goes to a counting io.Discard unless -o names a file.
 // -name replaces PeakRSS/<mode>/<file> in the benchmark name, so that a
