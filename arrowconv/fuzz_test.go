@@ -147,8 +147,12 @@ func FuzzReader(f *testing.F) {
 func TestCorruptFiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, seed := range fuzzSeeds(t) {
-		// Every byte of the small synthetic files; a sample of j01.
+		// Every byte of the small synthetic files; a sample of j01; under
+		// -short, about a hundred points of each.
 		step := max(1, len(seed)/400)
+		if testing.Short() {
+			step = max(1, len(seed)/100)
+		}
 		for n := 0; n < len(seed); n += step {
 			convertAll(t, seed[:n], 3)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tsarrow/tsarrow/internal/sample"
 	"math"
 	"sort"
 	"strings"
@@ -292,7 +293,7 @@ func TestPageAEADTamperSweep(t *testing.T) {
 				for _, r := range regions {
 					// -short: the first, a middle and the last byte of
 					// each region, every bit of them.
-					for _, off := range shortSample(span(r.from, r.to), 3, uint64(r.from)) {
+					for _, off := range sample.Short(sample.Span(r.from, r.to), 3, uint64(r.from)) {
 						for bit := 0; bit < 8; bit++ {
 							b := bytes.Clone(lf.data)
 							b[off] ^= 1 << bit

@@ -2,6 +2,7 @@ package tsfile
 
 import (
 	"bytes"
+	"github.com/tsarrow/tsarrow/internal/sample"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -268,7 +269,7 @@ func TestRecoverEveryCut(t *testing.T) {
 				every = append(every, cut)
 			}
 			// -short: about 300 cuts a layout (see shortSample).
-			for _, cut := range shortSample(every, 300, uint64(len(b))) {
+			for _, cut := range sample.Short(every, 300, uint64(len(b))) {
 				cb := b[:cut]
 				rec, err := Recover(bytes.NewReader(cb), cut, &RecoverOptions{Tables: tables})
 				require.NoError(t, err, "cut %d", cut)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tsarrow/tsarrow/internal/sample"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -603,7 +604,7 @@ func truncationSweep(t *testing.T, files []sweepFile) sweepCounts {
 			recs := scanRecords(t, b)
 			sepEnd := int(recs[len(recs)-1].rec.End)
 			// -short: about 400 cuts a file (see shortSample).
-			offsets := shortSample(truncationOffsets(t, b, recs), 400, uint64(len(b)))
+			offsets := sample.Short(truncationOffsets(t, b, recs), 400, uint64(len(b)))
 			fail := &failures{t: t}
 			var c sweepCounts
 			c.files = 1
@@ -768,7 +769,7 @@ func corruptionSweep(t *testing.T, files []sweepFile) (sweepCounts, map[string]b
 				}
 			}
 			// -short: about 300 offsets a file (see shortSample).
-			for _, off := range shortSample(corruptionOffsets(sf.name, len(good)), 300, uint64(len(good))) {
+			for _, off := range sample.Short(corruptionOffsets(sf.name, len(good)), 300, uint64(len(good))) {
 				c.offsets++
 				for _, v := range corruptionValues(good[off]) {
 					copy(buf, good)
