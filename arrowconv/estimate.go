@@ -81,7 +81,7 @@ func plan(f *tsfile.File, l *layout, tables []string, opts *Options) (*Plan, err
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Schema: pl.arrowSchema(o.TimeUnit)}
+	p := &Plan{Schema: pl.arrowSchema(o.TimeUnit.Unit())}
 	var want map[string]bool
 	if o.Devices != nil {
 		want = map[string]bool{}

@@ -91,7 +91,7 @@ func TestJ01Schema(t *testing.T) {
 	require.Equal(t, "weather", tbl)
 	require.Equal(t, "ms", unit)
 
-	us, err := TableSchema(f, "weather", &Options{TimeUnit: arrow.Nanosecond})
+	us, err := TableSchema(f, "weather", &Options{TimeUnit: TimeUnitOf(arrow.Nanosecond)})
 	require.NoError(t, err)
 	require.Equal(t, arrow.Nanosecond, us.Field(0).Type.(*arrow.TimestampType).Unit)
 
@@ -100,9 +100,9 @@ func TestJ01Schema(t *testing.T) {
 		want arrow.TimeUnit
 	}{
 		{&Options{BatchSize: 5}, arrow.Millisecond},
-		{&Options{TimeUnit: arrow.Second}, arrow.Millisecond},
-		{&Options{TimeUnit: arrow.Second, TimeUnitSet: true}, arrow.Second},
-		{&Options{TimeUnit: arrow.Microsecond}, arrow.Microsecond},
+		{&Options{}, arrow.Millisecond},
+		{&Options{TimeUnit: TimeUnitOf(arrow.Second)}, arrow.Second},
+		{&Options{TimeUnit: TimeUnitOf(arrow.Microsecond)}, arrow.Microsecond},
 	} {
 		s, err := TableSchema(f, "weather", c.opts)
 		require.NoError(t, err)
@@ -111,7 +111,7 @@ func TestJ01Schema(t *testing.T) {
 		unit, _ := s.Metadata().GetValue(MetaTimeUnit)
 		require.Equal(t, c.want.String(), unit)
 	}
-	_, err = TableSchema(f, "weather", &Options{TimeUnit: 9})
+	_, err = TableSchema(f, "weather", &Options{TimeUnit: TimeUnitOf(9)})
 	require.ErrorContains(t, err, "time unit")
 	_, err = TableSchema(f, "nope", nil)
 	require.ErrorContains(t, err, "no table")

@@ -132,7 +132,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
+	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit.Unit()), left: -1}
 	r.team.Size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)

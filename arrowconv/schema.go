@@ -59,11 +59,9 @@ type Options struct {
 	BatchSize int
 	// TimeUnit is the unit of the stored timestamps of the time column and
 	// of TIMESTAMP fields, which TsFile does not record (default
-	// arrow.Millisecond, the writers' default precision).
-	TimeUnit arrow.TimeUnit
-	// TimeUnitSet must be true for a TimeUnit of arrow.Second to be used,
-	// since arrow.Second is the zero TimeUnit; other units need no flag.
-	TimeUnitSet bool
+	// arrow.Millisecond, the writers' default precision; select another
+	// with TimeUnitOf).
+	TimeUnit TimeUnit
 
 	// Columns projects the stream onto the named columns, kept in schema
 	// order; the time column is always kept. Only the chunks of projected
@@ -103,6 +101,33 @@ type Options struct {
 	PlainTags bool
 }
 
+// TimeUnit is the unit of stored timestamps, for options whose zero value
+// must mean the default (arrow.Millisecond here; fromarrow takes the input's
+// unit), although the zero arrow.TimeUnit is arrow.Second. Select a unit
+// with TimeUnitOf.
+type TimeUnit struct {
+	unit arrow.TimeUnit
+	set  bool
+}
+
+// TimeUnitOf returns the TimeUnit that selects u.
+func TimeUnitOf(u arrow.TimeUnit) TimeUnit { return TimeUnit{unit: u, set: true} }
+
+// Unit returns the unit selected: arrow.Millisecond for the zero value.
+func (t TimeUnit) Unit() arrow.TimeUnit {
+	if !t.set {
+		return arrow.Millisecond
+	}
+	return t.unit
+}
+
+// IsSet reports whether a unit was selected with TimeUnitOf, for options
+// whose default is not arrow.Millisecond.
+func (t TimeUnit) IsSet() bool { return t.set }
+
+// String returns the name of the unit selected, such as "ms".
+func (t TimeUnit) String() string { return t.Unit().String() }
+
 // TimeRange is an inclusive range of stored timestamps.
 type TimeRange struct {
 	Start, End int64
@@ -128,8 +153,8 @@ func (o *Options) check() error {
 	if o == nil {
 		return nil
 	}
-	if o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond {
-		return fmt.Errorf("arrowconv: invalid time unit %d", int(o.TimeUnit))
+	if u := o.TimeUnit.Unit(); u < arrow.Second || u > arrow.Nanosecond {
+		return fmt.Errorf("arrowconv: invalid time unit %d", int(u))
 	}
 	if o.Time != nil && o.Time.Start > o.Time.End {
 		return fmt.Errorf("arrowconv: time range starts at %d after its end %d", o.Time.Start, o.Time.End)
@@ -155,10 +180,6 @@ func (o *Options) withDefaults() Options {
 	if r.Workers <= 0 {
 		r.Workers = runtime.GOMAXPROCS(0)
 	}
-	if r.TimeUnit == arrow.Second && !r.TimeUnitSet {
-		r.TimeUnit = arrow.Millisecond
-	}
-	r.TimeUnitSet = true
 	return r
 }
 
@@ -187,7 +208,7 @@ func TableSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, er
 	if s, _, err = s.plan(&o); err != nil {
 		return nil, err
 	}
-	return s.arrowSchema(o.TimeUnit), nil
+	return s.arrowSchema(o.TimeUnit.Unit()), nil
 }
 
 // whereCond is one resolved Options.Where entry: the constant column's

@@ -38,7 +38,7 @@ func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, 
 	if l, _, err = l.plan(&o); err != nil {
 		return nil, err
 	}
-	return l.arrowSchema(o.TimeUnit), nil
+	return l.arrowSchema(o.TimeUnit.Unit()), nil
 }
 
 // NewTreeReader streams the rows of tree-model tables (as for TreeSchema):
@@ -593,7 +593,7 @@ func (c *seriesCursor) resetUnit(r *Reader) {
 		// A series read for its timestamps: the values are decoded into
 		// a builder of the type they would have as a column.
 		var err error
-		if typ, err = arrowType(c.dataType, r.opts.TimeUnit); err != nil {
+		if typ, err = arrowType(c.dataType, r.opts.TimeUnit.Unit()); err != nil {
 			typ = arrow.BinaryTypes.Binary
 		}
 	}

@@ -394,9 +394,9 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 	require.Greater(t, len(testkit.Chunks(t, f, tsfile.NewDeviceID("t", "north", "s1"), "")[0].Pages), 1)
 
 	for _, o := range []*arrowconv.Options{
-		{Allocator: mem, TimeUnit: arrow.Microsecond, BatchSize: 17},
-		{Allocator: mem, TimeUnit: arrow.Microsecond, StringView: true},
-		{Allocator: mem, TimeUnit: arrow.Microsecond, PlainTags: true, BatchSize: 1000},
+		{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond), BatchSize: 17},
+		{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond), StringView: true},
+		{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond), PlainTags: true, BatchSize: 1000},
 	} {
 		rd, err := arrowconv.NewTableReader(f, "t", o)
 		require.NoError(t, err)
@@ -581,7 +581,7 @@ func TestTsFileTimeUnits(t *testing.T) {
 		tsField("seen", &arrow.TimestampType{Unit: arrow.Second}),
 	}, nil)
 	rows := [][]any{{3_000_000, 5}, {1_000_000, nil}, {-2_000_000, -1}}
-	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &TsFileOptions{Table: "u", TimeUnit: arrow.Millisecond, Tags: []string{}})
+	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &TsFileOptions{Table: "u", TimeUnit: arrowconv.TimeUnitOf(arrow.Millisecond), Tags: []string{}})
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n)
 	rd, err := arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem})
@@ -589,9 +589,9 @@ func TestTsFileTimeUnits(t *testing.T) {
 	_, got := tsRows(t, rd)
 	require.Equal(t, [][]string{{"t:-2000000", "t:-1000000000"}, {"t:1000000", testkit.NullCell}, {"t:3000000", "t:5000000000"}}, got)
 
-	// Seconds need TimeUnitSet; the time column then fails to convert.
+	// Seconds, selected with TimeUnitOf; the time column then fails to convert.
 	rows = [][]any{{3_000_000_000, 5}, {1_500_000_000, nil}}
-	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, rows, 5), &TsFileOptions{Table: "u", TimeUnit: arrow.Second, TimeUnitSet: true})
+	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, rows, 5), &TsFileOptions{Table: "u", TimeUnit: arrowconv.TimeUnitOf(arrow.Second)})
 	require.ErrorContains(t, err, "row 1: time")
 	require.ErrorContains(t, err, "whole number of s")
 
@@ -603,7 +603,7 @@ func TestTsFileTimeUnits(t *testing.T) {
 	}, &md)
 	file, _, err = writeTs(t, schema, tsBatches(t, mem, schema, [][]any{{7, 2}}, 1), nil)
 	require.NoError(t, err)
-	rd, err = arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem, TimeUnit: arrow.Microsecond})
+	rd, err = arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond)})
 	require.NoError(t, err)
 	_, got = tsRows(t, rd)
 	require.Equal(t, [][]string{{"t:7000", "t:2000000"}}, got)
@@ -672,7 +672,7 @@ func TestTsFileErrors(t *testing.T) {
 		{name: "encoding of unknown column", fields: []arrow.Field{timeField, tag}, opts: &TsFileOptions{Encodings: map[string]tsfile.Encoding{"dev": encoding.RLE}}, want: []string{`"dev"`, "not a FIELD"}, empty: true},
 		{name: "encoding for type", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &TsFileOptions{Encodings: map[string]tsfile.Encoding{"i": encoding.Camel}}, want: []string{`"i"`, "CAMEL", "INT32"}, empty: true},
 		{name: "compression", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &TsFileOptions{Compression: encoding.LZO}, want: []string{`"i"`, "LZO"}, empty: true},
-		{name: "time unit", fields: []arrow.Field{timeField}, opts: &TsFileOptions{TimeUnit: 7}, want: []string{"time unit"}, empty: true},
+		{name: "time unit", fields: []arrow.Field{timeField}, opts: &TsFileOptions{TimeUnit: arrowconv.TimeUnitOf(7)}, want: []string{"time unit"}, empty: true},
 		{
 			name: "null time", fields: []arrow.Field{timeField, tag},
 			rows: [][]any{{1, "a"}, {2, "a"}, {3, "a"}, {nil, "a"}},

@@ -95,11 +95,11 @@ func planTsFile(sc *arrow.Schema, opts *TsFileOptions) (*tsPlan, error) {
 		return nil, fmt.Errorf("fromarrow: time column %q is %s; it must be a timestamp or int64: %w", timeName, t, tsfile.ErrUnsupported)
 	}
 	switch {
-	case o.TimeUnitSet || o.TimeUnit != arrow.Second:
-		if o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond {
-			return nil, fmt.Errorf("fromarrow: invalid time unit %d", int(o.TimeUnit))
+	case o.TimeUnit.IsSet():
+		if u := o.TimeUnit.Unit(); u < arrow.Second || u > arrow.Nanosecond {
+			return nil, fmt.Errorf("fromarrow: invalid time unit %d", int(u))
 		}
-		p.unit = o.TimeUnit
+		p.unit = o.TimeUnit.Unit()
 	case p.timeTS:
 		p.unit = p.timeFrom
 	default:

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -42,14 +42,12 @@ type TsFileOptions struct {
 	// TsFile does not record: read the file back with the same
 	// arrowconv.Options.TimeUnit. The default is the unit of a timestamp time column;
 	// for an int64 time column it is the schema metadata arrowconv.MetaTimeUnit, else
-	// milliseconds. Every timestamp column (the time column and timestamp
-	// FIELD columns) is converted to this unit, exactly: a value that is
-	// not a whole number of the unit, or overflows it, is an error. An
-	// int64 time column is taken to be in this unit already.
-	TimeUnit arrow.TimeUnit
-	// TimeUnitSet must be true for a TimeUnit of arrow.Second to be used,
-	// since arrow.Second is the zero TimeUnit; other units need no flag.
-	TimeUnitSet bool
+	// milliseconds; select another with arrowconv.TimeUnitOf. Every
+	// timestamp column (the time column and timestamp FIELD columns) is
+	// converted to this unit, exactly: a value that is not a whole number of
+	// the unit, or overflows it, is an error. An int64 time column is taken
+	// to be in this unit already.
+	TimeUnit arrowconv.TimeUnit
 	// Encodings chooses the encoding of FIELD columns by name (default
 	// PLAIN). The pairs the format does not allow, such as CAMEL for INT32,
 	// are refused before anything is written.

@@ -239,7 +239,7 @@ func (c *catalog) open(rel string) (*entry, error) {
 	}
 	e := &entry{rel: rel, size: st.Size(), modTime: st.ModTime(), info: st, f: f}
 	e.refs.Store(1)
-	opts := &arrowconv.Options{TimeUnit: c.unit, TimeUnitSet: true}
+	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(c.unit)}
 	for _, t := range f.Tables() {
 		ti := tableInfo{name: t}
 		var pl *arrowconv.Plan

@@ -141,7 +141,7 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 		return nil, fmt.Errorf("%w: %s", errExists, cmd.File)
 	}
 	topts := &fromarrow.TsFileOptions{Table: cmd.Table, Tags: cmd.Tags, Attributes: cmd.Attributes,
-		TimeUnit: s.opts.TimeUnit, TimeUnitSet: true}
+		TimeUnit: s.opts.TimeUnit}
 	if topts.Table == "" {
 		if _, ok := rdr.Schema().Metadata().GetValue(arrowconv.MetaTable); !ok {
 			topts.Table = strings.TrimSuffix(path.Base(cmd.File), path.Ext(cmd.File))

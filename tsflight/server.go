@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
@@ -27,6 +26,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -41,9 +41,8 @@ type Options struct {
 	// ReadOptions opens each file (default: tsfile's defaults).
 	ReadOptions *tsfile.ReadOptions
 	// TimeUnit is the unit of the stored timestamps (default
-	// arrow.Millisecond); TimeUnitSet must be true to select arrow.Second.
-	TimeUnit    arrow.TimeUnit
-	TimeUnitSet bool
+	// arrow.Millisecond; select another with arrowconv.TimeUnitOf).
+	TimeUnit arrowconv.TimeUnit
 	// Rescan is how often the root is walked for new, changed and removed
 	// files (default 30s; negative disables the timer, leaving Rescan).
 	Rescan time.Duration
@@ -122,9 +121,6 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Extension == "" {
 		o.Extension = ".tsfile"
-	}
-	if o.TimeUnit == arrow.Second && !o.TimeUnitSet {
-		o.TimeUnit = arrow.Millisecond
 	}
 	if o.Rescan == 0 {
 		o.Rescan = 30 * time.Second
@@ -216,7 +212,7 @@ func NewServer(opts Options) (*Server, error) {
 	if o.ReadOptions != nil {
 		ropt = *o.ReadOptions
 	}
-	cat, err := newCatalog(o.Root, o.Extension, ropt, o.TimeUnit, o.Logger)
+	cat, err := newCatalog(o.Root, o.Extension, ropt, o.TimeUnit.Unit(), o.Logger)
 	if err != nil {
 		return nil, err
 	}

@@ -145,7 +145,6 @@ type convertJob struct {
 	query       arrowconv.Options
 	devices     []string
 	filters     []string // the query's filters as typed, for reportEmpty
-	timeUnitSet bool
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
 	http        *httpFlags           // URL inputs of servers without ranges
@@ -248,8 +247,12 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	j.query = arrowconv.Options{BatchSize: *batch, TimeUnit: tu, TimeUnitSet: true}
-	j.timeUnitSet = set["time-unit"]
+	j.query = arrowconv.Options{BatchSize: *batch}
+	if set["time-unit"] {
+		// Left zero, the unit is ms when reading a TsFile and the input's
+		// own when writing one.
+		j.query.TimeUnit = arrowconv.TimeUnitOf(tu)
+	}
 	if *columns != "" {
 		j.query.Columns = columnsFlag(*columns)
 	}

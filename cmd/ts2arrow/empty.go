@@ -115,7 +115,7 @@ func (j *convertJob) emptyHints(ctx context.Context) []string {
 		}
 	}
 	if len(hints) == 0 && j.query.Time != nil && first <= last {
-		unit := j.query.TimeUnit
+		unit := j.query.TimeUnit.Unit()
 		hints = append(hints, fmt.Sprintf("the inputs' times span %s .. %s (%d .. %d in %s)",
 			formatTimestamp(first, unit), formatTimestamp(last, unit), first, last, unit))
 	}

@@ -180,10 +180,8 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		}
 		fmt.Fprintf(stderr, "ts2arrow: %s: table %s (%s), %s\n", name, table, tableFrom, what)
 	}
-	if j.timeUnitSet {
-		// Otherwise the unit of a timestamp time column is kept.
-		topts.TimeUnit, topts.TimeUnitSet = j.query.TimeUnit, true
-	}
+	// Unless --time-unit was given, the unit of the input is kept.
+	topts.TimeUnit = j.query.TimeUnit
 	j.wopts.tsfile = topts
 	write := func(w io.Writer) error { return writeFormat(w, "tsfile", chain, j.wopts) }
 	if j.out == "-" {
