@@ -62,13 +62,13 @@ func PlanTable(f *tsfile.File, table string, opts *Options) (*Plan, error) {
 	return plan(f, l, []string{table}, opts)
 }
 
-// PlanTree plans a query of tree-model tables, validating the options
-// exactly as NewTreeReader does.
-func PlanTree(f *tsfile.File, tables []string, opts *Options) (*Plan, error) {
+// PlanTree plans a query of a tree-model table (every one when table is
+// ""), validating the options exactly as NewTreeReader does.
+func PlanTree(f *tsfile.File, table string, opts *Options) (*Plan, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	l, tables, err := treeLayout(f, tables)
+	l, tables, err := treeLayout(f, table)
 	if err != nil {
 		return nil, err
 	}

@@ -111,7 +111,7 @@ type constValue struct {
 // NewTableReader streams the rows of a table-model table: devices in index
 // order, rows in time order within a device (chunk groups are taken in
 // order of their first timestamp; overlapping chunk groups of one device are
-// not merged). The schema is the one TableSchema returns for the same
+// not merged). The schema is the one TableArrowSchema returns for the same
 // options. With Options.Workers above 1 the Allocator must be safe for
 // concurrent use, as arrow-go's allocators are.
 func NewTableReader(f *tsfile.File, table string, opts *Options) (*Reader, error) {

@@ -183,7 +183,7 @@ func (o *Options) withDefaults() Options {
 	return r
 }
 
-// TableSchema returns the Arrow schema of a table-model table: "time"
+// TableArrowSchema returns the Arrow schema of a table-model table: "time"
 // timestamp[unit] (non-null), the TAG columns as utf8, the ATTRIBUTE columns
 // as utf8 (null until attributes are read), then the FIELD columns in schema
 // order, typed as follows:
@@ -196,7 +196,7 @@ func (o *Options) withDefaults() Options {
 // Field metadata records the TsFile data type (MetaType) and category
 // (MetaCategory); schema metadata records the table (MetaTable) and the time
 // unit (MetaTimeUnit).
-func TableSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
+func TableArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -413,8 +413,8 @@ func tableLayout(f *tsfile.File, table string) (*layout, error) {
 // treeLayout plans the columns of the devices of tree-model tables: the
 // union of their measurements, ordered by the offset of each measurement's
 // first chunk, which is the order the writer first wrote them in.
-func treeLayout(f *tsfile.File, tables []string) (*layout, []string, error) {
-	tables, err := treeTables(f, tables)
+func treeLayout(f *tsfile.File, table string) (*layout, []string, error) {
+	tables, err := treeTables(f, table)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -482,10 +482,11 @@ func treeLayout(f *tsfile.File, tables []string) (*layout, []string, error) {
 	return l, tables, nil
 }
 
-// treeTables resolves the tables of a tree stream: the given ones, or every
-// index root without a table schema.
-func treeTables(f *tsfile.File, tables []string) ([]string, error) {
-	if tables == nil {
+// treeTables resolves the tables of a tree stream: the given one, or every
+// index root without a table schema when table is "".
+func treeTables(f *tsfile.File, table string) ([]string, error) {
+	if table == "" {
+		var tables []string
 		for _, t := range f.Tables() {
 			if _, ok := f.SchemaOf(t); !ok {
 				tables = append(tables, t)
@@ -493,20 +494,13 @@ func treeTables(f *tsfile.File, tables []string) ([]string, error) {
 		}
 		return tables, nil
 	}
-	out := append([]string(nil), tables...)
-	sort.Strings(out)
-	for i, t := range out {
-		if i > 0 && out[i-1] == t {
-			return nil, fmt.Errorf("arrowconv: table %q is listed twice", t)
-		}
-		if _, ok := f.Metadata.TableIndexes[t]; !ok {
-			return nil, fmt.Errorf("arrowconv: no table %q in the file", t)
-		}
-		if _, ok := f.SchemaOf(t); ok {
-			return nil, fmt.Errorf("arrowconv: %q is a table-model table; use NewTableReader", t)
-		}
+	if _, ok := f.Metadata.TableIndexes[table]; !ok {
+		return nil, fmt.Errorf("arrowconv: no table %q in the file", table)
 	}
-	return out, nil
+	if _, ok := f.SchemaOf(table); ok {
+		return nil, fmt.Errorf("arrowconv: %q is a table-model table; use NewTableReader", table)
+	}
+	return []string{table}, nil
 }
 
 // arrowSchema builds the Arrow schema of the layout.

@@ -14,24 +14,24 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// TreeSchema returns the Arrow schema of the devices of tree-model tables
-// (index roots without a table schema; all of them when tables is nil):
-// "time", "device" (utf8, the DeviceID's dotted String()), then the union of
+// TreeArrowSchema returns the Arrow schema of the devices of a tree-model
+// table: an index root without a table schema, such as "root.sg1", or every
+// such root of the file when table is "". Its columns are "time", "device" (utf8, the DeviceID's dotted String()), then the union of
 // the measurement names of those devices, ordered by the file offset of
 // each measurement's first chunk, which reproduces the order the writer
-// first wrote them in. Types map as in TableSchema. A measurement name with
+// first wrote them in. Types map as in TableArrowSchema. A measurement name with
 // two different types in two devices is an error, as one column cannot
 // hold both. The device column is dictionary-encoded unless
 // Options.PlainTags. Options.Columns projects as for tables; for a
 // non-aligned device a row exists where a projected series has a point,
 // as in IoTDB's align-by-time queries, or, with no series projected, where
 // any of its series has one (see Options.Columns).
-func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, error) {
+func TreeArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
 	o := opts.withDefaults()
-	l, _, err := treeLayout(f, tables)
+	l, _, err := treeLayout(f, table)
 	if err != nil {
 		return nil, err
 	}
@@ -41,8 +41,8 @@ func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, 
 	return l.arrowSchema(o.TimeUnit.Unit()), nil
 }
 
-// NewTreeReader streams the rows of tree-model tables (as for TreeSchema):
-// tables in sorted order, devices in index order, and for each device its
+// NewTreeReader streams the rows of a tree-model table, or of every one when
+// table is "" (as for TreeArrowSchema): tables in sorted order, devices in index order, and for each device its
 // series outer-joined on time, null where a series has no point at that
 // time, in time order. Aligned devices are streamed page by page like
 // table-model devices; the series of a non-aligned device are streamed
@@ -52,11 +52,11 @@ func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, 
 // file wins. Only chunks that overlap are decoded together; timestamps
 // outside the statistics of their chunk or page are reported as
 // corruption, since the merge relies on them.
-func NewTreeReader(f *tsfile.File, tables []string, opts *Options) (*Reader, error) {
+func NewTreeReader(f *tsfile.File, table string, opts *Options) (*Reader, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	l, tables, err := treeLayout(f, tables)
+	l, tables, err := treeLayout(f, table)
 	if err != nil {
 		return nil, err
 	}

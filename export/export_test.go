@@ -864,7 +864,7 @@ func TestWriteInterop(t *testing.T) {
 				if len(model) == 1 {
 					r, err = arrowconv.NewTableReader(f, model[0], &arrowconv.Options{Allocator: mem, BatchSize: 4096})
 				} else {
-					r, err = arrowconv.NewTreeReader(f, tree, &arrowconv.Options{Allocator: mem, BatchSize: 4096})
+					r, err = arrowconv.NewTreeReader(f, "", &arrowconv.Options{Allocator: mem, BatchSize: 4096})
 				}
 				require.NoError(t, err)
 				return r

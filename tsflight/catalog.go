@@ -247,7 +247,7 @@ func (c *catalog) open(rel string) (*entry, error) {
 			pl, err = arrowconv.PlanTable(f, t, opts)
 		} else {
 			ti.tree = true
-			pl, err = arrowconv.PlanTree(f, []string{t}, opts)
+			pl, err = arrowconv.PlanTree(f, t, opts)
 		}
 		if err != nil {
 			f.Close()

@@ -157,7 +157,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		o.Limit = left
 		var rdr *arrowconv.Reader
 		if g.Tree {
-			rdr, err = arrowconv.NewTreeReader(e.f, []string{g.Table}, &o)
+			rdr, err = arrowconv.NewTreeReader(e.f, g.Table, &o)
 		} else {
 			rdr, err = arrowconv.NewTableReader(e.f, g.Table, &o)
 		}

@@ -87,7 +87,7 @@ func (s *Server) plan(q *Query) (*flightPlan, error) {
 				continue
 			}
 			if ti.tree {
-				pl, err = arrowconv.PlanTree(e.f, []string{q.Table}, opts)
+				pl, err = arrowconv.PlanTree(e.f, q.Table, opts)
 			} else {
 				pl, err = arrowconv.PlanTable(e.f, q.Table, opts)
 			}

@@ -97,7 +97,7 @@ func TestPartitionsMatchInProcess(t *testing.T) {
 	require.NoError(t, err)
 	f0, err := tsfile.OpenFile(files[0], nil)
 	require.NoError(t, err)
-	want0, err := arrowconv.TableSchema(f0, "weather", nil)
+	want0, err := arrowconv.TableArrowSchema(f0, "weather", nil)
 	require.NoError(t, err)
 	f0.Close()
 	assert.True(t, want0.Equal(schema), "flight schema %v, in-process %v", schema, want0)

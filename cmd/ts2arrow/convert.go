@@ -412,7 +412,7 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 		}
 		for _, t := range tree {
 			if t == table {
-				return arrowconv.NewTreeReader(f, []string{t}, opts)
+				return arrowconv.NewTreeReader(f, t, opts)
 			}
 		}
 		return nil, usagef("no table %q in the file (tables: %s)", table, strings.Join(tables, ", "))
@@ -421,7 +421,7 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 	case len(model) == 1 && len(tree) == 0:
 		return arrowconv.NewTableReader(f, model[0], opts)
 	case len(model) == 0 && len(tree) > 0:
-		return arrowconv.NewTreeReader(f, tree, opts)
+		return arrowconv.NewTreeReader(f, "", opts)
 	case len(tables) == 0:
 		return nil, usagef("the file has no tables")
 	}

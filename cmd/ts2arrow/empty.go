@@ -131,7 +131,7 @@ func addColumnValues(f *tsfile.File, t string, values map[string]map[string]bool
 	if _, model := f.SchemaOf(t); model {
 		r, err = arrowconv.NewTableReader(f, t, opts)
 	} else {
-		r, err = arrowconv.NewTreeReader(f, []string{t}, opts)
+		r, err = arrowconv.NewTreeReader(f, t, opts)
 	}
 	if err != nil {
 		return
