@@ -342,12 +342,12 @@ func checkFormatOptions(format string, o writeOptions, set map[string]bool) erro
 			return usagef("--compression does not apply to %s output", format)
 		}
 	case "arrow", "arrows":
-		if !slices.Contains(export.IPCCompressions, o.compression) && o.compression != "" {
-			return usagef("unknown --compression %q for %s (want %s)", o.compression, format, strings.Join(export.IPCCompressions, ", "))
+		if !slices.Contains(export.IPCCompressions(), o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for %s (want %s)", o.compression, format, strings.Join(export.IPCCompressions(), ", "))
 		}
 	case "parquet":
-		if !slices.Contains(export.ParquetCompressions, o.compression) && o.compression != "" {
-			return usagef("unknown --compression %q for parquet (want %s)", o.compression, strings.Join(export.ParquetCompressions, ", "))
+		if !slices.Contains(export.ParquetCompressions(), o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for parquet (want %s)", o.compression, strings.Join(export.ParquetCompressions(), ", "))
 		}
 		if o.rowGroupSize <= 0 {
 			return usagef("--row-group-size must be positive")
