@@ -150,10 +150,10 @@ func estimateDevice(series []tsfile.TimeseriesMetadata, l *layout, tr *TimeRange
 			e.Start, e.End = min(e.Start, st.StartTime), max(e.End, st.EndTime)
 		}
 	}
-	if !started || rows == 0 || !tr.Overlaps(e.Start, e.End) {
+	if !started || rows == 0 || !tr.overlaps(e.Start, e.End) {
 		return e, false
 	}
-	if tr != nil && !tr.Covers(e.Start, e.End) {
+	if tr != nil && !tr.covers(e.Start, e.End) {
 		lo, hi := max(tr.Start, e.Start), min(tr.End, e.End)
 		span := float64(e.End) - float64(e.Start) + 1
 		rows = max(1, int64(math.Ceil(float64(rows)*(float64(hi)-float64(lo)+1)/span)))

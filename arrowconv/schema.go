@@ -134,17 +134,17 @@ type TimeRange struct {
 }
 
 // Contains reports whether t lies in the range.
-func (r *TimeRange) Contains(t int64) bool { return r == nil || (t >= r.Start && t <= r.End) }
+func (r *TimeRange) contains(t int64) bool { return r == nil || (t >= r.Start && t <= r.End) }
 
 // Overlaps reports whether [start, end] meets the range; statistics use it
 // to skip chunks and pages.
-func (r *TimeRange) Overlaps(start, end int64) bool {
+func (r *TimeRange) overlaps(start, end int64) bool {
 	return r == nil || (end >= r.Start && start <= r.End)
 }
 
 // Covers reports whether every timestamp of [start, end] lies in the range,
 // so that rows need no trimming.
-func (r *TimeRange) Covers(start, end int64) bool {
+func (r *TimeRange) covers(start, end int64) bool {
 	return r == nil || (start >= r.Start && end <= r.End)
 }
 

@@ -153,7 +153,7 @@ func (r *Reader) mergeDevice(series []tsfile.TimeseriesMetadata) (*mergedDevice,
 		c := &seriesCursor{name: s.Measurement, dataType: s.DataType, field: j}
 		points := int64(0)
 		for _, cm := range s.Chunks {
-			if st := &cm.Statistics; r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+			if st := &cm.Statistics; r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				c.chunks = append(c.chunks, cm)
 				points += max(st.Count, 0)
 			}
@@ -397,7 +397,7 @@ func (c *seriesCursor) load(r *Reader) (bool, error) {
 			for c.page < len(c.chunk.Pages) {
 				i := c.page
 				c.page++
-				if st := c.chunk.Pages[i].Header.Statistics; st != nil && !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+				if st := c.chunk.Pages[i].Header.Statistics; st != nil && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 					continue
 				}
 				c.resetUnit(r)
@@ -492,7 +492,7 @@ func (c *seriesCursor) decodeGroup(r *Reader, group []tsfile.ChunkMetadata, firs
 			}
 		}
 		for i := range ch.Pages {
-			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				continue
 			}
 			if _, err := c.decodePage(r, ch, i, cm); err != nil {
@@ -551,14 +551,14 @@ func (c *seriesCursor) settle(tr *TimeRange, sorted bool) (bool, error) {
 	}
 	if c.ord == nil {
 		c.pos, c.end = 0, len(ts)
-		if n := len(ts); tr != nil && n > 0 && !tr.Covers(ts[0], ts[n-1]) {
+		if n := len(ts); tr != nil && n > 0 && !tr.covers(ts[0], ts[n-1]) {
 			c.pos, _ = slices.BinarySearch(ts, tr.Start)
 			c.end = sort.Search(n, func(i int) bool { return ts[i] > tr.End })
 			c.end = max(c.end, c.pos)
 		}
 	} else {
 		if tr != nil {
-			c.ord = slices.DeleteFunc(c.ord, func(k int32) bool { return !tr.Contains(ts[k]) })
+			c.ord = slices.DeleteFunc(c.ord, func(k int32) bool { return !tr.contains(ts[k]) })
 		}
 		c.pos, c.end = 0, len(c.ord)
 	}

@@ -117,7 +117,7 @@ type Options struct {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Root == "" {
-		return o, errors.New("flight: Options.Root is required")
+		return o, errors.New("tsflight: Options.Root is required")
 	}
 	if o.Extension == "" {
 		o.Extension = ".tsfile"
@@ -136,7 +136,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Compression = ""
 	case "zstd", "lz4":
 	default:
-		return o, fmt.Errorf("flight: unknown compression %q (want zstd, lz4 or none)", o.Compression)
+		return o, fmt.Errorf("tsflight: unknown compression %q (want zstd, lz4 or none)", o.Compression)
 	}
 	if o.TicketKey == nil {
 		o.TicketKey = make([]byte, 32)
@@ -145,7 +145,7 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	if len(o.TicketKey) < 16 {
-		return o, fmt.Errorf("flight: ticket key of %d bytes is too short (want at least 16)", len(o.TicketKey))
+		return o, fmt.Errorf("tsflight: ticket key of %d bytes is too short (want at least 16)", len(o.TicketKey))
 	}
 	if o.TicketTTL <= 0 {
 		o.TicketTTL = 24 * time.Hour
@@ -167,7 +167,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	for _, t := range o.Tokens {
 		if t == "" || strings.ContainsAny(t, " \t\r\n") {
-			return o, errors.New("flight: a bearer token is empty or contains white space")
+			return o, errors.New("tsflight: a bearer token is empty or contains white space")
 		}
 	}
 	if o.Logger == nil {
@@ -175,7 +175,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	for _, u := range o.Advertise {
 		if err := CheckLocation(u); err != nil {
-			return o, fmt.Errorf("flight: advertised location %q: %w", u, err)
+			return o, fmt.Errorf("tsflight: advertised location %q: %w", u, err)
 		}
 	}
 	return o, nil
@@ -444,6 +444,9 @@ func (sv *service) DoExchange(arrowflight.FlightService_DoExchangeServer) error 
 }
 
 // Sentinels for the catalog's lookups, mapped to gRPC codes by toStatus.
+// Messages that reach clients keep the "flight:" prefix they had before the
+// package was renamed tsflight, so that clients matching them go on working;
+// errors returned to Go callers say "tsflight:".
 var (
 	errNotFound    = errors.New("flight: not found")
 	errUnavailable = errors.New("flight: not readable")
@@ -465,7 +468,7 @@ func toStatus(err error) error {
 	switch {
 	case errors.Is(err, errBadQuery):
 		code = codes.InvalidArgument
-	case errors.Is(err, ErrOutsideRoot), errors.Is(err, ErrBadTicket), errors.Is(err, errDisabled):
+	case errors.Is(err, errOutsideRoot), errors.Is(err, errBadTicket), errors.Is(err, errDisabled):
 		code = codes.PermissionDenied
 	case errors.Is(err, errStale), errors.Is(err, errUnavailable):
 		code = codes.FailedPrecondition

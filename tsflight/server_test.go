@@ -405,7 +405,7 @@ func TestDoPut(t *testing.T) {
 		Cmd: []byte(`{"file":"in/dup.tsfile","tags":["region"]}`)}, files[1])
 	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
 	assert.Contains(t, status.Convert(err).Message(), `command's "tags"`)
-	assert.NotContains(t, status.Convert(err).Message(), "TsFileOptions")
+	assert.NotContains(t, status.Convert(err).Message(), "Options.")
 	// No temporary files are left behind.
 	ents, err := os.ReadDir(filepath.Join(root, "in"))
 	require.NoError(t, err)

@@ -432,7 +432,7 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 type writeOptions struct {
 	compression  string // "" for the format's default
 	rowGroupSize int64  // parquet only
-	tsfile       *fromarrow.TsFileOptions
+	tsfile       *fromarrow.Options
 }
 
 func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOptions) error {
@@ -447,7 +447,7 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 	case "parquet":
 		_, err = export.WriteParquet(w, rdr, &export.ParquetOptions{Compression: o.compression, RowGroupSize: o.rowGroupSize})
 	case "tsfile":
-		topts := fromarrow.TsFileOptions{}
+		topts := fromarrow.Options{}
 		if o.tsfile != nil {
 			topts = *o.tsfile
 		}
@@ -695,7 +695,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 		return in, rdr, nil
 	}, done: func(in *input) { j.finishInput(in, stderr) }}
 	defer chain.Release()
-	j.wopts.tsfile = &fromarrow.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
 	var err error
 	if j.out == "-" {

@@ -157,7 +157,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		return nil, rr, nil
 	}, done: func(*input) {}}
 	defer chain.Release()
-	topts := &fromarrow.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	topts := &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	table, tableFrom := j.table, "--table"
 	if table == "" {
 		table, _ = rr.Schema().Metadata().GetValue(arrowconv.MetaTable)
@@ -203,7 +203,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 }
 
 // flagHint rewrites an error of the TsFile writer that one of
-// fromarrow.TsFileOptions settles so that it names what a ts2arrow user can
+// fromarrow.Options settles so that it names what a ts2arrow user can
 // do, with flags, instead of the Go option nobody on the command line can
 // set. sc is the input's schema and tags the --tags columns, if given.
 func flagHint(err error, sc *arrow.Schema, tags []string) error {

@@ -115,7 +115,7 @@ func TestFlagHint(t *testing.T) {
 
 func requireNoGoNames(t *testing.T, msg string) {
 	t.Helper()
-	for _, g := range []string{"TsFileOptions", "KeepLast", "MaxBufferedRows", "TimeColumn", "Options."} {
+	for _, g := range []string{"KeepLast", "MaxBufferedRows", "TimeColumn", "Options."} {
 		require.NotContains(t, msg, g)
 	}
 }
