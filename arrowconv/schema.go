@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/tsarrow/tsarrow/encoding"
 	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -99,6 +100,32 @@ type Options struct {
 	// PlainTags makes the constant-per-device columns (TAG, ATTRIBUTE,
 	// device) plain utf8 instead of dictionary<int32, utf8>.
 	PlainTags bool
+}
+
+// An OptionError is an error of a Reader that one of the Options settles,
+// such as a batch too large for Arrow's int32 offsets. Its message names
+// the Options field; Option lets a program that fills the options from its
+// own flags or settings name those instead, as for fromarrow.OptionError.
+// It wraps tsfile.ErrUnsupported, and encoding.ErrUnsupported so that a
+// page decode that returns it keeps it unsupported.
+type OptionError struct {
+	// Problem says what is wrong, without a remedy.
+	Problem string
+	// Option is the Options field that settles the problem, such as
+	// "BatchSize".
+	Option string
+	// Remedy says what setting Option does, following "set
+	// Options.<Option> ".
+	Remedy string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("arrowconv: %s (set Options.%s %s)", e.Problem, e.Option, e.Remedy)
+}
+
+// Unwrap returns the sentinels the error matches.
+func (e *OptionError) Unwrap() []error {
+	return []error{tsfile.ErrUnsupported, encoding.ErrUnsupported}
 }
 
 // TimeUnit is the unit of stored timestamps, for options whose zero value
