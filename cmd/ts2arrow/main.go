@@ -136,22 +136,13 @@ func optionHint(cmd string, err error) error {
 	if !ok {
 		hint = "ts2arrow has no flag for this"
 	}
-	err2 := error(&optionHintError{oe, hint})
+	err2 := error(&hintError{oe, "arrowconv: " + oe.Problem + "; " + hint})
 	var fe *fileError
 	if errors.As(err, &fe) {
 		err2 = &fileError{fe.file, err2}
 	}
 	return err2
 }
-
-// optionHintError is an arrowconv.OptionError told in ts2arrow's terms.
-type optionHintError struct {
-	err  *arrowconv.OptionError
-	hint string
-}
-
-func (e *optionHintError) Error() string { return "arrowconv: " + e.err.Problem + "; " + e.hint }
-func (e *optionHintError) Unwrap() error { return e.err }
 
 // fileError ties an error to the input file it concerns.
 type fileError struct {

@@ -224,7 +224,7 @@ func flagHint(err error, sc *arrow.Schema, tags []string) error {
 	default:
 		hint = "ts2arrow has no flag for this; fix the input"
 	}
-	return &hintError{oe, hint}
+	return &hintError{oe, "fromarrow: " + oe.Problem + "; " + hint}
 }
 
 // tagsHint explains two rows of one device with the same time, which on the
@@ -260,11 +260,12 @@ func markedTags(sc *arrow.Schema) []string {
 	return tags
 }
 
-// hintError is an fromarrow.OptionError told in ts2arrow's terms.
+// hintError is a library's OptionError (fromarrow's or arrowconv's) told
+// in ts2arrow's terms: its problem, then what to do with ts2arrow's flags.
 type hintError struct {
-	err  *fromarrow.OptionError
-	hint string
+	err  error
+	text string
 }
 
-func (e *hintError) Error() string { return "fromarrow: " + e.err.Problem + "; " + e.hint }
+func (e *hintError) Error() string { return e.text }
 func (e *hintError) Unwrap() error { return e.err }
