@@ -539,9 +539,8 @@ func (b *binaryBuilder) reserve(k int) {
 func (b *binaryBuilder) reserveBytes(k int) error {
 	need := b.size + k
 	if need > math.MaxInt32 {
-		// encoding.ErrUnsupported too, so that tsfile.CodecError keeps
-		// the error unsupported when a page decode returns it.
-		return fmt.Errorf("arrowconv: a batch would hold more than 2 GiB of binary values, which int32 offsets cannot address; use a smaller BatchSize: %w (%w)", tsfile.ErrUnsupported, encoding.ErrUnsupported)
+		return &OptionError{Problem: "a batch would hold more than 2 GiB of binary values, which int32 offsets cannot address",
+			Option: "BatchSize", Remedy: "smaller"}
 	}
 	if b.values.Cap() < need {
 		ensureBytes(b.values, max(need, 2*b.values.Cap()))

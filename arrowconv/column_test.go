@@ -2,6 +2,7 @@ package arrowconv
 
 import (
 	"bytes"
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -74,5 +75,30 @@ func TestHandOverSizesTail(t *testing.T) {
 			defer rest.Release()
 			require.Equal(t, 100, rest.NullN())
 		})
+	}
+}
+
+// TestOptionErrors checks that the two limits an option settles come back
+// as *OptionError naming the option, so the CLI can name its flag instead,
+// and still match ErrUnsupported, also through a page decode's CodecError.
+func TestOptionErrors(t *testing.T) {
+	b := &binaryBuilder{}
+	d := &dictBuilder{size: math.MaxInt32}
+	_, dictErr := d.add("x")
+	for _, c := range []struct {
+		err    error
+		option string
+	}{
+		{b.reserveBytes(math.MaxInt32 + 1), "BatchSize"},
+		{dictErr, "PlainTags"},
+	} {
+		var oe *OptionError
+		require.ErrorAs(t, c.err, &oe)
+		require.Equal(t, c.option, oe.Option)
+		require.ErrorContains(t, c.err, "(set Options."+c.option+" ")
+		require.ErrorIs(t, c.err, tsfile.ErrUnsupported)
+		wrapped := tsfile.CodecError(0, "page", c.err)
+		require.ErrorIs(t, wrapped, tsfile.ErrUnsupported)
+		require.ErrorAs(t, wrapped, &oe)
 	}
 }

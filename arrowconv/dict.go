@@ -79,7 +79,8 @@ func (d *dictBuilder) appendConst(v string, ok bool, k int) error {
 // add appends v to the dictionary and returns its index.
 func (d *dictBuilder) add(v string) (int32, error) {
 	if d.size+len(v) > math.MaxInt32 || d.count == math.MaxInt32 {
-		return 0, unsupportedf(0, "constant column", "the dictionary of a constant column would exceed 2 GiB; use Options.PlainTags")
+		return 0, &OptionError{Problem: "the dictionary of a constant column would exceed 2 GiB",
+			Option: "PlainTags", Remedy: "to read the constant columns as plain utf8"}
 	}
 	if d.offs == nil || d.offs.Len() < (d.count+2)*4 {
 		d.offs = d.regrow(d.offs, max(64*4, 2*(d.count+2)*4), (d.count+1)*4)

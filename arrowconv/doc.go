@@ -1,10 +1,15 @@
 // Package arrowconv reads the rows of Apache TsFile v4 files as Apache
 // Arrow record batches.
 //
-// A table-model table becomes one stream with a "time" column, its TAG
-// columns and its FIELD columns ([NewTableReader]); the devices of a
-// tree-model file become one stream with "time", "device" and the union of
-// their measurements ([NewTreeReader]). Page values are decoded straight
+// A table-model table becomes one stream with a "time" column, its TAG and
+// ATTRIBUTE columns and its FIELD columns ([NewTableReader]); the devices
+// of a tree-model table (an index root such as "root.sg1", or every one of
+// the file) become one stream with "time", "device" and the union of their
+// measurements ([NewTreeReader]). [TableArrowSchema] and [TreeArrowSchema]
+// give the schema of such a stream, and [PlanTable] and [PlanTree] its
+// size from the statistics, without decoding. [Options] select columns,
+// a time range, devices, a row limit and the [TimeUnit] of the
+// timestamps, which TsFile does not record. Page values are decoded straight
 // into Arrow buffers: the compacted non-null values of a page land at the
 // tail of the column buffer and are spread in place to their positions,
 // and TsFile's MSB-first present bitmaps become Arrow's LSB-first validity

@@ -62,13 +62,13 @@ func PlanTable(f *tsfile.File, table string, opts *Options) (*Plan, error) {
 	return plan(f, l, []string{table}, opts)
 }
 
-// PlanTree plans a query of tree-model tables, validating the options
-// exactly as NewTreeReader does.
-func PlanTree(f *tsfile.File, tables []string, opts *Options) (*Plan, error) {
+// PlanTree plans a query of a tree-model table (every one when table is
+// ""), validating the options exactly as NewTreeReader does.
+func PlanTree(f *tsfile.File, table string, opts *Options) (*Plan, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	l, tables, err := treeLayout(f, tables)
+	l, tables, err := treeLayout(f, table)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func plan(f *tsfile.File, l *layout, tables []string, opts *Options) (*Plan, err
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Schema: pl.arrowSchema(o.TimeUnit)}
+	p := &Plan{Schema: pl.arrowSchema(o.TimeUnit.Unit())}
 	var want map[string]bool
 	if o.Devices != nil {
 		want = map[string]bool{}
@@ -150,10 +150,10 @@ func estimateDevice(series []tsfile.TimeseriesMetadata, l *layout, tr *TimeRange
 			e.Start, e.End = min(e.Start, st.StartTime), max(e.End, st.EndTime)
 		}
 	}
-	if !started || rows == 0 || !tr.Overlaps(e.Start, e.End) {
+	if !started || rows == 0 || !tr.overlaps(e.Start, e.End) {
 		return e, false
 	}
-	if tr != nil && !tr.Covers(e.Start, e.End) {
+	if tr != nil && !tr.covers(e.Start, e.End) {
 		lo, hi := max(tr.Start, e.Start), min(tr.End, e.End)
 		span := float64(e.End) - float64(e.Start) + 1
 		rows = max(1, int64(math.Ceil(float64(rows)*(float64(hi)-float64(lo)+1)/span)))

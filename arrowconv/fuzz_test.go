@@ -60,7 +60,7 @@ func convertAll(t testing.TB, data []byte, batch int) int {
 			}
 		}
 		if tree {
-			drainQuiet(NewTreeReader(f, nil, o))
+			drainQuiet(NewTreeReader(f, "", o))
 		}
 	}
 	return rows

@@ -60,7 +60,7 @@ func openInterop(t testing.TB, name string) *tsfile.File {
 func TestJ01Schema(t *testing.T) {
 	f := openInterop(t, j01)
 	m := manifest(t, j01+".tsfile")
-	s, err := TableSchema(f, "weather", nil)
+	s, err := TableArrowSchema(f, "weather", nil)
 	require.NoError(t, err)
 	require.Equal(t, 1+len(m.Columns), s.NumFields())
 	require.Equal(t, "time", s.Field(0).Name)
@@ -91,7 +91,7 @@ func TestJ01Schema(t *testing.T) {
 	require.Equal(t, "weather", tbl)
 	require.Equal(t, "ms", unit)
 
-	us, err := TableSchema(f, "weather", &Options{TimeUnit: arrow.Nanosecond})
+	us, err := TableArrowSchema(f, "weather", &Options{TimeUnit: TimeUnitOf(arrow.Nanosecond)})
 	require.NoError(t, err)
 	require.Equal(t, arrow.Nanosecond, us.Field(0).Type.(*arrow.TimestampType).Unit)
 
@@ -100,22 +100,22 @@ func TestJ01Schema(t *testing.T) {
 		want arrow.TimeUnit
 	}{
 		{&Options{BatchSize: 5}, arrow.Millisecond},
-		{&Options{TimeUnit: arrow.Second}, arrow.Millisecond},
-		{&Options{TimeUnit: arrow.Second, TimeUnitSet: true}, arrow.Second},
-		{&Options{TimeUnit: arrow.Microsecond}, arrow.Microsecond},
+		{&Options{}, arrow.Millisecond},
+		{&Options{TimeUnit: TimeUnitOf(arrow.Second)}, arrow.Second},
+		{&Options{TimeUnit: TimeUnitOf(arrow.Microsecond)}, arrow.Microsecond},
 	} {
-		s, err := TableSchema(f, "weather", c.opts)
+		s, err := TableArrowSchema(f, "weather", c.opts)
 		require.NoError(t, err)
 		require.Equal(t, c.want, s.Field(0).Type.(*arrow.TimestampType).Unit)
 		require.Equal(t, c.want, s.Field(len(s.Fields())-1).Type.(*arrow.TimestampType).Unit)
 		unit, _ := s.Metadata().GetValue(MetaTimeUnit)
 		require.Equal(t, c.want.String(), unit)
 	}
-	_, err = TableSchema(f, "weather", &Options{TimeUnit: 9})
+	_, err = TableArrowSchema(f, "weather", &Options{TimeUnit: TimeUnitOf(9)})
 	require.ErrorContains(t, err, "time unit")
-	_, err = TableSchema(f, "nope", nil)
+	_, err = TableArrowSchema(f, "nope", nil)
 	require.ErrorContains(t, err, "no table")
-	_, err = NewTreeReader(f, []string{"weather"}, nil)
+	_, err = NewTreeReader(f, "weather", nil)
 	require.ErrorContains(t, err, "table-model")
 }
 
@@ -209,7 +209,7 @@ func TestInteropRows(t *testing.T) {
 				if tc.table {
 					return NewTableReader(f, f.Tables()[0], o)
 				}
-				return NewTreeReader(f, nil, o)
+				return NewTreeReader(f, "", o)
 			}
 			r, err := open(&Options{Allocator: mem})
 			require.NoError(t, err)
@@ -237,7 +237,7 @@ func TestInteropRows(t *testing.T) {
 
 func TestJ10TreeSchema(t *testing.T) {
 	f := openInterop(t, "j10_tree_nonaligned")
-	s, err := TreeSchema(f, nil, nil)
+	s, err := TreeArrowSchema(f, "", nil)
 	require.NoError(t, err)
 	want := readGzipCSV(t, interopPath(t, "j10_tree_nonaligned.expected.csv.gz"), s) // checks the header against the schema
 	require.Equal(t, "device", want.header[1])

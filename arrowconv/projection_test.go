@@ -47,7 +47,7 @@ func TestProjectionRowsTable(t *testing.T) {
 func TestProjectionRowsTree(t *testing.T) {
 	f := treeMixed(t).open()
 	full := map[string][]string{} // device -> times, unprojected
-	r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t)})
+	r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t)})
 	for _, row := range projected(t, r, err) {
 		full[row[1]] = append(full[row[1]], row[0])
 	}
@@ -74,7 +74,7 @@ func TestProjectionRowsTree(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, bs := range []int{2, 1000} {
-			r, err := NewTreeReader(f, nil, &Options{Columns: c.cols, Allocator: checkedMem(t), BatchSize: bs})
+			r, err := NewTreeReader(f, "", &Options{Columns: c.cols, Allocator: checkedMem(t), BatchSize: bs})
 			rows := projected(t, r, err)
 			require.Equal(t, c.want, count(rows, 1), "columns %v", c.cols)
 			if len(c.cols) == 1 {
@@ -87,6 +87,6 @@ func TestProjectionRowsTree(t *testing.T) {
 		}
 	}
 	// Only the time column: the rows of all devices, as above.
-	r, err = NewTreeReader(f, nil, &Options{Columns: []string{"time"}, Allocator: checkedMem(t)})
+	r, err = NewTreeReader(f, "", &Options{Columns: []string{"time"}, Allocator: checkedMem(t)})
 	require.Len(t, projected(t, r, err), 16+3+20)
 }

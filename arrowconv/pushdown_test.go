@@ -116,7 +116,7 @@ func timeOf(t testing.TB, row []string) int64 {
 func TestPushdownTimeRange(t *testing.T) {
 	w, devs := pushTable(t)
 	f := w.open()
-	s, err := TableSchema(f, "p", nil)
+	s, err := TableArrowSchema(f, "p", nil)
 	require.NoError(t, err)
 	want := pushWant(w, devs, fieldNames(s))
 	lo, hi := timeOf(t, want[0]), timeOf(t, want[0])
@@ -173,14 +173,14 @@ func drainQuiet(t testing.TB, f *tsfile.File, table string, o *Options) *table {
 func TestPushdownColumns(t *testing.T) {
 	w, devs := pushTable(t)
 	f := w.open()
-	s, err := TableSchema(f, "p", nil)
+	s, err := TableArrowSchema(f, "p", nil)
 	require.NoError(t, err)
 	header := fieldNames(s)
 	want := pushWant(w, devs, header)
 	mem := checkedMem(t)
 
 	o := &Options{Allocator: mem, Columns: []string{"s", "station", "i64", "time"}}
-	ps, err := TableSchema(f, "p", o)
+	ps, err := TableArrowSchema(f, "p", o)
 	require.NoError(t, err)
 	require.Equal(t, []string{"time", "station", "i64", "s"}, fieldNames(ps))
 	pick := []int{0, slices.Index(header, "station"), slices.Index(header, "i64"), slices.Index(header, "s")}
@@ -224,7 +224,7 @@ func TestPushdownColumns(t *testing.T) {
 func TestPushdownDevicesAndTags(t *testing.T) {
 	w, devs := pushTable(t)
 	f := w.open()
-	s, err := TableSchema(f, "p", nil)
+	s, err := TableArrowSchema(f, "p", nil)
 	require.NoError(t, err)
 	header := fieldNames(s)
 	mem := checkedMem(t)
@@ -268,7 +268,7 @@ func TestPushdownDevicesAndTags(t *testing.T) {
 func TestLimit(t *testing.T) {
 	w, devs := pushTable(t)
 	f := w.open()
-	s, err := TableSchema(f, "p", nil)
+	s, err := TableArrowSchema(f, "p", nil)
 	require.NoError(t, err)
 	want := pushWant(w, devs, fieldNames(s))
 	mem := checkedMem(t)
@@ -299,7 +299,7 @@ func TestLimit(t *testing.T) {
 func TestWorkersAgree(t *testing.T) {
 	w, devs := pushTable(t)
 	f := w.open()
-	s, err := TableSchema(f, "p", nil)
+	s, err := TableArrowSchema(f, "p", nil)
 	require.NoError(t, err)
 	want := pushWant(w, devs, fieldNames(s))
 	mem := checkedMem(t)
@@ -374,13 +374,13 @@ func TestWorkersAgreeOnIndexError(t *testing.T) {
 func TestRepresentations(t *testing.T) {
 	w, devs := pushTable(t)
 	f := w.open()
-	s, err := TableSchema(f, "p", nil)
+	s, err := TableArrowSchema(f, "p", nil)
 	require.NoError(t, err)
 	want := pushWant(w, devs, fieldNames(s))
 	mem := checkedMem(t)
 
 	o := &Options{Allocator: mem, StringView: true, PlainTags: true, BatchSize: 77}
-	vs, err := TableSchema(f, "p", o)
+	vs, err := TableArrowSchema(f, "p", o)
 	require.NoError(t, err)
 	require.Equal(t, arrow.BinaryTypes.String, vs.Field(1).Type)
 	require.Equal(t, arrow.BinaryTypes.StringView, vs.Field(vs.FieldIndices("s")[0]).Type)
@@ -428,7 +428,7 @@ func TestColumnValues(t *testing.T) {
 	require.False(t, r.Next(), "nothing matches region=none")
 
 	tf := openInterop(t, "j10_tree_nonaligned")
-	tr, err := NewTreeReader(tf, nil, &Options{Devices: []tsfile.DeviceID{}})
+	tr, err := NewTreeReader(tf, "", &Options{Devices: []tsfile.DeviceID{}})
 	require.NoError(t, err)
 	defer tr.Release()
 	got, err := tr.ColumnValues(DeviceColumn)

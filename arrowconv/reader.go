@@ -111,7 +111,7 @@ type constValue struct {
 // NewTableReader streams the rows of a table-model table: devices in index
 // order, rows in time order within a device (chunk groups are taken in
 // order of their first timestamp; overlapping chunk groups of one device are
-// not merged). The schema is the one TableSchema returns for the same
+// not merged). The schema is the one TableArrowSchema returns for the same
 // options. With Options.Workers above 1 the Allocator must be safe for
 // concurrent use, as arrow-go's allocators are.
 func NewTableReader(f *tsfile.File, table string, opts *Options) (*Reader, error) {
@@ -132,7 +132,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit), left: -1}
+	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit.Unit()), left: -1}
 	r.team.Size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)
@@ -412,7 +412,7 @@ func (r *Reader) startDevice(dev tsfile.DeviceID, series []tsfile.TimeseriesMeta
 	case single && r.lay.isTable:
 		return corruptf(series[0].Offset, "timeseries metadata", "device %s of table %q has non-aligned series", dev, r.lay.table)
 	case aligned:
-		if st := &timeCol.Statistics; !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+		if st := &timeCol.Statistics; !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 			return nil
 		}
 		sets, err := tsfile.AlignedChunkSets(series)
@@ -626,7 +626,7 @@ func (r *Reader) stepAligned() error {
 			}
 			set := c.sets[0]
 			c.sets = c.sets[1:]
-			if st := &set.Time.Statistics; !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+			if st := &set.Time.Statistics; !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				continue
 			}
 			if err := r.loadSet(set); err != nil {
@@ -645,7 +645,7 @@ func (r *Reader) stepAligned() error {
 		cnt := int(min(max(c.set.Time.Statistics.Count, 0), math.MaxInt32))
 		st := tc.Pages[i].Header.Statistics
 		if st != nil {
-			if !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+			if !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				c.page++
 				continue
 			}
@@ -1053,7 +1053,7 @@ func (r *Reader) trim(c *alignedCursor, start int) int {
 	c.runs = c.runs[:0]
 	lo := -1
 	for i, t := range ts {
-		in := r.opts.Time.Contains(t)
+		in := r.opts.Time.contains(t)
 		switch {
 		case in && lo < 0:
 			lo = i
@@ -1089,7 +1089,7 @@ func (r *Reader) parallel(n int, fn func(int) error) error { return r.team.Run(n
 func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	c := r.aligned
 	st := &set.Time.Statistics
-	covers := r.opts.Time.Covers(st.StartTime, st.EndTime)
+	covers := r.opts.Time.covers(st.StartTime, st.EndTime)
 	values := make([]*tsfile.Chunk, len(r.fields))
 	var streams []*tsfile.PageStream
 	if covers {
@@ -1105,7 +1105,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 			}
 		} else {
 			tc, err = r.f.ReadChunkPages(set.Time.Offset, func(_ int, p *tsfile.PageHeader) bool {
-				return p.Statistics == nil || r.opts.Time.Overlaps(p.Statistics.StartTime, p.Statistics.EndTime)
+				return p.Statistics == nil || r.opts.Time.overlaps(p.Statistics.StartTime, p.Statistics.EndTime)
 			})
 		}
 		if err != nil {

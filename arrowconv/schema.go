@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/tsarrow/tsarrow/encoding"
 	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -59,11 +60,9 @@ type Options struct {
 	BatchSize int
 	// TimeUnit is the unit of the stored timestamps of the time column and
 	// of TIMESTAMP fields, which TsFile does not record (default
-	// arrow.Millisecond, the writers' default precision).
-	TimeUnit arrow.TimeUnit
-	// TimeUnitSet must be true for a TimeUnit of arrow.Second to be used,
-	// since arrow.Second is the zero TimeUnit; other units need no flag.
-	TimeUnitSet bool
+	// arrow.Millisecond, the writers' default precision; select another
+	// with TimeUnitOf).
+	TimeUnit TimeUnit
 
 	// Columns projects the stream onto the named columns, kept in schema
 	// order; the time column is always kept. Only the chunks of projected
@@ -103,23 +102,76 @@ type Options struct {
 	PlainTags bool
 }
 
+// An OptionError is an error of a Reader that one of the Options settles,
+// such as a batch too large for Arrow's int32 offsets. Its message names
+// the Options field; Option lets a program that fills the options from its
+// own flags or settings name those instead, as for fromarrow.OptionError.
+// It wraps tsfile.ErrUnsupported, and encoding.ErrUnsupported so that a
+// page decode that returns it keeps it unsupported.
+type OptionError struct {
+	// Problem says what is wrong, without a remedy.
+	Problem string
+	// Option is the Options field that settles the problem, such as
+	// "BatchSize".
+	Option string
+	// Remedy says what setting Option does, following "set
+	// Options.<Option> ".
+	Remedy string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("arrowconv: %s (set Options.%s %s)", e.Problem, e.Option, e.Remedy)
+}
+
+// Unwrap returns the sentinels the error matches.
+func (e *OptionError) Unwrap() []error {
+	return []error{tsfile.ErrUnsupported, encoding.ErrUnsupported}
+}
+
+// TimeUnit is the unit of stored timestamps, for options whose zero value
+// must mean the default (arrow.Millisecond here; fromarrow takes the input's
+// unit), although the zero arrow.TimeUnit is arrow.Second. Select a unit
+// with TimeUnitOf.
+type TimeUnit struct {
+	unit arrow.TimeUnit
+	set  bool
+}
+
+// TimeUnitOf returns the TimeUnit that selects u.
+func TimeUnitOf(u arrow.TimeUnit) TimeUnit { return TimeUnit{unit: u, set: true} }
+
+// Unit returns the unit selected: arrow.Millisecond for the zero value.
+func (t TimeUnit) Unit() arrow.TimeUnit {
+	if !t.set {
+		return arrow.Millisecond
+	}
+	return t.unit
+}
+
+// IsSet reports whether a unit was selected with TimeUnitOf, for options
+// whose default is not arrow.Millisecond.
+func (t TimeUnit) IsSet() bool { return t.set }
+
+// String returns the name of the unit selected, such as "ms".
+func (t TimeUnit) String() string { return t.Unit().String() }
+
 // TimeRange is an inclusive range of stored timestamps.
 type TimeRange struct {
 	Start, End int64
 }
 
 // Contains reports whether t lies in the range.
-func (r *TimeRange) Contains(t int64) bool { return r == nil || (t >= r.Start && t <= r.End) }
+func (r *TimeRange) contains(t int64) bool { return r == nil || (t >= r.Start && t <= r.End) }
 
 // Overlaps reports whether [start, end] meets the range; statistics use it
 // to skip chunks and pages.
-func (r *TimeRange) Overlaps(start, end int64) bool {
+func (r *TimeRange) overlaps(start, end int64) bool {
 	return r == nil || (end >= r.Start && start <= r.End)
 }
 
 // Covers reports whether every timestamp of [start, end] lies in the range,
 // so that rows need no trimming.
-func (r *TimeRange) Covers(start, end int64) bool {
+func (r *TimeRange) covers(start, end int64) bool {
 	return r == nil || (start >= r.Start && end <= r.End)
 }
 
@@ -128,8 +180,8 @@ func (o *Options) check() error {
 	if o == nil {
 		return nil
 	}
-	if o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond {
-		return fmt.Errorf("arrowconv: invalid time unit %d", int(o.TimeUnit))
+	if u := o.TimeUnit.Unit(); u < arrow.Second || u > arrow.Nanosecond {
+		return fmt.Errorf("arrowconv: invalid time unit %d", int(u))
 	}
 	if o.Time != nil && o.Time.Start > o.Time.End {
 		return fmt.Errorf("arrowconv: time range starts at %d after its end %d", o.Time.Start, o.Time.End)
@@ -155,14 +207,10 @@ func (o *Options) withDefaults() Options {
 	if r.Workers <= 0 {
 		r.Workers = runtime.GOMAXPROCS(0)
 	}
-	if r.TimeUnit == arrow.Second && !r.TimeUnitSet {
-		r.TimeUnit = arrow.Millisecond
-	}
-	r.TimeUnitSet = true
 	return r
 }
 
-// TableSchema returns the Arrow schema of a table-model table: "time"
+// TableArrowSchema returns the Arrow schema of a table-model table: "time"
 // timestamp[unit] (non-null), the TAG columns as utf8, the ATTRIBUTE columns
 // as utf8 (null until attributes are read), then the FIELD columns in schema
 // order, typed as follows:
@@ -175,7 +223,7 @@ func (o *Options) withDefaults() Options {
 // Field metadata records the TsFile data type (MetaType) and category
 // (MetaCategory); schema metadata records the table (MetaTable) and the time
 // unit (MetaTimeUnit).
-func TableSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
+func TableArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -187,7 +235,7 @@ func TableSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, er
 	if s, _, err = s.plan(&o); err != nil {
 		return nil, err
 	}
-	return s.arrowSchema(o.TimeUnit), nil
+	return s.arrowSchema(o.TimeUnit.Unit()), nil
 }
 
 // whereCond is one resolved Options.Where entry: the constant column's
@@ -392,8 +440,8 @@ func tableLayout(f *tsfile.File, table string) (*layout, error) {
 // treeLayout plans the columns of the devices of tree-model tables: the
 // union of their measurements, ordered by the offset of each measurement's
 // first chunk, which is the order the writer first wrote them in.
-func treeLayout(f *tsfile.File, tables []string) (*layout, []string, error) {
-	tables, err := treeTables(f, tables)
+func treeLayout(f *tsfile.File, table string) (*layout, []string, error) {
+	tables, err := treeTables(f, table)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -461,10 +509,11 @@ func treeLayout(f *tsfile.File, tables []string) (*layout, []string, error) {
 	return l, tables, nil
 }
 
-// treeTables resolves the tables of a tree stream: the given ones, or every
-// index root without a table schema.
-func treeTables(f *tsfile.File, tables []string) ([]string, error) {
-	if tables == nil {
+// treeTables resolves the tables of a tree stream: the given one, or every
+// index root without a table schema when table is "".
+func treeTables(f *tsfile.File, table string) ([]string, error) {
+	if table == "" {
+		var tables []string
 		for _, t := range f.Tables() {
 			if _, ok := f.SchemaOf(t); !ok {
 				tables = append(tables, t)
@@ -472,20 +521,13 @@ func treeTables(f *tsfile.File, tables []string) ([]string, error) {
 		}
 		return tables, nil
 	}
-	out := append([]string(nil), tables...)
-	sort.Strings(out)
-	for i, t := range out {
-		if i > 0 && out[i-1] == t {
-			return nil, fmt.Errorf("arrowconv: table %q is listed twice", t)
-		}
-		if _, ok := f.Metadata.TableIndexes[t]; !ok {
-			return nil, fmt.Errorf("arrowconv: no table %q in the file", t)
-		}
-		if _, ok := f.SchemaOf(t); ok {
-			return nil, fmt.Errorf("arrowconv: %q is a table-model table; use NewTableReader", t)
-		}
+	if _, ok := f.Metadata.TableIndexes[table]; !ok {
+		return nil, fmt.Errorf("arrowconv: no table %q in the file", table)
 	}
-	return out, nil
+	if _, ok := f.SchemaOf(table); ok {
+		return nil, fmt.Errorf("arrowconv: %q is a table-model table; use NewTableReader", table)
+	}
+	return []string{table}, nil
 }
 
 // arrowSchema builds the Arrow schema of the layout.

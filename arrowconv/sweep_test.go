@@ -264,7 +264,7 @@ func convertFile(b []byte, ropts *tsfile.ReadOptions, opts *Options) (rows int, 
 		}
 	}
 	if tree {
-		r, err := NewTreeReader(f, nil, opts)
+		r, err := NewTreeReader(f, "", opts)
 		if ferr, bad := drain("tree tables", r, err); ferr != nil || bad != nil {
 			return rows, ferr, bad
 		}
@@ -514,7 +514,7 @@ func TestEmptyPageHugeStatisticsCount(t *testing.T) {
 	good := emptyPageFile(t, 3)
 	f, err := tsfile.Open(bytes.NewReader(good), int64(len(good)), nil)
 	require.NoError(t, err)
-	r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t)})
+	r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t)})
 	require.NoError(t, err)
 	got := drain(t, r)
 	require.Len(t, got.rows, 6)
@@ -527,7 +527,7 @@ func TestEmptyPageHugeStatisticsCount(t *testing.T) {
 		mem := checkedMem(t)
 		var rerr error
 		n := allocatedDuring(func() {
-			r, err := NewTreeReader(f, nil, &Options{Allocator: mem, Workers: workers})
+			r, err := NewTreeReader(f, "", &Options{Allocator: mem, Workers: workers})
 			require.NoError(t, err)
 			for r.Next() {
 			}

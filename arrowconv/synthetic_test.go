@@ -87,7 +87,7 @@ func tableWant(w *fileBuilder, header []string) [][]string {
 func TestSyntheticTable(t *testing.T) {
 	w := syntheticTable(t)
 	f := w.open()
-	s, err := TableSchema(f, "t", nil)
+	s, err := TableArrowSchema(f, "t", nil)
 	require.NoError(t, err)
 	header := fieldNames(s)
 	require.Equal(t, []string{"time", "region", "station", "attr", "i64", "d", "s", "b", "f", "blob"}, header)
@@ -265,7 +265,7 @@ func syntheticTree(t testing.TB) (*fileBuilder, []tsfile.DeviceID) {
 func TestSyntheticTree(t *testing.T) {
 	w, devs := syntheticTree(t)
 	f := w.open()
-	s, err := TreeSchema(f, nil, nil)
+	s, err := TreeArrowSchema(f, "", nil)
 	require.NoError(t, err)
 	header := fieldNames(s)
 	require.Equal(t, []string{"time", "device", "a", "x", "b", "c", "dd", "flag"}, header)
@@ -288,16 +288,16 @@ func TestSyntheticTree(t *testing.T) {
 	require.Equal(t, []string{"3", "root.sg1.d1", "30", nullCell, "f64:400a666666666666", nullCell, nullCell, nullCell}, want[3])
 
 	requireBatches(t, want, []int{1, 2, 3, 5, 11, 12, 100}, func(o *Options) (*Reader, error) {
-		return NewTreeReader(f, nil, o)
+		return NewTreeReader(f, "", o)
 	})
 
-	r, err := NewTreeReader(f, []string{"root.sg2"}, &Options{Allocator: checkedMem(t)})
+	r, err := NewTreeReader(f, "root.sg2", &Options{Allocator: checkedMem(t)})
 	require.NoError(t, err)
 	got := drain(t, r)
 	require.Equal(t, []string{"time", "device", "dd", "flag"}, got.header)
 	require.Equal(t, w.rows(got.header, devs[2:], prefix), got.rows)
 
-	_, err = NewTreeReader(f, []string{"root.sg3"}, nil)
+	_, err = NewTreeReader(f, "root.sg3", nil)
 	require.ErrorContains(t, err, "no table")
 }
 
@@ -306,7 +306,7 @@ func TestTreeTypeConflict(t *testing.T) {
 	w.nonAligned(tsfile.NewDeviceID("root.sg", "d1"), map[string][]int64{"a": {1}}, col{"a", int64s(1)})
 	w.nonAligned(tsfile.NewDeviceID("root.sg", "d2"), map[string][]int64{"a": {1}}, col{"a", doubles(1)})
 	f := w.open()
-	_, err := TreeSchema(f, nil, nil)
+	_, err := TreeArrowSchema(f, "", nil)
 	require.ErrorContains(t, err, `"a"`)
 	require.ErrorContains(t, err, "INT64")
 	require.ErrorContains(t, err, "DOUBLE")

@@ -14,35 +14,35 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// TreeSchema returns the Arrow schema of the devices of tree-model tables
-// (index roots without a table schema; all of them when tables is nil):
-// "time", "device" (utf8, the DeviceID's dotted String()), then the union of
+// TreeArrowSchema returns the Arrow schema of the devices of a tree-model
+// table: an index root without a table schema, such as "root.sg1", or every
+// such root of the file when table is "". Its columns are "time", "device" (utf8, the DeviceID's dotted String()), then the union of
 // the measurement names of those devices, ordered by the file offset of
 // each measurement's first chunk, which reproduces the order the writer
-// first wrote them in. Types map as in TableSchema. A measurement name with
+// first wrote them in. Types map as in TableArrowSchema. A measurement name with
 // two different types in two devices is an error, as one column cannot
 // hold both. The device column is dictionary-encoded unless
 // Options.PlainTags. Options.Columns projects as for tables; for a
 // non-aligned device a row exists where a projected series has a point,
 // as in IoTDB's align-by-time queries, or, with no series projected, where
 // any of its series has one (see Options.Columns).
-func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, error) {
+func TreeArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
 	o := opts.withDefaults()
-	l, _, err := treeLayout(f, tables)
+	l, _, err := treeLayout(f, table)
 	if err != nil {
 		return nil, err
 	}
 	if l, _, err = l.plan(&o); err != nil {
 		return nil, err
 	}
-	return l.arrowSchema(o.TimeUnit), nil
+	return l.arrowSchema(o.TimeUnit.Unit()), nil
 }
 
-// NewTreeReader streams the rows of tree-model tables (as for TreeSchema):
-// tables in sorted order, devices in index order, and for each device its
+// NewTreeReader streams the rows of a tree-model table, or of every one when
+// table is "" (as for TreeArrowSchema): tables in sorted order, devices in index order, and for each device its
 // series outer-joined on time, null where a series has no point at that
 // time, in time order. Aligned devices are streamed page by page like
 // table-model devices; the series of a non-aligned device are streamed
@@ -52,11 +52,11 @@ func TreeSchema(f *tsfile.File, tables []string, opts *Options) (*arrow.Schema, 
 // file wins. Only chunks that overlap are decoded together; timestamps
 // outside the statistics of their chunk or page are reported as
 // corruption, since the merge relies on them.
-func NewTreeReader(f *tsfile.File, tables []string, opts *Options) (*Reader, error) {
+func NewTreeReader(f *tsfile.File, table string, opts *Options) (*Reader, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	l, tables, err := treeLayout(f, tables)
+	l, tables, err := treeLayout(f, table)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func (r *Reader) mergeDevice(series []tsfile.TimeseriesMetadata) (*mergedDevice,
 		c := &seriesCursor{name: s.Measurement, dataType: s.DataType, field: j}
 		points := int64(0)
 		for _, cm := range s.Chunks {
-			if st := &cm.Statistics; r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+			if st := &cm.Statistics; r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				c.chunks = append(c.chunks, cm)
 				points += max(st.Count, 0)
 			}
@@ -397,7 +397,7 @@ func (c *seriesCursor) load(r *Reader) (bool, error) {
 			for c.page < len(c.chunk.Pages) {
 				i := c.page
 				c.page++
-				if st := c.chunk.Pages[i].Header.Statistics; st != nil && !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+				if st := c.chunk.Pages[i].Header.Statistics; st != nil && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 					continue
 				}
 				c.resetUnit(r)
@@ -492,7 +492,7 @@ func (c *seriesCursor) decodeGroup(r *Reader, group []tsfile.ChunkMetadata, firs
 			}
 		}
 		for i := range ch.Pages {
-			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.Overlaps(st.StartTime, st.EndTime) {
+			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				continue
 			}
 			if _, err := c.decodePage(r, ch, i, cm); err != nil {
@@ -551,14 +551,14 @@ func (c *seriesCursor) settle(tr *TimeRange, sorted bool) (bool, error) {
 	}
 	if c.ord == nil {
 		c.pos, c.end = 0, len(ts)
-		if n := len(ts); tr != nil && n > 0 && !tr.Covers(ts[0], ts[n-1]) {
+		if n := len(ts); tr != nil && n > 0 && !tr.covers(ts[0], ts[n-1]) {
 			c.pos, _ = slices.BinarySearch(ts, tr.Start)
 			c.end = sort.Search(n, func(i int) bool { return ts[i] > tr.End })
 			c.end = max(c.end, c.pos)
 		}
 	} else {
 		if tr != nil {
-			c.ord = slices.DeleteFunc(c.ord, func(k int32) bool { return !tr.Contains(ts[k]) })
+			c.ord = slices.DeleteFunc(c.ord, func(k int32) bool { return !tr.contains(ts[k]) })
 		}
 		c.pos, c.end = 0, len(c.ord)
 	}
@@ -593,7 +593,7 @@ func (c *seriesCursor) resetUnit(r *Reader) {
 		// A series read for its timestamps: the values are decoded into
 		// a builder of the type they would have as a column.
 		var err error
-		if typ, err = arrowType(c.dataType, r.opts.TimeUnit); err != nil {
+		if typ, err = arrowType(c.dataType, r.opts.TimeUnit.Unit()); err != nil {
 			typ = arrow.BinaryTypes.Binary
 		}
 	}

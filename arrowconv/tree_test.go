@@ -87,7 +87,7 @@ func treeFilter(t testing.TB, rows [][]string, tr TimeRange) [][]string {
 }
 
 func treeOpener(f *tsfile.File) func(*Options) (*Reader, error) {
-	return func(o *Options) (*Reader, error) { return NewTreeReader(f, nil, o) }
+	return func(o *Options) (*Reader, error) { return NewTreeReader(f, "", o) }
 }
 
 // treeSkewBase makes out-of-order files with tsfile.Writer, which only
@@ -430,7 +430,7 @@ func TestTreeStreamShapes(t *testing.T) {
 		col{"i64", vals(tsfile.Int64, 1)}, col{"dbl", vals(tsfile.Double, 1)}, col{"ts", vals(tsfile.Timestamp, 1)})
 
 	f := w.open()
-	s, err := TreeSchema(f, nil, nil)
+	s, err := TreeArrowSchema(f, "", nil)
 	require.NoError(t, err)
 	header := fieldNames(s)
 	devs := treeDevices(t, f)
@@ -440,7 +440,7 @@ func TestTreeStreamShapes(t *testing.T) {
 	require.Greater(t, len(chunks(t, f, d2, "i64")[0].Pages), 400)
 	requireBatches(t, want, []int{1, 2, 7, 16, 17, 100, 4096, 1 << 20}, treeOpener(f))
 	for _, workers := range []int{1, 4} {
-		r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t), BatchSize: 33, Workers: workers})
+		r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t), BatchSize: 33, Workers: workers})
 		require.NoError(t, err)
 		require.Equal(t, want, drain(t, r).rows)
 	}
@@ -466,11 +466,11 @@ func TestTreeStreamOutOfOrder(t *testing.T) {
 		t.Run(strconv.Itoa(int(seed)), func(t *testing.T) {
 			w := treeOutOfOrder(t, seed, 1+int(seed%5)*3)
 			f := w.open()
-			s, err := TreeSchema(f, nil, nil)
+			s, err := TreeArrowSchema(f, "", nil)
 			require.NoError(t, err)
 			want := treeRows(w.want, fieldNames(s), treeDevices(t, f))
 			requireBatches(t, want, []int{1, 7, 64, 1 << 16}, treeOpener(f))
-			r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t), BatchSize: 5, Workers: 1})
+			r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t), BatchSize: 5, Workers: 1})
 			require.NoError(t, err)
 			require.Equal(t, want, drain(t, r).rows)
 		})
@@ -489,7 +489,7 @@ func TestTreeStreamDuplicates(t *testing.T) {
 	// b's pages [5 5 9] and [9 9 16] overlap each other and its first chunk.
 	w.group(dev, treeSeries{"a", tsfile.Int64, []int64{20, 21}}, treeSeries{"b", tsfile.Text, []int64{5, 5, 9, 9, 9, 16}})
 	f := w.open()
-	s, err := TreeSchema(f, nil, nil)
+	s, err := TreeArrowSchema(f, "", nil)
 	require.NoError(t, err)
 	header := fieldNames(s)
 	require.Equal(t, []string{"time", "device", "a", "b"}, header)
@@ -532,7 +532,7 @@ func TestTreeStreamTimeRange(t *testing.T) {
 	for _, fc := range files {
 		f := fc.f
 		t.Run(fc.name, func(t *testing.T) {
-			r, err := NewTreeReader(f, nil, &Options{Allocator: mem})
+			r, err := NewTreeReader(f, "", &Options{Allocator: mem})
 			require.NoError(t, err)
 			all := drain(t, r).rows
 			require.NotEmpty(t, all)
@@ -551,7 +551,7 @@ func TestTreeStreamTimeRange(t *testing.T) {
 			}
 			for i, tr := range ranges {
 				size := fc.sizes[i%len(fc.sizes)]
-				r, err := NewTreeReader(f, nil, &Options{Allocator: mem, BatchSize: size, Time: &tr, Workers: 1 + i%2})
+				r, err := NewTreeReader(f, "", &Options{Allocator: mem, BatchSize: size, Time: &tr, Workers: 1 + i%2})
 				require.NoError(t, err)
 				got := drain(t, r)
 				require.Equal(t, treeFilter(t, all, tr), got.rows, "range %v batch size %d", tr, size)
@@ -593,7 +593,7 @@ func TestTreeStreamSkips(t *testing.T) {
 	b := w.bytes()
 	f := openBytes(t, b)
 	tr := TimeRange{2015, 2034} // pages 1..3 of the third chunk of a, 0..2 of b
-	r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t)})
+	r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t)})
 	require.NoError(t, err)
 	want := treeFilter(t, drain(t, r).rows, tr)
 	require.Len(t, want, 20)
@@ -603,7 +603,7 @@ func TestTreeStreamSkips(t *testing.T) {
 	f2, err := tsfile.Open(cr, int64(len(b)), nil)
 	require.NoError(t, err)
 	cr.ranges = nil
-	r, err = NewTreeReader(f2, nil, &Options{Allocator: checkedMem(t), Time: &tr})
+	r, err = NewTreeReader(f2, "", &Options{Allocator: checkedMem(t), Time: &tr})
 	require.NoError(t, err)
 	require.Equal(t, want, drain(t, r).rows)
 	var inRange, outside []int64
@@ -652,10 +652,10 @@ func TestTreeStreamSkips(t *testing.T) {
 	}
 	require.Equal(t, 2+1, n)
 	fd := openBytes(t, damaged)
-	r, err = NewTreeReader(fd, nil, &Options{Allocator: checkedMem(t), Time: &tr})
+	r, err = NewTreeReader(fd, "", &Options{Allocator: checkedMem(t), Time: &tr})
 	require.NoError(t, err)
 	require.Equal(t, want, drain(t, r).rows)
-	r, err = NewTreeReader(fd, nil, &Options{Allocator: checkedMem(t)})
+	r, err = NewTreeReader(fd, "", &Options{Allocator: checkedMem(t)})
 	require.NoError(t, err)
 	defer r.Release()
 	for r.Next() {
@@ -695,7 +695,7 @@ func treeMixed(t testing.TB) *fileBuilder {
 func TestTreeStreamMixed(t *testing.T) {
 	w := treeMixed(t)
 	f := w.open()
-	s, err := TreeSchema(f, nil, nil)
+	s, err := TreeArrowSchema(f, "", nil)
 	require.NoError(t, err)
 	header := fieldNames(s)
 	require.Equal(t, []string{"time", "device", "t", "h", "s"}, header)
@@ -705,7 +705,7 @@ func TestTreeStreamMixed(t *testing.T) {
 	require.Len(t, want, 16+20+3)
 	requireBatches(t, want, []int{1, 2, 7, 1000}, treeOpener(f))
 	for _, tr := range []TimeRange{{3, 13}, {21, 104}, {0, 0}, {50, 60}} {
-		r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t), BatchSize: 3, Time: &tr})
+		r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t), BatchSize: 3, Time: &tr})
 		require.NoError(t, err)
 		require.Equal(t, treeFilter(t, want, tr), drain(t, r).rows, "range %v", tr)
 	}
@@ -729,7 +729,7 @@ func TestTreeStreamBadStatistics(t *testing.T) {
 	require.Equal(t, i, bytes.Index(b, end))
 	binary.BigEndian.PutUint64(b[i:], 1005)
 	f := openBytes(t, b)
-	r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t)})
+	r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t)})
 	require.NoError(t, err)
 	defer r.Release()
 	for r.Next() {
@@ -752,7 +752,7 @@ func TestTreeStreamRelease(t *testing.T) {
 	w := treeOutOfOrder(t, 3, 3)
 	f := w.open()
 	for _, k := range []int{0, 1, 2, 5} {
-		r, err := NewTreeReader(f, nil, &Options{Allocator: checkedMem(t), BatchSize: 3})
+		r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t), BatchSize: 3})
 		require.NoError(t, err)
 		for range k {
 			require.True(t, r.Next())
@@ -839,7 +839,7 @@ func TestTreeStreamMemory(t *testing.T) {
 
 	for _, size := range []int{DefaultBatchSize, 4096} {
 		mem := &treePeakMem{CheckedAllocator: checkedMem(t)}
-		r, err := NewTreeReader(f, nil, &Options{Allocator: mem, BatchSize: size})
+		r, err := NewTreeReader(f, "", &Options{Allocator: mem, BatchSize: size})
 		require.NoError(t, err)
 		sc := r.Schema()
 		col := func(name string) int {
@@ -1007,7 +1007,7 @@ func treeDrainBuilder(t testing.TB, b valueBuilder, n int) []string {
 func TestTreeStreamOptions(t *testing.T) {
 	f := treeOutOfOrder(t, 5, 3).open()
 	mem := checkedMem(t)
-	r, err := NewTreeReader(f, nil, &Options{Allocator: mem})
+	r, err := NewTreeReader(f, "", &Options{Allocator: mem})
 	require.NoError(t, err)
 	full := drain(t, r)
 	all, header := full.rows, full.header
@@ -1037,7 +1037,7 @@ func TestTreeStreamOptions(t *testing.T) {
 				exp = append(exp, out)
 			}
 		}
-		r, err := NewTreeReader(f, nil, &Options{Allocator: mem, BatchSize: 1 + i*5, Columns: cols, StringView: i%2 == 0})
+		r, err := NewTreeReader(f, "", &Options{Allocator: mem, BatchSize: 1 + i*5, Columns: cols, StringView: i%2 == 0})
 		require.NoError(t, err)
 		got := drain(t, r)
 		require.Equal(t, cols, got.header)
@@ -1045,7 +1045,7 @@ func TestTreeStreamOptions(t *testing.T) {
 	}
 	for _, limit := range []int64{1, 2, 10, 137, int64(len(all)), 1 << 40} {
 		for _, size := range []int{1, 7, 1000} {
-			r, err := NewTreeReader(f, nil, &Options{Allocator: mem, BatchSize: size, Limit: limit})
+			r, err := NewTreeReader(f, "", &Options{Allocator: mem, BatchSize: size, Limit: limit})
 			require.NoError(t, err)
 			require.Equal(t, all[:min(int(limit), len(all))], drain(t, r).rows, "limit %d batch size %d", limit, size)
 		}
@@ -1057,7 +1057,7 @@ func TestTreeStreamOptions(t *testing.T) {
 				exp = append(exp, row)
 			}
 		}
-		r, err := NewTreeReader(f, nil, &Options{Allocator: mem, BatchSize: 4, Devices: []tsfile.DeviceID{dev}})
+		r, err := NewTreeReader(f, "", &Options{Allocator: mem, BatchSize: 4, Devices: []tsfile.DeviceID{dev}})
 		require.NoError(t, err)
 		require.Equal(t, exp, drain(t, r).rows, "device %s", dev)
 	}
@@ -1097,7 +1097,7 @@ func BenchmarkTreeStream(b *testing.B) {
 				if cols != nil {
 					o.Columns = cols
 				}
-				r, err := NewTreeReader(f, nil, o)
+				r, err := NewTreeReader(f, "", o)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -49,9 +49,9 @@ func v3Twin(t *testing.T, v byte) *tsfile.File {
 func TestTreeReaderV3(t *testing.T) {
 	f3, f4 := v3Twin(t, tsfile.VersionV3), v3Twin(t, tsfile.Version)
 	require.Equal(t, f4.Tables(), f3.Tables())
-	s3, err := TreeSchema(f3, nil, nil)
+	s3, err := TreeArrowSchema(f3, "", nil)
 	require.NoError(t, err)
-	s4, err := TreeSchema(f4, nil, nil)
+	s4, err := TreeArrowSchema(f4, "", nil)
 	require.NoError(t, err)
 	require.True(t, s3.Equal(s4), "%s\n%s", s3, s4)
 	for name, o := range map[string]Options{
@@ -62,10 +62,10 @@ func TestTreeReaderV3(t *testing.T) {
 	} {
 		mem := checkedMem(t)
 		o.Allocator = mem
-		r3, err := NewTreeReader(f3, nil, &o)
+		r3, err := NewTreeReader(f3, "", &o)
 		require.NoError(t, err, name)
 		got := drain(t, r3)
-		r4, err := NewTreeReader(f4, nil, &o)
+		r4, err := NewTreeReader(f4, "", &o)
 		require.NoError(t, err, name)
 		want := drain(t, r4)
 		require.Equal(t, want.header, got.header, name)

@@ -24,8 +24,9 @@ type IPCOptions struct {
 	Allocator memory.Allocator
 }
 
-// IPCCompressions lists the compression names IPCOptions accepts.
-var IPCCompressions = []string{"none", "zstd", "lz4"}
+// IPCCompressions returns the compression names IPCOptions accepts, in a
+// new slice the caller may change.
+func IPCCompressions() []string { return []string{"none", "zstd", "lz4"} }
 
 // WriteIPC writes every record of rr to w in the Arrow IPC file format (or
 // the stream format, if opts.Stream is set) and returns the number of rows
@@ -63,7 +64,7 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts *IPCOptions) (rows int64,
 	case "lz4":
 		ipcOpts = append(ipcOpts, ipc.WithLZ4())
 	default:
-		return 0, fmt.Errorf("export: ipc: unknown compression %q (want %s)", o.Compression, listNames(IPCCompressions))
+		return 0, fmt.Errorf("export: ipc: unknown compression %q (want %s)", o.Compression, listNames(IPCCompressions()))
 	}
 
 	var (

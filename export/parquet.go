@@ -50,8 +50,9 @@ const parquetDictLimit = 256 << 10
 // dictionary encoding.
 const timeColumn = "time"
 
-// ParquetCompressions lists the compression names ParquetOptions accepts.
-var ParquetCompressions = []string{"zstd", "snappy", "gzip", "lz4", "none"}
+// ParquetCompressions returns the compression names ParquetOptions accepts,
+// in a new slice the caller may change.
+func ParquetCompressions() []string { return []string{"zstd", "snappy", "gzip", "lz4", "none"} }
 
 // WriteParquet writes every record of rr to w as one Parquet file and
 // returns the number of rows written. It reads rr to its end but does not
@@ -99,7 +100,7 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 		"none":   compress.Codecs.Uncompressed,
 	}[o.Compression]
 	if !ok {
-		return 0, fmt.Errorf("export: parquet: unknown compression %q (want %s)", o.Compression, listNames(ParquetCompressions))
+		return 0, fmt.Errorf("export: parquet: unknown compression %q (want %s)", o.Compression, listNames(ParquetCompressions()))
 	}
 
 	stored, written, convert := parquetSchemas(rr.Schema())

@@ -1,7 +1,7 @@
 // Package fromarrow writes Arrow record batches to a new TsFile v4 holding
 // one table-model table ([WriteTsFile]): the reverse of package arrowconv.
 //
-// It first plans the table from the Arrow schema and the [TsFileOptions]
+// It first plans the table from the Arrow schema and the [Options]
 // (which column is the time, which are TAGs, ATTRIBUTEs and FIELDs, and
 // the TsFile type of each), checking everything it can before a row is
 // read, then buffers rows per device and writes each device's rows,

@@ -44,7 +44,7 @@ func ExampleWriteTsFile() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rows, err := fromarrow.WriteTsFile(out, rr, &fromarrow.TsFileOptions{Table: "weather", Tags: []string{"region"}})
+	rows, err := fromarrow.WriteTsFile(out, rr, &fromarrow.Options{Table: "weather", Tags: []string{"region"}})
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

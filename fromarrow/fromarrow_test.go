@@ -180,7 +180,7 @@ func tsBatches(t testing.TB, mem memory.Allocator, schema *arrow.Schema, rows []
 }
 
 // writeTs runs WriteTsFile over recs (releasing them) and returns the file.
-func writeTs(t testing.TB, schema *arrow.Schema, recs []arrow.RecordBatch, opts *TsFileOptions) ([]byte, int64, error) {
+func writeTs(t testing.TB, schema *arrow.Schema, recs []arrow.RecordBatch, opts *Options) ([]byte, int64, error) {
 	t.Helper()
 	rr, err := array.NewRecordReader(schema, recs)
 	require.NoError(t, err)
@@ -356,7 +356,7 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 	}
 	require.Len(t, want, len(rows))
 
-	file, n, err := writeTs(t, schema, inRecs, &TsFileOptions{Write: &tsfile.WriteOptions{MaxPointsPerPage: 8}})
+	file, n, err := writeTs(t, schema, inRecs, &Options{Write: &tsfile.WriteOptions{MaxPointsPerPage: 8}})
 	require.NoError(t, err)
 	require.EqualValues(t, len(rows), n)
 	f := testkit.OpenBytes(t, file)
@@ -394,9 +394,9 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 	require.Greater(t, len(testkit.Chunks(t, f, tsfile.NewDeviceID("t", "north", "s1"), "")[0].Pages), 1)
 
 	for _, o := range []*arrowconv.Options{
-		{Allocator: mem, TimeUnit: arrow.Microsecond, BatchSize: 17},
-		{Allocator: mem, TimeUnit: arrow.Microsecond, StringView: true},
-		{Allocator: mem, TimeUnit: arrow.Microsecond, PlainTags: true, BatchSize: 1000},
+		{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond), BatchSize: 17},
+		{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond), StringView: true},
+		{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond), PlainTags: true, BatchSize: 1000},
 	} {
 		rd, err := arrowconv.NewTableReader(f, "t", o)
 		require.NoError(t, err)
@@ -454,7 +454,7 @@ func TestTsFileManyRows(t *testing.T) {
 		}
 	}
 	recs := tsBatches(t, mem, schema, rows, 4096)
-	file, n, err := writeTs(t, schema, recs, &TsFileOptions{
+	file, n, err := writeTs(t, schema, recs, &Options{
 		Tags:            []string{"site", "unit"},
 		Encodings:       map[string]tsfile.Encoding{"v": encoding.TS2Diff, "x": encoding.Gorilla, "s": encoding.Dictionary, "flag": encoding.RLE},
 		Compression:     encoding.LZ4,
@@ -535,7 +535,7 @@ func TestTsFileReverseFiles(t *testing.T) {
 					rd, err := arrowconv.NewTableReader(f, table, &o)
 					require.NoError(t, err)
 					var buf bytes.Buffer
-					n, err := WriteTsFile(&buf, rd, &TsFileOptions{Encodings: encs, Compressions: comps, MaxBufferedRows: 10000})
+					n, err := WriteTsFile(&buf, rd, &Options{Encodings: encs, Compressions: comps, MaxBufferedRows: 10000})
 					rd.Release()
 					require.NoError(t, err)
 					require.EqualValues(t, len(want), n)
@@ -581,7 +581,7 @@ func TestTsFileTimeUnits(t *testing.T) {
 		tsField("seen", &arrow.TimestampType{Unit: arrow.Second}),
 	}, nil)
 	rows := [][]any{{3_000_000, 5}, {1_000_000, nil}, {-2_000_000, -1}}
-	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &TsFileOptions{Table: "u", TimeUnit: arrow.Millisecond, Tags: []string{}})
+	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &Options{Table: "u", TimeUnit: arrowconv.TimeUnitOf(arrow.Millisecond), Tags: []string{}})
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n)
 	rd, err := arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem})
@@ -589,9 +589,9 @@ func TestTsFileTimeUnits(t *testing.T) {
 	_, got := tsRows(t, rd)
 	require.Equal(t, [][]string{{"t:-2000000", "t:-1000000000"}, {"t:1000000", testkit.NullCell}, {"t:3000000", "t:5000000000"}}, got)
 
-	// Seconds need TimeUnitSet; the time column then fails to convert.
+	// Seconds, selected with TimeUnitOf; the time column then fails to convert.
 	rows = [][]any{{3_000_000_000, 5}, {1_500_000_000, nil}}
-	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, rows, 5), &TsFileOptions{Table: "u", TimeUnit: arrow.Second, TimeUnitSet: true})
+	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, rows, 5), &Options{Table: "u", TimeUnit: arrowconv.TimeUnitOf(arrow.Second)})
 	require.ErrorContains(t, err, "row 1: time")
 	require.ErrorContains(t, err, "whole number of s")
 
@@ -603,7 +603,7 @@ func TestTsFileTimeUnits(t *testing.T) {
 	}, &md)
 	file, _, err = writeTs(t, schema, tsBatches(t, mem, schema, [][]any{{7, 2}}, 1), nil)
 	require.NoError(t, err)
-	rd, err = arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem, TimeUnit: arrow.Microsecond})
+	rd, err = arrowconv.NewTableReader(testkit.OpenBytes(t, file), "u", &arrowconv.Options{Allocator: mem, TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond)})
 	require.NoError(t, err)
 	_, got = tsRows(t, rd)
 	require.Equal(t, [][]string{{"t:7000", "t:2000000"}}, got)
@@ -628,9 +628,9 @@ func TestTsFileDuplicates(t *testing.T) {
 	var oe *OptionError
 	require.ErrorAs(t, err, &oe)
 	require.Equal(t, "KeepLast", oe.Option)
-	require.ErrorContains(t, err, "TsFileOptions.KeepLast")
+	require.ErrorContains(t, err, "Options.KeepLast")
 
-	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &TsFileOptions{KeepLast: true})
+	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &Options{KeepLast: true})
 	require.NoError(t, err)
 	require.EqualValues(t, 4, n)
 	rd, err := arrowconv.NewTableReader(testkit.OpenBytes(t, file), "t", &arrowconv.Options{Allocator: mem})
@@ -652,7 +652,7 @@ func TestTsFileErrors(t *testing.T) {
 		name   string
 		fields []arrow.Field
 		rows   [][]any
-		opts   *TsFileOptions
+		opts   *Options
 		noMeta bool
 		want   []string
 		unsup  bool
@@ -666,13 +666,13 @@ func TestTsFileErrors(t *testing.T) {
 		{name: "time type", fields: []arrow.Field{{Name: "time", Type: arrow.BinaryTypes.String}}, want: []string{`"time"`, "utf8"}, unsup: true, empty: true},
 		{name: "no time", fields: []arrow.Field{tag}, want: []string{`no time column "time"`}, empty: true},
 		{name: "unknown table", fields: []arrow.Field{timeField}, noMeta: true, want: []string{"no table name"}, empty: true},
-		{name: "missing tag", fields: []arrow.Field{timeField, tag}, opts: &TsFileOptions{Tags: []string{"dev", "nope"}}, want: []string{`TAG column "nope" is not in the input`}, empty: true},
-		{name: "tag twice", fields: []arrow.Field{timeField, tag}, opts: &TsFileOptions{Attributes: []string{"dev"}}, want: []string{`"dev"`, "both"}, empty: true},
-		{name: "field named time", fields: []arrow.Field{{Name: "ts", Type: arrow.PrimitiveTypes.Int64}, tsField("time", arrow.PrimitiveTypes.Int64)}, opts: &TsFileOptions{TimeColumn: "ts"}, want: []string{"collide"}, empty: true},
-		{name: "encoding of unknown column", fields: []arrow.Field{timeField, tag}, opts: &TsFileOptions{Encodings: map[string]tsfile.Encoding{"dev": encoding.RLE}}, want: []string{`"dev"`, "not a FIELD"}, empty: true},
-		{name: "encoding for type", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &TsFileOptions{Encodings: map[string]tsfile.Encoding{"i": encoding.Camel}}, want: []string{`"i"`, "CAMEL", "INT32"}, empty: true},
-		{name: "compression", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &TsFileOptions{Compression: encoding.LZO}, want: []string{`"i"`, "LZO"}, empty: true},
-		{name: "time unit", fields: []arrow.Field{timeField}, opts: &TsFileOptions{TimeUnit: 7}, want: []string{"time unit"}, empty: true},
+		{name: "missing tag", fields: []arrow.Field{timeField, tag}, opts: &Options{Tags: []string{"dev", "nope"}}, want: []string{`TAG column "nope" is not in the input`}, empty: true},
+		{name: "tag twice", fields: []arrow.Field{timeField, tag}, opts: &Options{Attributes: []string{"dev"}}, want: []string{`"dev"`, "both"}, empty: true},
+		{name: "field named time", fields: []arrow.Field{{Name: "ts", Type: arrow.PrimitiveTypes.Int64}, tsField("time", arrow.PrimitiveTypes.Int64)}, opts: &Options{TimeColumn: "ts"}, want: []string{"collide"}, empty: true},
+		{name: "encoding of unknown column", fields: []arrow.Field{timeField, tag}, opts: &Options{Encodings: map[string]tsfile.Encoding{"dev": encoding.RLE}}, want: []string{`"dev"`, "not a FIELD"}, empty: true},
+		{name: "encoding for type", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &Options{Encodings: map[string]tsfile.Encoding{"i": encoding.Camel}}, want: []string{`"i"`, "CAMEL", "INT32"}, empty: true},
+		{name: "compression", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &Options{Compression: encoding.LZO}, want: []string{`"i"`, "LZO"}, empty: true},
+		{name: "time unit", fields: []arrow.Field{timeField}, opts: &Options{TimeUnit: arrowconv.TimeUnitOf(7)}, want: []string{"time unit"}, empty: true},
 		{
 			name: "null time", fields: []arrow.Field{timeField, tag},
 			rows: [][]any{{1, "a"}, {2, "a"}, {3, "a"}, {nil, "a"}},
@@ -681,7 +681,7 @@ func TestTsFileErrors(t *testing.T) {
 		{
 			name: "decreasing time across flushes", fields: []arrow.Field{timeField, tag},
 			rows: [][]any{{5, "a"}, {6, "a"}, {1, "b"}, {4, "a"}},
-			opts: &TsFileOptions{MaxBufferedRows: 2},
+			opts: &Options{MaxBufferedRows: 2},
 			want: []string{"row 3", "time 4 of device t.a is not after 6"},
 		},
 		{

@@ -33,14 +33,14 @@ type fieldPlan struct {
 }
 
 // planTsFile checks the schema and options and plans the conversion.
-func planTsFile(sc *arrow.Schema, opts *TsFileOptions) (*tsPlan, error) {
-	var o TsFileOptions
+func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
+	var o Options
 	if opts != nil {
 		o = *opts
 	}
 	p := &tsPlan{input: sc, write: o.Write, maxRows: o.MaxBufferedRows, keepLast: o.KeepLast}
 	if p.maxRows <= 0 {
-		p.maxRows = DefaultMaxBufferedRows
+		p.maxRows = defaultMaxBufferedRows
 	}
 	p.table = o.Table
 	if p.table == "" {
@@ -95,11 +95,11 @@ func planTsFile(sc *arrow.Schema, opts *TsFileOptions) (*tsPlan, error) {
 		return nil, fmt.Errorf("fromarrow: time column %q is %s; it must be a timestamp or int64: %w", timeName, t, tsfile.ErrUnsupported)
 	}
 	switch {
-	case o.TimeUnitSet || o.TimeUnit != arrow.Second:
-		if o.TimeUnit < arrow.Second || o.TimeUnit > arrow.Nanosecond {
-			return nil, fmt.Errorf("fromarrow: invalid time unit %d", int(o.TimeUnit))
+	case o.TimeUnit.IsSet():
+		if u := o.TimeUnit.Unit(); u < arrow.Second || u > arrow.Nanosecond {
+			return nil, fmt.Errorf("fromarrow: invalid time unit %d", int(u))
 		}
-		p.unit = o.TimeUnit
+		p.unit = o.TimeUnit.Unit()
 	case p.timeTS:
 		p.unit = p.timeFrom
 	default:
@@ -183,12 +183,12 @@ func planTsFile(sc *arrow.Schema, opts *TsFileOptions) (*tsPlan, error) {
 	}
 	for name := range o.Encodings {
 		if !fieldNames[name] {
-			return nil, fmt.Errorf("fromarrow: TsFileOptions.Encodings names %q, which is not a FIELD column", name)
+			return nil, fmt.Errorf("fromarrow: Options.Encodings names %q, which is not a FIELD column", name)
 		}
 	}
 	for name := range o.Compressions {
 		if !fieldNames[name] {
-			return nil, fmt.Errorf("fromarrow: TsFileOptions.Compressions names %q, which is not a FIELD column", name)
+			return nil, fmt.Errorf("fromarrow: Options.Compressions names %q, which is not a FIELD column", name)
 		}
 	}
 	p.schema.Name = p.table

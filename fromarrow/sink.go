@@ -338,7 +338,7 @@ func (s *tsSink) flush(d *devBuf) error {
 			if i+1 < n && d.times[perm[i+1]] == d.times[j] {
 				if !s.plan.keepLast {
 					return &OptionError{Problem: fmt.Sprintf("rows %d and %d of device %s have the same time %d", d.rows[j], d.rows[perm[i+1]], d.id, d.times[j]),
-						Option: "KeepLast", Remedy: "to keep the last, or TsFileOptions.Tags if a column tells devices apart"}
+						Option: "KeepLast", Remedy: "to keep the last, or Options.Tags if a column tells devices apart"}
 				}
 				continue // the stable sort put the later row next
 			}

@@ -4,19 +4,19 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// DefaultMaxBufferedRows is the number of rows WriteTsFile buffers, over all
-// devices, when TsFileOptions.MaxBufferedRows is not positive.
-const DefaultMaxBufferedRows = 1 << 20
+// defaultMaxBufferedRows is the number of rows WriteTsFile buffers, over all
+// devices, when Options.MaxBufferedRows is not positive.
+const defaultMaxBufferedRows = 1 << 20
 
-// TsFileOptions configure WriteTsFile. A nil *TsFileOptions selects the
+// Options configure WriteTsFile. A nil *Options selects the
 // defaults noted on each field.
-type TsFileOptions struct {
+type Options struct {
 	// Table is the name of the table to write (default: the schema
 	// metadata arrowconv.MetaTable; without either WriteTsFile fails).
 	Table string
@@ -42,14 +42,12 @@ type TsFileOptions struct {
 	// TsFile does not record: read the file back with the same
 	// arrowconv.Options.TimeUnit. The default is the unit of a timestamp time column;
 	// for an int64 time column it is the schema metadata arrowconv.MetaTimeUnit, else
-	// milliseconds. Every timestamp column (the time column and timestamp
-	// FIELD columns) is converted to this unit, exactly: a value that is
-	// not a whole number of the unit, or overflows it, is an error. An
-	// int64 time column is taken to be in this unit already.
-	TimeUnit arrow.TimeUnit
-	// TimeUnitSet must be true for a TimeUnit of arrow.Second to be used,
-	// since arrow.Second is the zero TimeUnit; other units need no flag.
-	TimeUnitSet bool
+	// milliseconds; select another with arrowconv.TimeUnitOf. Every
+	// timestamp column (the time column and timestamp FIELD columns) is
+	// converted to this unit, exactly: a value that is not a whole number of
+	// the unit, or overflows it, is an error. An int64 time column is taken
+	// to be in this unit already.
+	TimeUnit arrowconv.TimeUnit
 	// Encodings chooses the encoding of FIELD columns by name (default
 	// PLAIN). The pairs the format does not allow, such as CAMEL for INT32,
 	// are refused before anything is written.
@@ -64,7 +62,7 @@ type TsFileOptions struct {
 	// selects the writer's defaults.
 	Write *tsfile.WriteOptions
 	// MaxBufferedRows bounds the rows held in memory over all devices
-	// (default DefaultMaxBufferedRows). When the bound is reached, the
+	// (default defaultMaxBufferedRows). When the bound is reached, the
 	// devices holding the most rows are written, each as one chunk group,
 	// until at most half the bound remains buffered.
 	MaxBufferedRows int
@@ -76,28 +74,28 @@ type TsFileOptions struct {
 	KeepLast bool
 }
 
-// An OptionError is an error of WriteTsFile that one of the TsFileOptions
-// settles. Its message names the TsFileOptions field; Option lets a program
+// An OptionError is an error of WriteTsFile that one of the Options
+// settles. Its message names the Options field; Option lets a program
 // that fills the options from its own flags or settings name those instead,
 // since its users never see the Go names.
 type OptionError struct {
 	// Problem says what is wrong, without a remedy.
 	Problem string
-	// Option is the TsFileOptions field that settles the problem, such as
+	// Option is the Options field that settles the problem, such as
 	// "KeepLast".
 	Option string
 	// Remedy says what setting Option does, following "set
-	// TsFileOptions.<Option> ".
+	// Options.<Option> ".
 	Remedy string
 }
 
 func (e *OptionError) Error() string {
-	return fmt.Sprintf("fromarrow: %s (set TsFileOptions.%s %s)", e.Problem, e.Option, e.Remedy)
+	return fmt.Sprintf("fromarrow: %s (set Options.%s %s)", e.Problem, e.Option, e.Remedy)
 }
 
 // WriteTsFile writes the record batches of rr to w as a TsFile v4 holding
 // one table-model table, and returns the number of rows written (rows
-// replaced under TsFileOptions.KeepLast are not counted). It reads
+// replaced under Options.KeepLast are not counted). It reads
 // rr to the end but does not release it, and it does not close w.
 //
 // Each distinct tuple of TAG values is a device, whose DeviceID is the
@@ -123,7 +121,7 @@ func (e *OptionError) Error() string {
 // tsfile.ErrUnsupported that names the column.
 //
 // Rows may arrive in any order and devices may interleave. They are
-// buffered per device (see TsFileOptions.MaxBufferedRows) and each
+// buffered per device (see Options.MaxBufferedRows) and each
 // device's buffered rows are written, sorted by time, as one aligned chunk
 // group. Because a device's timestamps must increase through the file, a
 // row whose time is not after the last one already written for its device
@@ -134,7 +132,7 @@ func (e *OptionError) Error() string {
 // from 0 across all batches; an error that one of the options settles is an
 // *OptionError. After an error the output is incomplete and
 // has no footer, and the returned count is of the rows written before it.
-func WriteTsFile(w io.Writer, rr array.RecordReader, opts *TsFileOptions) (rows int64, err error) {
+func WriteTsFile(w io.Writer, rr array.RecordReader, opts *Options) (rows int64, err error) {
 	p, err := planTsFile(rr.Schema(), opts)
 	if err != nil {
 		return 0, err

@@ -34,7 +34,7 @@ func TestEncryptedFiles(t *testing.T) {
 	rdr, err := arrowconv.NewTableReader(f, "weather", nil)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	_, err = fromarrow.WriteTsFile(&buf, rdr, &fromarrow.TsFileOptions{Write: &tsfile.WriteOptions{Keys: reg,
+	_, err = fromarrow.WriteTsFile(&buf, rdr, &fromarrow.Options{Write: &tsfile.WriteOptions{Keys: reg,
 		Encryption: &aead.WriterConfig{ProviderID: aead.KeyFileProviderID, ProfileID: aead.ProfileAESGCM256, KeyID: "serve", KeyVersion: "1"}}})
 	require.NoError(t, err)
 	rdr.Release()

@@ -20,9 +20,9 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// ErrOutsideRoot reports a path that would leave the served root: an
+// errOutsideRoot reports a path that would leave the served root: an
 // absolute path, a ".." element, or a symbolic link pointing outside.
-var ErrOutsideRoot = errors.New("flight: path leaves the root")
+var errOutsideRoot = errors.New("flight: path leaves the root")
 
 // catalog is the set of TsFiles under the root, kept open and shared by
 // every stream. A rescan replaces entries whose size, modification time or
@@ -100,17 +100,17 @@ func (e *entry) table(name string) (*tableInfo, bool) {
 func newCatalog(root, ext string, ropt tsfile.ReadOptions, unit arrow.TimeUnit, log *slog.Logger) (*catalog, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return nil, fmt.Errorf("flight: root %s: %w", root, err)
+		return nil, fmt.Errorf("tsflight: root %s: %w", root, err)
 	}
 	if abs, err = filepath.EvalSymlinks(abs); err != nil {
-		return nil, fmt.Errorf("flight: root %s: %w", root, err)
+		return nil, fmt.Errorf("tsflight: root %s: %w", root, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, fmt.Errorf("flight: root %s: %w", root, err)
+		return nil, fmt.Errorf("tsflight: root %s: %w", root, err)
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("flight: root %s is not a directory", root)
+		return nil, fmt.Errorf("tsflight: root %s is not a directory", root)
 	}
 	return &catalog{root: abs, ext: ext, ropt: ropt, unit: unit, log: log, files: map[string]*entry{}, problems: map[string]string{}}, nil
 }
@@ -161,7 +161,7 @@ func (c *catalog) rescan(ctx context.Context) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("flight: scanning %s: %w", c.root, err)
+		return fmt.Errorf("tsflight: scanning %s: %w", c.root, err)
 	}
 
 	c.mu.RLock()
@@ -239,7 +239,7 @@ func (c *catalog) open(rel string) (*entry, error) {
 	}
 	e := &entry{rel: rel, size: st.Size(), modTime: st.ModTime(), info: st, f: f}
 	e.refs.Store(1)
-	opts := &arrowconv.Options{TimeUnit: c.unit, TimeUnitSet: true}
+	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(c.unit)}
 	for _, t := range f.Tables() {
 		ti := tableInfo{name: t}
 		var pl *arrowconv.Plan
@@ -247,7 +247,7 @@ func (c *catalog) open(rel string) (*entry, error) {
 			pl, err = arrowconv.PlanTable(f, t, opts)
 		} else {
 			ti.tree = true
-			pl, err = arrowconv.PlanTree(f, []string{t}, opts)
+			pl, err = arrowconv.PlanTree(f, t, opts)
 		}
 		if err != nil {
 			f.Close()
@@ -276,14 +276,14 @@ func (c *catalog) resolve(rel string) (string, error) {
 				return "", err
 			}
 			if !within(c.root, dir) {
-				return "", fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
+				return "", fmt.Errorf("%w: %s", errOutsideRoot, rel)
 			}
 			return p, nil
 		}
 		return "", err
 	}
 	if !within(c.root, real) {
-		return "", fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
+		return "", fmt.Errorf("%w: %s", errOutsideRoot, rel)
 	}
 	return real, nil
 }
@@ -296,13 +296,13 @@ func checkRel(rel string) error {
 	case strings.ContainsRune(rel, 0):
 		return fmt.Errorf("%w: file path contains NUL", errBadQuery)
 	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || filepath.VolumeName(rel) != "":
-		return fmt.Errorf("%w: %q is absolute", ErrOutsideRoot, rel)
+		return fmt.Errorf("%w: %q is absolute", errOutsideRoot, rel)
 	case strings.Contains(rel, "\\"):
 		return fmt.Errorf("%w: file path %q contains a backslash; use /", errBadQuery, rel)
 	}
 	for _, el := range strings.Split(rel, "/") {
 		if el == ".." {
-			return fmt.Errorf("%w: %q has a .. element", ErrOutsideRoot, rel)
+			return fmt.Errorf("%w: %q has a .. element", errOutsideRoot, rel)
 		}
 	}
 	if path.Clean(rel) != rel {

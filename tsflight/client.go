@@ -63,12 +63,12 @@ func DoGet(ctx context.Context, c arrowflight.Client, t *arrowflight.Ticket, opt
 	s, err := c.DoGet(ctx, t, append([]grpc.CallOption{CallOption()}, opts...)...)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("flight: DoGet: %w", err)
+		return nil, fmt.Errorf("tsflight: DoGet: %w", err)
 	}
 	r, err := arrowflight.NewRecordReader(&endingStream{s: s, cancel: cancel})
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("flight: DoGet: starting the record reader: %w", err)
+		return nil, fmt.Errorf("tsflight: DoGet: starting the record reader: %w", err)
 	}
 	return r, nil
 }
@@ -115,7 +115,7 @@ const (
 )
 
 var (
-	errFlightData = errors.New("flight: malformed FlightData message")
+	errFlightData = errors.New("tsflight: malformed FlightData message")
 	// errGroup refuses the deprecated group wire types, which no Flight
 	// implementation sends; proto.Unmarshal would skip a well-formed
 	// group as an unknown field.

@@ -478,7 +478,7 @@ func TestClientDoGet(t *testing.T) {
 	_, err := DoGet(ctx, c, &arrowflight.Ticket{Ticket: []byte("forged")})
 	require.Error(t, err)
 	assert.Equal(t, codes.PermissionDenied, status.Code(err))
-	assert.Contains(t, err.Error(), "flight: DoGet")
+	assert.Contains(t, err.Error(), "tsflight: DoGet")
 
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()

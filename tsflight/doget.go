@@ -127,8 +127,8 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 	}
 	opts := arrowconv.Options{
 		Allocator: meter, BatchSize: s.opts.BatchSize, Workers: s.opts.Workers,
-		TimeUnit: s.opts.TimeUnit, TimeUnitSet: true,
-		Columns: g.Columns, Where: g.Where,
+		TimeUnit: s.opts.TimeUnit,
+		Columns:  g.Columns, Where: g.Where,
 	}
 	if g.Start != nil && g.End != nil {
 		opts.Time = &arrowconv.TimeRange{Start: *g.Start, End: *g.End}
@@ -157,7 +157,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		o.Limit = left
 		var rdr *arrowconv.Reader
 		if g.Tree {
-			rdr, err = arrowconv.NewTreeReader(e.f, []string{g.Table}, &o)
+			rdr, err = arrowconv.NewTreeReader(e.f, g.Table, &o)
 		} else {
 			rdr, err = arrowconv.NewTableReader(e.f, g.Table, &o)
 		}

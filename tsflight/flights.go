@@ -35,7 +35,7 @@ type endpointPlan struct {
 // one schema; across the whole root, files whose schema differs from the
 // first file's (in path order) are left out and reported in skipped.
 func (s *Server) plan(q *Query) (*flightPlan, error) {
-	opts, err := q.options(s.opts.TimeUnit)
+	opts, err := q.options(s.opts.TimeUnit.Unit())
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Server) plan(q *Query) (*flightPlan, error) {
 				continue
 			}
 			if ti.tree {
-				pl, err = arrowconv.PlanTree(e.f, []string{q.Table}, opts)
+				pl, err = arrowconv.PlanTree(e.f, q.Table, opts)
 			} else {
 				pl, err = arrowconv.PlanTable(e.f, q.Table, opts)
 			}

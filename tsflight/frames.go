@@ -209,7 +209,7 @@ func (h *sendHold) ref() {
 }
 
 // Get implements mem.BufferPool; gRPC only ever puts back.
-func (h *sendHold) Get(int) *[]byte { panic("flight: Get from a sendHold") }
+func (h *sendHold) Get(int) *[]byte { panic("tsflight: Get from a sendHold") }
 
 // Put implements mem.BufferPool: gRPC is done with one referenced piece.
 func (h *sendHold) Put(*[]byte) { h.unref() }

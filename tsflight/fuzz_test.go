@@ -51,7 +51,7 @@ func FuzzQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd []byte) {
 		q, err := queryFromDescriptor(&arrowflight.FlightDescriptor{Type: arrowflight.DescriptorCMD, Cmd: cmd})
 		if err != nil {
-			if !errors.Is(err, errBadQuery) && !errors.Is(err, ErrOutsideRoot) {
+			if !errors.Is(err, errBadQuery) && !errors.Is(err, errOutsideRoot) {
 				t.Fatalf("error not classified: %v", err)
 			}
 			return
@@ -94,7 +94,7 @@ func FuzzTicket(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tk []byte) {
 		g, err := s.verify(tk)
 		if err != nil {
-			if !errors.Is(err, ErrBadTicket) && !errors.Is(err, errStale) {
+			if !errors.Is(err, errBadTicket) && !errors.Is(err, errStale) {
 				t.Fatalf("error not classified: %v", err)
 			}
 			return

@@ -217,7 +217,7 @@ func localRows(t testing.TB, opts *arrowconv.Options, table string, paths ...str
 		if _, ok := f.SchemaOf(table); ok {
 			r, err = arrowconv.NewTableReader(f, table, opts)
 		} else {
-			r, err = arrowconv.NewTreeReader(f, []string{table}, opts)
+			r, err = arrowconv.NewTreeReader(f, table, opts)
 		}
 		require.NoError(t, err)
 		all = append(all, rowsOf(t, r)...)

@@ -25,7 +25,7 @@ import (
 // PutCommand is the JSON a DoPut command descriptor may carry instead of
 // the path [file] or [file, table]: the file to create under the root,
 // and how to map the records onto a table. Unset fields take the defaults
-// of fromarrow.TsFileOptions: the table from the schema metadata (else
+// of fromarrow.Options: the table from the schema metadata (else
 // the file's base name) and the TAG columns from field metadata.
 type PutCommand struct {
 	File       string   `json:"file"`
@@ -140,8 +140,8 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 	if _, err := os.Lstat(target); err == nil {
 		return nil, fmt.Errorf("%w: %s", errExists, cmd.File)
 	}
-	topts := &fromarrow.TsFileOptions{Table: cmd.Table, Tags: cmd.Tags, Attributes: cmd.Attributes,
-		TimeUnit: s.opts.TimeUnit, TimeUnitSet: true}
+	topts := &fromarrow.Options{Table: cmd.Table, Tags: cmd.Tags, Attributes: cmd.Attributes,
+		TimeUnit: s.opts.TimeUnit}
 	if topts.Table == "" {
 		if _, ok := rdr.Schema().Metadata().GetValue(arrowconv.MetaTable); !ok {
 			topts.Table = strings.TrimSuffix(path.Base(cmd.File), path.Ext(cmd.File))
@@ -213,7 +213,7 @@ func (s *Server) makeDirs(dir, rel string) error {
 		return err
 	}
 	if !within(s.cat.root, real) {
-		return fmt.Errorf("%w: %s", ErrOutsideRoot, rel)
+		return fmt.Errorf("%w: %s", errOutsideRoot, rel)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating the directory of %s: %w", rel, err)
@@ -248,7 +248,7 @@ func (p *putReader) Err() error {
 }
 
 // putHint tells an error of the TsFile writer that one of
-// fromarrow.TsFileOptions settles in the terms of the DoPut command, whose
+// fromarrow.Options settles in the terms of the DoPut command, whose
 // JSON fields are what a Flight client can set; the Go option names mean
 // nothing to it.
 func putHint(err error) error {

@@ -251,7 +251,7 @@ func queryFromDescriptor(d *arrowflight.FlightDescriptor) (*Query, error) {
 
 // options turns the query into reader options in the server's time unit.
 func (q *Query) options(unit arrow.TimeUnit) (*arrowconv.Options, error) {
-	o := &arrowconv.Options{TimeUnit: unit, TimeUnitSet: true, Columns: q.Columns, Where: q.Where, Limit: q.Limit}
+	o := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(unit), Columns: q.Columns, Where: q.Where, Limit: q.Limit}
 	if q.Start != nil || q.End != nil {
 		r := &arrowconv.TimeRange{Start: math.MinInt64, End: math.MaxInt64}
 		var err error

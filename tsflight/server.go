@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
@@ -27,6 +26,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -41,9 +41,8 @@ type Options struct {
 	// ReadOptions opens each file (default: tsfile's defaults).
 	ReadOptions *tsfile.ReadOptions
 	// TimeUnit is the unit of the stored timestamps (default
-	// arrow.Millisecond); TimeUnitSet must be true to select arrow.Second.
-	TimeUnit    arrow.TimeUnit
-	TimeUnitSet bool
+	// arrow.Millisecond; select another with arrowconv.TimeUnitOf).
+	TimeUnit arrowconv.TimeUnit
 	// Rescan is how often the root is walked for new, changed and removed
 	// files (default 30s; negative disables the timer, leaving Rescan).
 	Rescan time.Duration
@@ -118,13 +117,10 @@ type Options struct {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Root == "" {
-		return o, errors.New("flight: Options.Root is required")
+		return o, errors.New("tsflight: Options.Root is required")
 	}
 	if o.Extension == "" {
 		o.Extension = ".tsfile"
-	}
-	if o.TimeUnit == arrow.Second && !o.TimeUnitSet {
-		o.TimeUnit = arrow.Millisecond
 	}
 	if o.Rescan == 0 {
 		o.Rescan = 30 * time.Second
@@ -140,7 +136,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.Compression = ""
 	case "zstd", "lz4":
 	default:
-		return o, fmt.Errorf("flight: unknown compression %q (want zstd, lz4 or none)", o.Compression)
+		return o, fmt.Errorf("tsflight: unknown compression %q (want zstd, lz4 or none)", o.Compression)
 	}
 	if o.TicketKey == nil {
 		o.TicketKey = make([]byte, 32)
@@ -149,7 +145,7 @@ func (o Options) withDefaults() (Options, error) {
 		}
 	}
 	if len(o.TicketKey) < 16 {
-		return o, fmt.Errorf("flight: ticket key of %d bytes is too short (want at least 16)", len(o.TicketKey))
+		return o, fmt.Errorf("tsflight: ticket key of %d bytes is too short (want at least 16)", len(o.TicketKey))
 	}
 	if o.TicketTTL <= 0 {
 		o.TicketTTL = 24 * time.Hour
@@ -171,7 +167,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	for _, t := range o.Tokens {
 		if t == "" || strings.ContainsAny(t, " \t\r\n") {
-			return o, errors.New("flight: a bearer token is empty or contains white space")
+			return o, errors.New("tsflight: a bearer token is empty or contains white space")
 		}
 	}
 	if o.Logger == nil {
@@ -179,7 +175,7 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	for _, u := range o.Advertise {
 		if err := CheckLocation(u); err != nil {
-			return o, fmt.Errorf("flight: advertised location %q: %w", u, err)
+			return o, fmt.Errorf("tsflight: advertised location %q: %w", u, err)
 		}
 	}
 	return o, nil
@@ -216,7 +212,7 @@ func NewServer(opts Options) (*Server, error) {
 	if o.ReadOptions != nil {
 		ropt = *o.ReadOptions
 	}
-	cat, err := newCatalog(o.Root, o.Extension, ropt, o.TimeUnit, o.Logger)
+	cat, err := newCatalog(o.Root, o.Extension, ropt, o.TimeUnit.Unit(), o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -448,6 +444,9 @@ func (sv *service) DoExchange(arrowflight.FlightService_DoExchangeServer) error 
 }
 
 // Sentinels for the catalog's lookups, mapped to gRPC codes by toStatus.
+// Messages that reach clients keep the "flight:" prefix they had before the
+// package was renamed tsflight, so that clients matching them go on working;
+// errors returned to Go callers say "tsflight:".
 var (
 	errNotFound    = errors.New("flight: not found")
 	errUnavailable = errors.New("flight: not readable")
@@ -469,7 +468,7 @@ func toStatus(err error) error {
 	switch {
 	case errors.Is(err, errBadQuery):
 		code = codes.InvalidArgument
-	case errors.Is(err, ErrOutsideRoot), errors.Is(err, ErrBadTicket), errors.Is(err, errDisabled):
+	case errors.Is(err, errOutsideRoot), errors.Is(err, errBadTicket), errors.Is(err, errDisabled):
 		code = codes.PermissionDenied
 	case errors.Is(err, errStale), errors.Is(err, errUnavailable):
 		code = codes.FailedPrecondition

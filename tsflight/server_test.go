@@ -97,7 +97,7 @@ func TestPartitionsMatchInProcess(t *testing.T) {
 	require.NoError(t, err)
 	f0, err := tsfile.OpenFile(files[0], nil)
 	require.NoError(t, err)
-	want0, err := arrowconv.TableSchema(f0, "weather", nil)
+	want0, err := arrowconv.TableArrowSchema(f0, "weather", nil)
 	require.NoError(t, err)
 	f0.Close()
 	assert.True(t, want0.Equal(schema), "flight schema %v, in-process %v", schema, want0)
@@ -405,7 +405,7 @@ func TestDoPut(t *testing.T) {
 		Cmd: []byte(`{"file":"in/dup.tsfile","tags":["region"]}`)}, files[1])
 	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
 	assert.Contains(t, status.Convert(err).Message(), `command's "tags"`)
-	assert.NotContains(t, status.Convert(err).Message(), "TsFileOptions")
+	assert.NotContains(t, status.Convert(err).Message(), "Options.")
 	// No temporary files are left behind.
 	ents, err := os.ReadDir(filepath.Join(root, "in"))
 	require.NoError(t, err)

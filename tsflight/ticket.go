@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// ErrBadTicket reports a ticket that this server did not issue, that was
+// errBadTicket reports a ticket that this server did not issue, that was
 // altered, or that has expired (codes.PermissionDenied, or
 // codes.FailedPrecondition when only expired or planned on a file that
 // has since changed).
-var ErrBadTicket = errors.New("flight: invalid ticket")
+var errBadTicket = errors.New("flight: invalid ticket")
 
 var errStale = errors.New("flight: stale ticket")
 
@@ -72,22 +72,22 @@ func (s *signer) sign(g *grant) ([]byte, error) {
 
 func (s *signer) verify(t []byte) (*grant, error) {
 	if len(t) > maxTicketSize {
-		return nil, fmt.Errorf("%w: %d bytes", ErrBadTicket, len(t))
+		return nil, fmt.Errorf("%w: %d bytes", errBadTicket, len(t))
 	}
 	if len(t) < 1+sha256.Size+2 || t[0] != ticketVersion {
-		return nil, fmt.Errorf("%w: not issued by this server", ErrBadTicket)
+		return nil, fmt.Errorf("%w: not issued by this server", errBadTicket)
 	}
 	signed, mac := t[:len(t)-sha256.Size], t[len(t)-sha256.Size:]
 	m := hmac.New(sha256.New, s.key)
 	m.Write(signed)
 	if !hmac.Equal(mac, m.Sum(nil)) {
-		return nil, fmt.Errorf("%w: signature does not match", ErrBadTicket)
+		return nil, fmt.Errorf("%w: signature does not match", errBadTicket)
 	}
 	var g grant
 	if err := json.Unmarshal(signed[1:], &g); err != nil {
 		// Only this server's key signs, so this is a key shared with a
 		// server of another version.
-		return nil, fmt.Errorf("%w: %v", ErrBadTicket, err)
+		return nil, fmt.Errorf("%w: %v", errBadTicket, err)
 	}
 	if s.now().Unix() > g.Expires {
 		return nil, fmt.Errorf("%w: expired at %s", errStale, time.Unix(g.Expires, 0).UTC().Format(time.RFC3339))

@@ -145,7 +145,6 @@ type convertJob struct {
 	query       arrowconv.Options
 	devices     []string
 	filters     []string // the query's filters as typed, for reportEmpty
-	timeUnitSet bool
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
 	http        *httpFlags           // URL inputs of servers without ranges
@@ -248,8 +247,12 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	j.query = arrowconv.Options{BatchSize: *batch, TimeUnit: tu, TimeUnitSet: true}
-	j.timeUnitSet = set["time-unit"]
+	j.query = arrowconv.Options{BatchSize: *batch}
+	if set["time-unit"] {
+		// Left zero, the unit is ms when reading a TsFile and the input's
+		// own when writing one.
+		j.query.TimeUnit = arrowconv.TimeUnitOf(tu)
+	}
 	if *columns != "" {
 		j.query.Columns = columnsFlag(*columns)
 	}
@@ -339,12 +342,12 @@ func checkFormatOptions(format string, o writeOptions, set map[string]bool) erro
 			return usagef("--compression does not apply to %s output", format)
 		}
 	case "arrow", "arrows":
-		if !slices.Contains(export.IPCCompressions, o.compression) && o.compression != "" {
-			return usagef("unknown --compression %q for %s (want %s)", o.compression, format, strings.Join(export.IPCCompressions, ", "))
+		if !slices.Contains(export.IPCCompressions(), o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for %s (want %s)", o.compression, format, strings.Join(export.IPCCompressions(), ", "))
 		}
 	case "parquet":
-		if !slices.Contains(export.ParquetCompressions, o.compression) && o.compression != "" {
-			return usagef("unknown --compression %q for parquet (want %s)", o.compression, strings.Join(export.ParquetCompressions, ", "))
+		if !slices.Contains(export.ParquetCompressions(), o.compression) && o.compression != "" {
+			return usagef("unknown --compression %q for parquet (want %s)", o.compression, strings.Join(export.ParquetCompressions(), ", "))
 		}
 		if o.rowGroupSize <= 0 {
 			return usagef("--row-group-size must be positive")
@@ -409,7 +412,7 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 		}
 		for _, t := range tree {
 			if t == table {
-				return arrowconv.NewTreeReader(f, []string{t}, opts)
+				return arrowconv.NewTreeReader(f, t, opts)
 			}
 		}
 		return nil, usagef("no table %q in the file (tables: %s)", table, strings.Join(tables, ", "))
@@ -418,7 +421,7 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 	case len(model) == 1 && len(tree) == 0:
 		return arrowconv.NewTableReader(f, model[0], opts)
 	case len(model) == 0 && len(tree) > 0:
-		return arrowconv.NewTreeReader(f, tree, opts)
+		return arrowconv.NewTreeReader(f, "", opts)
 	case len(tables) == 0:
 		return nil, usagef("the file has no tables")
 	}
@@ -429,7 +432,7 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 type writeOptions struct {
 	compression  string // "" for the format's default
 	rowGroupSize int64  // parquet only
-	tsfile       *fromarrow.TsFileOptions
+	tsfile       *fromarrow.Options
 }
 
 func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOptions) error {
@@ -444,7 +447,7 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 	case "parquet":
 		_, err = export.WriteParquet(w, rdr, &export.ParquetOptions{Compression: o.compression, RowGroupSize: o.rowGroupSize})
 	case "tsfile":
-		topts := fromarrow.TsFileOptions{}
+		topts := fromarrow.Options{}
 		if o.tsfile != nil {
 			topts = *o.tsfile
 		}
@@ -692,7 +695,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 		return in, rdr, nil
 	}, done: func(in *input) { j.finishInput(in, stderr) }}
 	defer chain.Release()
-	j.wopts.tsfile = &fromarrow.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
 	var err error
 	if j.out == "-" {

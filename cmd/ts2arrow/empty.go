@@ -115,7 +115,7 @@ func (j *convertJob) emptyHints(ctx context.Context) []string {
 		}
 	}
 	if len(hints) == 0 && j.query.Time != nil && first <= last {
-		unit := j.query.TimeUnit
+		unit := j.query.TimeUnit.Unit()
 		hints = append(hints, fmt.Sprintf("the inputs' times span %s .. %s (%d .. %d in %s)",
 			formatTimestamp(first, unit), formatTimestamp(last, unit), first, last, unit))
 	}
@@ -131,7 +131,7 @@ func addColumnValues(f *tsfile.File, t string, values map[string]map[string]bool
 	if _, model := f.SchemaOf(t); model {
 		r, err = arrowconv.NewTableReader(f, t, opts)
 	} else {
-		r, err = arrowconv.NewTreeReader(f, []string{t}, opts)
+		r, err = arrowconv.NewTreeReader(f, t, opts)
 	}
 	if err != nil {
 		return

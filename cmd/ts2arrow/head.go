@@ -105,7 +105,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	defer printWarnings(stderr, name, in.file)
 	// The batch is the rows asked for, so that the reader decodes no more
 	// pages than those rows need and stops (Limit) after them.
-	opts := &arrowconv.Options{TimeUnit: tu, TimeUnitSet: true, Columns: columnsFlag(*columns),
+	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
 		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize)}
 	rdr, err := openProjected(in.file, *table, opts)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -296,8 +297,8 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 		}
 	}
 	info.Encryption = "none"
-	if lvl, ok := f.Metadata.Property("encryptLevel"); ok && string(lvl) != "0" {
-		typ, _ := f.Metadata.Property("encryptType")
+	if lvl, ok := f.Metadata.Property(aead.LegacyPropLevel); ok && string(lvl) != "0" {
+		typ, _ := f.Metadata.Property(aead.LegacyPropType)
 		info.Encryption = fmt.Sprintf("level %s (%s)", lvl, typ)
 	}
 	if e := f.Encryption(); e != nil && e.Header == nil && e.Locked != nil {
@@ -313,7 +314,7 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 		}
 	}
 	// Never show key material.
-	delete(info.Properties, "encryptKey")
+	delete(info.Properties, aead.LegacyPropKey)
 	for _, name := range f.Tables() {
 		t := inspectTable{Name: name, Model: "tree"}
 		if s, ok := f.SchemaOf(name); ok {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -112,7 +113,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ts2arrow: unknown command %q\n\n%s", args[0], usage)
 		return 2
 	}
-	return report(err, stderr)
+	return report(optionHint(args[0], err), stderr)
+}
+
+// optionFlags names, per command, what a ts2arrow user does about an
+// arrowconv.OptionError: the flag that sets the option, or another way
+// round the limit where the command has no flag for it.
+var optionFlags = map[string]map[string]string{
+	"convert": {"BatchSize": "pass a smaller --batch-size", "PlainTags": "select fewer devices with --where or --device"},
+	"head":    {"BatchSize": "pass a smaller -n", "PlainTags": "pass a smaller -n"},
+}
+
+// optionHint tells an arrowconv.OptionError in the terms of command cmd's
+// flags instead of the Go option nobody on the command line can set,
+// keeping the file it concerns.
+func optionHint(cmd string, err error) error {
+	var oe *arrowconv.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	hint, ok := optionFlags[cmd][oe.Option]
+	if !ok {
+		hint = "ts2arrow has no flag for this"
+	}
+	err2 := error(&hintError{oe, "arrowconv: " + oe.Problem + "; " + hint})
+	var fe *fileError
+	if errors.As(err, &fe) {
+		err2 = &fileError{fe.file, err2}
+	}
+	return err2
 }
 
 // fileError ties an error to the input file it concerns.

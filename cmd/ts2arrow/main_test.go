@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -293,5 +294,27 @@ func TestFailedConversionLeavesNothing(t *testing.T) {
 	require.NoError(t, err)
 	for _, e := range entries {
 		require.NotContains(t, e.Name(), "out.arrow", "leftover %s", e.Name())
+	}
+}
+
+// TestOptionHintNamesFlags checks that a read error a reader option settles
+// names the command's flag, not the Go option, as a page decode reports it.
+func TestOptionHintNamesFlags(t *testing.T) {
+	batch := &arrowconv.OptionError{Problem: "a batch would hold more than 2 GiB of binary values", Option: "BatchSize", Remedy: "smaller"}
+	dict := &arrowconv.OptionError{Problem: "the dictionary of a constant column would exceed 2 GiB", Option: "PlainTags", Remedy: "to read them plain"}
+	for _, c := range []struct {
+		cmd  string
+		err  error
+		want string
+	}{
+		{"convert", withFile("in.tsfile", tsfile.CodecError(10, "value page", batch)),
+			"ts2arrow: in.tsfile: arrowconv: a batch would hold more than 2 GiB of binary values; pass a smaller --batch-size\n"},
+		{"head", withFile("in.tsfile", batch), "ts2arrow: in.tsfile: arrowconv: a batch would hold more than 2 GiB of binary values; pass a smaller -n\n"},
+		{"convert", dict, "ts2arrow: arrowconv: the dictionary of a constant column would exceed 2 GiB; select fewer devices with --where or --device\n"},
+		{"schema", dict, "ts2arrow: arrowconv: the dictionary of a constant column would exceed 2 GiB; ts2arrow has no flag for this\n"},
+	} {
+		var stderr bytes.Buffer
+		require.Equal(t, 1, report(optionHint(c.cmd, c.err), &stderr))
+		require.Equal(t, c.want, stderr.String())
 	}
 }

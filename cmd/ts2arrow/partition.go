@@ -162,7 +162,7 @@ func withoutDevice(f *tsfile.File, table string, q *arrowconv.Options) ([]string
 	if names == nil {
 		probe := *q
 		probe.Limit = 1
-		r, err := arrowconv.NewTreeReader(f, []string{table}, &probe)
+		r, err := arrowconv.NewTreeReader(f, table, &probe)
 		if err != nil {
 			return nil, err
 		}
@@ -188,7 +188,7 @@ func (j *convertJob) writePart(ctx context.Context, f *tsfile.File, t string, mo
 	if model {
 		rdr, err = arrowconv.NewTableReader(f, t, q)
 	} else {
-		rdr, err = arrowconv.NewTreeReader(f, []string{t}, q)
+		rdr, err = arrowconv.NewTreeReader(f, t, q)
 	}
 	if err != nil {
 		return 0, 0, err

@@ -157,7 +157,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		return nil, rr, nil
 	}, done: func(*input) {}}
 	defer chain.Release()
-	topts := &fromarrow.TsFileOptions{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	topts := &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	table, tableFrom := j.table, "--table"
 	if table == "" {
 		table, _ = rr.Schema().Metadata().GetValue(arrowconv.MetaTable)
@@ -180,10 +180,8 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		}
 		fmt.Fprintf(stderr, "ts2arrow: %s: table %s (%s), %s\n", name, table, tableFrom, what)
 	}
-	if j.timeUnitSet {
-		// Otherwise the unit of a timestamp time column is kept.
-		topts.TimeUnit, topts.TimeUnitSet = j.query.TimeUnit, true
-	}
+	// Unless --time-unit was given, the unit of the input is kept.
+	topts.TimeUnit = j.query.TimeUnit
 	j.wopts.tsfile = topts
 	write := func(w io.Writer) error { return writeFormat(w, "tsfile", chain, j.wopts) }
 	if j.out == "-" {
@@ -205,7 +203,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 }
 
 // flagHint rewrites an error of the TsFile writer that one of
-// fromarrow.TsFileOptions settles so that it names what a ts2arrow user can
+// fromarrow.Options settles so that it names what a ts2arrow user can
 // do, with flags, instead of the Go option nobody on the command line can
 // set. sc is the input's schema and tags the --tags columns, if given.
 func flagHint(err error, sc *arrow.Schema, tags []string) error {
@@ -226,7 +224,7 @@ func flagHint(err error, sc *arrow.Schema, tags []string) error {
 	default:
 		hint = "ts2arrow has no flag for this; fix the input"
 	}
-	return &hintError{oe, hint}
+	return &hintError{oe, "fromarrow: " + oe.Problem + "; " + hint}
 }
 
 // tagsHint explains two rows of one device with the same time, which on the
@@ -262,11 +260,12 @@ func markedTags(sc *arrow.Schema) []string {
 	return tags
 }
 
-// hintError is an fromarrow.OptionError told in ts2arrow's terms.
+// hintError is a library's OptionError (fromarrow's or arrowconv's) told
+// in ts2arrow's terms: its problem, then what to do with ts2arrow's flags.
 type hintError struct {
-	err  *fromarrow.OptionError
-	hint string
+	err  error
+	text string
 }
 
-func (e *hintError) Error() string { return "fromarrow: " + e.err.Problem + "; " + e.hint }
+func (e *hintError) Error() string { return e.text }
 func (e *hintError) Unwrap() error { return e.err }

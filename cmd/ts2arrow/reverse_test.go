@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/export"
@@ -115,7 +116,39 @@ func TestFlagHint(t *testing.T) {
 
 func requireNoGoNames(t *testing.T, msg string) {
 	t.Helper()
-	for _, g := range []string{"TsFileOptions", "KeepLast", "MaxBufferedRows", "TimeColumn", "Options."} {
+	for _, g := range []string{"KeepLast", "MaxBufferedRows", "TimeColumn", "Options."} {
 		require.NotContains(t, msg, g)
 	}
+}
+
+// TestReverseTimeUnit: writing a TsFile keeps the unit of the input's
+// timestamp time column unless --time-unit is given, which converts to it.
+func TestReverseTimeUnit(t *testing.T) {
+	_, wantRows := tableRows(t, sample, "weather")
+	firstTime := func(path string) int64 {
+		f, err := tsfile.OpenFile(path, nil)
+		require.NoError(t, err)
+		defer f.Close()
+		r, err := arrowconv.NewTableReader(f, "weather", &arrowconv.Options{Limit: 1})
+		require.NoError(t, err)
+		defer r.Release()
+		require.True(t, r.Next(), "%v", r.Err())
+		return int64(r.RecordBatch().Column(0).(*array.Timestamp).Value(0))
+	}
+	dir := t.TempDir()
+	// The stored integers read as microseconds: a timestamp[us] column.
+	us := filepath.Join(dir, "us.parquet")
+	code, _, errOut := runCLI("convert", sample, "-o", us, "--time-unit", "us")
+	require.Equal(t, 0, code, errOut)
+
+	kept := filepath.Join(dir, "kept.tsfile")
+	code, _, errOut = runCLI("convert", us, "-o", kept)
+	require.Equal(t, 0, code, errOut)
+	_, gotRows := tableRows(t, kept, "weather")
+	require.Equal(t, wantRows, gotRows, "the stored integers are the input's microseconds")
+
+	ns := filepath.Join(dir, "ns.tsfile")
+	code, _, errOut = runCLI("convert", us, "-o", ns, "--time-unit", "ns")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1000*firstTime(sample), firstTime(ns))
 }

@@ -82,7 +82,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := &arrowconv.Options{TimeUnit: tu, TimeUnitSet: true, Columns: columnsFlag(*columns)}
+	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns)}
 	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
 		return err

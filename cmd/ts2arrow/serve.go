@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsflight"
 )
 
@@ -286,7 +287,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	log := slog.New(handler)
 
 	opts := tsflight.Options{
-		Root: *root, TimeUnit: tu, TimeUnitSet: true, BatchSize: *batch,
+		Root: *root, TimeUnit: arrowconv.TimeUnitOf(tu), BatchSize: *batch,
 		PartitionBytes: int64(partition), Advertise: advertise, AllowPut: *allowPut,
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
 		IdleTimeout: *idle, StreamTimeout: *streamTimeout, TicketTTL: *ttl,

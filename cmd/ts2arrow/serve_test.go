@@ -255,7 +255,7 @@ func TestServeFlights(t *testing.T) {
 		require.Empty(t, ep.Location, "no --advertise: the server asked")
 	}
 	got, schema := readEndpoints(t, ctx, c, fi)
-	want, wantSchema := localSample(t, &arrowconv.Options{TimeUnit: arrow.Millisecond, TimeUnitSet: true})
+	want, wantSchema := localSample(t, &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(arrow.Millisecond)})
 	require.Len(t, want, 1500)
 	require.Equal(t, want, got)
 	require.EqualValues(t, len(want), fi.TotalRecords)
