@@ -853,12 +853,10 @@ func TestWriteInterop(t *testing.T) {
 				f, err := tsfile.OpenFile(path, nil)
 				require.NoError(t, err)
 				t.Cleanup(func() { f.Close() })
-				var tree, model []string
+				var model []string
 				for _, tb := range f.Tables() {
 					if _, ok := f.SchemaOf(tb); ok {
 						model = append(model, tb)
-					} else {
-						tree = append(tree, tb)
 					}
 				}
 				var r *arrowconv.Reader
