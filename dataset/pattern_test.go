@@ -66,6 +66,7 @@ func TestPatternMatch(t *testing.T) {
 		{"root.sg.`d.1`.s", "root.sg.`d.1`.s", true},
 		{"root.sg.`d*`.s", "root.sg.dx.s", false}, // a quoted star is a name
 		{"root.sg.`d*`.s", "root.sg.`d*`.s", true},
+		{"root.sg.`d*`.s", "root.sg.`d-x`.s", false},
 		{"root.sg.`d1`.s", "root.sg.d1.s", true},
 	} {
 		p := mustPattern(t, tc.pattern)
