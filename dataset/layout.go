@@ -36,14 +36,6 @@ func (s Space) String() string {
 	return "unknown"
 }
 
-// Companion file suffixes, appended to a data file's full name.
-// IoTDB: ModificationFile.FILE_SUFFIX in dataregion/modification (".mods2")
-// and its 1.x form (modification/v1/ModificationFileV1, ".mods").
-const (
-	ModsV1Suffix = ".mods"
-	ModsV2Suffix = ".mods2"
-)
-
 // File is one data file of a layout and its companions.
 type File struct {
 	Path  string // the .tsfile, as found (joined to the root given)

@@ -234,7 +234,10 @@ func (r *Resource) AppendBinary(dst []byte) ([]byte, error) {
 		if r.IndexType == IndexPlain {
 			dst = appendString32(dst, dt.Device.TreePath())
 		} else {
-			dst = appendDeviceID(dst, dt.Device)
+			var err error
+			if dst, err = appendDeviceID(dst, dt.Device); err != nil {
+				return dst, fmt.Errorf("dataset: resource device %d: %w", i, err)
+			}
 		}
 		dst = binary.BigEndian.AppendUint32(dst, uint32(i))
 	}
@@ -257,22 +260,6 @@ func (r *Resource) AppendBinary(dst []byte) ([]byte, error) {
 func appendString32(dst []byte, s string) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(s)))
 	return append(dst, s...)
-}
-
-// appendDeviceID writes an IDeviceID as StringArrayDeviceID.serialize
-// does (apache/tsfile java/tsfile/.../file/metadata/StringArrayDeviceID.java).
-func appendDeviceID(dst []byte, id tsfile.DeviceID) []byte {
-	segs := id.Segments()
-	dst = binary.AppendUvarint(dst, uint64(len(segs)))
-	for _, s := range segs {
-		if s.Null {
-			dst = binary.AppendVarint(dst, -1)
-			continue
-		}
-		dst = binary.AppendVarint(dst, int64(len(s.Value)))
-		dst = append(dst, s.Value...)
-	}
-	return dst
 }
 
 // resDecoder reads the fields of a resource file; its first error sticks
