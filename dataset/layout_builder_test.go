@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -280,4 +281,91 @@ func writeResource(t *testing.T, bf *builtFile) {
 	b, err := r.AppendBinary(nil)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(bf.Path+ResourceSuffix, b, 0o644))
+}
+
+// randomLayout returns n files of random overlapping data for the devices
+// root.db.d1 (non-aligned, series s1 s2), root.db.al (tree aligned) and
+// t.a, t.b (table t of tableT), sequence and unsequence mixed, file versions
+// all distinct (IoTDB's are, within a region), and random v1 or v2 mods.
+// Times are drawn from a small range so copies overlap in every way:
+// disjoint, nested, identical.
+func randomLayout(r *rand.Rand, n int) []specFile {
+	perm := r.Perm(n)
+	var specs []specFile
+	for i := 0; i < n; i++ {
+		s := specFile{Space: Sequence, Time: int64(r.IntN(5)), Version: int64(perm[i] + 1), Tables: []tsfile.TableSchema{tableT}}
+		if r.IntN(2) == 0 {
+			s.Space = Unsequence
+		}
+		cell := func() *int64 {
+			if r.IntN(4) == 0 {
+				return nil
+			}
+			return v(int64(r.IntN(1000)))
+		}
+		times := func() []int64 {
+			lo := int64(r.IntN(20))
+			var ts []int64
+			for t := lo; t < lo+int64(1+r.IntN(10)); t++ {
+				if r.IntN(3) != 0 {
+					ts = append(ts, t)
+				}
+			}
+			if len(ts) == 0 {
+				ts = []int64{lo}
+			}
+			return ts
+		}
+		group := func(kind groupKind, dev tsfile.DeviceID, cols ...string) specGroup {
+			g := specGroup{Kind: kind, Device: dev, Times: times()}
+			for _, c := range cols {
+				sc := specCol{Name: c}
+				for range g.Times {
+					sc.Vals = append(sc.Vals, cell())
+				}
+				g.Cols = append(g.Cols, sc)
+			}
+			return g
+		}
+		if r.IntN(3) != 0 {
+			s.Groups = append(s.Groups, group(treeNonAlign, tsfile.ParseTreePath("root.db.d1"), "s1", "s2"))
+		}
+		if r.IntN(3) != 0 {
+			s.Groups = append(s.Groups, group(treeAligned, tsfile.ParseTreePath("root.db.al"), "s1", "s2"))
+		}
+		if r.IntN(3) != 0 {
+			s.Groups = append(s.Groups, group(tableGroup, tsfile.NewDeviceID("t", "a"), "s1", "s2", "s3"))
+		}
+		if r.IntN(2) == 0 || len(s.Groups) == 0 {
+			s.Groups = append(s.Groups, group(tableGroup, tsfile.NewDeviceID("t", "b"), "s1", "s2", "s3"))
+		}
+		rng := func() (int64, int64) {
+			a, b := int64(r.IntN(30)), int64(r.IntN(30))
+			return min(a, b), max(a, b)
+		}
+		patterns := []string{"root.db.d1.s1", "root.db.**", "root.db.al.*", "root.db.*.s2", "root.db.al.s1"}
+		for k := r.IntN(3); k > 0; k-- {
+			lo, hi := rng()
+			pat, _ := ParsePattern(patterns[r.IntN(len(patterns))])
+			if r.IntN(2) == 0 {
+				// v1: a random offset, so some chunks are below it and some not.
+				s.ModsV1 = append(s.ModsV1, Deletion{Kind: TreeDeletion, Version: ModsV1, Pattern: pat, Start: lo, End: hi, FileOffset: int64(r.IntN(600))})
+				continue
+			}
+			s.ModsV2 = append(s.ModsV2, Deletion{Kind: TreeDeletion, Pattern: pat, Start: lo, End: hi})
+		}
+		if r.IntN(2) == 0 {
+			lo, hi := rng()
+			d := Deletion{Kind: TableDeletion, Table: "t", Start: lo, End: hi}
+			switch r.IntN(3) {
+			case 0:
+				d.Predicate = TagPredicate{Kind: PredSegmentExactMatch, Segment: 1, Value: "a"}
+			case 1:
+				d.Measurements = []string{"s2"}
+			}
+			s.ModsV2 = append(s.ModsV2, d)
+		}
+		specs = append(specs, s)
+	}
+	return specs
 }

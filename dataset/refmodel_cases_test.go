@@ -1,9 +1,12 @@
 package dataset
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -297,4 +300,53 @@ func TestBuilderLayout(t *testing.T) {
 	}
 	_, err = os.Stat(filepath.Join(dir.Root, "sequence", "root.db", "1", "0", "100-3-0-0.tsfile.mods2"))
 	require.NoError(t, err)
+}
+
+// TestReferenceRandomInvariants checks properties of the reference on
+// random layouts: its answer does not depend on the order of the files;
+// without mods every written (device, time) that has a non-null cell (or
+// is a table row) comes out; mods only remove rows. Discover finds every
+// file.
+func TestReferenceRandomInvariants(t *testing.T) {
+	for seed := uint64(1); seed <= 15; seed++ {
+		r := rand.New(rand.NewPCG(seed, 28))
+		specs := randomLayout(r, 2+r.IntN(5))
+		dir := buildLayout(t, specs...)
+		got := reference(t, dir)
+
+		l, err := Discover(dir.Root)
+		require.NoError(t, err)
+		require.Len(t, l.Files, len(specs))
+
+		shuffled := append([]specFile(nil), specs...)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		require.Equal(t, got, reference(t, buildLayout(t, shuffled...)), "seed %d: file order changed the answer", seed)
+
+		bare := append([]specFile(nil), specs...)
+		for i := range bare {
+			bare[i].ModsV1, bare[i].ModsV2 = nil, nil
+		}
+		all := reference(t, buildLayout(t, bare...))
+		rowTimes := func(rows refRows) map[string]bool {
+			m := map[string]bool{}
+			for dev, rs := range rows {
+				for _, row := range rs {
+					m[dev+" "+strings.Fields(row)[0]] = true
+				}
+			}
+			return m
+		}
+		want := map[string]bool{}
+		for _, bf := range dir.Files {
+			for _, p := range bf.Points {
+				if !p.Null || p.Kind == tableGroup {
+					want[fmt.Sprintf("%s t=%d", p.Device, p.Time)] = true
+				}
+			}
+		}
+		require.Equal(t, want, rowTimes(all), "seed %d", seed)
+		for k := range rowTimes(got) {
+			require.True(t, want[k], "seed %d: %s appears only with mods", seed, k)
+		}
+	}
 }
