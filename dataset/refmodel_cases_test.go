@@ -176,6 +176,34 @@ func TestReferenceHandWritten(t *testing.T) {
 			"root.db.al": {"t=20 s1=2 s2=-"},
 			"t.a":        {"t=7 s1=- s2=- s3=-"},
 		},
+	}, {
+		// 3d: v2 ranges are closed; v1 opens a bound at MinInt64/MaxInt64.
+		name: "closed and open ranges",
+		files: []specFile{
+			{Space: Sequence, Time: 1, Version: 1, Groups: []specGroup{treeSeries("root.db.d", []int64{4, 5, 6}, 4, 5, 6)},
+				ModsV2: []Deletion{{Kind: TreeDeletion, Pattern: mustPattern(t, "root.db.d.s"), Start: 5, End: 5}}},
+			{Space: Sequence, Time: 2, Version: 2, Groups: []specGroup{treeSeries("root.db.e", []int64{1, 9}, 1, 9)},
+				ModsV1: []Deletion{{Kind: TreeDeletion, Version: ModsV1, Pattern: mustPattern(t, "root.db.e.s"), FileOffset: math.MaxInt64, Start: math.MinInt64, End: 1, OpenStart: true}}},
+		},
+		want: refRows{"root.db.d": {"t=4 s=4", "t=6 s=6"}, "root.db.e": {"t=9 s=9"}},
+	}, {
+		// 3d/5: root.db.al.* also names the time column "" of the aligned
+		// device, so whole rows go; root.db.al.s1 only nulls s1.
+		name: "tree aligned time column deletion",
+		files: []specFile{
+			{Space: Sequence, Time: 1, Version: 1, Groups: []specGroup{
+				{Kind: treeAligned, Device: tsfile.ParseTreePath("root.db.al"), Times: []int64{1, 2, 3}, Cols: []specCol{
+					{Name: "s1", Vals: []*int64{v(1), v(2), v(3)}}, {Name: "s2", Vals: []*int64{v(4), v(5), v(6)}}}},
+			}, ModsV2: []Deletion{
+				{Kind: TreeDeletion, Pattern: mustPattern(t, "root.db.al.*"), Start: 1, End: 1},
+				{Kind: TreeDeletion, Pattern: mustPattern(t, "root.db.al.s1"), Start: 2, End: 2},
+			}},
+			{Space: Unsequence, Time: 2, Version: 2, Groups: []specGroup{
+				{Kind: treeAligned, Device: tsfile.ParseTreePath("root.db.al"), Times: []int64{3}, Cols: []specCol{
+					{Name: "s1", Vals: []*int64{nil}}, {Name: "s2", Vals: []*int64{v(60)}}}},
+			}},
+		},
+		want: refRows{"root.db.al": {"t=2 s1=- s2=5", "t=3 s1=3 s2=60"}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := buildLayout(t, tc.files...)

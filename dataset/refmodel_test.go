@@ -13,7 +13,9 @@ import (
 // data directory the builder (layout_builder_test.go) wrote: every point is
 // materialised and the rules of docs/iotdb-rules.md are applied literally,
 // one point at a time, with no pruning. The merge reader is checked
-// against it.
+// against it: build a directory with buildLayout (or randomLayout), take
+// want := reference(t, dir), and print what the reader returns per device
+// with formatRow (columns in name order) to compare.
 //
 //   1. Per file, its own mods delete its points (rule 3a): v2 (.mods2, preferred
 //      when both exist, 3c) on every chunk, v1 only on chunks whose header
