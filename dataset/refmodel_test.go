@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -62,11 +63,13 @@ func formatRow(tm int64, cols []string, cells map[string]*int64) string {
 func fileDeletions(t *testing.T, bf *builtFile) []Deletion {
 	t.Helper()
 	for _, suf := range []string{ModsV2Suffix, ModsV1Suffix} {
-		m, err := ReadModsFile(bf.Path+suf, nil)
-		if err == nil {
-			require.Empty(t, m.Warnings, bf.Path+suf)
-			return m.Deletions
+		if _, err := os.Stat(bf.Path + suf); err != nil {
+			continue // no such mods file
 		}
+		m, err := ReadModsFile(bf.Path+suf, nil)
+		require.NoError(t, err)
+		require.Empty(t, m.Warnings, bf.Path+suf)
+		return m.Deletions
 	}
 	return nil
 }
