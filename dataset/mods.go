@@ -324,8 +324,8 @@ func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
 
 // readModsData reads size bytes of r after checking size against the limit.
 func readModsData(r io.Reader, size int64, opts *ModsOptions) ([]byte, error) {
-	if limit := opts.maxSize(); size > limit {
-		return nil, fmt.Errorf("%w: %d bytes, limit %d", ErrModsTooLarge, size, limit)
+	if err := checkModsSize(size, opts); err != nil {
+		return nil, err
 	}
 	if size < 0 {
 		return nil, fmt.Errorf("dataset: negative mods file size %d", size)
@@ -339,8 +339,8 @@ func readModsData(r io.Reader, size int64, opts *ModsOptions) ([]byte, error) {
 }
 
 // checkModsSize refuses data past the limit, so the parsers enforce it too.
-func checkModsSize(n int, opts *ModsOptions) error {
-	if limit := opts.maxSize(); int64(n) > limit {
+func checkModsSize(n int64, opts *ModsOptions) error {
+	if limit := opts.maxSize(); n > limit {
 		return fmt.Errorf("%w: %d bytes, limit %d", ErrModsTooLarge, n, limit)
 	}
 	return nil

@@ -33,7 +33,7 @@ const v1Deletion = "DELETION"
 // A last line without its line end is read like the others, as IoTDB
 // reads it, with a warning, since it may be a write still in progress.
 func ParseModsV1(data []byte, opts *ModsOptions) (*Mods, error) {
-	if err := checkModsSize(len(data), opts); err != nil {
+	if err := checkModsSize(int64(len(data)), opts); err != nil {
 		return nil, err
 	}
 	m := &Mods{Version: ModsV1}

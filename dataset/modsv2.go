@@ -330,7 +330,7 @@ func (r *v2reader) entry() Deletion {
 // read. Nothing is allocated for a length before it is checked against
 // the bytes left.
 func ParseModsV2(data []byte, opts *ModsOptions) (*Mods, error) {
-	if err := checkModsSize(len(data), opts); err != nil {
+	if err := checkModsSize(int64(len(data)), opts); err != nil {
 		return nil, err
 	}
 	m := &Mods{Version: ModsV2}
