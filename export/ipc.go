@@ -86,13 +86,13 @@ func WriteIPC(w io.Writer, rr array.RecordReader, opts *IPCOptions) (rows int64,
 		sink.cut = true
 		iw.Close()
 	}
+	var conv func(arrow.RecordBatch) (arrow.RecordBatch, error)
+	if uni != nil {
+		conv = uni.unify
+	}
 	for rr.Next() {
 		rec := rr.RecordBatch()
 		n := rec.NumRows()
-		var conv func(arrow.RecordBatch) (arrow.RecordBatch, error)
-		if uni != nil {
-			conv = uni.unify
-		}
 		if err := writeConverted(rec, conv, iw.Write); err != nil {
 			abort()
 			return rows, fmt.Errorf("export: ipc: %w", err)

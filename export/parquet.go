@@ -157,17 +157,17 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 	// on a second core, which would otherwise add up.
 	ra := newReadAhead(rr, 1)
 	defer ra.close()
+	var conv func(arrow.RecordBatch) (arrow.RecordBatch, error)
+	if convert {
+		conv = func(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
+			return toWritten(ctx, o.Allocator, written, rec)
+		}
+	}
 	for ra.next() {
 		rec := ra.cur
 		n := rec.NumRows()
 		if n == 0 {
 			continue
-		}
-		var conv func(arrow.RecordBatch) (arrow.RecordBatch, error)
-		if convert {
-			conv = func(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
-				return toWritten(ctx, o.Allocator, written, rec)
-			}
 		}
 		if err := writeConverted(rec, conv, fw.WriteBuffered); err != nil {
 			abort()
