@@ -78,14 +78,9 @@ func Download(ctx context.Context, url string, opts *DownloadOptions) (*Download
 	if o.MemoryLimit <= 0 {
 		o.MemoryLimit = DefaultMemoryLimit
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := newGet(ctx, url, o.Header)
 	if err != nil {
-		return nil, fmt.Errorf("httpfile: %w", err)
-	}
-	for k, vs := range o.Header {
-		for _, v := range vs {
-			req.Header.Add(k, v)
-		}
+		return nil, err
 	}
 	resp, err := o.Client.Do(req)
 	if err != nil {

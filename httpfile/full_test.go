@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -93,4 +94,33 @@ func TestDownload(t *testing.T) {
 		_, err := Download(ctx, noRangeServer(t, data, "short"), &DownloadOptions{MemoryLimit: memLimit, TempDir: t.TempDir()})
 		require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	}
+}
+
+// TestHeader: Options.Header goes with every range request and
+// DownloadOptions.Header with the download.
+func TestHeader(t *testing.T) {
+	data := testData(4 << 10)
+	s := &server{data: data, ranges: true}
+	var missing atomic.Int64
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer x" {
+			missing.Add(1)
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	h := http.Header{"Authorization": {"Bearer x"}}
+
+	f, err := Open(context.Background(), hs.URL, &Options{Header: h})
+	require.NoError(t, err)
+	got := make([]byte, len(data))
+	_, err = f.ReadAt(got, 0)
+	require.NoError(t, err)
+	require.Equal(t, data, got)
+
+	d, err := Download(context.Background(), hs.URL, &DownloadOptions{Header: h})
+	require.NoError(t, err)
+	defer d.Close()
+	require.Equal(t, int64(len(data)), d.Size())
+	require.Zero(t, missing.Load())
 }

@@ -322,15 +322,25 @@ func (f *File) fetchInto(p []byte, off int64) error {
 	return nil
 }
 
-func (f *File) get(off, n int64) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(f.ctx, http.MethodGet, f.url, nil)
+// newGet is a GET of url bounded by ctx and carrying header: the request
+// of a range read and of Download alike.
+func newGet(ctx context.Context, url string, header http.Header) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("httpfile: %w", err)
 	}
-	for k, vs := range f.opts.Header {
+	for k, vs := range header {
 		for _, v := range vs {
 			req.Header.Add(k, v)
 		}
+	}
+	return req, nil
+}
+
+func (f *File) get(off, n int64) (*http.Response, error) {
+	req, err := newGet(f.ctx, f.url, f.opts.Header)
+	if err != nil {
+		return nil, err
 	}
 	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+n-1))
 	if strongETag(f.etag) {

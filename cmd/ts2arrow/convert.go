@@ -574,37 +574,9 @@ func estimateRows(f *tsfile.File, rdr array.RecordReader) int64 {
 
 // openQuery opens one input and its reader for the job's query.
 func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress, stderr io.Writer) (*input, array.RecordReader, error) {
-	var in *input
-	if j.recover {
-		// The schema pre-pass and the conversion both open the input:
-		// the scan, which decodes every page, runs for the first only.
-		var fh *os.File
-		var err error
-		rec := j.recovered
-		if rec == nil {
-			if fh, rec, err = recoverFile(name, j.schemaFrom, j.ropts); err != nil {
-				return nil, nil, err
-			}
-			j.recovered = rec
-		} else if fh, err = os.Open(name); err != nil {
-			return nil, nil, err
-		}
-		var ra io.ReaderAt = fh
-		if prog != nil {
-			ra = &countingReaderAt{r: fh, p: prog}
-		}
-		f, err := rec.Open(ra, nil)
-		if err != nil {
-			fh.Close()
-			return nil, nil, &fileError{name, err}
-		}
-		reportRecovery(stderr, name, rec)
-		in = &input{name: name, file: f, close: fh.Close}
-	} else {
-		var err error
-		if in, err = openInputCounted(ctx, name, j.ropts, j.http, prog); err != nil {
-			return nil, nil, err
-		}
+	in, err := j.openFile(ctx, name, prog, stderr)
+	if err != nil {
+		return nil, nil, err
 	}
 	q, err := j.queryFor(in.file)
 	if err != nil {
@@ -617,6 +589,39 @@ func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress,
 		return nil, nil, &fileError{name, err}
 	}
 	return in, rdr, nil
+}
+
+// openFile opens an input as the conversion reads it: with --recover,
+// through the recovery scan (run for the first opening only, reported on
+// stderr), else as openInputCounted does.
+func (j *convertJob) openFile(ctx context.Context, name string, prog *progress, stderr io.Writer) (*input, error) {
+	if j.recover {
+		// The schema pre-pass and the conversion both open the input:
+		// the scan, which decodes every page, runs for the first only.
+		var fh *os.File
+		var err error
+		rec := j.recovered
+		if rec == nil {
+			if fh, rec, err = recoverFile(name, j.schemaFrom, j.ropts); err != nil {
+				return nil, err
+			}
+			j.recovered = rec
+		} else if fh, err = os.Open(name); err != nil {
+			return nil, err
+		}
+		var ra io.ReaderAt = fh
+		if prog != nil {
+			ra = &countingReaderAt{r: fh, p: prog}
+		}
+		f, err := rec.Open(ra, nil)
+		if err != nil {
+			fh.Close()
+			return nil, &fileError{name, err}
+		}
+		reportRecovery(stderr, name, rec)
+		return &input{name: name, file: f, close: fh.Close}, nil
+	}
+	return openInputCounted(ctx, name, j.ropts, j.http, prog)
 }
 
 // finishInput reports an input's warnings and, with --verbose, what it

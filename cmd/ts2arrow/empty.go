@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -58,10 +57,20 @@ func (j *convertJob) emptyHints(ctx context.Context) []string {
 	}
 	var first, last int64 = maxInt64, minInt64
 	for _, name := range j.inputs {
-		f, closeFn, err := j.openForHints(ctx, name)
+		// As the conversion opened it: with --recover, through the scan
+		// it ran (not reported again). --partition-by runs none: it
+		// opens inputs plainly.
+		var in *input
+		var err error
+		if j.recover && j.recovered == nil {
+			in, err = openInput(ctx, name, j.ropts, j.http)
+		} else {
+			in, err = j.openFile(ctx, name, nil, io.Discard)
+		}
 		if err != nil {
 			continue // the conversion read it; a hint is not worth a second error
 		}
+		f := in.file
 		tables := f.Tables()
 		if j.table != "" {
 			tables = []string{j.table}
@@ -95,7 +104,7 @@ func (j *convertJob) emptyHints(ctx context.Context) []string {
 				addColumnValues(f, t, values)
 			}
 		}
-		closeFn()
+		in.close()
 	}
 	var hints []string
 	for _, d := range j.devices {
@@ -146,28 +155,6 @@ func addColumnValues(f *tsfile.File, t string, values map[string]map[string]bool
 			set[v] = true
 		}
 	}
-}
-
-// openForHints opens an input again as the conversion did: through the
-// recovery scan already done for --recover.
-func (j *convertJob) openForHints(ctx context.Context, name string) (*tsfile.File, func() error, error) {
-	if j.recover && j.recovered != nil {
-		fh, err := os.Open(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		f, err := j.recovered.Open(fh, nil)
-		if err != nil {
-			fh.Close()
-			return nil, nil, err
-		}
-		return f, fh.Close, nil
-	}
-	in, err := openInput(ctx, name, j.ropts, j.http)
-	if err != nil {
-		return nil, nil, err
-	}
-	return in.file, in.close, nil
 }
 
 // some lists a few of the names in set, sorted, with how many more there

@@ -77,7 +77,7 @@ func checkOutput(out string, kind outKind, force bool, inputs []string, stderr i
 		if isURL(in) {
 			continue
 		}
-		if ist, err := os.Stat(in); err == nil && exists && os.SameFile(st, ist) {
+		if exists && same(st, in) {
 			return nil, usagef("-o %s is the input %s; write to another file (not even --force replaces an input)", out, in)
 		}
 	}

@@ -154,3 +154,17 @@ func TestLenientFlag(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, stdout, "warning:     TsFileMetadata at offset")
 }
+
+// A --recover conversion that matches nothing still names what the
+// recovered file holds, read through the scan the conversion ran, which is
+// reported once.
+func TestRecoverZeroRowsHints(t *testing.T) {
+	broken, _, _ := cutSample(t)
+	out := filepath.Join(t.TempDir(), "x.csv")
+	code, _, errOut := runCLI("convert", broken, "--recover", "--schema-from", "../../testdata/sample.tsfile",
+		"-o", out, "--where", "region=zz")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1, strings.Count(errOut, "recovered 1 complete chunk groups"), errOut)
+	require.Contains(t, errOut, "ts2arrow: wrote 0 rows to "+out+" (no row matched --where region=zz)\n")
+	require.Contains(t, errOut, "ts2arrow: region has no value \"zz\" in the inputs; values include: ")
+}
