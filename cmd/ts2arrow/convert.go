@@ -301,6 +301,11 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if j.recover && len(j.inputs) != 1 {
 		return usagef("--recover takes one INPUT")
 	}
+	if j.recover && j.partitionBy != "" {
+		// The partitioned path opens its inputs as they are: it would
+		// quietly read none of what --recover salvages.
+		return usagef("--recover does not combine with --partition-by; convert to one output, or run \"ts2arrow recover\" first and partition the fixed file")
+	}
 	if *out != "-" {
 		kind := outFile
 		if j.partitionBy != "" {

@@ -99,6 +99,7 @@ func TestRecoverCommandErrors(t *testing.T) {
 		{[]string{"recover", notTs, "-o", filepath.Join(dir, "y.tsfile")}, 1, "head magic"},
 		{[]string{"recover", filepath.Join(dir, "missing.tsfile"), "-o", filepath.Join(dir, "y.tsfile")}, 1, "no such file"},
 		{[]string{"convert", notTs, "--schema-from", notTs, "-o", filepath.Join(dir, "y.csv")}, 2, "--recover only"},
+		{[]string{"convert", notTs, "--recover", "--partition-by", "table", "-o", filepath.Join(dir, "y")}, 2, "does not combine with --partition-by"},
 	} {
 		code, _, errOut := runCLI(tc.args...)
 		require.Equal(t, tc.code, code, "%v: %s", tc.args, errOut)
