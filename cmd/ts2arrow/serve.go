@@ -394,8 +394,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	// the address from it.
 	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "serving "+shown+" on "+where, 0)
 	rec.AddAttrs(slog.String("addr", where), slog.String("root", shown),
-		slog.Int("files", len(srv.Files())), slog.Int("data_dirs", len(srv.DataDirs())),
-		slog.Int("unreadable", len(problems)),
+		slog.Int("files", len(srv.Files())), slog.Int("unreadable", len(problems)),
+		slog.Int("data_dirs", len(srv.DataDirs())),
 		slog.Bool("auth", len(opts.Tokens) > 0), slog.Bool("tls", opts.TLS != nil),
 		slog.Bool("mutual_tls", *tlsClientCA != ""), slog.Bool("put", *allowPut))
 	_ = handler.Handle(context.Background(), rec)

@@ -89,7 +89,7 @@ func TestServeDataDirectory(t *testing.T) {
 	serveDSDelete(t, seq, 3000, 3000)
 
 	p := startServe(t, nil, "--root", dir, "--addr", "127.0.0.1:0", "--rescan", "0")
-	require.Contains(t, p.stderr.String(), "files=0 data_dirs=1 unreadable=0")
+	require.Contains(t, p.stderr.String(), "files=0 unreadable=0 data_dirs=1")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -130,6 +130,6 @@ func TestServeInsideDataDirectoryWarns(t *testing.T) {
 	serveDSFile(t, dir, "sequence", dataset.Name{Time: 1, Version: 1}, [3]any{"a", 1000, 10})
 	p := startServe(t, nil, "--root", filepath.Join(dir, "sequence"), "--addr", "127.0.0.1:0", "--rescan", "0")
 	require.Contains(t, p.stderr.String(), "the root lies inside an IoTDB data directory")
-	require.Contains(t, p.stderr.String(), "files=1 data_dirs=0")
+	require.Contains(t, p.stderr.String(), "files=1 unreadable=0 data_dirs=0")
 	require.Equal(t, 0, p.stop(t, syscall.SIGTERM), p.stderr.String())
 }
