@@ -652,3 +652,34 @@ func enclosingDataDir(root string) string {
 		d = parent
 	}
 }
+
+// checkPutTarget refuses a DoPut into an IoTDB data directory: its files
+// belong to the IoTDB server (a file added there would change what it and
+// this server answer), and a file written there would not be served as a
+// file of its own anyway. A path through a folder named sequence or
+// unsequence is refused too, since it would make its parent one.
+func (c *catalog) checkPutTarget(rel string) error {
+	els := strings.Split(rel, "/")
+	dir := c.root
+	for i, el := range els[:len(els)-1] {
+		if el == "sequence" || el == "unsequence" {
+			return fmt.Errorf("%w: %s goes through a %s folder, which would make %s an IoTDB data directory; DoPut writes plain TsFiles only", errDisabled, rel, el, dirName(parentRel(els[:i])))
+		}
+		if isDataDir(dir) {
+			return fmt.Errorf("%w: %s lies in %s, whose files IoTDB owns; DoPut writes outside data directories only", errDisabled, rel, dirName(parentRel(els[:i])))
+		}
+		dir = filepath.Join(dir, el)
+	}
+	if isDataDir(dir) {
+		return fmt.Errorf("%w: %s lies in %s, whose files IoTDB owns; DoPut writes outside data directories only", errDisabled, rel, dirName(parentRel(els[:len(els)-1])))
+	}
+	return nil
+}
+
+// parentRel joins path elements into a catalog key ("." for none).
+func parentRel(els []string) string {
+	if len(els) == 0 {
+		return rootDir
+	}
+	return strings.Join(els, "/")
+}

@@ -422,3 +422,32 @@ func TestDatasetErrChangedIsStale(t *testing.T) {
 	assert.Equal(t, codes.DataLoss, st.Code())
 	assert.Equal(t, "data/sequence/x.tsfile: "+tsfile.ErrCorrupt.Error(), st.Message())
 }
+
+// TestDatasetPutRefused checks that DoPut never writes into a data
+// directory, nor makes one.
+func TestDatasetPutRefused(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "iotdb", "data", "sequence"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "plain"), 0o755))
+	c := &catalog{root: root}
+	for rel, refused := range map[string]bool{
+		"plain/x.tsfile":      false,
+		"new/dir/x.tsfile":    false,
+		"x.tsfile":            false,
+		"iotdb/data/x.tsfile": true,
+		"iotdb/data/sequence/db/1/0/1-1-0-0.tsfile": true,
+		"iotdb/data/other/x.tsfile":                 true,
+		"new/unsequence/db/1/0/1-1-0-0.tsfile":      true,
+	} {
+		err := c.checkPutTarget(rel)
+		if !refused {
+			assert.NoError(t, err, rel)
+			continue
+		}
+		require.Error(t, err, rel)
+		assert.Equal(t, codes.PermissionDenied, status.Code(toStatus(err)), "%s: %v", rel, err)
+	}
+	// A root that is a data directory takes no file at all.
+	c = &catalog{root: filepath.Join(root, "iotdb", "data")}
+	assert.ErrorIs(t, c.checkPutTarget("x.tsfile"), errDisabled)
+}
