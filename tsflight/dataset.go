@@ -561,7 +561,9 @@ func (s *Server) datasetErr(e *dsEntry, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, dataset.ErrChanged) {
+	// A file of the snapshot that is gone was removed by a compaction
+	// since the snapshot was taken: the directory changed too.
+	if errors.Is(err, dataset.ErrChanged) || errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w: %s changed while it was being read (a flush or a compaction): discard the rows received and call GetFlightInfo again", errStale, e.name())
 	}
 	return &relError{msg: s.cat.relMsg(err.Error()), err: err}
@@ -576,6 +578,11 @@ type relError struct {
 
 func (r *relError) Error() string { return r.msg }
 func (r *relError) Unwrap() error { return r.err }
+
+// testHookDatasetChecked, when set by a test before the server starts,
+// runs once DoGet has found a data directory's versions those of the
+// ticket, before it reads.
+var testHookDatasetChecked func(dir string)
 
 // pumpDataset streams a data directory's resolved table, as pump does the
 // parts of files. The directory is checked first: if any of its files'
@@ -593,6 +600,9 @@ func (s *Server) pumpDataset(ctx context.Context, g *grant, out grpc.ServerStrea
 	defer e.release()
 	if e.digest != g.Dataset.Versions {
 		return fmt.Errorf("%w: %s changed since the flight was planned (files added, removed or rewritten, or deletions recorded); call GetFlightInfo again", errStale, e.name())
+	}
+	if testHookDatasetChecked != nil {
+		testHookDatasetChecked(e.rel)
 	}
 	opts := arrowconv.Options{
 		Allocator: meter, BatchSize: s.opts.BatchSize, Workers: s.opts.Workers,

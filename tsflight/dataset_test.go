@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -450,4 +451,28 @@ func TestDatasetPutRefused(t *testing.T) {
 	// A root that is a data directory takes no file at all.
 	c = &catalog{root: filepath.Join(root, "iotdb", "data")}
 	assert.ErrorIs(t, c.checkPutTarget("x.tsfile"), errDisabled)
+}
+
+// TestDatasetChangedDuringRead checks that a compaction removing a file
+// after DoGet checked the versions, before or while it reads, ends the
+// stream with FAILED_PRECONDITION rather than rows of a mix of states.
+func TestDatasetChangedDuringRead(t *testing.T) {
+	root := t.TempDir()
+	_, unseq := buildDataDir(t, root)
+	var once sync.Once
+	testHookDatasetChecked = func(string) {
+		once.Do(func() {
+			for _, p := range []string{unseq, unseq + dataset.ResourceSuffix} {
+				require.NoError(t, os.Remove(p))
+			}
+		})
+	}
+	t.Cleanup(func() { testHookDatasetChecked = nil })
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+	fi := getInfo(t, c, pathDesc("t"))
+	err := redeemErr(t, c, fi.Endpoint[0].Ticket)
+	require.Error(t, err)
+	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
+	assert.Contains(t, status.Convert(err).Message(), "call GetFlightInfo again")
 }
