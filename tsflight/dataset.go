@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,9 @@ type dsEntry struct {
 	// digest identifies probe and the dataset's own Versions; tickets
 	// carry it.
 	digest string
+	// spans are, by table, the time ranges its rows lie in (see
+	// tableSpans), for cutting its flights into endpoints.
+	spans map[string][]span
 
 	refs   atomic.Int64 // streams using ds, plus one while in the catalog
 	closed atomic.Bool
@@ -225,7 +229,8 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 		for _, w := range ds.Warnings() {
 			c.log.Warn("data directory read with a warning", "dir", rel, "warning", c.relMsg(w))
 		}
-		e := &dsEntry{rel: rel, ds: ds, tables: ds.Tables(), probe: before, digest: versionsDigest(dir, before, ds.Versions())}
+		e := &dsEntry{rel: rel, ds: ds, tables: ds.Tables(), probe: before, digest: versionsDigest(dir, before, ds.Versions()),
+			spans: tableSpans(l)}
 		e.refs.Store(1)
 		return e, nil
 	}
@@ -464,6 +469,10 @@ type datasetGrant struct {
 type datasetMeta struct {
 	DataDir string `json:"data_directory"`
 	Files   int    `json:"files"`
+	// Start and End bound the times the endpoint reads, when the flight
+	// is cut by time.
+	Start *int64 `json:"start,omitempty"`
+	End   *int64 `json:"end,omitempty"`
 }
 
 // planDataset resolves q against a data directory: the table's schema
@@ -512,10 +521,120 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 	for _, r := range e.ds.Rules() {
 		p.rules = append(p.rules, s.cat.relMsg(r))
 	}
-	// One endpoint: the merge of overlapping files needs every file of a
-	// device in one stream, and the reader prunes by resources itself.
-	p.endpoints = []endpointPlan{{rows: -1, bytes: -1}}
+	p.endpoints = s.datasetEndpoints(e.spans[q.Table], opts.Time, q.Limit)
 	return p, nil
+}
+
+// span is a time range holding rows of a table, both ends included, and
+// the size of the data files whose rows it holds.
+type span struct{ lo, hi, bytes int64 }
+
+// tableSpans reads the resources of a layout's files and returns, by
+// table, the time ranges of its devices in each file merged into disjoint
+// spans in time order. All the copies of a point lie in one span (each
+// copy lies within its file's range for the device), so the spans can be
+// read as separate streams, each resolving its own points. Files of one
+// time partition overlap and merge into one span; files of different
+// partitions do not. Nothing is returned when a range is unknown: a file
+// without a resource (IoTDB had not closed it), a device still open (its
+// end time unset), a resource that does not parse. Tables are told by a
+// device's first segment, as arrowconv names them.
+func tableSpans(l *dataset.Layout) map[string][]span {
+	out := map[string][]span{}
+	for _, f := range l.Files {
+		if f.Resource == "" {
+			return nil
+		}
+		r, err := dataset.ReadResourceFile(f.Resource)
+		if err != nil {
+			return nil
+		}
+		var size int64
+		if st, err := os.Stat(f.Path); err == nil {
+			size = st.Size()
+		}
+		file := map[string]span{}
+		for _, d := range r.Devices {
+			t, ok := d.Device.Segment(0)
+			if !ok || d.End < d.Start {
+				return nil
+			}
+			sp, seen := file[t]
+			if !seen {
+				sp = span{lo: d.Start, hi: d.End, bytes: size}
+			}
+			sp.lo, sp.hi = min(sp.lo, d.Start), max(sp.hi, d.End)
+			file[t] = sp
+		}
+		for t, sp := range file {
+			out[t] = append(out[t], sp)
+		}
+	}
+	for t, sps := range out {
+		slices.SortFunc(sps, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+		merged := sps[:1]
+		for _, sp := range sps[1:] {
+			last := &merged[len(merged)-1]
+			if sp.lo <= last.hi {
+				last.hi = max(last.hi, sp.hi)
+				last.bytes += sp.bytes
+				continue
+			}
+			merged = append(merged, sp)
+		}
+		out[t] = merged
+	}
+	return out
+}
+
+// datasetEndpoints cuts a data directory's flight into endpoints by time:
+// consecutive spans until their files exceed Options.PartitionBytes (a
+// span larger than that is an endpoint of its own). The endpoints' ranges
+// cover the whole time line between them, gaps included, so that no row
+// is lost should a resource understate a range; each is intersected with
+// the query's. A limit, or spans unknown, give one endpoint.
+func (s *Server) datasetEndpoints(spans []span, tr *arrowconv.TimeRange, limit int64) []endpointPlan {
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if tr != nil {
+		lo, hi = tr.Start, tr.End
+	}
+	one := []endpointPlan{{rows: -1, bytes: -1}}
+	if limit > 0 || len(spans) < 2 {
+		return one
+	}
+	// Cut points: an endpoint starts at each span that begins a group.
+	var starts []int64
+	var acc int64
+	for i, sp := range spans {
+		if i > 0 && acc+sp.bytes > s.opts.PartitionBytes {
+			starts = append(starts, sp.lo)
+			acc = 0
+		}
+		acc += sp.bytes
+	}
+	if len(starts) == 0 {
+		return one
+	}
+	var eps []endpointPlan
+	from := int64(math.MinInt64)
+	for i := 0; i <= len(starts); i++ {
+		to := int64(math.MaxInt64)
+		if i < len(starts) {
+			to = starts[i] - 1
+		}
+		a, b := max(from, lo), min(to, hi)
+		if a <= b {
+			eps = append(eps, endpointPlan{rows: -1, bytes: -1, start: &a, end: &b})
+		}
+		if i < len(starts) {
+			from = starts[i]
+		}
+	}
+	if len(eps) == 1 {
+		// The query's range lies in one group: its own bounds suffice.
+		return one
+	}
+	return eps
 }
 
 // listDatasets sends the flights of every data directory's tables, after

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,11 +48,17 @@ type dsPoint struct {
 	s1   int64
 }
 
-// writeIoTDBFile writes one data file of the data directory dir and its
-// .resource, and returns the data file's path.
+// writeIoTDBFile writes one data file of time partition 0 of the data
+// directory dir and its .resource, and returns the data file's path.
 func writeIoTDBFile(t *testing.T, dir, space string, name dataset.Name, points ...dsPoint) string {
 	t.Helper()
-	folder := filepath.Join(dir, space, "root.db", "1", "0")
+	return writeIoTDBFileIn(t, dir, space, "0", name, points...)
+}
+
+// writeIoTDBFileIn writes a data file of the time partition part.
+func writeIoTDBFileIn(t *testing.T, dir, space, part string, name dataset.Name, points ...dsPoint) string {
+	t.Helper()
+	folder := filepath.Join(dir, space, "root.db", "1", part)
 	require.NoError(t, os.MkdirAll(folder, 0o755))
 	path := filepath.Join(folder, name.String())
 
@@ -475,4 +482,57 @@ func TestDatasetChangedDuringRead(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
 	assert.Contains(t, status.Convert(err).Message(), "call GetFlightInfo again")
+}
+
+// TestDatasetEndpointsByTime checks that a data directory's flight is cut
+// into endpoints at time partitions when their files exceed
+// PartitionBytes, and that the endpoints together read the rows one
+// endpoint reads, each once.
+func TestDatasetEndpointsByTime(t *testing.T) {
+	root := t.TempDir()
+	buildDataDir(t, root) // partition 0: times 1000..3000
+	const day = 86_400_000
+	p1 := writeIoTDBFileIn(t, root, "sequence", "1", dataset.Name{Time: 3, Version: 3},
+		dsPoint{id: "a", time: 7 * day, s1: 70}, dsPoint{id: "b", time: 7*day + 5, s1: 71})
+	writeIoTDBFileIn(t, root, "unsequence", "1", dataset.Name{Time: 4, Version: 4},
+		dsPoint{id: "a", time: 7 * day, s1: 700})
+	writeIoTDBFileIn(t, root, "sequence", "2", dataset.Name{Time: 5, Version: 5},
+		dsPoint{id: "c", time: 14 * day, s1: 140})
+	appendMods(t, p1, deleteT(7*day+5, 7*day+5))
+	want := []string{"a@1000=10", "a@2000=200", "a@604800000=700", "b@1000=100", "c@1209600000=140"}
+
+	whole := startServer(t, Options{Root: root})
+	c := dial(t, whole.addr)
+	fi := getInfo(t, c, pathDesc("t"))
+	require.Len(t, fi.Endpoint, 1, "the default PartitionBytes holds every file")
+	assert.Equal(t, want, tRows(t, c, fi))
+
+	cut := startServer(t, Options{Root: root, PartitionBytes: 1})
+	c = dial(t, cut.addr)
+	fi = getInfo(t, c, pathDesc("t"))
+	require.Len(t, fi.Endpoint, 3, "one endpoint per partition")
+	var bounds [][2]int64
+	for _, ep := range fi.Endpoint {
+		var m datasetMeta
+		require.NoError(t, json.Unmarshal(ep.AppMetadata, &m))
+		require.NotNil(t, m.Start)
+		bounds = append(bounds, [2]int64{*m.Start, *m.End})
+	}
+	assert.Equal(t, [][2]int64{{math.MinInt64, 7*day - 1}, {7 * day, 14*day - 1}, {14 * day, math.MaxInt64}}, bounds)
+	assert.Equal(t, want, tRows(t, c, fi))
+	for i, ep := range fi.Endpoint {
+		one := &arrowflight.FlightInfo{Endpoint: []*arrowflight.FlightEndpoint{ep}}
+		assert.Len(t, tRows(t, c, one), []int{3, 1, 1}[i], "endpoint %d", i)
+	}
+
+	// A time range narrows the endpoints; a limit keeps one.
+	fi = getInfo(t, c, cmdDesc(t, Query{Table: "t", Start: Int(1500), End: Int(7 * day)}))
+	require.Len(t, fi.Endpoint, 2)
+	assert.Equal(t, []string{"a@2000=200", "a@604800000=700"}, tRows(t, c, fi))
+	fi = getInfo(t, c, cmdDesc(t, Query{Table: "t", Start: Int(7 * day), End: Int(8 * day)}))
+	require.Len(t, fi.Endpoint, 1)
+	assert.Equal(t, []string{"a@604800000=700"}, tRows(t, c, fi))
+	fi = getInfo(t, c, cmdDesc(t, Query{Table: "t", Limit: 10}))
+	require.Len(t, fi.Endpoint, 1)
+	assert.Equal(t, want, tRows(t, c, fi))
 }

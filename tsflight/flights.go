@@ -31,6 +31,9 @@ type flightPlan struct {
 type endpointPlan struct {
 	parts       []part
 	rows, bytes int64
+	// start and end, when set, narrow the grant's time range for this
+	// endpoint (a data directory's flight cut by time; dataset.go).
+	start, end *int64
 }
 
 // plan resolves q. Files named in the query must all hold the table with
@@ -187,13 +190,16 @@ func (s *Server) info(desc *arrowflight.FlightDescriptor, p *flightPlan) (*arrow
 		g := p.grant
 		g.Expires = exp.Unix()
 		g.Parts = ep.parts
+		if ep.start != nil {
+			g.Start, g.End = ep.start, ep.end
+		}
 		tk, err := s.sign.sign(&g)
 		if err != nil {
 			return nil, err
 		}
 		meta, _ := json.Marshal(endpointMeta{Parts: ep.parts, Rows: ep.rows, Bytes: ep.bytes})
 		if p.grant.Dataset != nil {
-			meta, _ = json.Marshal(datasetMeta{DataDir: p.dataDir, Files: p.files})
+			meta, _ = json.Marshal(datasetMeta{DataDir: p.dataDir, Files: p.files, Start: ep.start, End: ep.end})
 		}
 		fi.Endpoint = append(fi.Endpoint, &arrowflight.FlightEndpoint{
 			Ticket:         &arrowflight.Ticket{Ticket: tk},
