@@ -13,7 +13,9 @@
 // the deletions of the mods files applied and the copy of each point
 // IoTDB keeps. Its flights are [table] when the root is the data directory,
 // else [dir, table] with dir relative to the root; a [Query] names it
-// alone in Files ("." for the root). A ticket of such a flight carries a
+// alone in Files ("." for the root). Its flights are cut into endpoints by
+// time, at time partitions, as Options.PartitionBytes of data files fill.
+// A ticket of such a flight carries a
 // digest of the path, size and modification time of every data, resource
 // and mods file it was planned on; DoGet refuses it with
 // FAILED_PRECONDITION once any changed (a flush, a compaction, a DELETE),

@@ -66,9 +66,10 @@ The Flight RPCs:
                  The columns are time, then exactly those named, in that
                  order (all of them without "columns"; time alone for []).
                  One endpoint per file and range of devices, cut at about
-                 --partition-size of Arrow data (one for a data
-                 directory's table); a "limit" gives a single endpoint; no
-                 endpoints means no rows. Tickets are signed
+                 --partition-size of Arrow data (for a data directory's
+                 table: per range of time partitions, cut at about
+                 --partition-size of data files); a "limit" gives a
+                 single endpoint; no endpoints means no rows. Tickets are signed
                  (not encrypted) and expire after --ticket-ttl.
   GetSchema      the schema of a descriptor's streams
   DoGet          streams an endpoint's ticket as record batches; a file
