@@ -310,9 +310,11 @@ func TestDatasetTicketBoundToVersions(t *testing.T) {
 		{"deletion appended", func(t *testing.T, dir, seq, unseq string) {
 			appendMods(t, seq, deleteT(1000, 1000))
 		}, []string{"a@2000=200"}},
+		// A file's mods delete from that file alone: the sequence copy the
+		// unsequence one hid shows again.
 		{"mods file created", func(t *testing.T, dir, seq, unseq string) {
 			appendMods(t, unseq, deleteT(0, 5000))
-		}, []string{"a@1000=10", "b@1000=100"}},
+		}, []string{"a@1000=10", "a@2000=20", "b@1000=100"}},
 		{"file flushed", func(t *testing.T, dir, seq, unseq string) {
 			writeIoTDBFile(t, dir, "unsequence", dataset.Name{Time: 6, Version: 3}, dsPoint{id: "b", time: 1000, s1: 111})
 		}, []string{"a@1000=10", "a@2000=200", "b@1000=111"}},
