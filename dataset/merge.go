@@ -108,10 +108,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			case t < minT:
 				minT, top, cnt = t, c, 1
 			case t == minT:
-				cnt++
-				if c.rank > top.rank {
-					top = c
-				}
+				cnt++ // resolved below, by rank
 			}
 			if c.rank > constRank {
 				constRank, constRec = c.rank, c.rec
