@@ -1,0 +1,434 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// castTypes are the types a column can have.
+var castTypes = []tsfile.DataType{tsfile.Boolean, tsfile.Int32, tsfile.Int64, tsfile.Float, tsfile.Double,
+	tsfile.Text, tsfile.Timestamp, tsfile.Date, tsfile.Blob, tsfile.String, tsfile.Object}
+
+// castWant is rule 4a written out pair by pair (target <- sources), from
+// TSDataType.compatibleTypes, independently of castSources.
+var castWant = map[[2]tsfile.DataType]bool{}
+
+func init() {
+	add := func(to tsfile.DataType, from ...tsfile.DataType) {
+		for _, f := range from {
+			castWant[[2]tsfile.DataType{f, to}] = true
+		}
+	}
+	for _, t := range castTypes {
+		add(t, t)
+	}
+	add(tsfile.Int64, tsfile.Int32, tsfile.Timestamp)
+	add(tsfile.Float, tsfile.Int32)
+	add(tsfile.Double, tsfile.Int32, tsfile.Int64, tsfile.Float, tsfile.Timestamp)
+	add(tsfile.Timestamp, tsfile.Int32, tsfile.Int64)
+	for _, t := range []tsfile.DataType{tsfile.Text, tsfile.String} {
+		add(t, tsfile.Text, tsfile.String, tsfile.Int32, tsfile.Int64, tsfile.Float, tsfile.Double,
+			tsfile.Boolean, tsfile.Blob, tsfile.Date, tsfile.Timestamp)
+	}
+	add(tsfile.Blob, tsfile.String, tsfile.Text)
+}
+
+func TestCastAllowed(t *testing.T) {
+	for _, from := range castTypes {
+		for _, to := range castTypes {
+			require.Equal(t, castWant[[2]tsfile.DataType{from, to}], castAllowed(from, to), "%s -> %s", from, to)
+		}
+	}
+	for _, m := range []tsfile.DataType{tsfile.Vector, tsfile.Unknown} {
+		for _, t2 := range append(castTypes, m) {
+			require.False(t, castAllowed(m, t2), "%s -> %s", m, t2)
+			require.False(t, castAllowed(t2, m), "%s -> %s", t2, m)
+		}
+	}
+}
+
+var tsMilli = &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+
+// castArrow is arrowconv's Arrow type for t (arrowconv/schema.go arrowType,
+// with milliseconds).
+func castArrow(t tsfile.DataType) arrow.DataType {
+	switch t {
+	case tsfile.Boolean:
+		return arrow.FixedWidthTypes.Boolean
+	case tsfile.Int32:
+		return arrow.PrimitiveTypes.Int32
+	case tsfile.Int64:
+		return arrow.PrimitiveTypes.Int64
+	case tsfile.Float:
+		return arrow.PrimitiveTypes.Float32
+	case tsfile.Double:
+		return arrow.PrimitiveTypes.Float64
+	case tsfile.Text, tsfile.String:
+		return arrow.BinaryTypes.String
+	case tsfile.Date:
+		return arrow.FixedWidthTypes.Date32
+	case tsfile.Timestamp:
+		return tsMilli
+	}
+	return arrow.BinaryTypes.Binary
+}
+
+// buildArr builds an array of Arrow type dt from values, nil for null.
+func buildArr(t *testing.T, mem memory.Allocator, dt arrow.DataType, vals ...any) arrow.Array {
+	t.Helper()
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	for _, v := range vals {
+		if v == nil {
+			b.AppendNull()
+			continue
+		}
+		switch bb := b.(type) {
+		case *array.BooleanBuilder:
+			bb.Append(v.(bool))
+		case *array.Int32Builder:
+			bb.Append(v.(int32))
+		case *array.Int64Builder:
+			bb.Append(v.(int64))
+		case *array.Float32Builder:
+			bb.Append(v.(float32))
+		case *array.Float64Builder:
+			bb.Append(v.(float64))
+		case *array.StringBuilder:
+			bb.Append(v.(string))
+		case *array.StringViewBuilder:
+			bb.Append(v.(string))
+		case *array.BinaryBuilder:
+			bb.Append(v.([]byte))
+		case *array.Date32Builder:
+			bb.Append(arrow.Date32(v.(int32)))
+		case *array.TimestampBuilder:
+			bb.Append(arrow.Timestamp(v.(int64)))
+		default:
+			t.Fatalf("no builder for %s", dt)
+		}
+	}
+	return b.NewArray()
+}
+
+// values reads an array back as Go values, nil for null; floats as their
+// bits (f32, f64).
+func values(t *testing.T, a arrow.Array) []any {
+	t.Helper()
+	out := make([]any, a.Len())
+	for i := range out {
+		if a.IsNull(i) {
+			continue
+		}
+		switch x := a.(type) {
+		case *array.Int64:
+			out[i] = x.Value(i)
+		case *array.Timestamp:
+			out[i] = int64(x.Value(i))
+		case *array.Float32:
+			out[i] = f32(x.Value(i))
+		case *array.Float64:
+			out[i] = f64(x.Value(i))
+		case *array.String:
+			out[i] = x.Value(i)
+		case *array.StringView:
+			out[i] = x.Value(i)
+		case *array.Binary:
+			out[i] = string(x.Value(i))
+		default:
+			t.Fatalf("no reader for %s", a.DataType())
+		}
+	}
+	return out
+}
+
+// f32 and f64 compare floats by their bits, so -0 differs from 0, with
+// any NaN as one value: Java has one NaN, and Go's payloads differ.
+func f32(v float32) any {
+	if v != v {
+		return "NaN"
+	}
+	return math.Float32bits(v)
+}
+
+func f64(v float64) any {
+	if math.IsNaN(v) {
+		return "NaN"
+	}
+	return math.Float64bits(v)
+}
+
+type castCase struct {
+	from, to tsfile.DataType
+	in       []any // in castArrow(from)
+	want     []any // as values() reads them
+}
+
+// castCases cover every allowed pair of different types; every input has a
+// null in it.
+var castCases = []castCase{
+	{tsfile.Int32, tsfile.Int64, []any{int32(math.MinInt32), nil, int32(-1), int32(math.MaxInt32)},
+		[]any{int64(math.MinInt32), nil, int64(-1), int64(math.MaxInt32)}},
+	{tsfile.Timestamp, tsfile.Int64, []any{int64(math.MinInt64), nil, int64(1700000000000)},
+		[]any{int64(math.MinInt64), nil, int64(1700000000000)}},
+	{tsfile.Int32, tsfile.Timestamp, []any{nil, int32(math.MinInt32), int32(-1), int32(math.MaxInt32)},
+		[]any{nil, int64(math.MinInt32), int64(-1), int64(math.MaxInt32)}},
+	{tsfile.Int64, tsfile.Timestamp, []any{int64(math.MaxInt64), int64(-5), nil},
+		[]any{int64(math.MaxInt64), int64(-5), nil}},
+	// (float) int rounds to nearest even above 2^24: 2^24+1 -> 2^24,
+	// 2^24+3 -> 2^24+4, MaxInt32 -> 2^31.
+	{tsfile.Int32, tsfile.Float, []any{int32(1 << 24), int32(1<<24 + 1), int32(1<<24 + 3), nil, int32(math.MaxInt32), int32(math.MinInt32), int32(-7)},
+		[]any{f32(16777216), f32(16777216), f32(16777220), nil, f32(2147483648), f32(-2147483648), f32(-7)}},
+	{tsfile.Int32, tsfile.Double, []any{int32(math.MinInt32), nil, int32(math.MaxInt32)},
+		[]any{f64(-2147483648), nil, f64(2147483647)}},
+	// 2^53+1 rounds to 2^53 (Java prints 9.007199254740992E15).
+	{tsfile.Int64, tsfile.Double, []any{int64(1<<53 + 1), nil, int64(math.MaxInt64), int64(math.MinInt64)},
+		[]any{f64(9007199254740992), nil, f64(9.223372036854776e18), f64(-9.223372036854776e18)}},
+	{tsfile.Timestamp, tsfile.Double, []any{int64(1<<53 + 1), nil, int64(1700000000123)},
+		[]any{f64(9007199254740992), nil, f64(1700000000123)}},
+	// The float's exact value widened: 0.1f is 0.10000000149011612.
+	{tsfile.Float, tsfile.Double, []any{float32(0.1), nil, float32(math.NaN()), float32(math.Inf(-1)), float32(math.Copysign(0, -1)), float32(math.MaxFloat32)},
+		[]any{f64(0.10000000149011612), nil, f64(math.NaN()), f64(math.Inf(-1)), f64(math.Copysign(0, -1)), f64(3.4028234663852886e38)}},
+	{tsfile.Blob, tsfile.String, []any{[]byte("abc"), nil, []byte{}, []byte{0x41, 0xe2, 0x82}, []byte{0xed, 0xa0, 0x80}},
+		[]any{"abc", nil, "", "A\uFFFD", "\uFFFD"}},
+	{tsfile.String, tsfile.Blob, []any{"a\x00b", nil, "", "\xff"}, []any{"a\x00b", nil, "", "\xff"}},
+	{tsfile.Text, tsfile.Blob, []any{"héllo", nil}, []any{"héllo", nil}},
+}
+
+// textCases are the casts to TEXT; each runs to STRING too.
+var textCases = []castCase{
+	{tsfile.String, tsfile.Text, []any{"x", nil, "", "\xff"}, []any{"x", nil, "", "\xff"}},
+	{tsfile.Int32, tsfile.Text, []any{int32(math.MinInt32), nil, int32(0), int32(math.MaxInt32)},
+		[]any{"-2147483648", nil, "0", "2147483647"}},
+	{tsfile.Int64, tsfile.Text, []any{int64(math.MinInt64), nil, int64(42)},
+		[]any{"-9223372036854775808", nil, "42"}},
+	// The raw number, not an ISO time.
+	{tsfile.Timestamp, tsfile.Text, []any{int64(1700000000000), nil, int64(-1)},
+		[]any{"1700000000000", nil, "-1"}},
+	{tsfile.Boolean, tsfile.Text, []any{true, nil, false}, []any{"true", nil, "false"}},
+	// Float.toString of the float's own digits: 0.1f is "0.1" (goldens
+	// from JDK 25).
+	{tsfile.Float, tsfile.Text, []any{float32(1), float32(0.1), nil, float32(1e10), float32(1e-5), float32(1e7), float32(9999999), float32(0.001),
+		float32(1e-4), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.Copysign(0, -1)), float32(1.17549435e-38),
+		float32(math.SmallestNonzeroFloat32), float32(1 << 24), float32(100.5)},
+		[]any{"1.0", "0.1", nil, "1.0E10", "1.0E-5", "1.0E7", "9999999.0", "0.001", "1.0E-4", "NaN", "Infinity", "-Infinity", "-0.0",
+			"1.1754944E-38", "1.4E-45", "1.6777216E7", "100.5"}},
+	{tsfile.Double, tsfile.Text, []any{1.0, 0.1, 1e10, nil, 1e-5, 1e7, 9999999.0, 0.001, 1e-4, math.NaN(), math.Inf(1), math.Inf(-1),
+		math.Copysign(0, -1), 0.0, float64(float32(0.1)), 9.999999999999998e-4, 9999999.999999998, math.SmallestNonzeroFloat64, math.MaxFloat64, 2e23, 123456789.0, -1.5},
+		[]any{"1.0", "0.1", "1.0E10", nil, "1.0E-5", "1.0E7", "9999999.0", "0.001", "1.0E-4", "NaN", "Infinity", "-Infinity",
+			"-0.0", "0.0", "0.10000000149011612", "9.999999999999998E-4", "9999999.999999998", "4.9E-324", "1.7976931348623157E308", "2.0E23", "1.23456789E8", "-1.5"}},
+	// getDateStringValue: %04d-%02d-%02d.
+	{tsfile.Date, tsfile.Text, []any{int32(0), nil, int32(-719528), int32(19723), int32(2932896), int32(2932897)},
+		[]any{"1970-01-01", nil, "0000-01-01", "2024-01-01", "9999-12-31", "10000-01-01"}},
+	{tsfile.Blob, tsfile.Text, []any{[]byte("ok"), nil, []byte{0xc3, 0xa9}, []byte{0xc0, 0xaf}, []byte{0xf0, 0x90, 0x80, 0x41}}, []any{"ok", nil, "é", "\uFFFD\uFFFD", "\uFFFDA"}},
+}
+
+func allCastCases() []castCase {
+	cs := append([]castCase(nil), castCases...)
+	for _, c := range textCases {
+		cs = append(cs, c)
+		s := c
+		s.to = tsfile.String
+		if s.from == tsfile.String {
+			s.from = tsfile.Text
+		}
+		cs = append(cs, s)
+	}
+	return cs
+}
+
+func TestCastColumn(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	covered := map[[2]tsfile.DataType]bool{}
+	for _, c := range allCastCases() {
+		covered[[2]tsfile.DataType{c.from, c.to}] = true
+		inTypes := []arrow.DataType{castArrow(c.from)}
+		outTypes := []arrow.DataType{castArrow(c.to)}
+		if c.from == tsfile.Text || c.from == tsfile.String {
+			inTypes = append(inTypes, arrow.BinaryTypes.StringView)
+		}
+		if c.to == tsfile.Text || c.to == tsfile.String {
+			outTypes = append(outTypes, arrow.BinaryTypes.StringView)
+		}
+		for _, it := range inTypes {
+			for _, ot := range outTypes {
+				name := fmt.Sprintf("%s(%s)->%s(%s)", c.from, it, c.to, ot)
+				in := buildArr(t, mem, it, c.in...)
+				out, err := castColumn(mem, in, c.from, c.to, ot)
+				in.Release()
+				require.NoError(t, err, name)
+				require.True(t, arrow.TypeEqual(ot, out.DataType()), name)
+				require.Equal(t, c.want, values(t, out), name)
+				out.Release()
+			}
+		}
+	}
+	for k := range castWant {
+		if k[0] != k[1] {
+			require.True(t, covered[k], "no case for %s -> %s", k[0], k[1])
+		}
+	}
+}
+
+func TestCastColumnSameType(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	in := buildArr(t, mem, arrow.PrimitiveTypes.Int32, int32(1), nil)
+	defer in.Release()
+	out, err := castColumn(mem, in, tsfile.Int32, tsfile.Int32, arrow.PrimitiveTypes.Int32)
+	require.NoError(t, err)
+	require.Same(t, in, out)
+	out.Release()
+
+	// Same TsFile type in utf8 and string_view is converted, not refused.
+	s := buildArr(t, mem, arrow.BinaryTypes.String, "a", nil)
+	defer s.Release()
+	v, err := castColumn(mem, s, tsfile.Text, tsfile.Text, arrow.BinaryTypes.StringView)
+	require.NoError(t, err)
+	require.Equal(t, []any{"a", nil}, values(t, v))
+	v.Release()
+
+	// A TIMESTAMP in other units is not the same number: refused.
+	ts := buildArr(t, mem, tsMilli, int64(1))
+	defer ts.Release()
+	_, err = castColumn(mem, ts, tsfile.Timestamp, tsfile.Timestamp, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"})
+	require.ErrorContains(t, err, "units differ")
+}
+
+func TestCastColumnRefused(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	sample := map[tsfile.DataType]any{tsfile.Boolean: true, tsfile.Int32: int32(1), tsfile.Int64: int64(1), tsfile.Float: float32(1),
+		tsfile.Double: 1.0, tsfile.Text: "1", tsfile.String: "1", tsfile.Timestamp: int64(1), tsfile.Date: int32(1),
+		tsfile.Blob: []byte("1"), tsfile.Object: []byte("1")}
+	n := 0
+	for _, from := range castTypes {
+		for _, to := range castTypes {
+			if castWant[[2]tsfile.DataType{from, to}] {
+				continue
+			}
+			in := buildArr(t, mem, castArrow(from), sample[from], nil)
+			out, err := castColumn(mem, in, from, to, castArrow(to))
+			in.Release()
+			require.Nil(t, out)
+			require.ErrorIs(t, err, tsfile.ErrUnsupported, "%s -> %s", from, to)
+			require.ErrorContains(t, err, from.String()+" column cannot be read as "+to.String())
+			n++
+		}
+	}
+	require.Equal(t, len(castTypes)*len(castTypes)-len(castWant), n)
+}
+
+func TestCastColumnWrongArrow(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	in := buildArr(t, mem, arrow.PrimitiveTypes.Int64, int64(1))
+	defer in.Release()
+	// An INT64 array passed as INT32, and an INT64 target given utf8.
+	_, err := castColumn(mem, in, tsfile.Int32, tsfile.Double, arrow.PrimitiveTypes.Float64)
+	require.ErrorContains(t, err, "does not hold TsFile INT32")
+	_, err = castColumn(mem, in, tsfile.Int64, tsfile.Timestamp, arrow.BinaryTypes.String)
+	require.Error(t, err)
+	require.False(t, errors.Is(err, tsfile.ErrUnsupported))
+}
+
+func TestJavaUTF8(t *testing.T) {
+	// Goldens from JDK 25's new String(bytes, UTF_8); Go's decoder gives
+	// more U+FFFD for the truncated and surrogate ones.
+	for _, c := range []struct{ in, want string }{
+		{"héllo", "héllo"},
+		{"\xe2\x82", "\uFFFD"},
+		{"\xe2\x82A", "\uFFFDA"},
+		{"\xed\xa0\x80", "\uFFFD"},
+		{"\xed\xa0A", "\uFFFDA"},
+		{"\xc0\xaf", "\uFFFD\uFFFD"},
+		{"\xf0\x90\x80", "\uFFFD"},
+		{"\xf0\x90\x80A", "\uFFFDA"},
+		{"\xf4\x90\x80\x80", "\uFFFD\uFFFD\uFFFD\uFFFD"},
+		{"\xf8", "\uFFFD"},
+		{"A\xe2\x82\xe2\x82\xacB", "A\uFFFD€B"},
+		{"\xffA", "\uFFFDA"},
+	} {
+		require.Equal(t, c.want, javaUTF8([]byte(c.in)), "%x", c.in)
+	}
+}
+
+var (
+	javaPlain = regexp.MustCompile(`^-?(0|[1-9][0-9]*)\.([0-9]*[1-9]|0)$`)
+	javaSci   = regexp.MustCompile(`^-?[1-9]\.([0-9]*[1-9]|0)E-?[1-9][0-9]*$`)
+)
+
+// checkJavaString checks s, Java's text for x, reads back as x and has
+// the form Java gives numbers of its magnitude.
+func checkJavaString(t *testing.T, x float64, s string, bits int, plain bool) {
+	t.Helper()
+	switch {
+	case math.IsNaN(x):
+		require.Equal(t, "NaN", s)
+		return
+	case math.IsInf(x, 0):
+		require.Equal(t, map[bool]string{true: "Infinity", false: "-Infinity"}[x > 0], s)
+		return
+	case x == 0:
+		require.Equal(t, map[bool]string{false: "0.0", true: "-0.0"}[math.Signbit(x)], s)
+		return
+	}
+	back, err := strconv.ParseFloat(s, bits)
+	require.NoError(t, err, s)
+	require.Equal(t, x, back, "%s does not read back as %v", s, x)
+	if plain {
+		require.Regexp(t, javaPlain, s, "%v", x)
+	} else {
+		require.Regexp(t, javaSci, s, "%v", x)
+	}
+}
+
+func FuzzJavaDoubleString(f *testing.F) {
+	for _, x := range []float64{1, 0.1, 1e10, 1e-5, 1e7, 9999999, 0.001, 9.999999999999998e-4, 1e-4, math.NaN(), math.Inf(1), math.Copysign(0, -1),
+		math.SmallestNonzeroFloat64, math.MaxFloat64, 2e23, -123.456} {
+		f.Add(math.Float64bits(x))
+	}
+	f.Fuzz(func(t *testing.T, bits uint64) {
+		x := math.Float64frombits(bits)
+		a := math.Abs(x)
+		checkJavaString(t, x, javaDoubleString(x), 64, a >= 1e-3 && a < 1e7)
+	})
+}
+
+func FuzzJavaFloatString(f *testing.F) {
+	for _, x := range []float32{1, 0.1, 1e10, 1e-5, 1e7, 9999999, 0.001, 1e-4, 1.17549435e-38, math.SmallestNonzeroFloat32, math.MaxFloat32} {
+		f.Add(math.Float32bits(x))
+	}
+	f.Fuzz(func(t *testing.T, bits uint32) {
+		x := math.Float32frombits(bits)
+		a := float32(math.Abs(float64(x)))
+		checkJavaString(t, float64(x), javaFloatString(x), 32, a >= float32(1e-3) && a < float32(1e7))
+	})
+}
+
+func FuzzJavaUTF8(f *testing.F) {
+	for _, s := range []string{"héllo", "\xe2\x82A", "\xed\xa0\x80", "\xf4\x90\x80\x80"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := javaUTF8(b)
+		require.True(t, utf8.ValidString(s))
+		if utf8.Valid(b) {
+			require.Equal(t, string(b), s)
+		}
+		// Never more replacements than bytes: each covers at least one.
+		require.LessOrEqual(t, utf8.RuneCountInString(s), len(b))
+	})
+}
