@@ -291,6 +291,8 @@ func TestCastColumnSameType(t *testing.T) {
 	require.NoError(t, err)
 	require.Same(t, in, out)
 	out.Release()
+	// The caller's release must leave in alive: castColumn retained it.
+	require.NotZero(t, mem.CurrentAlloc())
 
 	// Same TsFile type in utf8 and string_view is converted, not refused.
 	s := buildArr(t, mem, arrow.BinaryTypes.String, "a", nil)
