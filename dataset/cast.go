@@ -62,12 +62,14 @@ func castColumn(mem memory.Allocator, arr arrow.Array, from, to tsfile.DataType,
 		return arr, nil
 	}
 	if !castAllowed(from, to) {
-		return nil, fmt.Errorf("dataset: a %s column cannot be read as %s (IoTDB's TSDataType.isCompatible refuses it): %w", from, to, tsfile.ErrUnsupported)
+		return nil, fmt.Errorf("dataset: a column stored as %s cannot be read as %s (IoTDB's TSDataType.isCompatible refuses the cast): %w", from, to, tsfile.ErrUnsupported)
 	}
-	if from == tsfile.Timestamp && to == tsfile.Timestamp {
-		// Only the unit could differ, and copying the numbers would
-		// silently rescale every time: the caller mixed up its schemas.
-		return nil, fmt.Errorf("dataset: TIMESTAMP column of Arrow type %s cannot be cast to %s: the units differ", arr.DataType(), toType)
+	if a, ok := arr.DataType().(*arrow.TimestampType); ok && from == tsfile.Timestamp {
+		if b, ok := toType.(*arrow.TimestampType); ok && a.Unit != b.Unit {
+			// Copying the numbers would silently rescale every time: the
+			// caller mixed up the schemas of files in different units.
+			return nil, fmt.Errorf("dataset: TIMESTAMP column of Arrow type %s cannot be cast to %s: the units differ", a, b)
+		}
 	}
 	b := array.NewBuilder(mem, toType)
 	defer b.Release()
@@ -75,13 +77,13 @@ func castColumn(mem memory.Allocator, arr arrow.Array, from, to tsfile.DataType,
 	var err error
 	switch to {
 	case tsfile.Int64, tsfile.Timestamp:
-		err = castToInt64(b, arr, from)
+		err = castToInt64(b, arr, from, to)
 	case tsfile.Float:
 		err = castToFloat32(b, arr, from)
 	case tsfile.Double:
 		err = castToFloat64(b, arr, from)
 	case tsfile.Text, tsfile.String:
-		err = castToText(b, arr, from)
+		err = castToText(b, arr, from, to)
 	case tsfile.Blob:
 		err = castToBlob(b, arr, from)
 	default:
@@ -101,7 +103,7 @@ func wrongArrow(what string, t tsfile.DataType, dt arrow.DataType) error {
 	return fmt.Errorf("dataset: %s of Arrow type %s does not hold TsFile %s as arrowconv builds it", what, dt, t)
 }
 
-func castToInt64(b array.Builder, arr arrow.Array, from tsfile.DataType) error {
+func castToInt64(b array.Builder, arr arrow.Array, from, to tsfile.DataType) error {
 	var get func(i int) int64
 	switch a := arr.(type) {
 	case *array.Int32:
@@ -129,7 +131,7 @@ func castToInt64(b array.Builder, arr arrow.Array, from tsfile.DataType) error {
 	case *array.TimestampBuilder:
 		app = func(v int64) { bb.Append(arrow.Timestamp(v)) }
 	default:
-		return wrongArrow("target", tsfile.Int64, b.Type())
+		return wrongArrow("target", to, b.Type())
 	}
 	for i := range arr.Len() {
 		if arr.IsNull(i) {
@@ -201,7 +203,7 @@ func castToFloat64(b array.Builder, arr arrow.Array, from tsfile.DataType) error
 
 // castToText renders each value as Java's String.valueOf does
 // (castToTextSingleValue), into utf8 or string_view.
-func castToText(b array.Builder, arr arrow.Array, from tsfile.DataType) error {
+func castToText(b array.Builder, arr arrow.Array, from, to tsfile.DataType) error {
 	var get func(i int) string
 	switch a := arr.(type) {
 	case *array.Int32:
@@ -257,7 +259,7 @@ func castToText(b array.Builder, arr arrow.Array, from tsfile.DataType) error {
 	case *array.StringViewBuilder:
 		app = bb.Append
 	default:
-		return wrongArrow("target", tsfile.String, b.Type())
+		return wrongArrow("target", to, b.Type())
 	}
 	for i := range arr.Len() {
 		if arr.IsNull(i) {

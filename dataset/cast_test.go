@@ -309,6 +309,14 @@ func TestCastColumnSameType(t *testing.T) {
 	defer ts.Release()
 	_, err = castColumn(mem, ts, tsfile.Timestamp, tsfile.Timestamp, &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"})
 	require.ErrorContains(t, err, "units differ")
+	i64, err := castColumn(mem, ts, tsfile.Timestamp, tsfile.Int64, arrow.PrimitiveTypes.Int64)
+	require.NoError(t, err)
+	i64.Release()
+	// Another time zone keeps the numbers.
+	z, err := castColumn(mem, ts, tsfile.Timestamp, tsfile.Timestamp, &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "Asia/Shanghai"})
+	require.NoError(t, err)
+	require.Equal(t, []any{int64(1)}, values(t, z))
+	z.Release()
 }
 
 func TestCastColumnRefused(t *testing.T) {
@@ -328,7 +336,7 @@ func TestCastColumnRefused(t *testing.T) {
 			in.Release()
 			require.Nil(t, out)
 			require.ErrorIs(t, err, tsfile.ErrUnsupported, "%s -> %s", from, to)
-			require.ErrorContains(t, err, from.String()+" column cannot be read as "+to.String())
+			require.ErrorContains(t, err, "stored as "+from.String()+" cannot be read as "+to.String())
 			n++
 		}
 	}
