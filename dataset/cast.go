@@ -21,7 +21,12 @@ import (
 // castAllowed is TSDataType.isCompatible (its compatibleTypes table) and
 // castColumn converts values as castFromSingleValue and the castTo*SingleValue
 // helpers do, which is what IoTDB applies to a chunk whose type differs from
-// the schema's (SchemaUtils.rewriteChunkMetadata).
+// the schema's (SchemaUtils.rewriteChunkMetadata; the chunk's values go
+// through Chunk.rewrite in apache/tsfile java/tsfile/src/main/java/org/
+// apache/tsfile/read/common/Chunk.java, one castFromSingleValue per point).
+// The array casters (castFromArray, used on IoTDB's unflushed memtables)
+// differ in one place: they pass BLOB bytes to TEXT untouched, without the
+// U+FFFD replacement; files never go that way.
 
 // castSources lists, for each target type, the other types a column may be
 // cast from (TSDataType's compatibleTypes). A type absent here accepts only
