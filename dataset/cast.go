@@ -21,12 +21,13 @@ import (
 // castAllowed is TSDataType.isCompatible (its compatibleTypes table) and
 // castColumn converts values as castFromSingleValue and the castTo*SingleValue
 // helpers do, which is what IoTDB applies to a chunk whose type differs from
-// the schema's (SchemaUtils.rewriteChunkMetadata; the chunk's values go
-// through Chunk.rewrite in apache/tsfile java/tsfile/src/main/java/org/
-// apache/tsfile/read/common/Chunk.java, one castFromSingleValue per point).
-// The array casters (castFromArray, used on IoTDB's unflushed memtables)
-// differ in one place: they pass BLOB bytes to TEXT untouched, without the
-// U+FFFD replacement; files never go that way.
+// the schema's (SchemaUtils.rewriteChunkMetadata). A stored chunk is
+// converted point by point with castFromSingleValue (Chunk.rewrite(newType)
+// in apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/read/common/
+// Chunk.java). The array casters (castFromArray, which IoTDB applies to
+// unflushed memtable columns) differ in one place: they pass BLOB bytes to
+// TEXT untouched, without the U+FFFD replacement. We follow the per-point
+// path, the one for data in files.
 
 // castSources lists, for each target type, the other types a column may be
 // cast from (TSDataType's compatibleTypes). A type absent here accepts only
