@@ -837,6 +837,20 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 			skip[name] = true
 		}
 	}
+	if info.segmented {
+		// Every row of every chunk group is read, so that the rows of
+		// each group can be told by its count (see segments).
+		o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, math.MinInt64, math.MaxInt64, skip)
+		if !ok {
+			return nil, nil
+		}
+		rd, err := r.newFileReader(e.df, o)
+		if err != nil {
+			return nil, err
+		}
+		src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, raw: true}
+		return r.segments(src, rank, info, lo, hi)
+	}
 	o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, lo, hi, skip)
 	if !ok {
 		return nil, nil
@@ -846,10 +860,7 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		return nil, err
 	}
 	src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, last: math.MinInt64}
-	if !info.segmented {
-		return []*cursor{{src: src, rank: rank}}, nil
-	}
-	return r.segments(src, rank)
+	return []*cursor{{src: src, rank: rank}}, nil
 }
 
 // devSource reads one device of one file: conformed, its deletions applied,
@@ -921,14 +932,31 @@ func (m *memSource) release() {
 }
 
 // segments reads a device whose chunk groups overlap in time (several
-// flushes into one unsequence file) whole, and cuts its rows, in the order
-// of the file, into runs of rising time. A later run was written later, so
-// it has the higher priority (the larger chunk offset, docs/iotdb-rules.md
-// 1a); the merge then resolves the runs like files. This holds one
+// flushes into one unsequence file) whole and cuts its rows into one
+// source per chunk group. arrowconv returns the groups in order of their
+// start time (ties in file order), each group's rows whole, so the rows of
+// a group are the next Count rows of its time chunk. A group written later
+// (its time chunk at a larger offset) has the higher priority
+// (docs/iotdb-rules.md 1a); the merge then resolves the groups like files.
+// Each group keeps the rows in [lo, hi] (the query's range). This holds one
 // device's rows of one file in memory.
-func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
-	src.raw = true
+func (r *Reader) segments(src *devSource, rank int, info *devInfo, lo, hi int64) ([]*cursor, error) {
 	defer src.release()
+	sets, err := tsfile.AlignedChunkSets(info.series)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: device %s: %w", src.df.Path, src.dev, err)
+	}
+	byOffset := make([]int, len(sets)) // rank of each set: its place in file order
+	for i := range byOffset {
+		byOffset[i] = i // AlignedChunkSets keeps the time chunks' file order
+	}
+	order := make([]int, len(sets))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return sets[order[a]].Time.Statistics.StartTime < sets[order[b]].Time.Statistics.StartTime
+	})
 	var held []arrow.RecordBatch
 	defer func() {
 		for _, h := range held {
@@ -946,6 +974,13 @@ func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
 		}
 		held = append(held, rec)
 		total += int(rec.NumRows())
+	}
+	var want int64
+	for _, s := range sets {
+		want += s.Time.Statistics.Count
+	}
+	if total > 0 && int64(total) != want { // 0: Where left the device out
+		return nil, fmt.Errorf("dataset: %s: device %s: read %d rows but its time chunks count %d: %w", src.df.Path, src.dev, total, want, tsfile.ErrCorrupt)
 	}
 	if total == 0 {
 		return nil, nil
@@ -968,22 +1003,32 @@ func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
 	defer whole.Release()
 	times := timesOf(whole)
 	var out []*cursor
-	start := 0
-	for i := 1; i <= total; i++ {
-		if i < total && times[i] > times[i-1] {
-			continue
+	fail := func(err error) ([]*cursor, error) {
+		for _, c := range out {
+			c.release()
 		}
-		seg := whole.NewSlice(int64(start), int64(i))
-		rec, err := applyDeletions(r.mem, seg, times[start:i], src.dels, &r.stats)
-		seg.Release()
-		if err != nil {
-			for _, c := range out {
-				c.release()
+		return nil, err
+	}
+	at := 0
+	for _, i := range order {
+		n := int(sets[i].Time.Statistics.Count)
+		seg := times[at : at+n]
+		for j := 1; j < n; j++ {
+			if seg[j] <= seg[j-1] {
+				return fail(fmt.Errorf("dataset: %s: device %s: the chunk group at %d is not in time order: %w", src.df.Path, src.dev, sets[i].Time.Offset, tsfile.ErrCorrupt))
 			}
-			return nil, err
 		}
-		out = append(out, &cursor{src: &memSource{rec: rec}, rank: rank + len(out)})
-		start = i
+		a, b := rangeIn(seg, span{lo, hi})
+		if a < b {
+			part := whole.NewSlice(int64(at+a), int64(at+b))
+			rec, err := applyDeletions(r.mem, part, seg[a:b], src.dels, &r.stats)
+			part.Release()
+			if err != nil {
+				return fail(err)
+			}
+			out = append(out, &cursor{src: &memSource{rec: rec}, rank: rank + byOffset[i]})
+		}
+		at += n
 	}
 	return out, nil
 }
