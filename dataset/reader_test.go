@@ -3,9 +3,9 @@ package dataset
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
-	"sort"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
