@@ -222,4 +222,3 @@ func TestDatasetV1OffsetAmbiguous(t *testing.T) {
 	require.Contains(t, rd.Err().Error(), "applies to some chunks")
 	rd.Release()
 }
-
