@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -18,6 +19,7 @@ type entry struct {
 	df         *dataFile
 	dev        tsfile.DeviceID
 	start, end int64
+	full       bool // the query's range holds the device's whole range
 }
 
 // unit is a part of the plan read on its own: the files of a unit share no
@@ -91,7 +93,8 @@ func (d *Dataset) NewReader(table string, o *arrowconv.Options) (*Reader, error)
 	r.opts.BatchSize = r.bs
 	r.mem = r.opts.Allocator
 	if r.mem == nil {
-		r.mem = memory.DefaultAllocator
+		// arrowconv's default: released batch buffers are reused.
+		r.mem = scan.DefaultPool
 		r.opts.Allocator = r.mem
 	}
 	for name := range r.opts.Where {
@@ -134,7 +137,7 @@ func (r *Reader) plan() error {
 			if s > e {
 				continue
 			}
-			entries = append(entries, entry{df: df, dev: dt.Device, start: s, end: e})
+			entries = append(entries, entry{df: df, dev: dt.Device, start: s, end: e, full: lo <= dt.Start && dt.End <= hi})
 		}
 		if len(entries) == before {
 			r.stats.FilesPruned++
@@ -527,7 +530,12 @@ func (r *Reader) fileOptions(df *dataFile, devs []tsfile.DeviceID, lo, hi int64,
 			o.Columns = append(o.Columns, name)
 		}
 	}
-	o.Time = &arrowconv.TimeRange{Start: lo, End: hi}
+	// A range that holds every row read leaves arrowconv on its fast path
+	// (whole chunks streamed), rather than fetching pages one by one.
+	o.Time = nil
+	if lo != math.MinInt64 || hi != math.MaxInt64 {
+		o.Time = &arrowconv.TimeRange{Start: lo, End: hi}
+	}
 	o.Devices = devs
 	o.Limit = 0
 	return &o, true
@@ -796,6 +804,9 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		return nil, err
 	}
 	lo, hi := e.start, e.end
+	if e.full {
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
 	// Whole-row deletions covering either end of the range narrow it, so
 	// that arrowconv skips the chunks and pages they cover unread.
 	for changed := true; changed && lo <= hi; {
