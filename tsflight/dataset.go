@@ -226,10 +226,18 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 			ds.Close()
 			continue
 		}
+		tables, err := ds.Tables()
+		if err != nil {
+			ds.Close()
+			if errors.Is(err, dataset.ErrChanged) {
+				continue
+			}
+			return nil, err
+		}
 		for _, w := range ds.Warnings() {
 			c.log.Warn("data directory read with a warning", "dir", rel, "warning", c.relMsg(w))
 		}
-		e := &dsEntry{rel: rel, ds: ds, tables: ds.Tables(), probe: before, digest: versionsDigest(dir, before, ds.Versions()),
+		e := &dsEntry{rel: rel, ds: ds, tables: tables, probe: before, digest: versionsDigest(dir, before, ds.Versions()),
 			spans: tableSpans(l)}
 		e.refs.Store(1)
 		return e, nil
@@ -535,14 +543,18 @@ type span struct{ lo, hi, bytes int64 }
 // copy lies within its file's range for the device), so the spans can be
 // read as separate streams, each resolving its own points. Files of one
 // time partition overlap and merge into one span; files of different
-// partitions do not. Nothing is returned when a range is unknown: a file
-// without a resource (IoTDB had not closed it), a device still open (its
-// end time unset), a resource that does not parse. Tables are told by a
-// device's first segment, as arrowconv names them.
+// partitions do not. A data file of the layout without a resource is one
+// IoTDB had not sealed, which the reader leaves out too. Nothing is
+// returned when a range is unknown: a loose file (no resource), a device
+// still open (its end time unset), a resource that does not parse. Tables
+// are told by a device's first segment, as the reader tells them.
 func tableSpans(l *dataset.Layout) map[string][]span {
 	out := map[string][]span{}
 	for _, f := range l.Files {
 		if f.Resource == "" {
+			if f.Space != dataset.Unknown {
+				continue
+			}
 			return nil
 		}
 		r, err := dataset.ReadResourceFile(f.Resource)
@@ -555,8 +567,8 @@ func tableSpans(l *dataset.Layout) map[string][]span {
 		}
 		file := map[string]span{}
 		for _, d := range r.Devices {
-			t, ok := d.Device.Segment(0)
-			if !ok || d.End < d.Start {
+			t := d.Device.Table()
+			if d.End < d.Start {
 				return nil
 			}
 			sp, seen := file[t]
