@@ -555,3 +555,42 @@ func TestDatasetEndpointsByTime(t *testing.T) {
 	require.Len(t, fi.Endpoint, 1)
 	assert.Equal(t, want, tRows(t, c, fi))
 }
+
+// TestDatasetTestdataMatchesReader serves testdata/iotdb (two databases,
+// two time partitions, v1 and v2 mods, a compaction temporary) and checks
+// every table's flight, whole and cut by time, against the resolved reader
+// in process.
+func TestDatasetTestdataMatchesReader(t *testing.T) {
+	const dir = "../testdata/iotdb"
+	ds, err := dataset.Open([]string{dir}, nil)
+	require.NoError(t, err)
+	defer ds.Close()
+	tables, err := ds.Tables()
+	require.NoError(t, err)
+	require.NotEmpty(t, tables)
+
+	for _, pb := range []int64{0, 1} {
+		srv := startServer(t, Options{Root: dir, PartitionBytes: pb})
+		c := dial(t, srv.addr)
+		for _, tbl := range tables {
+			r, err := ds.NewReader(tbl.Name, nil)
+			require.NoError(t, err)
+			want := rowsOf(t, r)
+			r.Release()
+			require.NotEmpty(t, want, tbl.Name)
+
+			fi := getInfo(t, c, pathDesc(tbl.Name))
+			if pb == 1 && tbl.Name == "weather" {
+				require.Greater(t, len(fi.Endpoint), 1, "weather spans two time partitions")
+			}
+			got := readFlight(t, context.Background(), c, fi)
+			if len(fi.Endpoint) == 1 {
+				assert.Equal(t, want, got, tbl.Name)
+				continue
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			assert.Equal(t, want, got, tbl.Name)
+		}
+	}
+}
