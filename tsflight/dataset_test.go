@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
@@ -592,5 +593,67 @@ func TestDatasetTestdataMatchesReader(t *testing.T) {
 			slices.Sort(got)
 			assert.Equal(t, want, got, tbl.Name)
 		}
+	}
+}
+
+// TestDatasetLiveDirectory plans and reads while deletions are recorded
+// and files flushed: every stream either reads one whole state of the
+// directory or fails with FAILED_PRECONDITION.
+func TestDatasetLiveDirectory(t *testing.T) {
+	root := t.TempDir()
+	seq, _ := buildDataDir(t, root)
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 20 {
+			// Deletions of times no row has, and files of rows that
+			// overwrite b@1000 with its own value: every state reads alike.
+			if i%5 == 4 {
+				writeIoTDBFile(t, root, "unsequence", dataset.Name{Time: int64(10 + i), Version: int64(10 + i)}, dsPoint{id: "b", time: 1000, s1: 100})
+			} else {
+				appendMods(t, seq, deleteT(int64(1e9+i), int64(1e9+i)))
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	want := []string{"a@1000=10", "a@2000=200", "b@1000=100"}
+	var ok, stale int
+	for {
+		select {
+		case <-done:
+			t.Logf("%d streams read, %d refused as stale", ok, stale)
+			// Once the directory is still, a plan reads.
+			assert.Equal(t, want, tRows(t, c, getInfo(t, c, pathDesc("t"))))
+			return
+		default:
+		}
+		fi, err := c.GetFlightInfo(context.Background(), pathDesc("t"))
+		if err != nil {
+			// Planning may meet the directory changing too.
+			require.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
+			stale++
+			continue
+		}
+		s, err := c.DoGet(context.Background(), fi.Endpoint[0].Ticket)
+		require.NoError(t, err)
+		r, err := arrowflight.NewRecordReader(s)
+		if err == nil {
+			var rows []string
+			rows, err = readRows(r)
+			r.Release()
+			if err == nil {
+				var tails []string
+				for _, row := range rows {
+					tails = append(tails, row[strings.Index(row, "|"):])
+				}
+				assert.Equal(t, []string{"|a|10", "|a|200", "|b|100"}, tails)
+				ok++
+				continue
+			}
+		}
+		require.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
+		stale++
 	}
 }
