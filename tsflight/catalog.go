@@ -122,9 +122,10 @@ func newCatalog(root, ext string, ropt tsfile.ReadOptions, unit arrow.TimeUnit, 
 }
 
 // rescan walks the root, opening new and changed files and dropping
-// vanished ones. A directory holding sequence or unsequence is an IoTDB
-// data directory: it is opened as a dataset (dataset.go) and not walked. Files that fail to open are recorded in problems and
-// logged once per version; they never stop the scan.
+// vanished ones. Files that fail to open are recorded in problems and
+// logged once per version; they never stop the scan. A directory holding
+// sequence or unsequence is an IoTDB data directory: it is opened as a
+// dataset (dataset.go), not walked for files.
 func (c *catalog) rescan(ctx context.Context) error {
 	seen := map[string]os.FileInfo{}
 	failed := map[string]string{} // problems found by the walk or on opening
