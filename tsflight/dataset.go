@@ -504,15 +504,19 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 			return nil, fmt.Errorf("%w: %s: table %q has %v", errBadQuery, e.name(), q.Table, err)
 		}
 	}
-	sch, err := e.ds.Schema(q.Table, opts)
+	// A reader is made and dropped, so that options the table cannot
+	// take (a Where on a column that is not a TAG) fail here, as they do
+	// for a file, not at DoGet. It reads resources only, no data.
+	rdr, err := e.ds.NewReader(q.Table, opts)
 	if err != nil {
-		if !errors.Is(err, tsfile.ErrCorrupt) && !errors.Is(err, tsfile.ErrUnsupported) && !errors.Is(err, dataset.ErrChanged) {
-			// As for a file: options the table cannot take (a Where on a
-			// column that is not a TAG) are the query's fault.
+		if !errors.Is(err, tsfile.ErrCorrupt) && !errors.Is(err, tsfile.ErrUnsupported) &&
+			!errors.Is(err, dataset.ErrChanged) && !errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("%w: %v", errBadQuery, err)
 		}
 		return nil, s.datasetErr(e, err)
 	}
+	sch := rdr.Schema()
+	rdr.Release()
 	schema, _, err := projection(sch, q.Columns)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.name(), err)

@@ -292,6 +292,17 @@ func TestDatasetPushdown(t *testing.T) {
 		require.Len(t, fi.Endpoint, 1)
 		assert.Len(t, tRows(t, c, fi), 2)
 	})
+	t.Run("where on a field", func(t *testing.T) {
+		_, err := c.GetFlightInfo(context.Background(), cmdDesc(t, Query{Table: "t", Files: []string{"data"}, Where: map[string]string{"s1": "10"}}))
+		assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+		assert.Contains(t, status.Convert(err).Message(), "only TAG")
+	})
+	t.Run("where on a tree table's device", func(t *testing.T) {
+		fi := getInfo(t, c, cmdDesc(t, Query{Table: "root.db", Files: []string{"data"}, Where: map[string]string{"device": "root.db.d1"}}))
+		rows, _ := doGet(t, context.Background(), c, fi.Endpoint[0])
+		require.Len(t, rows, 1)
+		assert.True(t, strings.HasSuffix(rows[0], "|root.db.d1|7"), "%q", rows)
+	})
 	t.Run("unknown column", func(t *testing.T) {
 		_, err := c.GetFlightInfo(context.Background(), cmdDesc(t, Query{Table: "t", Files: []string{"data"}, Columns: []string{"nosuch"}}))
 		assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
