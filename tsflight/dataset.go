@@ -76,6 +76,8 @@ type dsEntry struct {
 	// spans are, by table, the time ranges its rows lie in (see
 	// tableSpans), for cutting its flights into endpoints.
 	spans map[string][]span
+	// warnings are the dataset's, relative to the root.
+	warnings []string
 
 	refs   atomic.Int64 // streams using ds, plus one while in the catalog
 	closed atomic.Bool
@@ -120,7 +122,10 @@ func (c *catalog) dirPath(rel string) (string, error) {
 
 // probeDir discovers the layout under dir and stats every data file and
 // companion, paths relative to dir, sorted. A file that vanishes between
-// the two is an error: the directory is changing.
+// the two is an error: the directory is changing. A data file without a
+// resource is left out with its companions: it is the file IoTDB is
+// writing, which grows all the time and which the reader skips (its
+// points are in IoTDB's write-ahead log) until its resource appears.
 func probeDir(dir string) (*dataset.Layout, []dataset.FileVersion, error) {
 	l, err := dataset.Discover(dir)
 	if err != nil {
@@ -128,6 +133,9 @@ func probeDir(dir string) (*dataset.Layout, []dataset.FileVersion, error) {
 	}
 	var vs []dataset.FileVersion
 	for _, f := range l.Files {
+		if f.Space != dataset.Unknown && f.Resource == "" {
+			continue
+		}
 		for _, p := range []string{f.Path, f.Resource, f.ModsV1, f.ModsV2} {
 			if p == "" {
 				continue
@@ -234,15 +242,27 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 			}
 			return nil, err
 		}
-		for _, w := range ds.Warnings() {
-			c.log.Warn("data directory read with a warning", "dir", rel, "warning", c.relMsg(w))
-		}
 		e := &dsEntry{rel: rel, ds: ds, tables: tables, probe: before, digest: versionsDigest(dir, before, ds.Versions()),
 			spans: tableSpans(l)}
+		for _, w := range ds.Warnings() {
+			e.warnings = append(e.warnings, c.relMsg(w))
+		}
 		e.refs.Store(1)
 		return e, nil
 	}
 	return nil, fmt.Errorf("it kept changing while it was opened (%d attempts); it will be tried again at the next rescan or request", openAttempts)
+}
+
+// logWarnings logs the warnings of a newly opened entry that the entry it
+// replaces (nil for none) did not have: a live directory is opened again
+// at every change, and the file IoTDB is writing would be reported each
+// time.
+func (c *catalog) logWarnings(old, e *dsEntry) {
+	for _, w := range e.warnings {
+		if old == nil || !slices.Contains(old.warnings, w) {
+			c.log.Warn("data directory read with a warning", "dir", e.rel, "warning", w)
+		}
+	}
 }
 
 // relMsg strips the root from a message bound for a client or a log, so
@@ -280,6 +300,7 @@ func (c *catalog) scanDatasets(ctx context.Context, dirs map[string]bool, failed
 			failed[rel] = err.Error()
 			continue
 		}
+		c.logWarnings(e, ne)
 		opened[rel] = ne
 	}
 	return opened
@@ -331,6 +352,7 @@ func (c *catalog) refreshDataset(rel string) {
 		}
 		switch {
 		case ne != nil:
+			c.logWarnings(e, ne)
 			c.dsets[rel] = ne
 			delete(c.problems, rel)
 			ne = nil
