@@ -708,3 +708,30 @@ func TestDatasetUnsealedFile(t *testing.T) {
 	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
 	assert.Equal(t, []string{"a@1000=10", "a@2000=200", "b@1000=100", "c@5000=1"}, tRows(t, c, getInfo(t, c, pathDesc("t"))))
 }
+
+// TestDatasetUnreadable checks that a data directory that does not open
+// is reported, refused with FAILED_PRECONDITION and a client-safe message,
+// and served as soon as it opens again, without waiting for a rescan.
+func TestDatasetUnreadable(t *testing.T) {
+	root := t.TempDir()
+	seq, _ := buildDataDir(t, filepath.Join(root, "data"))
+	good, err := os.ReadFile(seq + dataset.ResourceSuffix)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(seq+dataset.ResourceSuffix, []byte{9, 9, 9}, 0o644))
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+
+	assert.Empty(t, srv.DataDirs())
+	assert.Contains(t, srv.Problems(), "data")
+	assert.Contains(t, srv.log.String(), `msg="data directory not served" dir=data`)
+	assert.Empty(t, listed(t, c))
+	_, err = c.GetFlightInfo(context.Background(), pathDesc("data", "t"))
+	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
+	assert.Contains(t, status.Convert(err).Message(), "data directory data cannot be read")
+	assert.NotContains(t, status.Convert(err).Message(), root)
+
+	require.NoError(t, os.WriteFile(seq+dataset.ResourceSuffix, good, 0o644))
+	assert.Equal(t, []string{"a@1000=10", "a@2000=200", "b@1000=100"}, tRows(t, c, getInfo(t, c, pathDesc("data", "t"))))
+	assert.Equal(t, []string{"data"}, srv.DataDirs())
+	assert.NotContains(t, srv.Problems(), "data")
+}
