@@ -24,6 +24,11 @@ type Options struct {
 	Read *tsfile.ReadOptions
 	// Mods limits the mods files read (DefaultMaxModsSize).
 	Mods *ModsOptions
+	// CountDeletions makes readers decode the rows deletions cover instead
+	// of skipping the chunks and pages they cover, so that
+	// ReadStats.RowsDeleted and CellsDeleted count every deleted row and
+	// cell (ts2arrow inspect uses it). Reads are slower.
+	CountDeletions bool
 }
 
 // Table is a logical table of a Dataset: a table-model table (all its
@@ -351,7 +356,10 @@ type ReadStats struct {
 	// merge), RowsOut those returned.
 	RowsRead, RowsOut int64
 	// RowsDeleted are rows a mods file removed whole; CellsDeleted cells of
-	// rows that stayed.
+	// rows that stayed. Rows of chunks and pages skipped unread because a
+	// deletion covers them are not counted, unless Options.CountDeletions
+	// is set (or a deletion covers a device's whole range in a file: its
+	// count comes from the statistics).
 	RowsDeleted, CellsDeleted int64
 	// RowsOverwritten are copies of a row another file's copy (or a later
 	// chunk of the same file) replaced.
