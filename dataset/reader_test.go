@@ -376,8 +376,8 @@ func TestSplitRange(t *testing.T) {
 	}{
 		{0, 999, nil, []span{{0, 999}}},
 		{0, 999, []span{{100, 199}}, []span{{0, 99}, {200, 999}}},
-		{0, 999, []span{{100, 101}}, []span{{0, 999}}}, // small: filtered after decoding
-		{0, 999, []span{{0, 199}}, []span{{0, 999}}},   // touches an end: narrowing's job
+		{0, 999, []span{{100, 101}}, []span{{0, 999}}},                                          // small: filtered after decoding
+		{0, 999, []span{{0, 199}}, []span{{0, 999}}},                                            // touches an end: narrowing's job
 		{math.MinInt64, math.MaxInt64, []span{{-5, 5}}, []span{{math.MinInt64, math.MaxInt64}}}, // 1/64 of 2^64
 		{math.MinInt64, math.MaxInt64, []span{{math.MinInt64 + 1, 0}}, []span{{math.MinInt64, math.MinInt64}, {1, math.MaxInt64}}},
 	} {
