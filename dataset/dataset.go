@@ -300,16 +300,16 @@ func (d *Dataset) Rules() []string {
 			}
 		}
 	}
-	out := []string{fmt.Sprintf("%d data files (%d sequence, %d unsequence, %d loose); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", len(d.files), seq, unseq, loose)}
+	out := []string{fmt.Sprintf("%s (%d sequence, %d unsequence, %d loose); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", plural(len(d.files), "data file"), seq, unseq, loose)}
 	if modsFiles > 0 {
-		s := fmt.Sprintf("%d mods files hold %d deletions, each applied to its own data file", modsFiles, dels)
+		s := fmt.Sprintf("%s %s %s, each applied to its own data file", plural(modsFiles, "mods file"), pick(modsFiles == 1, "holds", "hold"), plural(dels, "deletion"))
 		if v1 > 0 {
-			s += fmt.Sprintf(" (%d in IoTDB 1.x .mods format, applied only to chunks written before them)", v1)
+			s += fmt.Sprintf(" (%s in IoTDB 1.x .mods format, applied only to chunks written before them)", plural(v1, "file"))
 		}
 		out = append(out, s)
 	}
-	if len(d.layout.Skipped) > 0 {
-		out = append(out, fmt.Sprintf("%d files are not data (compaction temporaries, orphaned companions) and are not read", len(d.layout.Skipped)))
+	if n := len(d.layout.Skipped); n > 0 {
+		out = append(out, fmt.Sprintf("%s %s not data (compaction temporaries, orphaned companions) and %s not read", plural(n, "file"), pick(n == 1, "is", "are"), pick(n == 1, "is", "are")))
 	}
 	out = append(out, "TTL is not applied: expired rows still in the files are returned")
 	return out
@@ -364,7 +364,19 @@ type ReadStats struct {
 	// RowsOverwritten are copies of a row another file's copy (or a later
 	// chunk of the same file) replaced.
 	RowsOverwritten int64
+	// RowsDropped are tree-model rows left without a value: their cells
+	// all deleted (a non-aligned device's points are deleted one series
+	// at a time) or, under a projection, all null in the columns read.
+	RowsDropped int64
 	// RowsMerged are the rows that went through the k-way merge; the rest
 	// streamed through from a single file.
 	RowsMerged int64
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

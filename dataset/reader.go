@@ -367,10 +367,12 @@ func (r *Reader) Next() bool {
 func (r *Reader) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if r.ts.tree {
 		out, err := dropAllNull(r.mem, rec, r.valueCols())
-		rec.Release()
 		if err != nil {
+			rec.Release()
 			return nil, err
 		}
+		r.stats.RowsDropped += rec.NumRows() - out.NumRows()
+		rec.Release()
 		rec = out
 	}
 	if r.left > 0 && rec.NumRows() > r.left {
@@ -833,7 +835,12 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		}
 	}
 	if lo > hi {
+		// The whole device is deleted in this file: count its rows from
+		// the statistics, when the query asked for all of them.
 		for i := range info.series {
+			if !e.full {
+				break
+			}
 			if info.series[i].IsTimeColumn() || !info.aligned {
 				r.stats.RowsDeleted += info.series[i].Statistics.Count
 				if info.aligned {

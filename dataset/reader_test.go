@@ -447,3 +447,31 @@ func TestSubtractSpans(t *testing.T) {
 		require.Equal(t, tc.want, subtractSpans(tc.a, tc.b), "%v - %v", tc.a, tc.b)
 	}
 }
+
+// TestDatasetStatsAddUp: with CountDeletions every row read is returned,
+// deleted, overwritten or dropped (a tree row left without a value), so
+// inspect's figures add up.
+func TestDatasetStatsAddUp(t *testing.T) {
+	check := func(t *testing.T, dir *builtDir, what string) {
+		ds, err := Open([]string{dir.Root}, &Options{CountDeletions: true})
+		require.NoError(t, err)
+		defer ds.Close()
+		tables, err := ds.Tables()
+		require.NoError(t, err)
+		for _, tb := range tables {
+			rd, err := ds.NewReader(tb.Name, &arrowconv.Options{BatchSize: 5})
+			require.NoError(t, err)
+			for rd.Next() {
+			}
+			require.NoError(t, rd.Err())
+			st := rd.Stats()
+			rd.Release()
+			require.Equal(t, st.RowsRead-st.RowsDeleted-st.RowsOverwritten-st.RowsDropped, st.RowsOut, "%s table %s: %+v", what, tb.Name, st)
+		}
+	}
+	for seed := uint64(1); seed <= 30; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		check(t, buildLayout(t, randomLayout(r, 2+r.IntN(5))...), fmt.Sprintf("seed %d", seed))
+	}
+	check(t, buildLayout(t, mediumLayout(rand.New(rand.NewPCG(1, 1)))...), "medium")
+}
