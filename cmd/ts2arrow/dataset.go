@@ -53,8 +53,8 @@ type datasetInput struct {
 // error for inputs that cannot be read together with such data (URLs, Arrow
 // and Parquet files).
 //
-// The inputs are IoTDB data when one of their data files lies inside an
-// IoTDB layout (below a folder named sequence or unsequence, as
+// The inputs are IoTDB data when one of their data files lies in an IoTDB
+// layout (in {sequence|unsequence}/{database}/{region}/{partition}/, as
 // dataset.Discover places files) or has a mods file beside it. Looking at
 // the files rather than the arguments also catches a glob over partition
 // folders and a directory above the data directory.
@@ -64,7 +64,10 @@ func detectDataset(pos, files []string) (*datasetInput, error) {
 		if isURL(f) || !strings.HasSuffix(f, dataset.TsFileSuffix) {
 			continue
 		}
-		if _, _, ok := spaceFolder(filepath.Dir(f)); ok {
+		// Only where Discover takes a data file: in a time partition
+		// folder. A TsFile that merely lies below a folder named
+		// sequence is read as it is.
+		if _, names, ok := spaceFolder(filepath.Dir(f)); ok && len(names) == 3 {
 			inLayout = append(inLayout, f)
 		} else if hasMods(f) {
 			withMods = append(withMods, f)

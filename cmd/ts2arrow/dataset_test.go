@@ -355,3 +355,19 @@ func TestDatasetErrorHint(t *testing.T) {
 	other := errors.New("x")
 	require.Equal(t, other, datasetError(other))
 }
+
+func TestDatasetNotALayout(t *testing.T) {
+	// A TsFile below a folder that happens to be named sequence, but not
+	// in a {database}/{region}/{partition} folder, is no IoTDB data: it
+	// reads as it always did, with nothing said.
+	dir := filepath.Join(t.TempDir(), "sequence")
+	copyFile(t, sample, filepath.Join(dir, "x.tsfile"))
+	want := sampleRows(t)
+	code, out, stderr := runCLI("convert", dir, "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stderr)
+	require.Equal(t, want, strings.Split(strings.TrimSuffix(out, "\n"), "\n"))
+	code, _, stderr = runCLI("head", filepath.Join(dir, "x.tsfile"))
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stderr)
+}
