@@ -343,7 +343,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dsIn != nil {
-		r, err := openDataset(dsIn, j.ropts, j.table)
+		r, err := openDataset(dsIn, j.ropts, j.table, j.partitionBy != "")
 		if err != nil {
 			return err
 		}

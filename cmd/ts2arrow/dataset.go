@@ -211,8 +211,9 @@ type resolved struct {
 }
 
 // openDataset opens the inputs as a dataset and picks the table: --table,
-// or the only one.
-func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string) (*resolved, error) {
+// or the only one. every (--partition-by) takes several tables without
+// --table: each gets its partition.
+func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, every bool) (*resolved, error) {
 	ds, err := dataset.Open(in.roots, &dataset.Options{Read: ropts})
 	if err != nil {
 		return nil, datasetError(err)
@@ -236,6 +237,7 @@ func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string) (*re
 	case len(tables) == 0:
 		ds.Close()
 		return nil, usagef("the inputs have no tables")
+	case every:
 	default:
 		ds.Close()
 		return nil, usagef("the inputs have several tables; pick one with --table (tables: %s)", strings.Join(names, ", "))
@@ -708,7 +710,7 @@ func datasetFor(name string, raw bool) (*datasetInput, error) {
 
 // headDataset prints the first rows of the resolved stream.
 func headDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts *arrowconv.Options, n int, raw bool, width int, stdout, stderr io.Writer) error {
-	r, err := openDataset(in, ropts, table)
+	r, err := openDataset(in, ropts, table, false)
 	if err != nil {
 		return err
 	}
@@ -724,7 +726,7 @@ func headDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts
 
 // schemaDataset returns the dataset's unified schema of the table.
 func schemaDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts *arrowconv.Options, stderr io.Writer) (*arrow.Schema, error) {
-	r, err := openDataset(in, ropts, table)
+	r, err := openDataset(in, ropts, table, false)
 	if err != nil {
 		return nil, err
 	}

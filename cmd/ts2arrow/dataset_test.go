@@ -266,6 +266,20 @@ func TestDatasetModsBesideLooseFiles(t *testing.T) {
 	require.Equal(t, []string{"1,root.db.d1,10", "3,root.db.d1,30"}, rows)
 	require.Contains(t, stderr, filepath.Dir(path)+" holds TsFiles with mods files beside them")
 
+	// --device against a file without a .resource: its own index.
+	_, rows, _ = csvRows(t, path, "--device", "root.db.d1", "--quiet")
+	require.Equal(t, []string{"1,root.db.d1,10", "3,root.db.d1,30"}, rows)
+	_, rows, _ = csvRows(t, path, "--device", "root.db.d2", "--quiet")
+	require.Empty(t, rows)
+
+	// A tree model's device column moves into the partition path.
+	out := filepath.Join(t.TempDir(), "ds")
+	code, _, errOut := runCLI("convert", path, "-o", out, "--partition-by", "device", "--format", "csv", "--quiet")
+	require.Equal(t, 0, code, errOut)
+	b, err := os.ReadFile(filepath.Join(out, "table=root.db", "device=root.db.d1", "part-0.csv"))
+	require.NoError(t, err)
+	require.Equal(t, "time,s1\n1,10\n3,30\n", string(b))
+
 	_, rows, stderr = csvRows(t, path, "--raw")
 	require.Equal(t, []string{"1,root.db.d1,10", "2,root.db.d1,20", "3,root.db.d1,30"}, rows)
 	require.Empty(t, stderr)
@@ -293,6 +307,15 @@ func TestDatasetTableSelection(t *testing.T) {
 	require.Equal(t, []string{"7,x,70"}, rows)
 	_, rows, _ = csvRows(t, root, "--table", "t")
 	require.Equal(t, resolvedRows, rows)
+
+	// --partition-by needs no --table: each table is a partition.
+	out := filepath.Join(t.TempDir(), "ds")
+	code, _, stderr := runCLI("convert", root, "-o", out, "--partition-by", "table", "--format", "csv", "--quiet")
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(filepath.Join(out, "table=u", "part-0.csv"))
+	require.NoError(t, err)
+	require.Equal(t, "time,tag,s1\n7,x,70\n", string(b))
+	require.FileExists(t, filepath.Join(out, "table=t", "part-0.csv"))
 }
 
 func TestDatasetPartitioned(t *testing.T) {
