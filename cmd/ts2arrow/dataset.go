@@ -266,7 +266,18 @@ func (r *resolved) note(stderr io.Writer, quiet bool) {
 // summary counts the files of the dataset by space and its mods files.
 func (r *resolved) summary() string {
 	files := r.ds.Layout().Files
-	var seq, unseq, loose, mods int
+	var seq, unseq, loose, mods, dels int
+	count := func(path string) {
+		if path == "" {
+			return
+		}
+		mods++
+		// Read again for the count alone: Dataset keeps its mods to
+		// itself, and they are small (IoTDB settles one past 1 MiB).
+		if m, err := dataset.ReadModsFile(path, nil); err == nil {
+			dels += len(m.Deletions)
+		}
+	}
 	for _, f := range files {
 		switch f.Space {
 		case dataset.Sequence:
@@ -276,12 +287,8 @@ func (r *resolved) summary() string {
 		default:
 			loose++
 		}
-		if f.ModsV1 != "" {
-			mods++
-		}
-		if f.ModsV2 != "" {
-			mods++
-		}
+		count(f.ModsV1)
+		count(f.ModsV2)
 	}
 	var by []string
 	for _, c := range []struct {
@@ -300,7 +307,7 @@ func (r *resolved) summary() string {
 	case 0:
 		s += ", no mods files"
 	default:
-		s += ", " + plural(mods, "mods file")
+		s += ", " + plural(mods, "mods file") + " with " + plural(dels, "deletion")
 	}
 	return s
 }
@@ -542,7 +549,7 @@ func (j *convertJob) reportDataset(ctx context.Context, rows int64, parts int, s
 	case rows == 0:
 		j.reportEmpty(ctx, stderr)
 		if st.RowsDeleted > 0 {
-			fmt.Fprintf(stderr, "ts2arrow: the mods files deleted all %d rows the query matched; --raw reads them as the files hold them\n", st.RowsDeleted)
+			fmt.Fprintf(stderr, "ts2arrow: mods files deleted every row the query matched (%s); --raw reads them as the files hold them\n", plural(int(st.RowsDeleted), "row"))
 		}
 	case j.verbose && j.partitionBy != "":
 		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows in %d parts under %s\n", rows, parts, j.out)

@@ -128,7 +128,7 @@ func TestDatasetConvertResolved(t *testing.T) {
 	header, rows, stderr := csvRows(t, root)
 	require.Equal(t, "time,tag,s1", header)
 	require.Equal(t, resolvedRows, rows, "the deleted point is gone and the unsequence copy wins")
-	require.Contains(t, stderr, "ts2arrow: "+root+" is an IoTDB data directory: 2 files (1 sequence, 1 unsequence), 1 mods file")
+	require.Contains(t, stderr, "ts2arrow: "+root+" is an IoTDB data directory: 2 files (1 sequence, 1 unsequence), 1 mods file with 1 deletion")
 	require.Contains(t, stderr, "returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n")
 	require.Equal(t, 1, strings.Count(stderr, "returning rows as IoTDB does"), "said once")
 	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
@@ -150,7 +150,7 @@ func TestDatasetConvertResolved(t *testing.T) {
 	region := filepath.Join(root, "sequence", "root.db", "1")
 	_, rows, stderr = csvRows(t, region)
 	require.Equal(t, []string{"1,a,10", "1,b,100", "2,a,20"}, rows)
-	require.Contains(t, stderr, region+" is region 1 of database root.db (sequence) of an IoTDB data directory: 1 file (1 sequence), 1 mods file")
+	require.Contains(t, stderr, region+" is region 1 of database root.db (sequence) of an IoTDB data directory: 1 file (1 sequence), 1 mods file with 1 deletion")
 
 	// A glob over the data files of both spaces is IoTDB data too.
 	_, rows, _ = csvRows(t, filepath.Join(root, "*", "root.db", "1", "0", "*.tsfile"))
@@ -169,6 +169,14 @@ func TestDatasetConvertResolved(t *testing.T) {
 	code, _, errOut := runCLI("convert", root, "--format", "csv", "-o", "-", "--columns", "nope")
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `no column "nope" (columns: time, tag, s1)`)
+
+	// The resolved rows make a valid TsFile, one row per device and time
+	// (the union of the files would not: a@2 twice).
+	ts := filepath.Join(t.TempDir(), "resolved.tsfile")
+	code, _, errOut = runCLI("convert", root, "-o", ts, "--quiet")
+	require.Equal(t, 0, code, errOut)
+	_, rows, _ = csvRows(t, ts)
+	require.Equal(t, resolvedRows, rows)
 
 	// --verbose: what the read did.
 	out := filepath.Join(t.TempDir(), "x.csv")
@@ -190,7 +198,7 @@ func TestDatasetEmptyResult(t *testing.T) {
 	code, _, errOut = runCLI("convert", root, "--format", "csv", "-o", "-", "--start", "3", "--end", "3", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "wrote 0 rows")
-	require.Contains(t, errOut, "the mods files deleted all 1 rows the query matched; --raw reads them")
+	require.Contains(t, errOut, "ts2arrow: mods files deleted every row the query matched (1 row); --raw reads them as the files hold them\n")
 }
 
 func TestDatasetHeadAndSchema(t *testing.T) {
@@ -259,7 +267,7 @@ func TestDatasetModsBesideLooseFiles(t *testing.T) {
 	header, rows, stderr := csvRows(t, path)
 	require.Equal(t, "time,device,s1", header)
 	require.Equal(t, []string{"1,root.db.d1,10", "3,root.db.d1,30"}, rows)
-	require.Contains(t, stderr, path+" has a mods file beside it: 1 file (1 outside a data directory), 1 mods file")
+	require.Contains(t, stderr, path+" has a mods file beside it: 1 file (1 outside a data directory), 1 mods file with 1 deletion")
 
 	// The directory holding it, too.
 	_, rows, stderr = csvRows(t, filepath.Dir(path))
