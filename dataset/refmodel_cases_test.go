@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -84,9 +85,21 @@ func TestReferenceHandWritten(t *testing.T) {
 		},
 		want: refRows{"root.db.d": {"t=5 s=3", "t=6 s=60"}},
 	}, {
-		// Two flushes of one series into one file (the later chunk, at the
-		// larger offset, wins) cannot be built: our writer refuses a time
-		// not above the series' previous one, even across chunk groups.
+		// Two flushes into one unsequence file: the later chunk group (at
+		// the larger offset) wins, cell by cell, although it starts
+		// earlier; the sequence copy fills what both leave null.
+		name: "two flushes into one file",
+		files: []specFile{
+			{Space: Sequence, Time: 1, Version: 1, Tables: []tsfile.TableSchema{tableT}, Groups: []specGroup{tableRow(devT, 5, v(1), v(2), v(3))}},
+			{Space: Unsequence, Time: 2, Version: 2, Tables: []tsfile.TableSchema{tableT}, Overlapping: true, Groups: []specGroup{
+				{Kind: tableGroup, Device: devT, Times: []int64{5, 6}, Cols: []specCol{
+					{Name: "s1", Vals: []*int64{v(10), v(60)}}, {Name: "s2", Vals: []*int64{nil, v(61)}}, {Name: "s3", Vals: []*int64{nil, nil}}}},
+				{Kind: tableGroup, Device: devT, Times: []int64{4, 5}, Cols: []specCol{
+					{Name: "s1", Vals: []*int64{v(40), v(11)}}, {Name: "s2", Vals: []*int64{nil, nil}}, {Name: "s3", Vals: []*int64{nil, nil}}}},
+			}},
+		},
+		want: refRows{"t.a": {"t=4 s1=40 s2=- s3=-", "t=5 s1=11 s2=2 s3=3", "t=6 s1=60 s2=61 s3=-"}},
+	}, {
 		// docs/iotdb-rules.md 2a's example, cell by cell.
 		name: "aligned row with nulls overwritten",
 		files: []specFile{
@@ -208,6 +221,8 @@ func TestReferenceHandWritten(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := buildLayout(t, tc.files...)
 			require.Equal(t, tc.want, reference(t, dir))
+			require.Equal(t, tc.want, readDataset(t, dir, nil), "Dataset")
+			require.Equal(t, tc.want, readDataset(t, dir, &arrowconv.Options{BatchSize: 1}), "Dataset, batches of one row")
 		})
 	}
 }
@@ -246,6 +261,7 @@ func TestReferenceV1OffsetRule(t *testing.T) {
 				want["root.db.d"] = tc.want
 			}
 			require.Equal(t, want, reference(t, dir))
+			require.Equal(t, want, readDataset(t, dir, nil), "Dataset")
 		})
 	}
 
@@ -336,11 +352,13 @@ func TestBuilderLayout(t *testing.T) {
 // is a table row) comes out; mods only remove rows. Discover finds every
 // file.
 func TestReferenceRandomInvariants(t *testing.T) {
-	for seed := uint64(1); seed <= 15; seed++ {
+	for seed := uint64(1); seed <= 60; seed++ {
 		r := rand.New(rand.NewPCG(seed, 28))
 		specs := randomLayout(r, 2+r.IntN(5))
 		dir := buildLayout(t, specs...)
 		got := reference(t, dir)
+		require.Equal(t, got, readDataset(t, dir, nil), "seed %d: Dataset", seed)
+		require.Equal(t, got, readDataset(t, dir, &arrowconv.Options{BatchSize: 3}), "seed %d: Dataset, batches of 3", seed)
 
 		l, err := Discover(dir.Root)
 		require.NoError(t, err)

@@ -1,0 +1,362 @@
+package dataset
+
+import (
+	"math"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+)
+
+// cursor is a source of one device in the merge: a file (or a run of rising
+// times of one file) with the rank of its priority, higher winning.
+type cursor struct {
+	src   producer
+	rank  int
+	rec   arrow.RecordBatch
+	times []int64
+	pos   int
+	done  bool
+}
+
+func (c *cursor) release() {
+	if c.rec != nil {
+		c.rec.Release()
+		c.rec = nil
+	}
+	c.src.release()
+}
+
+// merger merges the sources of one device by time. Of the copies of a row
+// at one time the highest-ranked is kept, and each of its null cells takes
+// the value of the highest-ranked copy that has one in that column: IoTDB's
+// AlignedPriorityMergeReader (fillNullValueInAligned), which for a
+// non-aligned device, whose "null" is a series without a point, is
+// PriorityMergeReader per series (docs/iotdb-rules.md 1b, 2a).
+//
+// Where one source alone holds the smallest time, its rows up to the next
+// time of another source are taken as one run, so a file that overlaps
+// others only in places costs little more than a plain read.
+type merger struct {
+	r     *Reader
+	curs  []*cursor
+	held  []arrow.RecordBatch
+	konst []bool   // output columns constant per device
+	cols  []pieces // reused from batch to batch
+	at    []*cursor
+	zc    int // zeroCopyRun for the batch size
+}
+
+// fill makes sure c has a current row, loading its next batch; false when
+// it is exhausted.
+func (m *merger) fill(c *cursor) (bool, error) {
+	for !c.done && (c.rec == nil || c.pos >= len(c.times)) {
+		if c.rec != nil {
+			m.held = append(m.held, c.rec) // pieces may still point into it
+			c.rec, c.times = nil, nil
+		}
+		rec, err := c.src.next()
+		if err != nil {
+			return false, err
+		}
+		if rec == nil {
+			c.done = true
+			break
+		}
+		c.rec, c.times, c.pos = rec, timesOf(rec), 0
+	}
+	return !c.done, nil
+}
+
+func (m *merger) next() (arrow.RecordBatch, error) {
+	defer func() {
+		for _, h := range m.held {
+			h.Release()
+		}
+		m.held = m.held[:0]
+	}()
+	r := m.r
+	ncol := len(r.ts.keep)
+	if m.konst == nil {
+		m.konst = make([]bool, ncol)
+		for k, i := range r.ts.keep {
+			m.konst[k] = r.ts.cols[i].konst
+		}
+		m.cols = make([]pieces, ncol)
+		// Load every source once; later only the ones that moved.
+		live := m.curs[:0]
+		for _, c := range m.curs {
+			ok, err := m.fill(c)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				live = append(live, c)
+			} else {
+				c.release()
+			}
+		}
+		m.curs = live
+	}
+	konst, cols := m.konst, m.cols
+	if m.zc == 0 {
+		m.zc = max(1, min(zeroCopyRun, r.bs/4))
+	}
+	for k := range cols {
+		cols[k] = cols[k][:0]
+	}
+	out := 0
+	var constRec arrow.RecordBatch
+	constRank := math.MinInt
+	for _, c := range m.curs {
+		if c.rank > constRank {
+			constRank, constRec = c.rank, c.rec
+		}
+	}
+	if constRec != nil {
+		constRec.Retain() // a source may move past it below
+		defer constRec.Release()
+	}
+	at := m.at
+	for out < r.bs && len(m.curs) > 0 {
+		live := m.curs
+		minT := int64(math.MaxInt64)
+		var top *cursor
+		cnt := 0
+		for _, c := range live {
+			t := c.times[c.pos]
+			switch {
+			case t < minT:
+				minT, top, cnt = t, c, 1
+			case t == minT:
+				cnt++ // resolved below, by rank
+			}
+		}
+		if cnt == 1 {
+			// top alone holds the smallest time: take its rows up to the
+			// next time of another source in one run.
+			nextT := int64(math.MaxInt64)
+			for _, c := range live {
+				if c != top && c.times[c.pos] < nextT {
+					nextT = c.times[c.pos]
+				}
+			}
+			lim := min(len(top.times), top.pos+r.bs-out)
+			end := lim
+			if nextT <= top.times[lim-1] {
+				end = top.pos + searchFrom(top.times[top.pos:lim], nextT)
+			}
+			n := end - top.pos
+			if n >= m.zc {
+				// A long run goes out as a slice of its batch, uncopied;
+				// what was gathered before it goes first.
+				if out > 0 {
+					break
+				}
+				rec := top.rec.NewSlice(int64(top.pos), int64(end))
+				top.pos = end
+				if err := m.advanced(top); err != nil {
+					rec.Release()
+					return nil, err
+				}
+				r.stats.RowsMerged += int64(n)
+				return rec, nil
+			}
+			for k := range cols {
+				if !konst[k] {
+					cols[k].add(top.rec.Column(k), top.pos, n)
+				}
+			}
+			out += n
+			top.pos = end
+			if err := m.advanced(top); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// Several sources hold minT: rank them, highest first, and take
+		// the run of times they all hold in step (a block rewritten by a
+		// later file), up to the next time of any other source.
+		at = at[:0]
+		nextT := int64(math.MaxInt64)
+		for _, c := range live {
+			if c.times[c.pos] == minT {
+				at = append(at, c)
+			} else if c.times[c.pos] < nextT {
+				nextT = c.times[c.pos]
+			}
+		}
+		if len(at) == 2 {
+			if at[1].rank > at[0].rank {
+				at[0], at[1] = at[1], at[0]
+			}
+		} else {
+			sort.Slice(at, func(a, b int) bool { return at[a].rank > at[b].rank })
+		}
+		n := 1
+		lim := r.bs - out
+		for _, c := range at {
+			lim = min(lim, len(c.times)-c.pos)
+		}
+	run:
+		for n < lim {
+			t := at[0].times[at[0].pos+n]
+			if t >= nextT {
+				break
+			}
+			for _, c := range at[1:] {
+				if c.times[c.pos+n] != t {
+					break run
+				}
+			}
+			n++
+		}
+		win := at[0]
+		if n >= m.zc && win.fullRows(n) {
+			if out > 0 {
+				break
+			}
+			rec := win.rec.NewSlice(int64(win.pos), int64(win.pos+n))
+			r.stats.RowsOverwritten += int64((len(at) - 1) * n)
+			r.stats.RowsMerged += int64(n)
+			for _, c := range at {
+				c.pos += n
+			}
+			for _, c := range at {
+				if err := m.advanced(c); err != nil {
+					rec.Release()
+					return nil, err
+				}
+			}
+			return rec, nil
+		}
+		for k := range cols {
+			if konst[k] {
+				continue
+			}
+			a := win.rec.Column(k)
+			if k == 0 || noNulls(a, win.pos, n) {
+				cols[k].add(a, win.pos, n)
+				continue
+			}
+			// Cell by cell: each null takes the highest copy's value.
+			for i := 0; i < n; i++ {
+				src := win
+				for _, c := range at {
+					if c.rec.Column(k).IsValid(c.pos + i) {
+						src = c
+						break
+					}
+				}
+				cols[k].add(src.rec.Column(k), src.pos+i, 1)
+			}
+		}
+		r.stats.RowsOverwritten += int64((len(at) - 1) * n)
+		out += n
+		for _, c := range at {
+			c.pos += n
+		}
+		for _, c := range at {
+			if err := m.advanced(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m.at = at
+	if out == 0 {
+		return nil, nil
+	}
+	arrs := make([]arrow.Array, ncol)
+	defer releaseAll(arrs)
+	for k := range arrs {
+		var err error
+		if konst[k] {
+			arrs[k], err = constArray(r.mem, constRec.Column(k), 0, out)
+		} else {
+			arrs[k], err = concat(r.mem, r.ts.out.Field(k).Type, cols[k], out)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for k := range cols {
+		clear(cols[k]) // drop the references to released batches
+	}
+	r.stats.RowsMerged += int64(out)
+	return array.NewRecordBatch(r.ts.out, arrs, int64(out)), nil
+}
+
+// advanced loads c's next batch when it has used up the current one, and
+// drops it from the merge when it is exhausted.
+func (m *merger) advanced(c *cursor) error {
+	if c.pos < len(c.times) {
+		return nil
+	}
+	ok, err := m.fill(c)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		for i, x := range m.curs {
+			if x == c {
+				m.curs = append(m.curs[:i], m.curs[i+1:]...)
+				break
+			}
+		}
+		c.release()
+	}
+	return nil
+}
+
+// zeroCopyRun is the length from which a run of one source's rows goes
+// out as a slice of its batch rather than copied into a merged batch: long
+// enough that the smaller batches it makes cost less than the copy.
+const zeroCopyRun = 1024
+
+// fullRows reports whether the value columns of c's next n rows hold no
+// null, so that no lower copy can fill a cell of them.
+func (c *cursor) fullRows(n int) bool {
+	for k, a := range c.rec.Columns() {
+		if k > 0 && !noNulls(a, c.pos, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// searchFrom returns the first index of sorted ts holding a time >= t, by
+// galloping from the start: the runs between rewritten points are short.
+func searchFrom(ts []int64, t int64) int {
+	hi := 1
+	for hi < len(ts) && ts[hi] < t {
+		hi *= 2
+	}
+	lo := hi / 2
+	hi = min(hi, len(ts))
+	return lo + sort.Search(hi-lo, func(k int) bool { return ts[lo+k] >= t })
+}
+
+// noNulls reports whether a[off : off+n] holds no null.
+func noNulls(a arrow.Array, off, n int) bool {
+	if a.NullN() == 0 {
+		return true
+	}
+	d := a.Data()
+	b := d.Buffers()[0]
+	if b == nil {
+		return a.DataType().ID() != arrow.NULL
+	}
+	return bitutil.CountSetBits(b.Bytes(), d.Offset()+off, n) == n
+}
+
+func (m *merger) release() {
+	for _, c := range m.curs {
+		c.release()
+	}
+	m.curs = nil
+	for _, h := range m.held {
+		h.Release()
+	}
+	m.held = nil
+}
