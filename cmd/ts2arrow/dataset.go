@@ -219,7 +219,11 @@ func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, ever
 		return nil, datasetError(err)
 	}
 	r := &resolved{in: in, ds: ds, ropts: ropts}
-	tables := ds.Tables()
+	tables, err := ds.Tables()
+	if err != nil {
+		ds.Close()
+		return nil, datasetError(err)
+	}
 	var names []string
 	for _, t := range tables {
 		names = append(names, t.Name)
@@ -252,8 +256,8 @@ func (r *resolved) close() { r.ds.Close() }
 // warnings. quiet leaves the warnings alone.
 func (r *resolved) note(stderr io.Writer, quiet bool) {
 	if !quiet {
-		fmt.Fprintf(stderr, "ts2arrow: %s: %s; returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n",
-			r.in.what, r.summary())
+		// The counts of files and deletions are Rules' first lines.
+		fmt.Fprintf(stderr, "ts2arrow: %s: returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n", r.in.what)
 		for _, l := range r.ds.Rules() {
 			fmt.Fprintf(stderr, "ts2arrow: %s\n", l)
 		}
@@ -261,63 +265,6 @@ func (r *resolved) note(stderr io.Writer, quiet bool) {
 	for _, w := range r.ds.Warnings() {
 		fmt.Fprintf(stderr, "ts2arrow: warning: %s\n", w)
 	}
-}
-
-// summary counts the files of the dataset by space and its mods files.
-func (r *resolved) summary() string {
-	files := r.ds.Layout().Files
-	var seq, unseq, loose, mods, dels int
-	count := func(path string) {
-		if path == "" {
-			return
-		}
-		mods++
-		// Read again for the count alone: Dataset keeps its mods to
-		// itself, and they are small (IoTDB settles one past 1 MiB).
-		if m, err := dataset.ReadModsFile(path, nil); err == nil {
-			dels += len(m.Deletions)
-		}
-	}
-	for _, f := range files {
-		switch f.Space {
-		case dataset.Sequence:
-			seq++
-		case dataset.Unsequence:
-			unseq++
-		default:
-			loose++
-		}
-		count(f.ModsV1)
-		count(f.ModsV2)
-	}
-	var by []string
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{seq, "sequence"}, {unseq, "unsequence"}, {loose, "outside a data directory"}} {
-		if c.n > 0 {
-			by = append(by, fmt.Sprintf("%d %s", c.n, c.what))
-		}
-	}
-	s := plural(len(files), "file")
-	if len(by) > 0 {
-		s += " (" + strings.Join(by, ", ") + ")"
-	}
-	switch mods {
-	case 0:
-		s += ", no mods files"
-	default:
-		s += ", " + plural(mods, "mods file") + " with " + plural(dels, "deletion")
-	}
-	return s
-}
-
-// plural spells n things.
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // datasetError gives an error of the dataset the remedy a CLI user can
@@ -369,8 +316,7 @@ func (r *resolved) reader(o *arrowconv.Options) (*dataset.Reader, error) {
 }
 
 // devices lists the devices of the dataset's files by table, sorted: from
-// each file's .resource, which Open has checked is there for a closed file,
-// else from the file's own index.
+// each file's .resource, else (a loose file) from the file's own index.
 func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
 	out := map[string][]tsfile.DeviceID{}
 	seen := map[string]bool{}
@@ -382,6 +328,9 @@ func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
 		}
 	}
 	for _, f := range r.ds.Layout().Files {
+		if f.Space != dataset.Unknown && f.Resource == "" {
+			continue // unsealed: the dataset leaves it out (a warning says so)
+		}
 		if f.Resource != "" {
 			if res, err := dataset.ReadResourceFile(f.Resource); err == nil {
 				for _, dt := range res.Devices {
@@ -548,8 +497,10 @@ func (j *convertJob) reportDataset(ctx context.Context, rows int64, parts int, s
 	switch {
 	case rows == 0:
 		j.reportEmpty(ctx, stderr)
+		// Not how many: a device a deletion covers in the query's time
+		// range counts all its rows as deleted.
 		if st.RowsDeleted > 0 {
-			fmt.Fprintf(stderr, "ts2arrow: mods files deleted every row the query matched (%s); --raw reads them as the files hold them\n", plural(int(st.RowsDeleted), "row"))
+			fmt.Fprintf(stderr, "ts2arrow: the mods files deleted the rows the query matched; --raw reads them as the files hold them\n")
 		}
 	case j.verbose && j.partitionBy != "":
 		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows in %d parts under %s\n", rows, parts, j.out)
@@ -578,7 +529,9 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 	}()
 	tables := []dataset.Table{{Name: r.table, Tree: r.tree}}
 	if j.table == "" {
-		tables = r.ds.Tables()
+		if tables, err = r.ds.Tables(); err != nil {
+			return datasetError(err)
+		}
 	}
 	var byTable map[string][]tsfile.DeviceID
 	if j.partitionBy == "device" {

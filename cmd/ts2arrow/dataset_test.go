@@ -128,8 +128,10 @@ func TestDatasetConvertResolved(t *testing.T) {
 	header, rows, stderr := csvRows(t, root)
 	require.Equal(t, "time,tag,s1", header)
 	require.Equal(t, resolvedRows, rows, "the deleted point is gone and the unsequence copy wins")
-	require.Contains(t, stderr, "ts2arrow: "+root+" is an IoTDB data directory: 2 files (1 sequence, 1 unsequence), 1 mods file with 1 deletion")
-	require.Contains(t, stderr, "returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n")
+	require.True(t, strings.HasPrefix(stderr, "ts2arrow: "+root+" is an IoTDB data directory: returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n"), stderr)
+	// Then the dataset's rules, which count the files and deletions.
+	require.Contains(t, stderr, "\nts2arrow: 2 data files (1 sequence, 1 unsequence, 0 loose)")
+	require.Contains(t, stderr, "\nts2arrow: 1 mods files hold 1 deletions")
 	require.Equal(t, 1, strings.Count(stderr, "returning rows as IoTDB does"), "said once")
 	for _, l := range strings.Split(strings.TrimSuffix(stderr, "\n"), "\n") {
 		require.True(t, strings.HasPrefix(l, "ts2arrow: "), "every line of the note is prefixed: %q", l)
@@ -150,7 +152,8 @@ func TestDatasetConvertResolved(t *testing.T) {
 	region := filepath.Join(root, "sequence", "root.db", "1")
 	_, rows, stderr = csvRows(t, region)
 	require.Equal(t, []string{"1,a,10", "1,b,100", "2,a,20"}, rows)
-	require.Contains(t, stderr, region+" is region 1 of database root.db (sequence) of an IoTDB data directory: 1 file (1 sequence), 1 mods file with 1 deletion")
+	require.Contains(t, stderr, region+" is region 1 of database root.db (sequence) of an IoTDB data directory: returning rows")
+	require.Contains(t, stderr, "ts2arrow: 1 data files (1 sequence, 0 unsequence, 0 loose)")
 
 	// A glob over the data files of both spaces is IoTDB data too.
 	_, rows, _ = csvRows(t, filepath.Join(root, "*", "root.db", "1", "0", "*.tsfile"))
@@ -198,7 +201,7 @@ func TestDatasetEmptyResult(t *testing.T) {
 	code, _, errOut = runCLI("convert", root, "--format", "csv", "-o", "-", "--start", "3", "--end", "3", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "wrote 0 rows")
-	require.Contains(t, errOut, "ts2arrow: mods files deleted every row the query matched (1 row); --raw reads them as the files hold them\n")
+	require.Contains(t, errOut, "ts2arrow: the mods files deleted the rows the query matched; --raw reads them as the files hold them\n")
 }
 
 func TestDatasetHeadAndSchema(t *testing.T) {
@@ -215,10 +218,18 @@ func TestDatasetHeadAndSchema(t *testing.T) {
 	require.Equal(t, resolvedRows, got)
 	require.Contains(t, stderr, root+" is an IoTDB data directory")
 
-	code, out, _ = runCLI("head", root, "--time-format", "raw", "--raw", "-n", "100")
-	require.Equal(t, 0, code)
+	// A data file with its mods: resolved, unless --raw.
+	seq := layoutPath(root, "sequence", 1, 1)
+	code, out, stderr = runCLI("head", seq, "--time-format", "raw")
+	require.Equal(t, 0, code, stderr)
 	_, rows = parseHead(t, out)
-	require.Len(t, rows, 5, "--raw: the union")
+	require.Len(t, rows, 3, "a@3 is deleted")
+	require.Contains(t, stderr, seq+" is a data file of an IoTDB data directory")
+	code, out, stderr = runCLI("head", seq, "--time-format", "raw", "--raw")
+	require.Equal(t, 0, code, stderr)
+	_, rows = parseHead(t, out)
+	require.Len(t, rows, 4, "--raw: the file as it is")
+	require.Empty(t, stderr)
 
 	code, out, _ = runCLI("head", root, "-n", "1", "--time-format", "raw")
 	require.Equal(t, 0, code)
@@ -267,7 +278,8 @@ func TestDatasetModsBesideLooseFiles(t *testing.T) {
 	header, rows, stderr := csvRows(t, path)
 	require.Equal(t, "time,device,s1", header)
 	require.Equal(t, []string{"1,root.db.d1,10", "3,root.db.d1,30"}, rows)
-	require.Contains(t, stderr, path+" has a mods file beside it: 1 file (1 outside a data directory), 1 mods file with 1 deletion")
+	require.Contains(t, stderr, path+" has a mods file beside it: returning rows as IoTDB does")
+	require.Contains(t, stderr, "ts2arrow: 1 data files (0 sequence, 0 unsequence, 1 loose)")
 
 	// The directory holding it, too.
 	_, rows, stderr = csvRows(t, filepath.Dir(path))
