@@ -414,3 +414,35 @@ func TestDatasetNotALayout(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stderr)
 }
+
+func TestDatasetImpossibleCast(t *testing.T) {
+	// An older file holds s1 as INT64, the newer one as BOOLEAN, a type
+	// change IoTDB cannot cast: one line naming both files, exit 1.
+	root := iotdbDir(t)
+	newer := layoutPath(root, "sequence", 9, 9)
+	var buf bytes.Buffer
+	w, err := tsfile.NewWriter(&buf, nil)
+	require.NoError(t, err)
+	require.NoError(t, w.RegisterTable(tsfile.TableSchema{Name: "t", Columns: []tsfile.Column{
+		{Name: "tag", DataType: tsfile.String, Category: tsfile.Tag},
+		{Name: "s1", DataType: tsfile.Boolean, Category: tsfile.Field},
+	}}))
+	dev := tsfile.NewDeviceID("t", "a")
+	require.NoError(t, w.WriteAligned(dev, []int64{9}, []tsfile.AlignedColumn{{
+		SeriesSchema: tsfile.SeriesSchema{Name: "s1", DataType: tsfile.Boolean},
+		Values:       tsfile.Values{Type: tsfile.Boolean, Bools: []bool{true}, Null: []bool{false}}}}))
+	require.NoError(t, w.Close())
+	require.NoError(t, os.WriteFile(newer, buf.Bytes(), 0o644))
+	res := &dataset.Resource{IndexType: dataset.IndexArray, Devices: []dataset.DeviceTimes{{Device: dev, Start: 9, End: 9}}}
+	b, err := res.AppendBinary(nil)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(newer+dataset.ResourceSuffix, b, 0o644))
+
+	for _, args := range [][]string{{"convert", root, "-o", "-", "--format", "csv", "--quiet"}, {"schema", root}, {"head", root}} {
+		code, out, stderr := runCLI(args...)
+		require.Equal(t, 1, code, "%v: %s", args, stderr)
+		require.Empty(t, out, args)
+		last := stderr[strings.LastIndex(strings.TrimSuffix(stderr, "\n"), "\n")+1:]
+		require.Regexp(t, `^ts2arrow: dataset: column "s1" is INT64 in \S+/[12]-[12]-0-0.tsfile but BOOLEAN in the newer \S+9-9-0-0.tsfile, and IoTDB cannot cast INT64 to BOOLEAN`, last, args)
+	}
+}
