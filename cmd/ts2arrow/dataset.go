@@ -240,6 +240,14 @@ func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, ever
 		r.table, r.tree = tables[0].Name, tables[0].Tree
 	case len(tables) == 0:
 		ds.Close()
+		// The note is not printed yet: say why files were left out.
+		if ws := ds.Warnings(); len(ws) > 0 {
+			more := ""
+			if len(ws) > 1 {
+				more = fmt.Sprintf(" (and %d more warnings)", len(ws)-1)
+			}
+			return nil, usagef("the inputs have no tables: %s%s", ws[0], more)
+		}
 		return nil, usagef("the inputs have no tables")
 	case every:
 	default:

@@ -446,3 +446,16 @@ func TestDatasetImpossibleCast(t *testing.T) {
 		require.Regexp(t, `^ts2arrow: dataset: column "s1" is INT64 in \S+/[12]-[12]-0-0.tsfile but BOOLEAN in the newer \S+9-9-0-0.tsfile, and IoTDB cannot cast INT64 to BOOLEAN`, last, args)
 	}
 }
+
+func TestDatasetNoTables(t *testing.T) {
+	// A data file without its .resource is one IoTDB had not sealed: the
+	// dataset leaves it out, and the error says why there is nothing.
+	root := iotdbDir(t)
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "unsequence")))
+	seq := layoutPath(root, "sequence", 1, 1)
+	require.NoError(t, os.Remove(seq+dataset.ResourceSuffix))
+	code, _, stderr := runCLI("convert", root, "-o", "-", "--format", "csv")
+	require.Equal(t, 2, code, stderr)
+	require.Equal(t, "ts2arrow: the inputs have no tables: "+seq+": no .resource beside it", stderr[:len("ts2arrow: the inputs have no tables: "+seq+": no .resource beside it")])
+	require.Equal(t, 1, strings.Count(stderr, "\n"))
+}
