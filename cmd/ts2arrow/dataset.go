@@ -415,9 +415,16 @@ func (r *resolved) query(base arrowconv.Options, names []string) (*arrowconv.Opt
 		return nil, err
 	}
 	q.Devices = []tsfile.DeviceID{}
-	for _, d := range byTable[r.table] {
-		if slices.Contains(names, d.String()) || slices.Contains(names, d.TreePath()) {
-			q.Devices = append(q.Devices, d)
+	for t, devs := range byTable {
+		// With no table picked (--partition-by), a name may be a
+		// device of any table, as it is over files.
+		if r.table != "" && t != r.table {
+			continue
+		}
+		for _, d := range devs {
+			if slices.Contains(names, d.String()) || slices.Contains(names, d.TreePath()) {
+				q.Devices = append(q.Devices, d)
+			}
 		}
 	}
 	if len(q.Devices) == 0 {

@@ -336,6 +336,15 @@ func TestDatasetTableSelection(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "time,tag,s1\n7,x,70\n", string(b))
 	require.FileExists(t, filepath.Join(out, "table=t", "part-0.csv"))
+
+	// --device without --table: the device of whichever table holds it.
+	out = filepath.Join(t.TempDir(), "ds")
+	code, _, stderr = runCLI("convert", root, "-o", out, "--partition-by", "device", "--format", "csv", "--quiet", "--device", "u.x")
+	require.Equal(t, 0, code, stderr)
+	b, err = os.ReadFile(filepath.Join(out, "table=u", "device=u.x", "part-0.csv"))
+	require.NoError(t, err)
+	require.Equal(t, "time,tag,s1\n7,x,70\n", string(b))
+	require.NoDirExists(t, filepath.Join(out, "table=t"))
 }
 
 func TestDatasetPartitioned(t *testing.T) {
