@@ -46,6 +46,7 @@ type merger struct {
 	cols  []pieces // reused from batch to batch
 	at    []*cursor
 	zc    int // zeroCopyRun for the batch size
+	pos   []int
 }
 
 // fill makes sure c has a current row, loading its next batch; false when
@@ -117,6 +118,12 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 	if constRec != nil {
 		constRec.Retain() // a source may move past it below
 		defer constRec.Release()
+	}
+	if len(m.curs) >= 2 {
+		rec, ok, err := m.patchWindow()
+		if err != nil || ok {
+			return rec, err
+		}
 	}
 	at := m.at
 	for out < r.bs && len(m.curs) > 0 {
@@ -359,4 +366,111 @@ func (m *merger) release() {
 		h.Release()
 	}
 	m.held = nil
+}
+
+// patchWindow is the merge of two sources where the higher one only
+// rewrites rows the lower one holds (out-of-order writes that correct
+// points, the common case of a sequence and an unsequence file): the next
+// window of the lower source's batch is the output, its cells at the
+// rewritten times replaced, with no per-run gathering. ok is false when
+// the window does not qualify (the higher source holds a time the lower
+// lacks, or nothing to rewrite); the general merge then runs.
+func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
+	r := m.r
+	// b holds the smallest time, u the next source to come in; any other
+	// source only comes in after the window.
+	var b, u *cursor
+	for _, c := range m.curs {
+		switch {
+		case b == nil || c.times[c.pos] < b.times[b.pos]:
+			b, u = c, b
+		case u == nil || c.times[c.pos] < u.times[u.pos]:
+			u = c
+		}
+	}
+	if u.times[u.pos] == b.times[b.pos] && u.rank < b.rank {
+		b, u = u, b
+	}
+	if u.rank < b.rank {
+		return nil, false, nil
+	}
+	nextT := int64(math.MaxInt64)
+	for _, c := range m.curs {
+		if c != b && c != u {
+			nextT = min(nextT, c.times[c.pos])
+		}
+	}
+	if nextT <= b.times[b.pos] {
+		return nil, false, nil
+	}
+	bEnd := min(len(b.times), b.pos+r.bs)
+	if nextT <= b.times[bEnd-1] {
+		bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], nextT)
+	}
+	tLast := b.times[bEnd-1]
+	if u.times[len(u.times)-1] < tLast {
+		// u's next batch may hold times up to tLast: stop the window at
+		// u's last time, whose rows this batch decides.
+		tLast = u.times[len(u.times)-1]
+		bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], tLast) + 1
+		if bEnd > len(b.times) || b.times[bEnd-1] != tLast {
+			return nil, false, nil
+		}
+	}
+	uEnd := u.pos + searchFrom(u.times[u.pos:], tLast)
+	if uEnd < len(u.times) && u.times[uEnd] == tLast {
+		uEnd++
+	}
+	k := uEnd - u.pos
+	if k == 0 || k*8 > bEnd-b.pos {
+		return nil, false, nil // nothing to rewrite, or too dense to pay
+	}
+	pos := m.pos[:0]
+	i := b.pos
+	for _, t := range u.times[u.pos:uEnd] {
+		i += searchFrom(b.times[i:bEnd], t)
+		if i >= bEnd || b.times[i] != t {
+			m.pos = pos
+			return nil, false, nil
+		}
+		pos = append(pos, i-b.pos)
+		i++
+	}
+	m.pos = pos
+	// Blocks of rewritten rows go faster as runs (uncopied where long);
+	// patching pays where they are scattered.
+	breaks := 1
+	for j := 1; j < len(pos); j++ {
+		if pos[j] != pos[j-1]+1 {
+			breaks++
+		}
+	}
+	if k >= 64*breaks {
+		return nil, false, nil
+	}
+	n := bEnd - b.pos
+	arrs := make([]arrow.Array, len(r.ts.keep))
+	defer releaseAll(arrs)
+	for c := range arrs {
+		var err error
+		if c == 0 || m.konst[c] {
+			arrs[c] = array.NewSlice(b.rec.Column(c), int64(b.pos), int64(bEnd))
+		} else {
+			arrs[c], err = patch(r.mem, b.rec.Column(c), b.pos, n, u.rec.Column(c), u.pos, pos)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	r.stats.RowsOverwritten += int64(k)
+	r.stats.RowsMerged += int64(n)
+	b.pos, u.pos = bEnd, uEnd
+	rec := array.NewRecordBatch(r.ts.out, arrs, int64(n))
+	for _, c := range []*cursor{b, u} {
+		if err := m.advanced(c); err != nil {
+			rec.Release()
+			return nil, false, err
+		}
+	}
+	return rec, true, nil
 }
