@@ -1,0 +1,891 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// inspect DIR over an IoTDB data directory: instead of describing every
+// TsFile alone, it summarises the layout the dataset package reads (spaces,
+// partitions, resources, mods files, what Discover skipped), which files'
+// copies of a point overwrite which, and, by reading every table through
+// the resolved reader, how many rows the deletions and overwrites remove.
+// The rules it reports are those of docs/iotdb-rules.md.
+
+// inspectDirHelp is the part of inspect's help about data directories.
+const inspectDirHelp = `
+A DIR that is an IoTDB data directory (it holds sequence/ or unsequence/,
+or lies inside one, or its TsFiles have .resource or mods files beside
+them) is summarised as one dataset instead: files, bytes, devices and
+time span per database, region and time partition and space; every mods
+file with its deletions (--max-entries of each, 0 for all); which files
+hold copies of the same device at overlapping times, and whose copy wins;
+what was skipped (compaction temporaries, orphans) and why; and the effect
+of the rules: how many rows the deletions remove and how many copies are
+overwritten. That count reads every row of every table through the
+resolved reader, as convert would; --no-count skips it. --raw inspects
+every TsFile alone instead, as for a plain directory. --json prints one
+object (docs/inspect-json.md, "Data directory").
+`
+
+// inspectDirFlags are the flags of inspect that only a data directory uses.
+type inspectDirFlags struct {
+	raw        *bool
+	noCount    *bool
+	maxEntries *int
+}
+
+func addInspectDirFlags(fs *flag.FlagSet) *inspectDirFlags {
+	return &inspectDirFlags{
+		raw:        fs.Bool("raw", false, "inspect every TsFile alone, even in an IoTDB data directory"),
+		noCount:    fs.Bool("no-count", false, "data directory: do not read the rows to count what deletions and overwrites remove"),
+		maxEntries: fs.Int("max-entries", 20, "data directory: deletions listed per mods file and overlaps per partition (0 for all)"),
+	}
+}
+
+// The JSON form of inspect DIR. Field names are part of the CLI's interface
+// (docs/inspect-json.md).
+type inspectDir struct {
+	Roots []string `json:"roots"`
+	// Files and Bytes count the data files taken (not the skipped ones).
+	Files      int            `json:"files"`
+	Bytes      int64          `json:"bytes"`
+	Sequence   inspectSpace   `json:"sequence"`
+	Unsequence inspectSpace   `json:"unsequence"`
+	Loose      inspectSpace   `json:"loose"`
+	Devices    int            `json:"devices"`
+	StartTime  *int64         `json:"start_time,omitempty"`
+	EndTime    *int64         `json:"end_time,omitempty"`
+	Partitions []inspectPart  `json:"partitions"`
+	Mods       []inspectMods  `json:"mods"`
+	ModEntries int            `json:"mod_entries"`
+	Skipped    []inspectSkip  `json:"skipped"`
+	Warnings   []string       `json:"warnings"`
+	Rules      []string       `json:"rules"`
+	Effect     *inspectEffect `json:"effect"`
+}
+
+// inspectSpace counts the data files of one space.
+type inspectSpace struct {
+	Files int   `json:"files"`
+	Bytes int64 `json:"bytes"`
+}
+
+// inspectPart is one time partition of one region of one database, both
+// spaces together: the files that can hold copies of the same point.
+type inspectPart struct {
+	Database   string         `json:"database"`
+	Region     string         `json:"region"`
+	Partition  string         `json:"partition"`
+	Sequence   inspectSpace   `json:"sequence"`
+	Unsequence inspectSpace   `json:"unsequence"`
+	Loose      inspectSpace   `json:"loose"`
+	Devices    int            `json:"devices"`
+	StartTime  *int64         `json:"start_time,omitempty"`
+	EndTime    *int64         `json:"end_time,omitempty"`
+	Files      []inspectDFile `json:"files"`
+	// OverlapPairs counts the pairs of files that overlap; Overlaps lists
+	// up to --max-entries of them.
+	OverlapPairs int              `json:"overlap_pairs"`
+	Overlaps     []inspectOverlap `json:"overlaps"`
+}
+
+// inspectDFile is one data file of a layout.
+type inspectDFile struct {
+	Path  string `json:"path"`
+	Space string `json:"space"`
+	Size  int64  `json:"size"`
+	// Version and Time are the file name's; absent for a name IoTDB does
+	// not write (a loose file).
+	Version *int64 `json:"version,omitempty"`
+	Time    *int64 `json:"time,omitempty"`
+	// Resource is the .resource path; empty for an unsealed file, whose
+	// devices and times are then unknown (Devices 0).
+	Resource  string `json:"resource,omitempty"`
+	Devices   int    `json:"devices"`
+	StartTime *int64 `json:"start_time,omitempty"`
+	EndTime   *int64 `json:"end_time,omitempty"`
+	ModsV1    string `json:"mods_v1,omitempty"`
+	ModsV2    string `json:"mods_v2,omitempty"`
+	// SharedMods is a shared mods file the .resource names (IoTDB 2.x).
+	SharedMods *inspectShared `json:"shared_mods,omitempty"`
+	// Error says why the .resource could not be read.
+	Error string `json:"error,omitempty"`
+}
+
+type inspectShared struct {
+	Path   string `json:"path"`
+	Offset int64  `json:"offset"`
+}
+
+// inspectOverlap is a pair of files holding the same device at times that
+// meet: where they do, Winner's copies replace Loser's.
+type inspectOverlap struct {
+	Winner    string `json:"winner"`
+	Loser     string `json:"loser"`
+	Devices   int    `json:"devices"`
+	StartTime int64  `json:"start_time"`
+	EndTime   int64  `json:"end_time"`
+}
+
+// inspectMods is one mods file.
+type inspectMods struct {
+	Path     string `json:"path"`
+	DataFile string `json:"data_file,omitempty"`
+	Version  int    `json:"version"`
+	Size     int64  `json:"size"`
+	Entries  int    `json:"entries"`
+	// Legacy counts v1 lines of the old form DELETION,path,version,end,
+	// whose version IoTDB compares as a file offset (docs/iotdb-rules.md 3b).
+	Legacy int `json:"legacy"`
+	// Shared is true for a shared mods file a .resource names.
+	Shared bool `json:"shared,omitempty"`
+	// Ignored says why the reader does not apply this file.
+	Ignored string `json:"ignored,omitempty"`
+	// Deletions lists up to --max-entries entries, in file order.
+	Deletions []inspectDeletion `json:"deletions"`
+	Warnings  []string          `json:"warnings,omitempty"`
+	Error     string            `json:"error,omitempty"`
+}
+
+type inspectDeletion struct {
+	Text   string `json:"text"`
+	Legacy bool   `json:"legacy,omitempty"`
+}
+
+type inspectSkip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// inspectEffect is what reading the tables through the resolved reader
+// counted; Counted is false with --no-count.
+type inspectEffect struct {
+	Counted bool `json:"counted"`
+	// asked is false with --no-count: an error then only says that the
+	// reader refuses the directory.
+	asked  bool
+	Tables []inspectCount `json:"tables,omitempty"`
+	Total  *inspectCount  `json:"total,omitempty"`
+	Error  string         `json:"error,omitempty"`
+}
+
+type inspectCount struct {
+	Table           string `json:"table,omitempty"`
+	Model           string `json:"model,omitempty"`
+	Files           int    `json:"files"`
+	FilesRead       int    `json:"files_read"`
+	RowsRead        int64  `json:"rows_read"`
+	RowsDeleted     int64  `json:"rows_deleted"`
+	CellsDeleted    int64  `json:"cells_deleted"`
+	RowsOverwritten int64  `json:"rows_overwritten"`
+	RowsMerged      int64  `json:"rows_merged"`
+	RowsOut         int64  `json:"rows_out"`
+}
+
+// inspectDirRoots reports whether the FILE arguments name an IoTDB data
+// directory, and then the roots to discover. A directory is one when it
+// lies in a layout or when its TsFiles have companions: both mean that
+// reading each file alone would bring deleted points back or show
+// overwritten ones twice. A URL cannot take part in a layout.
+func inspectDirRoots(args []string) ([]string, bool, error) {
+	var roots []string
+	layout := false
+	for _, a := range args {
+		if isURL(a) {
+			roots = append(roots, a)
+			continue
+		}
+		names := []string{a}
+		if _, err := os.Stat(a); err != nil && strings.ContainsAny(a, "*?[") {
+			if m, err := filepath.Glob(a); err == nil && len(m) > 0 {
+				slices.Sort(m)
+				names = m
+			}
+		}
+		for _, n := range names {
+			roots = append(roots, n)
+			if st, err := os.Stat(n); err == nil && st.IsDir() && isDataDir(n) {
+				layout = true
+			}
+		}
+	}
+	if !layout {
+		return nil, false, nil
+	}
+	for _, r := range roots {
+		if isURL(r) {
+			return nil, true, usagef("%s: a data directory is read from local files; inspect the URL on its own, or add --raw", r)
+		}
+	}
+	return roots, true, nil
+}
+
+// isDataDir tells an IoTDB data directory (or a part of one) from a plain
+// directory of TsFiles, from names alone.
+func isDataDir(dir string) bool {
+	l, err := dataset.Discover(dir)
+	if err != nil {
+		return false
+	}
+	for _, f := range l.Files {
+		if f.Space != dataset.Unknown || f.Resource != "" || f.ModsV1 != "" || f.ModsV2 != "" {
+			return true
+		}
+	}
+	// An empty layout (sequence/ and unsequence/ without files yet) is a
+	// data directory all the same.
+	for _, sp := range []string{"sequence", "unsequence"} {
+		if st, err := os.Stat(filepath.Join(dir, sp)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// runInspectDir summarises the data directory the roots name.
+func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfile.ReadOptions, stdout, stderr io.Writer) error {
+	if *f.maxEntries < 0 {
+		return usagef("--max-entries must be 0 (all) or more, not %d", *f.maxEntries)
+	}
+	l, err := dataset.Discover(roots...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(roots, ", "))
+	info, failed := summarizeLayout(roots, l, *f.maxEntries)
+	info.Effect = countEffect(l, ropts, !*f.noCount, info)
+	if info.Effect.Error != "" && info.Effect.asked {
+		failed++
+	}
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(info); err != nil {
+			return err
+		}
+	} else {
+		printInspectDir(stdout, info)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d files of the data directory (or its count) could not be read; see above", failed)
+	}
+	return nil
+}
+
+// devKey identifies a device: DeviceID.String is a display form, in which
+// a null segment and the string "null" look alike.
+func devKey(d tsfile.DeviceID) string {
+	var b strings.Builder
+	for _, s := range d.Segments() {
+		if s.Null {
+			b.WriteString("\x00")
+		} else {
+			b.WriteString(strconv.Quote(s.Value))
+		}
+		b.WriteByte('.')
+	}
+	return b.String()
+}
+
+// span is an inclusive time range, or none yet.
+type span struct {
+	ok         bool
+	start, end int64
+}
+
+func (s *span) add(start, end int64) {
+	if end < start {
+		// IoTDB writes end = Long.MIN_VALUE for a device of a file still
+		// being written: no usable range.
+		return
+	}
+	if !s.ok {
+		*s = span{true, start, end}
+		return
+	}
+	s.start, s.end = min(s.start, start), max(s.end, end)
+}
+
+func (s span) ptrs() (*int64, *int64) {
+	if !s.ok {
+		return nil, nil
+	}
+	a, b := s.start, s.end
+	return &a, &b
+}
+
+// summarizeLayout builds the report from the names Discover found and the
+// .resource and mods files, without opening a data file. It returns how
+// many companions could not be read.
+func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir, int) {
+	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Warnings: []string{}, Rules: []string{}}
+	failed := 0
+	warn := func(format string, args ...any) { info.Warnings = append(info.Warnings, fmt.Sprintf(format, args...)) }
+
+	type partKey struct{ db, region, part string }
+	parts := map[partKey]int{}
+	var partFiles [][]int // indexes into l.Files, per partition
+	var partRes [][]*dataset.Resource
+	allDevs := map[string]bool{}
+	var all span
+	for i := range l.Files {
+		f := &l.Files[i]
+		k := partKey{f.Database, f.Region, f.Partition}
+		pi, ok := parts[k]
+		if !ok {
+			pi = len(info.Partitions)
+			parts[k] = pi
+			info.Partitions = append(info.Partitions, inspectPart{Database: f.Database, Region: f.Region, Partition: f.Partition, Files: []inspectDFile{}, Overlaps: []inspectOverlap{}})
+			partFiles = append(partFiles, nil)
+			partRes = append(partRes, nil)
+		}
+		p := &info.Partitions[pi]
+		df := inspectDFile{Path: f.Path, Space: f.Space.String(), Resource: f.Resource, ModsV1: f.ModsV1, ModsV2: f.ModsV2}
+		if f.Space == dataset.Unknown {
+			df.Space = "loose"
+		}
+		if f.Named {
+			v, t := f.Name.Version, f.Name.Time
+			df.Version, df.Time = &v, &t
+		}
+		if st, err := os.Stat(f.Path); err == nil {
+			df.Size = st.Size()
+		} else {
+			df.Error = err.Error()
+			failed++
+		}
+		var sp *inspectSpace
+		switch f.Space {
+		case dataset.Sequence:
+			sp = &info.Sequence
+			p.Sequence.Files++
+			p.Sequence.Bytes += df.Size
+		case dataset.Unsequence:
+			sp = &info.Unsequence
+			p.Unsequence.Files++
+			p.Unsequence.Bytes += df.Size
+		default:
+			sp = &info.Loose
+			p.Loose.Files++
+			p.Loose.Bytes += df.Size
+		}
+		sp.Files++
+		sp.Bytes += df.Size
+		info.Files++
+		info.Bytes += df.Size
+
+		var res *dataset.Resource
+		if f.Resource == "" {
+			// docs/iotdb-rules.md 7a: a file IoTDB had not closed; the
+			// server rebuilds its end from the WAL, which we cannot read.
+			warn("%s has no .resource: a file IoTDB had not sealed (still written, or left by a crash)", f.Path)
+		} else if r, err := dataset.ReadResourceFile(f.Resource); err != nil {
+			df.Error = err.Error()
+			failed++
+			warn("%s: %v", f.Resource, err)
+		} else {
+			res = r
+			var s span
+			devs := map[string]bool{}
+			for _, d := range r.Devices {
+				s.add(d.Start, d.End)
+				devs[devKey(d.Device)] = true
+				allDevs[devKey(d.Device)] = true
+			}
+			df.Devices = len(devs)
+			df.StartTime, df.EndTime = s.ptrs()
+			if s.ok {
+				all.add(s.start, s.end)
+			}
+			if shared := sharedMods(f, r); shared != "" {
+				df.SharedMods = &inspectShared{Path: shared, Offset: r.ModFileOffset}
+				// docs/iotdb-rules.md 3f: IoTDB 2.x has shared mods files
+				// switched off; one named here holds deletions of this file
+				// that reading the file's own mods would miss.
+				warn("%s names the shared mods file %s (from offset %d): its deletions of this file are not applied", f.Resource, shared, r.ModFileOffset)
+			}
+		}
+		// docs/iotdb-rules.md 3c: IoTDB 2.x reads X.tsfile.mods only when
+		// X.tsfile.mods2 is absent or empty (ModificationFile
+		// .readAllModifications), and removes the .mods once upgraded, so
+		// both present mean an interrupted upgrade.
+		v1Ignored := false
+		if f.ModsV1 != "" && f.ModsV2 != "" {
+			st, err := os.Stat(f.ModsV2)
+			v1Ignored = err != nil || st.Size() > 0
+			if v1Ignored {
+				warn("%s has both %s and %s (an interrupted upgrade?): the %s is applied, the %s ignored",
+					f.Path, dataset.ModsV1Suffix, dataset.ModsV2Suffix, dataset.ModsV2Suffix, dataset.ModsV1Suffix)
+			} else {
+				warn("%s has both %s and an empty %s (an interrupted upgrade?): the %s is applied",
+					f.Path, dataset.ModsV1Suffix, dataset.ModsV2Suffix, dataset.ModsV1Suffix)
+			}
+		}
+		for _, mp := range []string{f.ModsV1, f.ModsV2} {
+			if mp == "" {
+				continue
+			}
+			m := readInspectMods(mp, limit)
+			m.DataFile = f.Path
+			if mp == f.ModsV1 && v1Ignored {
+				m.Ignored = "a " + dataset.ModsV2Suffix + " file is beside it"
+			}
+			if m.Error != "" {
+				failed++
+				warn("%s: %s", mp, m.Error)
+			}
+			for _, w := range m.Warnings {
+				warn("%s: %s", mp, w)
+			}
+			if m.Ignored == "" {
+				info.ModEntries += m.Entries
+			}
+			info.Mods = append(info.Mods, m)
+		}
+		p.Files = append(p.Files, df)
+		partFiles[pi] = append(partFiles[pi], i)
+		partRes[pi] = append(partRes[pi], res)
+	}
+	// A shared mods file is listed once, however many resources name it.
+	seenShared := map[string]bool{}
+	for _, p := range info.Partitions {
+		for _, df := range p.Files {
+			if df.SharedMods == nil || seenShared[df.SharedMods.Path] {
+				continue
+			}
+			seenShared[df.SharedMods.Path] = true
+			if _, err := os.Stat(df.SharedMods.Path); err != nil {
+				continue // named by a server elsewhere; the warning says it
+			}
+			m := readInspectMods(df.SharedMods.Path, limit)
+			m.Shared = true
+			m.Ignored = "shared mods files are not read"
+			info.Mods = append(info.Mods, m)
+		}
+	}
+	info.Devices = len(allDevs)
+	info.StartTime, info.EndTime = all.ptrs()
+
+	for pi := range info.Partitions {
+		p := &info.Partitions[pi]
+		devs := map[string]bool{}
+		var s span
+		for _, r := range partRes[pi] {
+			if r == nil {
+				continue
+			}
+			for _, d := range r.Devices {
+				devs[devKey(d.Device)] = true
+				s.add(d.Start, d.End)
+			}
+		}
+		p.Devices = len(devs)
+		p.StartTime, p.EndTime = s.ptrs()
+		ov := overlaps(l, partFiles[pi], partRes[pi])
+		p.OverlapPairs = len(ov)
+		if limit > 0 && len(ov) > limit {
+			ov = ov[:limit]
+		}
+		p.Overlaps = append(p.Overlaps, ov...)
+	}
+	slices.SortStableFunc(info.Partitions, func(a, b inspectPart) int {
+		if c := cmp.Compare(a.Database, b.Database); c != 0 {
+			return c
+		}
+		if c := compareNum(a.Region, b.Region); c != 0 {
+			return c
+		}
+		return compareNum(a.Partition, b.Partition)
+	})
+
+	for _, s := range l.Skipped {
+		info.Skipped = append(info.Skipped, inspectSkip{s.Path, s.Reason})
+	}
+	for _, p := range schemaEvolution(roots) {
+		// docs/iotdb-rules.md 8: renames recorded in filesets/*.sevo apply
+		// to the partition's older files, which keep the old names.
+		warn("%s: table or column renames of IoTDB 2.x (schema evolution) are not applied: renamed tables and columns would read under their old names", p)
+	}
+	return info, failed
+}
+
+// sharedMods returns the shared mods file r names for f, or "". IoTDB 1.x
+// wrote the base name of the file's own .mods there, which is no shared
+// file (dataset.Resource.ModFile).
+func sharedMods(f *dataset.File, r *dataset.Resource) string {
+	if r.ModFile == "" || r.ModFile == filepath.Base(f.Path)+dataset.ModsV1Suffix {
+		return ""
+	}
+	return r.ModFile
+}
+
+// readInspectMods reads one mods file for the listing.
+func readInspectMods(path string, limit int) inspectMods {
+	m := inspectMods{Path: path, Version: 1, Deletions: []inspectDeletion{}}
+	if strings.HasSuffix(path, dataset.ModsV2Suffix) {
+		m.Version = 2
+	}
+	if st, err := os.Stat(path); err == nil {
+		m.Size = st.Size()
+	}
+	mods, err := dataset.ReadModsFile(path, nil)
+	if err != nil {
+		m.Error = err.Error()
+		return m
+	}
+	m.Entries = len(mods.Deletions)
+	m.Warnings = mods.Warnings
+	for i := range mods.Deletions {
+		d := &mods.Deletions[i]
+		if d.Legacy {
+			m.Legacy++
+		}
+		if limit == 0 || len(m.Deletions) < limit {
+			m.Deletions = append(m.Deletions, inspectDeletion{Text: d.String(), Legacy: d.Legacy})
+		}
+	}
+	return m
+}
+
+// overlaps finds the pairs of files of one partition whose resources give
+// a device time ranges that meet, the higher priority first
+// (dataset.Priority: unsequence, then version, then time).
+func overlaps(l *dataset.Layout, files []int, res []*dataset.Resource) []inspectOverlap {
+	type rng struct {
+		file       int // index into files
+		start, end int64
+	}
+	byDev := map[string][]rng{}
+	var order []string
+	for i, r := range res {
+		if r == nil {
+			continue
+		}
+		for _, d := range r.Devices {
+			if d.End < d.Start {
+				continue
+			}
+			k := devKey(d.Device)
+			if _, ok := byDev[k]; !ok {
+				order = append(order, k)
+			}
+			byDev[k] = append(byDev[k], rng{i, d.Start, d.End})
+		}
+	}
+	type pair struct{ a, b int }
+	type acc struct {
+		devices    int
+		start, end int64
+	}
+	found := map[pair]*acc{}
+	var pairs []pair
+	for _, k := range order {
+		rs := byDev[k]
+		slices.SortFunc(rs, func(x, y rng) int { return cmp.Compare(x.start, y.start) })
+		for i := range rs {
+			for j := i + 1; j < len(rs) && rs[j].start <= rs[i].end; j++ {
+				if rs[i].file == rs[j].file {
+					continue
+				}
+				p := pair{min(rs[i].file, rs[j].file), max(rs[i].file, rs[j].file)}
+				lo, hi := max(rs[i].start, rs[j].start), min(rs[i].end, rs[j].end)
+				a := found[p]
+				if a == nil {
+					a = &acc{start: lo, end: hi}
+					found[p] = a
+					pairs = append(pairs, p)
+				}
+				a.devices++
+				a.start, a.end = min(a.start, lo), max(a.end, hi)
+			}
+		}
+	}
+	slices.SortFunc(pairs, func(x, y pair) int {
+		if c := cmp.Compare(x.a, y.a); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.b, y.b)
+	})
+	out := make([]inspectOverlap, 0, len(pairs))
+	for _, p := range pairs {
+		a, b := &l.Files[files[p.a]], &l.Files[files[p.b]]
+		if a.Priority(0).Compare(b.Priority(0)) < 0 {
+			a, b = b, a
+		}
+		x := found[p]
+		out = append(out, inspectOverlap{Winner: a.Path, Loser: b.Path, Devices: x.devices, StartTime: x.start, EndTime: x.end})
+	}
+	return out
+}
+
+// schemaEvolution lists the filesets/ folders and *.sevo files under the
+// roots. Where filesets/ sits in a partition is not pinned down
+// (docs/iotdb-rules.md 8), so any depth counts.
+func schemaEvolution(roots []string) []string {
+	var found []string
+	for _, root := range roots {
+		st, err := os.Stat(root)
+		if err != nil || !st.IsDir() {
+			continue
+		}
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // Discover reported what cannot be walked
+			}
+			if d.IsDir() && d.Name() == "filesets" {
+				found = append(found, p)
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(d.Name(), ".sevo") {
+				found = append(found, p)
+			}
+			return nil
+		})
+	}
+	return found
+}
+
+// compareNum orders folder names as numbers where both are.
+func compareNum(a, b string) int {
+	x, errA := strconv.ParseInt(a, 10, 64)
+	y, errB := strconv.ParseInt(b, 10, 64)
+	if errA == nil && errB == nil {
+		return cmp.Compare(x, y)
+	}
+	return cmp.Compare(a, b)
+}
+
+// countEffect opens the layout with the resolved reader for its rules and
+// warnings and, when count is set, reads every table through it to count
+// what the rules removed.
+func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info *inspectDir) *inspectEffect {
+	e := &inspectEffect{asked: count}
+	ds, err := dataset.OpenLayout(l, &dataset.Options{Read: ropts})
+	if err != nil {
+		e.Error = err.Error()
+		return e
+	}
+	defer ds.Close()
+	info.Rules = append(info.Rules, ds.Rules()...)
+	have := map[string]bool{}
+	for _, w := range info.Warnings {
+		have[w] = true
+	}
+	for _, w := range ds.Warnings() {
+		if !have[w] {
+			info.Warnings = append(info.Warnings, w)
+		}
+	}
+	if !count {
+		return e
+	}
+	e.Counted = true
+	total := &inspectCount{}
+	for _, t := range ds.Tables() {
+		c, err := countTable(ds, t)
+		if err != nil {
+			e.Error = fmt.Sprintf("table %s: %v", t.Name, err)
+			return e
+		}
+		e.Tables = append(e.Tables, c)
+		total.Files += c.Files
+		total.FilesRead += c.FilesRead
+		total.RowsRead += c.RowsRead
+		total.RowsDeleted += c.RowsDeleted
+		total.CellsDeleted += c.CellsDeleted
+		total.RowsOverwritten += c.RowsOverwritten
+		total.RowsMerged += c.RowsMerged
+		total.RowsOut += c.RowsOut
+	}
+	e.Total = total
+	return e
+}
+
+// countTable drains the resolved reader of one table.
+func countTable(ds *dataset.Dataset, t dataset.Table) (inspectCount, error) {
+	c := inspectCount{Table: t.Name, Model: "table", Files: t.Files}
+	if t.Tree {
+		c.Model = "tree"
+	}
+	r, err := ds.NewReader(t.Name, nil)
+	if err != nil {
+		return c, err
+	}
+	defer r.Release()
+	for r.Next() {
+	}
+	if err := r.Err(); err != nil {
+		if errors.Is(err, dataset.ErrChanged) {
+			return c, fmt.Errorf("%w; inspect it again", err)
+		}
+		return c, err
+	}
+	st := r.Stats()
+	c.FilesRead = st.FilesRead
+	c.RowsRead, c.RowsDeleted, c.CellsDeleted = st.RowsRead, st.RowsDeleted, st.CellsDeleted
+	c.RowsOverwritten, c.RowsMerged, c.RowsOut = st.RowsOverwritten, st.RowsMerged, st.RowsOut
+	return c, nil
+}
+
+// printInspectDir prints the report in the style of printInspect: labelled
+// summary lines, then a section per partition, mods file and skip.
+func printInspectDir(w io.Writer, info *inspectDir) {
+	fmt.Fprintf(w, "data directory: %s\n", strings.Join(info.Roots, ", "))
+	fmt.Fprintf(w, "files:       %d, %d bytes (%s)\n", info.Files, info.Bytes, spacesText(info.Sequence, info.Unsequence, info.Loose))
+	fmt.Fprintf(w, "partitions:  %d\n", len(info.Partitions))
+	fmt.Fprintf(w, "devices:     %d\n", info.Devices)
+	fmt.Fprintf(w, "time:        %s\n", timeText(info.StartTime, info.EndTime))
+	legacy := 0
+	for _, m := range info.Mods {
+		legacy += m.Legacy
+	}
+	mods := fmt.Sprintf("%d files, %d entries", len(info.Mods), info.ModEntries)
+	if legacy > 0 {
+		mods += fmt.Sprintf(" (%d legacy v1 lines)", legacy)
+	}
+	fmt.Fprintf(w, "mods:        %s\n", mods)
+	fmt.Fprintf(w, "skipped:     %d\n", len(info.Skipped))
+	for _, x := range info.Warnings {
+		fmt.Fprintf(w, "warning:     %s\n", x)
+	}
+	for _, r := range info.Rules {
+		fmt.Fprintf(w, "rule:        %s\n", r)
+	}
+
+	for _, p := range info.Partitions {
+		name := "loose files"
+		if p.Database != "" || p.Region != "" || p.Partition != "" {
+			name = fmt.Sprintf("partition %s/%s/%s", p.Database, p.Region, p.Partition)
+		}
+		fmt.Fprintf(w, "\n%s (%s, %d devices, time %s)\n", name, spacesText(p.Sequence, p.Unsequence, p.Loose), p.Devices, timeText(p.StartTime, p.EndTime))
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  FILE\tSPACE\tSIZE\tDEVICES\tSTART\tEND\tMODS")
+		for _, f := range p.Files {
+			var mods []string
+			if f.ModsV1 != "" {
+				mods = append(mods, "v1")
+			}
+			if f.ModsV2 != "" {
+				mods = append(mods, "v2")
+			}
+			if f.SharedMods != nil {
+				mods = append(mods, "shared")
+			}
+			start, end := opt(f.StartTime), opt(f.EndTime)
+			if f.Resource == "" {
+				start, end = "unsealed", "-"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\n", filepath.Base(f.Path), f.Space, f.Size, f.Devices, start, end, orDash(strings.Join(mods, ",")))
+		}
+		tw.Flush()
+		for _, o := range p.Overlaps {
+			fmt.Fprintf(w, "  overlap: %s overwrites %s: %d devices, time %d..%d\n", filepath.Base(o.Winner), filepath.Base(o.Loser), o.Devices, o.StartTime, o.EndTime)
+		}
+		if n := p.OverlapPairs - len(p.Overlaps); n > 0 {
+			fmt.Fprintf(w, "  ... %d more overlapping pairs\n", n)
+		}
+	}
+
+	for _, m := range info.Mods {
+		what := fmt.Sprintf("v%d, %d bytes, %d entries", m.Version, m.Size, m.Entries)
+		if m.Legacy > 0 {
+			what += fmt.Sprintf(", %d legacy lines", m.Legacy)
+		}
+		if m.Shared {
+			what += ", shared"
+		}
+		fmt.Fprintf(w, "\nmods %s (%s)\n", m.Path, what)
+		if m.Ignored != "" {
+			fmt.Fprintf(w, "  ignored: %s\n", m.Ignored)
+		}
+		if m.Error != "" {
+			fmt.Fprintf(w, "  error: %s\n", m.Error)
+		}
+		for _, d := range m.Deletions {
+			if d.Legacy {
+				fmt.Fprintf(w, "  %s (legacy line: its version is compared as the offset)\n", d.Text)
+			} else {
+				fmt.Fprintf(w, "  %s\n", d.Text)
+			}
+		}
+		if n := m.Entries - len(m.Deletions); n > 0 {
+			fmt.Fprintf(w, "  ... %d more\n", n)
+		}
+	}
+
+	if len(info.Skipped) > 0 {
+		fmt.Fprintf(w, "\nskipped\n")
+		for _, s := range info.Skipped {
+			fmt.Fprintf(w, "  %s: %s\n", s.Path, s.Reason)
+		}
+	}
+
+	e := info.Effect
+	switch {
+	case e == nil:
+	case e.Error != "" && !e.asked:
+		fmt.Fprintf(w, "\neffect: not counted (--no-count); the resolved reader cannot read the directory: %s\n", e.Error)
+	case e.Error != "":
+		fmt.Fprintf(w, "\neffect: not counted: %s\n", e.Error)
+	case !e.Counted:
+		fmt.Fprintf(w, "\neffect: not counted (--no-count)\n")
+	default:
+		fmt.Fprintf(w, "\neffect (counted by reading every row of every table through the resolved reader; --no-count skips it)\n")
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "  TABLE\tMODEL\tFILES\tROWS READ\tDELETED\tCELLS DELETED\tOVERWRITTEN\tMERGED\tROWS OUT\t")
+		row := func(c *inspectCount) {
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Table, c.Model, c.Files, c.RowsRead, c.RowsDeleted, c.CellsDeleted, c.RowsOverwritten, c.RowsMerged, c.RowsOut)
+		}
+		for i := range e.Tables {
+			row(&e.Tables[i])
+		}
+		if e.Total != nil {
+			t := *e.Total
+			t.Table, t.Model = "total", ""
+			row(&t)
+		}
+		tw.Flush()
+	}
+}
+
+func spacesText(seq, unseq, loose inspectSpace) string {
+	var parts []string
+	for _, s := range []struct {
+		name string
+		sp   inspectSpace
+	}{{"sequence", seq}, {"unsequence", unseq}, {"loose", loose}} {
+		if s.sp.Files > 0 || s.name != "loose" {
+			parts = append(parts, fmt.Sprintf("%s %d files %d bytes", s.name, s.sp.Files, s.sp.Bytes))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func timeText(start, end *int64) string {
+	if start == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d..%d", *start, *end)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

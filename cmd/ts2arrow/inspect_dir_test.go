@@ -1,0 +1,457 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// dirFile is one data file of a test data directory: a tree-model
+// non-aligned device with series s1 (value = 10 × time), or, with table
+// set, a table-model device of dirTable with fields f1 and f2.
+type dirFile struct {
+	space, db, region, part string
+	time, version           int64
+	dev                     tsfile.DeviceID
+	times                   []int64
+	table                   bool
+	f1, f2                  []*int64 // table rows; nil cells are null
+	modsV1, modsV2          []dataset.Deletion
+	noResource              bool
+}
+
+var dirTable = tsfile.TableSchema{Name: "t", Columns: []tsfile.Column{
+	{Name: "region", DataType: tsfile.String, Category: tsfile.Tag},
+	{Name: "f1", DataType: tsfile.Int64, Category: tsfile.Field},
+	{Name: "f2", DataType: tsfile.Int64, Category: tsfile.Field},
+}}
+
+func ip(x int64) *int64 { return &x }
+
+// writeDirFile lays f out under root as IoTDB does
+// ({space}/{db}/{region}/{part}/{time}-{version}-0-0.tsfile with its
+// .resource and mods) and returns the data file's path.
+func writeDirFile(t *testing.T, root string, f dirFile) string {
+	t.Helper()
+	dir := filepath.Join(root, f.space, f.db, f.region, f.part)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, dataset.Name{Time: f.time, Version: f.version}.String())
+	var out bytes.Buffer
+	w, err := tsfile.NewWriter(&out, nil)
+	require.NoError(t, err)
+	if f.table {
+		require.NoError(t, w.RegisterTable(dirTable))
+		col := func(name string, cells []*int64) tsfile.AlignedColumn {
+			v := tsfile.Values{Type: tsfile.Int64, Int64s: make([]int64, len(cells)), Null: make([]bool, len(cells))}
+			for i, c := range cells {
+				if c == nil {
+					v.Null[i] = true
+				} else {
+					v.Int64s[i] = *c
+				}
+			}
+			return tsfile.AlignedColumn{SeriesSchema: tsfile.SeriesSchema{Name: name, DataType: tsfile.Int64}, Values: v}
+		}
+		require.NoError(t, w.WriteAligned(f.dev, f.times, []tsfile.AlignedColumn{col("f1", f.f1), col("f2", f.f2)}))
+	} else {
+		s := tsfile.NonAlignedSeries{SeriesSchema: tsfile.SeriesSchema{Name: "s1", DataType: tsfile.Int64}, Times: f.times, Values: tsfile.Values{Type: tsfile.Int64}}
+		for _, tm := range f.times {
+			s.Values.Int64s = append(s.Values.Int64s, tm*10)
+		}
+		require.NoError(t, w.WriteNonAligned(f.dev, []tsfile.NonAlignedSeries{s}))
+	}
+	require.NoError(t, w.Close())
+	require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+	if !f.noResource {
+		r := &dataset.Resource{IndexType: dataset.IndexArray, Devices: []dataset.DeviceTimes{{Device: f.dev, Start: slices.Min(f.times), End: slices.Max(f.times)}}}
+		b, err := r.AppendBinary(nil)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path+dataset.ResourceSuffix, b, 0o644))
+	}
+	if f.modsV1 != nil {
+		b, err := dataset.AppendModsV1(nil, f.modsV1...)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path+dataset.ModsV1Suffix, b, 0o644))
+	}
+	if f.modsV2 != nil {
+		b, err := dataset.AppendModsV2(nil, f.modsV2...)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path+dataset.ModsV2Suffix, b, 0o644))
+	}
+	return path
+}
+
+func treeDel(t *testing.T, pattern string, start, end int64) dataset.Deletion {
+	t.Helper()
+	p, err := dataset.ParsePattern(pattern)
+	require.NoError(t, err)
+	return dataset.Deletion{Kind: dataset.TreeDeletion, Pattern: p, Start: start, End: end}
+}
+
+func times(lo, hi int64) []int64 {
+	var ts []int64
+	for t := lo; t <= hi; t++ {
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+// buildInspectDir lays out a data directory with every case inspect
+// reports; the comments give what the rules make of each file.
+func buildInspectDir(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	d1 := tsfile.ParseTreePath("root.db.d1")
+	// Tree database root.db, region 1, partition 0.
+	// 1-1: t 1..10; its mods2 deletes t 1..3 (3 rows).
+	writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 10),
+		modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 1, 3)}})
+	// 2-2: t 20..25; v1 deletes t 20..21 (2 rows, the offset is past every
+	// chunk); a legacy line whose version 1 is compared as the offset,
+	// below every chunk header, so it deletes nothing.
+	v1 := treeDel(t, "root.db.d1.s1", 20, 21)
+	v1.Version, v1.FileOffset = dataset.ModsV1, 1<<40
+	legacy := treeDel(t, "root.db.d1.*", 0, 24)
+	legacy.Version, legacy.FileOffset, legacy.Legacy = dataset.ModsV1, 1, true
+	writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 2, version: 2, dev: d1, times: times(20, 25),
+		modsV1: []dataset.Deletion{v1, legacy}})
+	// 3-3 unsequence: t 5..8 overwrites 4 rows of 1-1.
+	writeDirFile(t, root, dirFile{space: "unsequence", db: "root.db", region: "1", part: "0", time: 3, version: 3, dev: d1, times: times(5, 8)})
+	// Partition 1: a second device, nothing deleted or overwritten.
+	writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "1", time: 4, version: 4, dev: tsfile.ParseTreePath("root.db.d2"), times: times(1000, 1004)})
+
+	// Table database tdb, region 2: table t, device (t, north).
+	north := tsfile.NewDeviceID("t", "north")
+	// 1-5: rows 1..4; a row deletion of t=1 and a cell deletion of f2 at t=2.
+	writeDirFile(t, root, dirFile{space: "sequence", db: "tdb", region: "2", part: "0", time: 1, version: 5, dev: north, table: true, times: times(1, 4),
+		f1: []*int64{ip(1), ip(2), ip(3), ip(4)}, f2: []*int64{ip(10), ip(20), ip(30), ip(40)},
+		modsV2: []dataset.Deletion{
+			{Kind: dataset.TableDeletion, Table: "t", Start: 1, End: 1},
+			{Kind: dataset.TableDeletion, Table: "t", Measurements: []string{"f2"}, Start: 2, End: 2},
+		}})
+	// 2-6 unsequence: rows 3..4 with f1 null overwrite both rows of 1-5
+	// (f1 is filled from it, cell by cell).
+	writeDirFile(t, root, dirFile{space: "unsequence", db: "tdb", region: "2", part: "0", time: 2, version: 6, dev: north, table: true, times: times(3, 4),
+		f1: []*int64{nil, nil}, f2: []*int64{ip(300), ip(400)}})
+
+	part := filepath.Join(root, "sequence", "root.db", "1", "0")
+	// A compaction target being written, and its resource.
+	require.NoError(t, os.WriteFile(filepath.Join(part, "1-1-1-0.inner"), []byte("x"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(part, "1-1-1-0.inner.resource"), []byte("x"), 0o644))
+	// A mods file whose data file a compaction removed.
+	require.NoError(t, os.WriteFile(filepath.Join(part, "0-9-0-0.tsfile.mods2"), nil, 0o644))
+	// An unsealed file: no .resource.
+	writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 9, version: 9, dev: d1, times: []int64{100}, noResource: true})
+	return root
+}
+
+func inspectDirJSON(t *testing.T, args ...string) (*inspectDir, map[string]any, int, string) {
+	t.Helper()
+	code, out, errOut := runCLI(append([]string{"inspect", "--json"}, args...)...)
+	var info inspectDir
+	require.NoError(t, json.Unmarshal([]byte(out), &info), "stdout: %s\nstderr: %s", out, errOut)
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &raw))
+	return &info, raw, code, errOut
+}
+
+func TestInspectDirLayout(t *testing.T) {
+	root := buildInspectDir(t)
+	info, _, _, errOut := inspectDirJSON(t, "--no-count", root)
+	require.Contains(t, errOut, "an IoTDB data directory")
+
+	require.Equal(t, 7, info.Files)
+	require.Equal(t, 5, info.Sequence.Files) // 1-1, 2-2, 4-4, 9-9 (unsealed), 1-5
+	require.Equal(t, 2, info.Unsequence.Files)
+	require.Equal(t, 0, info.Loose.Files)
+	require.Equal(t, 3, info.Devices) // root.db.d1, root.db.d2, t.north
+	require.Equal(t, int64(1), *info.StartTime)
+	require.Equal(t, int64(1004), *info.EndTime)
+	var sum int64
+	for _, p := range info.Partitions {
+		for _, f := range p.Files {
+			st, err := os.Stat(f.Path)
+			require.NoError(t, err)
+			require.Equal(t, st.Size(), f.Size)
+			sum += f.Size
+		}
+	}
+	require.Equal(t, sum, info.Bytes)
+	require.Equal(t, info.Bytes, info.Sequence.Bytes+info.Unsequence.Bytes)
+
+	// Partitions: root.db/1/0, root.db/1/1, tdb/2/0, both spaces together.
+	var names []string
+	for _, p := range info.Partitions {
+		names = append(names, p.Database+"/"+p.Region+"/"+p.Partition)
+	}
+	require.Equal(t, []string{"root.db/1/0", "root.db/1/1", "tdb/2/0"}, names)
+	p := info.Partitions[0]
+	require.Equal(t, 3, p.Sequence.Files)
+	require.Equal(t, 1, p.Unsequence.Files)
+	require.Equal(t, 1, p.Devices)
+	require.Equal(t, int64(1), *p.StartTime)
+	require.Equal(t, int64(25), *p.EndTime)
+
+	// Overlaps: 3-3 (unsequence) over 1-1 at 5..8; 2-2 meets neither, the
+	// unsealed file has no resource to tell.
+	require.Equal(t, 1, p.OverlapPairs)
+	require.Len(t, p.Overlaps, 1)
+	o := p.Overlaps[0]
+	require.Equal(t, "3-3-0-0.tsfile", filepath.Base(o.Winner))
+	require.Equal(t, "1-1-0-0.tsfile", filepath.Base(o.Loser))
+	require.Equal(t, 1, o.Devices)
+	require.Equal(t, [2]int64{5, 8}, [2]int64{o.StartTime, o.EndTime})
+	require.Zero(t, info.Partitions[1].OverlapPairs)
+	tdb := info.Partitions[2]
+	require.Equal(t, 1, tdb.OverlapPairs)
+	require.Equal(t, "2-6-0-0.tsfile", filepath.Base(tdb.Overlaps[0].Winner))
+	require.Equal(t, [2]int64{3, 4}, [2]int64{tdb.Overlaps[0].StartTime, tdb.Overlaps[0].EndTime})
+
+	// Mods: three files, five entries, one legacy line.
+	require.Len(t, info.Mods, 3)
+	require.Equal(t, 5, info.ModEntries)
+	byBase := map[string]inspectMods{}
+	for _, m := range info.Mods {
+		byBase[filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(m.Path))))+"/"+filepath.Base(m.Path)] = m
+	}
+	m := byBase["root.db/2-2-0-0.tsfile.mods"]
+	require.Equal(t, 1, m.Version)
+	require.Equal(t, 2, m.Entries)
+	require.Equal(t, 1, m.Legacy)
+	require.Len(t, m.Deletions, 2)
+	require.False(t, m.Deletions[0].Legacy)
+	require.True(t, m.Deletions[1].Legacy)
+	require.Equal(t, "delete root.db.d1.s1 time [20, 21] before offset 1099511627776", m.Deletions[0].Text)
+	m = byBase["tdb/1-5-0-0.tsfile.mods2"]
+	require.Equal(t, 2, m.Version)
+	require.Equal(t, 2, m.Entries)
+	require.Zero(t, m.Legacy)
+	require.Contains(t, m.Deletions[1].Text, "columns f2")
+
+	// Skipped, with their reasons.
+	reasons := map[string]string{}
+	for _, s := range info.Skipped {
+		reasons[filepath.Base(s.Path)] = s.Reason
+	}
+	require.Len(t, reasons, 3)
+	require.Contains(t, reasons["1-1-1-0.inner"], "inner-space compaction")
+	require.Contains(t, reasons["1-1-1-0.inner.resource"], "inner-space compaction")
+	require.Contains(t, reasons["0-9-0-0.tsfile.mods2"], "not there")
+
+	// Warnings: the unsealed file.
+	require.True(t, slices.ContainsFunc(info.Warnings, func(w string) bool {
+		return strings.Contains(w, "9-9-0-0.tsfile has no .resource")
+	}), "%q", info.Warnings)
+
+	require.False(t, info.Effect.Counted)
+}
+
+func TestInspectDirLimit(t *testing.T) {
+	root := t.TempDir()
+	var dels []dataset.Deletion
+	for i := range 25 {
+		dels = append(dels, treeDel(t, "root.db.d1.s1", int64(i), int64(i)))
+	}
+	writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: tsfile.ParseTreePath("root.db.d1"), times: times(1, 3), modsV2: dels})
+	info, _, _, _ := inspectDirJSON(t, "--no-count", root)
+	require.Equal(t, 25, info.Mods[0].Entries)
+	require.Len(t, info.Mods[0].Deletions, 20)
+	info, _, _, _ = inspectDirJSON(t, "--no-count", "--max-entries", "0", root)
+	require.Len(t, info.Mods[0].Deletions, 25)
+
+	code, out, _ := runCLI("inspect", "--no-count", root)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "delete root.db.d1.s1 time [19, 19]\n  ... 5 more\n")
+	require.NotContains(t, out, "[20, 20]")
+}
+
+func TestInspectDirJSONShape(t *testing.T) {
+	root := buildInspectDir(t)
+	_, raw, _, _ := inspectDirJSON(t, "--no-count", root)
+	keys := func(m map[string]any) []string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	require.Equal(t, []string{"bytes", "devices", "effect", "end_time", "files", "loose", "mod_entries", "mods", "partitions",
+		"roots", "rules", "sequence", "skipped", "start_time", "unsequence", "warnings"}, keys(raw))
+	part := raw["partitions"].([]any)[0].(map[string]any)
+	require.Equal(t, []string{"database", "devices", "end_time", "files", "loose", "overlap_pairs", "overlaps", "partition",
+		"region", "sequence", "start_time", "unsequence"}, keys(part))
+	file := part["files"].([]any)[0].(map[string]any)
+	require.Equal(t, []string{"devices", "end_time", "mods_v2", "path", "resource", "size", "space", "start_time", "time", "version"}, keys(file))
+	require.Equal(t, []string{"devices", "end_time", "loser", "start_time", "winner"}, keys(part["overlaps"].([]any)[0].(map[string]any)))
+	mods := raw["mods"].([]any)[0].(map[string]any)
+	require.Equal(t, []string{"data_file", "deletions", "entries", "legacy", "path", "size", "version"}, keys(mods))
+	require.Equal(t, []string{"text"}, keys(mods["deletions"].([]any)[0].(map[string]any)))
+	require.Equal(t, []string{"path", "reason"}, keys(raw["skipped"].([]any)[0].(map[string]any)))
+	require.Equal(t, []string{"bytes", "files"}, keys(raw["sequence"].(map[string]any)))
+	require.Equal(t, []string{"counted", "error"}, keys(raw["effect"].(map[string]any)))
+}
+
+func TestInspectDirWarnings(t *testing.T) {
+	root := t.TempDir()
+	d1 := tsfile.ParseTreePath("root.db.d1")
+	// Both mods files beside one data file.
+	v1 := treeDel(t, "root.db.d1.s1", 1, 1)
+	v1.Version, v1.FileOffset = dataset.ModsV1, 1<<40
+	both := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 3),
+		modsV1: []dataset.Deletion{v1}, modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 2, 2)}})
+	// A resource naming a shared mods file.
+	shared := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 2, version: 2, dev: d1, times: times(5, 6)})
+	sharedMods := filepath.Join(filepath.Dir(shared), "0-1.mods2")
+	b, err := dataset.AppendModsV2(nil, treeDel(t, "root.db.**", 0, 100))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(sharedMods, b, 0o644))
+	r := &dataset.Resource{IndexType: dataset.IndexArray, Devices: []dataset.DeviceTimes{{Device: d1, Start: 5, End: 6}}, ModFile: sharedMods, ModFileOffset: 0}
+	b, err = r.AppendBinary(nil)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(shared+dataset.ResourceSuffix, b, 0o644))
+	// A truncated mods2 entry.
+	trunc := writeDirFile(t, root, dirFile{space: "unsequence", db: "root.db", region: "1", part: "0", time: 3, version: 3, dev: d1, times: times(1, 2),
+		modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 1, 1), treeDel(t, "root.db.d1.s1", 2, 2)}})
+	mb, err := os.ReadFile(trunc + dataset.ModsV2Suffix)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(trunc+dataset.ModsV2Suffix, mb[:len(mb)-3], 0o644))
+	// Schema evolution.
+	sevo := filepath.Join(root, "sequence", "root.db", "1", "0", "filesets", "7")
+	require.NoError(t, os.MkdirAll(sevo, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(sevo, "12.sevo"), []byte{0}, 0o644))
+
+	info, _, _, _ := inspectDirJSON(t, "--no-count", root)
+	has := func(parts ...string) bool {
+		return slices.ContainsFunc(info.Warnings, func(w string) bool {
+			for _, p := range parts {
+				if !strings.Contains(w, p) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	require.True(t, has(both, ".mods and .mods2"), "%q", info.Warnings)
+	require.True(t, has(shared+".resource", "shared mods file", sharedMods), "%q", info.Warnings)
+	require.True(t, has(trunc+".mods2", "truncated"), "%q", info.Warnings)
+	require.True(t, has("filesets", "renames"), "%q", info.Warnings)
+
+	var v1Mods, sharedEntry *inspectMods
+	for i := range info.Mods {
+		switch {
+		case info.Mods[i].Path == both+dataset.ModsV1Suffix:
+			v1Mods = &info.Mods[i]
+		case info.Mods[i].Shared:
+			sharedEntry = &info.Mods[i]
+		}
+	}
+	require.NotNil(t, v1Mods)
+	require.NotEmpty(t, v1Mods.Ignored)
+	require.NotNil(t, sharedEntry)
+	require.Equal(t, sharedMods, sharedEntry.Path)
+	require.Equal(t, 1, sharedEntry.Entries)
+	// The v1 file beside a mods2 and the shared file do not count; the
+	// truncated file keeps its whole first entry.
+	require.Equal(t, 2, info.ModEntries)
+	for _, p := range info.Partitions {
+		for _, f := range p.Files {
+			if f.Path == shared {
+				require.Equal(t, &inspectShared{Path: sharedMods}, f.SharedMods)
+			}
+		}
+	}
+}
+
+func TestInspectDirDispatch(t *testing.T) {
+	root := buildInspectDir(t)
+
+	// --raw: every TsFile alone, as before.
+	code, out, _ := runCLI("inspect", "--json", "--raw", root)
+	require.Equal(t, 0, code)
+	var files []inspectFile
+	require.NoError(t, json.Unmarshal([]byte(out), &files))
+	require.Len(t, files, 7)
+
+	// --pages has no meaning for the summary.
+	code, _, errOut := runCLI("inspect", "--pages", root)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--raw")
+
+	// A part of a layout (one region folder) is a data directory too.
+	info, _, _, _ := inspectDirJSON(t, "--no-count", filepath.Join(root, "unsequence", "tdb", "2"))
+	require.Equal(t, 1, info.Files)
+	require.Equal(t, 1, info.Unsequence.Files)
+
+	// A plain directory of TsFiles without companions keeps the per-file view.
+	plain := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(root, "unsequence", "tdb", "2", "0", "2-6-0-0.tsfile"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(plain, "a.tsfile"), data, 0o644))
+	code, out, _ = runCLI("inspect", "--json", plain)
+	require.Equal(t, 0, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &files))
+	require.Len(t, files, 1)
+	// Mods beside it make it one.
+	require.NoError(t, os.WriteFile(filepath.Join(plain, "a.tsfile.mods2"), nil, 0o644))
+	info, _, _, _ = inspectDirJSON(t, "--no-count", plain)
+	require.Equal(t, 1, info.Loose.Files)
+	require.Len(t, info.Mods, 1)
+
+	// The text form.
+	code, out, _ = runCLI("inspect", "--no-count", root)
+	require.Equal(t, 0, code, out)
+	for _, want := range []string{
+		"files:       7, ",
+		"partitions:  3\n",
+		"mods:        3 files, 5 entries (1 legacy v1 lines)\n",
+		"skipped:     3\n",
+		"\npartition root.db/1/0 (sequence 3 files ",
+		"  overlap: 3-3-0-0.tsfile overwrites 1-1-0-0.tsfile: 1 devices, time 5..8\n",
+		"(legacy line: its version is compared as the offset)\n",
+		"effect: not counted (--no-count)\n",
+	} {
+		require.Contains(t, out, want)
+	}
+}
+
+// TestInspectDirEffect checks the counts the resolved reader gives
+// against the rules worked out by hand in buildInspectDir.
+func TestInspectDirEffect(t *testing.T) {
+	root := buildInspectDir(t)
+	info, _, code, errOut := inspectDirJSON(t, root)
+	require.Equal(t, 0, code, errOut)
+	e := info.Effect
+	require.Empty(t, e.Error)
+	require.True(t, e.Counted)
+	byTable := map[string]inspectCount{}
+	for _, c := range e.Tables {
+		byTable[c.Table] = c
+	}
+	tree := byTable["root.db"]
+	require.Equal(t, "tree", tree.Model)
+	// 1-1 loses t 1..3 and 2-2 t 20..21; 3-3 overwrites t 5..8 of 1-1;
+	// the unsealed file is not read.
+	require.Equal(t, int64(5), tree.RowsDeleted)
+	require.Equal(t, int64(4), tree.RowsOverwritten)
+	require.Equal(t, int64(10+6+4+5-5-4), tree.RowsOut)
+	tab := byTable["t"]
+	require.Equal(t, "table", tab.Model)
+	require.Equal(t, int64(1), tab.RowsDeleted)
+	require.Equal(t, int64(1), tab.CellsDeleted)
+	require.Equal(t, int64(2), tab.RowsOverwritten)
+	require.Equal(t, int64(3), tab.RowsOut)
+	require.Equal(t, tree.RowsOut+tab.RowsOut, e.Total.RowsOut)
+
+	code, out, _ := runCLI("inspect", root)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "effect (counted by reading every row of every table")
+}
