@@ -308,6 +308,11 @@ func TestInspectDirWarnings(t *testing.T) {
 	v1.Version, v1.FileOffset = dataset.ModsV1, 1<<40
 	both := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 3),
 		modsV1: []dataset.Deletion{v1}, modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 2, 2)}})
+	// A .mods beside an empty .mods2: IoTDB 2.x reads the .mods.
+	v1b := treeDel(t, "root.db.d1.s1", 7, 7)
+	v1b.Version, v1b.FileOffset = dataset.ModsV1, 1<<40
+	emptyV2 := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 4, version: 4, dev: d1, times: times(6, 8),
+		modsV1: []dataset.Deletion{v1b}, modsV2: []dataset.Deletion{}})
 	// A resource naming a shared mods file.
 	shared := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 2, version: 2, dev: d1, times: times(5, 6)})
 	sharedMods := filepath.Join(filepath.Dir(shared), "0-1.mods2")
@@ -340,28 +345,41 @@ func TestInspectDirWarnings(t *testing.T) {
 			return true
 		})
 	}
-	require.True(t, has(both, ".mods and .mods2"), "%q", info.Warnings)
+	require.True(t, has(both+" has both .mods and .mods2"), "%q", info.Warnings)
+	require.True(t, has(emptyV2+" has both .mods and an empty .mods2", "the .mods is applied"), "%q", info.Warnings)
 	require.True(t, has(shared+".resource", "shared mods file", sharedMods), "%q", info.Warnings)
 	require.True(t, has(trunc+".mods2", "truncated"), "%q", info.Warnings)
 	require.True(t, has("filesets", "renames"), "%q", info.Warnings)
 
-	var v1Mods, sharedEntry *inspectMods
+	var v1Mods, v1Applied, sharedEntry *inspectMods
 	for i := range info.Mods {
 		switch {
 		case info.Mods[i].Path == both+dataset.ModsV1Suffix:
 			v1Mods = &info.Mods[i]
+		case info.Mods[i].Path == emptyV2+dataset.ModsV1Suffix:
+			v1Applied = &info.Mods[i]
 		case info.Mods[i].Shared:
 			sharedEntry = &info.Mods[i]
 		}
 	}
 	require.NotNil(t, v1Mods)
 	require.NotEmpty(t, v1Mods.Ignored)
+	require.NotNil(t, v1Applied)
+	require.Empty(t, v1Applied.Ignored)
 	require.NotNil(t, sharedEntry)
 	require.Equal(t, sharedMods, sharedEntry.Path)
 	require.Equal(t, 1, sharedEntry.Entries)
 	// The v1 file beside a mods2 and the shared file do not count; the
-	// truncated file keeps its whole first entry.
-	require.Equal(t, 2, info.ModEntries)
+	// truncated file keeps its whole first entry: 1 (mods2 of both) +
+	// 1 (.mods beside the empty .mods2) + 1 (truncated).
+	require.Equal(t, 3, info.ModEntries)
+	// Overlaps: the unsequence file over the first at 1..2; the file of
+	// version 4 over the shared one where their ranges touch, at 6.
+	require.Len(t, info.Partitions, 1)
+	require.Equal(t, []inspectOverlap{
+		{Winner: trunc, Loser: both, Devices: 1, StartTime: 1, EndTime: 2},
+		{Winner: emptyV2, Loser: shared, Devices: 1, StartTime: 6, EndTime: 6},
+	}, info.Partitions[0].Overlaps)
 	for _, p := range info.Partitions {
 		for _, f := range p.Files {
 			if f.Path == shared {
@@ -417,7 +435,7 @@ func TestInspectDirDispatch(t *testing.T) {
 		"\npartition root.db/1/0 (sequence 3 files ",
 		"  overlap: 3-3-0-0.tsfile overwrites 1-1-0-0.tsfile: 1 devices, time 5..8\n",
 		"(legacy line: its version is compared as the offset)\n",
-		"effect: not counted (--no-count)\n",
+		"effect: not counted (--no-count)",
 	} {
 		require.Contains(t, out, want)
 	}
