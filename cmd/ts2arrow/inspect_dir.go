@@ -415,9 +415,10 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 			if shared := sharedMods(f, r); shared != "" {
 				df.SharedMods = &inspectShared{Path: shared, Offset: r.ModFileOffset}
 				// docs/iotdb-rules.md 3f: IoTDB 2.x has shared mods files
-				// switched off; one named here holds deletions of this file
-				// that reading the file's own mods would miss.
-				warn("%s names the shared mods file %s (from offset %d): its deletions of this file are not applied", f.Resource, shared, r.ModFileOffset)
+				// switched off (TsFileResource.useSharedModFile), so a
+				// server would not read this either; but it was written by
+				// one that had them on, and holds deletions of this file.
+				warn("%s names the shared mods file %s (from offset %d), which IoTDB 2.x does not read: its deletions are not applied", f.Resource, shared, r.ModFileOffset)
 			}
 		}
 		// docs/iotdb-rules.md 3c: IoTDB 2.x reads X.tsfile.mods only when
@@ -465,14 +466,25 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 	seenShared := map[string]bool{}
 	for _, p := range info.Partitions {
 		for _, df := range p.Files {
-			if df.SharedMods == nil || seenShared[df.SharedMods.Path] {
+			if df.SharedMods == nil {
 				continue
 			}
-			seenShared[df.SharedMods.Path] = true
-			if _, err := os.Stat(df.SharedMods.Path); err != nil {
-				continue // named by a server elsewhere; the warning says it
+			// The resource holds the absolute path on the server, and the
+			// file sits beside the data files of its partition
+			// (PartitionLevelModFileManager.allocateNew), so a directory
+			// copied elsewhere still has it there.
+			path := df.SharedMods.Path
+			if _, err := os.Stat(path); err != nil {
+				path = filepath.Join(filepath.Dir(df.Path), filepath.Base(path))
+				if _, err := os.Stat(path); err != nil {
+					continue // not here; the warning names it
+				}
 			}
-			m := readInspectMods(df.SharedMods.Path, limit)
+			if seenShared[path] {
+				continue
+			}
+			seenShared[path] = true
+			m := readInspectMods(path, limit)
 			m.Shared = true
 			m.Ignored = "shared mods files are not read"
 			info.Mods = append(info.Mods, m)

@@ -319,7 +319,9 @@ func TestInspectDirWarnings(t *testing.T) {
 	b, err := dataset.AppendModsV2(nil, treeDel(t, "root.db.**", 0, 100))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(sharedMods, b, 0o644))
-	r := &dataset.Resource{IndexType: dataset.IndexArray, Devices: []dataset.DeviceTimes{{Device: d1, Start: 5, End: 6}}, ModFile: sharedMods, ModFileOffset: 0}
+	// The server's absolute path: the directory was copied from elsewhere.
+	named := "/var/lib/iotdb/data/sequence/root.db/1/0/0-1.mods2"
+	r := &dataset.Resource{IndexType: dataset.IndexArray, Devices: []dataset.DeviceTimes{{Device: d1, Start: 5, End: 6}}, ModFile: named, ModFileOffset: 0}
 	b, err = r.AppendBinary(nil)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(shared+dataset.ResourceSuffix, b, 0o644))
@@ -347,7 +349,7 @@ func TestInspectDirWarnings(t *testing.T) {
 	}
 	require.True(t, has(both+" has both .mods and .mods2"), "%q", info.Warnings)
 	require.True(t, has(emptyV2+" has both .mods and an empty .mods2", "the .mods is applied"), "%q", info.Warnings)
-	require.True(t, has(shared+".resource", "shared mods file", sharedMods), "%q", info.Warnings)
+	require.True(t, has(shared+".resource", "shared mods file", named), "%q", info.Warnings)
 	require.True(t, has(trunc+".mods2", "truncated"), "%q", info.Warnings)
 	require.True(t, has("filesets", "renames"), "%q", info.Warnings)
 
@@ -383,7 +385,7 @@ func TestInspectDirWarnings(t *testing.T) {
 	for _, p := range info.Partitions {
 		for _, f := range p.Files {
 			if f.Path == shared {
-				require.Equal(t, &inspectShared{Path: sharedMods}, f.SharedMods)
+				require.Equal(t, &inspectShared{Path: named}, f.SharedMods)
 			}
 		}
 	}
