@@ -262,16 +262,28 @@ func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfil
 	if *f.maxEntries < 0 {
 		return usagef("--max-entries must be 0 (all) or more, not %d", *f.maxEntries)
 	}
-	l, err := dataset.Discover(roots...)
+	// A root that is missing is reported in its place, as inspect does
+	// for files, and the others are still summarised.
+	missing := 0
+	var found []string
+	for _, r := range roots {
+		if _, err := os.Stat(r); err != nil {
+			report(withFile(r, err), stderr)
+			missing++
+			continue
+		}
+		found = append(found, r)
+	}
+	if len(found) == 0 {
+		return fmt.Errorf("none of the %d FILEs could be read", len(roots))
+	}
+	l, err := dataset.Discover(found...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(roots, ", "))
-	info, failed := summarizeLayout(roots, l, *f.maxEntries)
+	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(found, ", "))
+	info, failed := summarizeLayout(found, l, *f.maxEntries)
 	info.Effect = countEffect(l, ropts, !*f.noCount, info)
-	if info.Effect.Error != "" && info.Effect.asked {
-		failed++
-	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -281,8 +293,18 @@ func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfil
 	} else {
 		printInspectDir(stdout, info)
 	}
+	var errs []string
+	if missing > 0 {
+		errs = append(errs, fmt.Sprintf("%d of %d FILEs missing", missing, len(roots)))
+	}
 	if failed > 0 {
-		return fmt.Errorf("%d files of the data directory (or its count) could not be read; see above", failed)
+		errs = append(errs, fmt.Sprintf("%d files of the data directory could not be read (see the warnings)", failed))
+	}
+	if e := info.Effect; e.Error != "" && e.asked {
+		errs = append(errs, "the rows could not be counted: "+e.Error)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
 }

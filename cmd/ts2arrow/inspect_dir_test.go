@@ -475,3 +475,35 @@ func TestInspectDirEffect(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "effect (counted by reading every row of every table")
 }
+
+func TestInspectDirMissingRoot(t *testing.T) {
+	root := buildInspectDir(t)
+	missing := filepath.Join(root, "not-there")
+	code, out, errOut := runCLI("inspect", "--json", "--no-count", missing, root)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "ts2arrow: "+missing+": no such file or directory\n")
+	require.Contains(t, errOut, "1 of 2 FILEs missing")
+	var info inspectDir
+	require.NoError(t, json.Unmarshal([]byte(out), &info))
+	require.Equal(t, []string{root}, info.Roots)
+	require.Equal(t, 7, info.Files)
+}
+
+func TestInspectDirDamagedCompanion(t *testing.T) {
+	root := t.TempDir()
+	d1 := tsfile.ParseTreePath("root.db.d1")
+	a := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 3)})
+	require.NoError(t, os.WriteFile(a+dataset.ResourceSuffix, []byte{1, 3, 0}, 0o644))
+	b := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 2, version: 2, dev: d1, times: times(5, 6)})
+	require.NoError(t, os.WriteFile(b+dataset.ModsV2Suffix, []byte{7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0o644))
+	info, _, code, errOut := inspectDirJSON(t, "--no-count", root)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "2 files of the data directory could not be read")
+	// Both are still listed, with what went wrong.
+	require.Equal(t, 2, info.Files)
+	require.NotEmpty(t, info.Partitions[0].Files[0].Error)
+	require.Zero(t, info.Partitions[0].Files[0].Devices)
+	require.Len(t, info.Mods, 1)
+	require.NotEmpty(t, info.Mods[0].Error)
+	require.Len(t, info.Warnings, 2)
+}
