@@ -1,0 +1,274 @@
+package dataset
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sort"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// devCols lists, per device, the columns its points were written to: the
+// columns formatRow prints for it, as the reference does.
+func devCols(dir *builtDir) map[string][]string {
+	set := map[string]map[string]bool{}
+	for _, bf := range dir.Files {
+		for _, p := range bf.Points {
+			dev := p.Device.String()
+			if set[dev] == nil {
+				set[dev] = map[string]bool{}
+			}
+			set[dev][p.Column] = true
+		}
+	}
+	out := map[string][]string{}
+	for dev, cs := range set {
+		for c := range cs {
+			out[dev] = append(out[dev], c)
+		}
+		sort.Strings(out[dev])
+	}
+	return out
+}
+
+// cellString returns the string of a constant (TAG or device) cell.
+func cellString(a arrow.Array, i int) (string, bool) {
+	if a.IsNull(i) {
+		return "", false
+	}
+	switch c := a.(type) {
+	case *array.Dictionary:
+		return c.Dictionary().(*array.String).Value(c.GetValueIndex(i)), true
+	case *array.String:
+		return c.Value(i), true
+	}
+	return a.ValueStr(i), true
+}
+
+// readDataset reads every table of the directory through Dataset and
+// formats the rows as the reference does.
+func readDataset(t *testing.T, dir *builtDir, o *arrowconv.Options) refRows {
+	t.Helper()
+	return readDatasetTables(t, dir, o, false)
+}
+
+// mustTables lists the tables of the directory.
+func mustTables(t *testing.T, dir *builtDir) []Table {
+	ds, err := Open([]string{dir.Root}, nil)
+	require.NoError(t, err)
+	defer ds.Close()
+	tables, err := ds.Tables()
+	require.NoError(t, err)
+	return tables
+}
+
+// readDatasetTables is readDataset with the projection cut to the columns
+// each table has, and with tablesOnly only the table-model tables (for a
+// Where on a TAG).
+func readDatasetTables(t *testing.T, dir *builtDir, o *arrowconv.Options, tablesOnly bool) refRows {
+	t.Helper()
+	ds, err := Open([]string{dir.Root}, nil)
+	require.NoError(t, err)
+	defer ds.Close()
+	cols := devCols(dir)
+	tables, err := ds.Tables()
+	require.NoError(t, err)
+	got := refRows{}
+	for _, tb := range tables {
+		if tablesOnly && tb.Tree {
+			continue
+		}
+		o := o
+		if o != nil && o.Columns != nil {
+			s, err := ds.Schema(tb.Name, nil)
+			require.NoError(t, err)
+			oo := *o
+			oo.Columns = nil
+			for _, c := range append([]string{"tag", "device"}, o.Columns...) {
+				if len(s.FieldIndices(c)) > 0 {
+					oo.Columns = append(oo.Columns, c)
+				}
+			}
+			o = &oo
+		}
+		rd, err := ds.NewReader(tb.Name, o)
+		require.NoError(t, err, tb.Name)
+		s := rd.Schema()
+		var tags []int
+		for i, f := range s.Fields() {
+			if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TAG" || c == "DEVICE" {
+				tags = append(tags, i)
+			}
+		}
+		for rd.Next() {
+			rec := rd.RecordBatch()
+			times := timesOf(rec)
+			for row := range times {
+				var dev string
+				if tb.Tree {
+					p, _ := cellString(rec.Column(tags[0]), row)
+					dev = tsfile.ParseTreePath(p).String()
+				} else {
+					segs := []string{tb.Name}
+					for _, k := range tags {
+						v, _ := cellString(rec.Column(k), row)
+						segs = append(segs, v)
+					}
+					dev = tsfile.NewDeviceID(segs...).String()
+				}
+				cells := map[string]*int64{}
+				names := cols[dev]
+				if o != nil && o.Columns != nil {
+					names = keepNames(names, o.Columns)
+				}
+				for _, c := range names {
+					idx := s.FieldIndices(c)
+					if len(idx) == 0 {
+						continue
+					}
+					a := rec.Column(idx[0]).(*array.Int64)
+					if a.IsValid(row) {
+						x := a.Value(row)
+						cells[c] = &x
+					}
+				}
+				got[dev] = append(got[dev], formatRow(times[row], names, cells))
+			}
+		}
+		require.NoError(t, rd.Err(), tb.Name)
+		rd.Release()
+	}
+	// Files that overlap nothing stream one after another, so a device's
+	// rows come in time order within each group of files, not across.
+	for dev, rows := range got {
+		sort.SliceStable(rows, func(i, j int) bool { return rowTime(rows[i]) < rowTime(rows[j]) })
+		got[dev] = rows
+	}
+	return got
+}
+
+// rowTime reads the time back from a formatRow string.
+func rowTime(row string) int64 {
+	var tm int64
+	fmt.Sscanf(row, "t=%d", &tm)
+	return tm
+}
+
+// keepNames returns the names that are in keep, in names' order.
+func keepNames(names, keep []string) []string {
+	var out []string
+	for _, n := range names {
+		for _, k := range keep {
+			if n == k {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// parseRow reads a formatRow string back.
+func parseRow(row string) (int64, []string, map[string]*int64) {
+	fields := strings.Fields(row)
+	tm := rowTime(row)
+	var names []string
+	cells := map[string]*int64{}
+	for _, f := range fields[1:] {
+		name, val, _ := strings.Cut(f, "=")
+		names = append(names, name)
+		if val != "-" {
+			x, _ := strconv.ParseInt(val, 10, 64)
+			cells[name] = &x
+		}
+	}
+	return tm, names, cells
+}
+
+// TestDatasetPushdown: projection, time range, devices and limit give the
+// rows of the full answer that a query with them must return: the
+// reference's rows filtered, a tree row whose projected cells are all null
+// dropped (IoTDB's ignoreAllNullRows over the columns queried).
+func TestDatasetPushdown(t *testing.T) {
+	for seed := uint64(1); seed <= 25; seed++ {
+		r := rand.New(rand.NewPCG(seed, 99))
+		dir := buildLayout(t, randomLayout(r, 2+r.IntN(5))...)
+		full := reference(t, dir)
+		for _, tc := range []struct {
+			name string
+			o    arrowconv.Options
+		}{
+			{"columns s1", arrowconv.Options{Columns: []string{"s1"}}},
+			{"columns s2 s3", arrowconv.Options{Columns: []string{"s2", "s3", "time"}}},
+			{"time 5..12", arrowconv.Options{Time: &arrowconv.TimeRange{Start: 5, End: 12}}},
+			{"time 13..13", arrowconv.Options{Time: &arrowconv.TimeRange{Start: 13, End: 13}}},
+			{"devices", arrowconv.Options{Devices: []tsfile.DeviceID{tsfile.ParseTreePath("root.db.al"), tsfile.NewDeviceID("t", "b")}}},
+			{"where", arrowconv.Options{Where: map[string]string{"tag": "a"}}},
+			{"everything", arrowconv.Options{Columns: []string{"s2"}, Time: &arrowconv.TimeRange{Start: 3, End: 20}, BatchSize: 2}},
+		} {
+			want := refRows{}
+			for dev, rows := range full {
+				if tc.o.Devices != nil {
+					found := false
+					for _, d := range tc.o.Devices {
+						found = found || d.String() == dev
+					}
+					if !found {
+						continue
+					}
+				}
+				if tc.o.Where != nil && dev != "t.a" {
+					continue
+				}
+				tree := strings.HasPrefix(dev, "root.")
+				for _, row := range rows {
+					tm, names, cells := parseRow(row)
+					if tr := tc.o.Time; tr != nil && (tm < tr.Start || tm > tr.End) {
+						continue
+					}
+					if tc.o.Columns != nil {
+						names = keepNames(names, tc.o.Columns)
+						any := false
+						for _, n := range names {
+							any = any || cells[n] != nil
+						}
+						if tree && !any {
+							continue
+						}
+					}
+					want[dev] = append(want[dev], formatRow(tm, names, cells))
+				}
+			}
+			for dev, rows := range want {
+				if len(rows) == 0 {
+					delete(want, dev)
+				}
+			}
+			got := readDatasetTables(t, dir, &tc.o, tc.o.Where != nil)
+			require.Equal(t, want, got, "seed %d: %s", seed, tc.name)
+		}
+		// Limit: that many rows of the full answer.
+		all := 0
+		for _, rows := range full {
+			all += len(rows)
+		}
+		for _, limit := range []int64{1, 3, int64(all), int64(all) + 5} {
+			got := readDatasetTables(t, dir, &arrowconv.Options{Limit: limit, BatchSize: 2}, false)
+			n := 0
+			for dev, rows := range got {
+				for _, row := range rows {
+					require.Contains(t, full[dev], row, "seed %d limit %d", seed, limit)
+					n++
+				}
+			}
+			require.LessOrEqual(t, int64(n), limit*int64(len(mustTables(t, dir))), "seed %d", seed)
+		}
+	}
+}
