@@ -77,6 +77,10 @@ type inspectDir struct {
 	Warnings   []string       `json:"warnings"`
 	Rules      []string       `json:"rules"`
 	Effect     *inspectEffect `json:"effect"`
+
+	// readerWarnings are the warnings dataset.OpenLayout gives, as
+	// inspect finds them itself, for when the reader cannot open.
+	readerWarnings []string
 }
 
 // inspectSpace counts the data files of one space.
@@ -114,8 +118,12 @@ type inspectDFile struct {
 	Version *int64 `json:"version,omitempty"`
 	Time    *int64 `json:"time,omitempty"`
 	// Resource is the .resource path; empty for an unsealed file, whose
-	// devices and times are then unknown (Devices 0).
-	Resource  string `json:"resource,omitempty"`
+	// devices and times are then unknown (Devices 0), and for a loose
+	// file without one.
+	Resource string `json:"resource,omitempty"`
+	// Unsealed marks a file of a layout without a .resource, which the
+	// reader leaves out.
+	Unsealed  bool   `json:"unsealed,omitempty"`
 	Devices   int    `json:"devices"`
 	StartTime *int64 `json:"start_time,omitempty"`
 	EndTime   *int64 `json:"end_time,omitempty"`
@@ -358,6 +366,12 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Warnings: []string{}, Rules: []string{}}
 	failed := 0
 	warn := func(format string, args ...any) { info.Warnings = append(info.Warnings, fmt.Sprintf(format, args...)) }
+	// readerWarn notes what the resolved reader warns of on opening, in
+	// its words: countEffect shows the reader's own list, and these only
+	// when the reader cannot open the directory.
+	readerWarn := func(format string, args ...any) {
+		info.readerWarnings = append(info.readerWarnings, fmt.Sprintf(format, args...))
+	}
 
 	type partKey struct{ db, region, part string }
 	parts := map[partKey]int{}
@@ -412,15 +426,24 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 		info.Bytes += df.Size
 
 		var res *dataset.Resource
-		if f.Resource == "" {
+		switch {
+		case f.Resource == "" && f.Space != dataset.Unknown:
 			// docs/iotdb-rules.md 7a: a file IoTDB had not closed; the
-			// server rebuilds its end from the WAL, which we cannot read.
-			warn("%s has no .resource: a file IoTDB had not sealed (still written, or left by a crash)", f.Path)
-		} else if r, err := dataset.ReadResourceFile(f.Resource); err != nil {
-			df.Error = err.Error()
-			failed++
-			warn("%s: %v", f.Resource, err)
-		} else {
+			// server rebuilds it from the WAL, which files alone do not
+			// give, so the reader leaves it out.
+			df.Unsealed = true
+			readerWarn("%s: no .resource beside it, so IoTDB had not sealed it (still written, or left by a crash); skipped, as its points are in IoTDB's write-ahead log", f.Path)
+		case f.Resource == "":
+			// A loose file needs no resource: its own index gives its
+			// times, which this summary does not open files to read.
+		default:
+			r, err := dataset.ReadResourceFile(f.Resource)
+			if err != nil {
+				df.Error = err.Error()
+				failed++
+				warn("%s: %v", f.Resource, err)
+				break
+			}
 			res = r
 			var s span
 			devs := map[string]bool{}
@@ -437,27 +460,20 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 			if shared := sharedMods(f, r); shared != "" {
 				df.SharedMods = &inspectShared{Path: shared, Offset: r.ModFileOffset}
 				// docs/iotdb-rules.md 3f: IoTDB 2.x has shared mods files
-				// switched off (TsFileResource.useSharedModFile), so a
-				// server would not read this either; but it was written by
-				// one that had them on, and holds deletions of this file.
-				warn("%s names the shared mods file %s (from offset %d), which IoTDB 2.x does not read: its deletions are not applied", f.Resource, shared, r.ModFileOffset)
+				// switched off (TsFileResource.useSharedModFile), yet this
+				// resource was written by a server that had them on, so
+				// the file holds deletions of this data file; the reader
+				// refuses to guess (dataset.OpenLayout).
+				warn("%s names the shared mods file %s (from offset %d), which IoTDB 2.x ships switched off: the resolved reader refuses the directory rather than ignore its deletions", f.Resource, shared, r.ModFileOffset)
 			}
 		}
-		// docs/iotdb-rules.md 3c: IoTDB 2.x reads X.tsfile.mods only when
-		// X.tsfile.mods2 is absent or empty (ModificationFile
-		// .readAllModifications), and removes the .mods once upgraded, so
-		// both present mean an interrupted upgrade.
-		v1Ignored := false
-		if f.ModsV1 != "" && f.ModsV2 != "" {
-			st, err := os.Stat(f.ModsV2)
-			v1Ignored = err != nil || st.Size() > 0
-			if v1Ignored {
-				warn("%s has both %s and %s (an interrupted upgrade?): the %s is applied, the %s ignored",
-					f.Path, dataset.ModsV1Suffix, dataset.ModsV2Suffix, dataset.ModsV2Suffix, dataset.ModsV1Suffix)
-			} else {
-				warn("%s has both %s and an empty %s (an interrupted upgrade?): the %s is applied",
-					f.Path, dataset.ModsV1Suffix, dataset.ModsV2Suffix, dataset.ModsV1Suffix)
-			}
+		// docs/iotdb-rules.md 3c: IoTDB 2.x removes the .mods once it has
+		// upgraded it to a .mods2, so both present mean an interrupted
+		// upgrade; the reader applies the .mods2 (dataset.OpenLayout).
+		v1Ignored := f.ModsV1 != "" && f.ModsV2 != ""
+		if v1Ignored {
+			readerWarn("%s: both %s and %s exist (an upgrade to IoTDB 2.x was interrupted); applying %s, as IoTDB 2.x does",
+				f.Path, dataset.ModsV1Suffix, dataset.ModsV2Suffix, dataset.ModsV2Suffix)
 		}
 		for _, mp := range []string{f.ModsV1, f.ModsV2} {
 			if mp == "" {
@@ -472,10 +488,10 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 				failed++
 				warn("%s: %s", mp, m.Error)
 			}
-			for _, w := range m.Warnings {
-				warn("%s: %s", mp, w)
-			}
 			if m.Ignored == "" {
+				for _, w := range m.Warnings {
+					readerWarn("%s: %s", mp, w)
+				}
 				info.ModEntries += m.Entries
 			}
 			info.Mods = append(info.Mods, m)
@@ -712,25 +728,23 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 	ds, err := dataset.OpenLayout(l, &dataset.Options{Read: ropts})
 	if err != nil {
 		e.Error = err.Error()
+		info.Warnings = append(info.Warnings, info.readerWarnings...)
 		return e
 	}
 	defer ds.Close()
 	info.Rules = append(info.Rules, ds.Rules()...)
-	have := map[string]bool{}
-	for _, w := range info.Warnings {
-		have[w] = true
-	}
-	for _, w := range ds.Warnings() {
-		if !have[w] {
-			info.Warnings = append(info.Warnings, w)
-		}
-	}
+	info.Warnings = append(info.Warnings, ds.Warnings()...)
 	if !count {
+		return e
+	}
+	tables, err := ds.Tables()
+	if err != nil {
+		e.Error = err.Error()
 		return e
 	}
 	e.Counted = true
 	total := &inspectCount{}
-	for _, t := range ds.Tables() {
+	for _, t := range tables {
 		c, err := countTable(ds, t)
 		if err != nil {
 			e.Error = fmt.Sprintf("table %s: %v", t.Name, err)
@@ -821,8 +835,8 @@ func printInspectDir(w io.Writer, info *inspectDir) {
 				mods = append(mods, "shared")
 			}
 			start, end := opt(f.StartTime), opt(f.EndTime)
-			if f.Resource == "" {
-				start, end = "unsealed", "-"
+			if f.Unsealed {
+				start = "unsealed"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s\t%s\n", filepath.Base(f.Path), f.Space, f.Size, f.Devices, start, end, orDash(strings.Join(mods, ",")))
 		}

@@ -111,13 +111,16 @@ func buildInspectDir(t *testing.T) string {
 	root := t.TempDir()
 	d1 := tsfile.ParseTreePath("root.db.d1")
 	// Tree database root.db, region 1, partition 0.
-	// 1-1: t 1..10; its mods2 deletes t 1..3 (3 rows).
+	// Deletions lie inside the files' time ranges: one at an edge would
+	// narrow the range the reader reads, and the rows there would not be
+	// counted.
+	// 1-1: t 1..10; its mods2 deletes t 2..4 (3 points).
 	writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 10),
-		modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 1, 3)}})
-	// 2-2: t 20..25; v1 deletes t 20..21 (2 rows, the offset is past every
-	// chunk); a legacy line whose version 1 is compared as the offset,
-	// below every chunk header, so it deletes nothing.
-	v1 := treeDel(t, "root.db.d1.s1", 20, 21)
+		modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 2, 4)}})
+	// 2-2: t 20..25; v1 deletes t 21..22 (2 points, the offset is past
+	// every chunk); a legacy line whose version 1 is compared as the
+	// offset, below every chunk header, so it deletes nothing.
+	v1 := treeDel(t, "root.db.d1.s1", 21, 22)
 	v1.Version, v1.FileOffset = dataset.ModsV1, 1<<40
 	legacy := treeDel(t, "root.db.d1.*", 0, 24)
 	legacy.Version, legacy.FileOffset, legacy.Legacy = dataset.ModsV1, 1, true
@@ -130,17 +133,17 @@ func buildInspectDir(t *testing.T) string {
 
 	// Table database tdb, region 2: table t, device (t, north).
 	north := tsfile.NewDeviceID("t", "north")
-	// 1-5: rows 1..4; a row deletion of t=1 and a cell deletion of f2 at t=2.
-	writeDirFile(t, root, dirFile{space: "sequence", db: "tdb", region: "2", part: "0", time: 1, version: 5, dev: north, table: true, times: times(1, 4),
-		f1: []*int64{ip(1), ip(2), ip(3), ip(4)}, f2: []*int64{ip(10), ip(20), ip(30), ip(40)},
+	// 1-5: rows 1..6; a row deletion of t=2 and a cell deletion of f2 at t=3.
+	writeDirFile(t, root, dirFile{space: "sequence", db: "tdb", region: "2", part: "0", time: 1, version: 5, dev: north, table: true, times: times(1, 6),
+		f1: []*int64{ip(1), ip(2), ip(3), ip(4), ip(5), ip(6)}, f2: []*int64{ip(10), ip(20), ip(30), ip(40), ip(50), ip(60)},
 		modsV2: []dataset.Deletion{
-			{Kind: dataset.TableDeletion, Table: "t", Start: 1, End: 1},
-			{Kind: dataset.TableDeletion, Table: "t", Measurements: []string{"f2"}, Start: 2, End: 2},
+			{Kind: dataset.TableDeletion, Table: "t", Start: 2, End: 2},
+			{Kind: dataset.TableDeletion, Table: "t", Measurements: []string{"f2"}, Start: 3, End: 3},
 		}})
-	// 2-6 unsequence: rows 3..4 with f1 null overwrite both rows of 1-5
+	// 2-6 unsequence: rows 4..5 with f1 null overwrite two rows of 1-5
 	// (f1 is filled from it, cell by cell).
-	writeDirFile(t, root, dirFile{space: "unsequence", db: "tdb", region: "2", part: "0", time: 2, version: 6, dev: north, table: true, times: times(3, 4),
-		f1: []*int64{nil, nil}, f2: []*int64{ip(300), ip(400)}})
+	writeDirFile(t, root, dirFile{space: "unsequence", db: "tdb", region: "2", part: "0", time: 2, version: 6, dev: north, table: true, times: times(4, 5),
+		f1: []*int64{nil, nil}, f2: []*int64{ip(400), ip(500)}})
 
 	part := filepath.Join(root, "sequence", "root.db", "1", "0")
 	// A compaction target being written, and its resource.
@@ -213,7 +216,7 @@ func TestInspectDirLayout(t *testing.T) {
 	tdb := info.Partitions[2]
 	require.Equal(t, 1, tdb.OverlapPairs)
 	require.Equal(t, "2-6-0-0.tsfile", filepath.Base(tdb.Overlaps[0].Winner))
-	require.Equal(t, [2]int64{3, 4}, [2]int64{tdb.Overlaps[0].StartTime, tdb.Overlaps[0].EndTime})
+	require.Equal(t, [2]int64{4, 5}, [2]int64{tdb.Overlaps[0].StartTime, tdb.Overlaps[0].EndTime})
 
 	// Mods: three files, five entries, one legacy line.
 	require.Len(t, info.Mods, 3)
@@ -229,7 +232,7 @@ func TestInspectDirLayout(t *testing.T) {
 	require.Len(t, m.Deletions, 2)
 	require.False(t, m.Deletions[0].Legacy)
 	require.True(t, m.Deletions[1].Legacy)
-	require.Equal(t, "delete root.db.d1.s1 time [20, 21] before offset 1099511627776", m.Deletions[0].Text)
+	require.Equal(t, "delete root.db.d1.s1 time [21, 22] before offset 1099511627776", m.Deletions[0].Text)
 	m = byBase["tdb/1-5-0-0.tsfile.mods2"]
 	require.Equal(t, 2, m.Version)
 	require.Equal(t, 2, m.Entries)
@@ -248,10 +251,14 @@ func TestInspectDirLayout(t *testing.T) {
 
 	// Warnings: the unsealed file.
 	require.True(t, slices.ContainsFunc(info.Warnings, func(w string) bool {
-		return strings.Contains(w, "9-9-0-0.tsfile has no .resource")
+		return strings.Contains(w, "9-9-0-0.tsfile: no .resource beside it")
 	}), "%q", info.Warnings)
 
+	require.True(t, p.Files[2].Unsealed)
+	require.Equal(t, "9-9-0-0.tsfile", filepath.Base(p.Files[2].Path))
 	require.False(t, info.Effect.Counted)
+	require.Empty(t, info.Effect.Error)
+	require.NotEmpty(t, info.Rules)
 }
 
 func TestInspectDirLimit(t *testing.T) {
@@ -297,7 +304,9 @@ func TestInspectDirJSONShape(t *testing.T) {
 	require.Equal(t, []string{"text"}, keys(mods["deletions"].([]any)[0].(map[string]any)))
 	require.Equal(t, []string{"path", "reason"}, keys(raw["skipped"].([]any)[0].(map[string]any)))
 	require.Equal(t, []string{"bytes", "files"}, keys(raw["sequence"].(map[string]any)))
-	require.Equal(t, []string{"counted", "error"}, keys(raw["effect"].(map[string]any)))
+	require.Equal(t, []string{"counted"}, keys(raw["effect"].(map[string]any)))
+	unsealed := part["files"].([]any)[2].(map[string]any)
+	require.Equal(t, []string{"devices", "path", "size", "space", "time", "unsealed", "version"}, keys(unsealed))
 }
 
 func TestInspectDirWarnings(t *testing.T) {
@@ -308,23 +317,13 @@ func TestInspectDirWarnings(t *testing.T) {
 	v1.Version, v1.FileOffset = dataset.ModsV1, 1<<40
 	both := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 3),
 		modsV1: []dataset.Deletion{v1}, modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 2, 2)}})
-	// A .mods beside an empty .mods2: IoTDB 2.x reads the .mods.
+	// A .mods beside an empty .mods2: the reader applies the .mods2 all
+	// the same (dataset.OpenLayout).
 	v1b := treeDel(t, "root.db.d1.s1", 7, 7)
 	v1b.Version, v1b.FileOffset = dataset.ModsV1, 1<<40
 	emptyV2 := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 4, version: 4, dev: d1, times: times(6, 8),
 		modsV1: []dataset.Deletion{v1b}, modsV2: []dataset.Deletion{}})
-	// A resource naming a shared mods file.
 	shared := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 2, version: 2, dev: d1, times: times(5, 6)})
-	sharedMods := filepath.Join(filepath.Dir(shared), "0-1.mods2")
-	b, err := dataset.AppendModsV2(nil, treeDel(t, "root.db.**", 0, 100))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(sharedMods, b, 0o644))
-	// The server's absolute path: the directory was copied from elsewhere.
-	named := "/var/lib/iotdb/data/sequence/root.db/1/0/0-1.mods2"
-	r := &dataset.Resource{IndexType: dataset.IndexArray, Devices: []dataset.DeviceTimes{{Device: d1, Start: 5, End: 6}}, ModFile: named, ModFileOffset: 0}
-	b, err = r.AppendBinary(nil)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(shared+dataset.ResourceSuffix, b, 0o644))
 	// A truncated mods2 entry.
 	trunc := writeDirFile(t, root, dirFile{space: "unsequence", db: "root.db", region: "1", part: "0", time: 3, version: 3, dev: d1, times: times(1, 2),
 		modsV2: []dataset.Deletion{treeDel(t, "root.db.d1.s1", 1, 1), treeDel(t, "root.db.d1.s1", 2, 2)}})
@@ -336,59 +335,82 @@ func TestInspectDirWarnings(t *testing.T) {
 	require.NoError(t, os.MkdirAll(sevo, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(sevo, "12.sevo"), []byte{0}, 0o644))
 
-	info, _, _, _ := inspectDirJSON(t, "--no-count", root)
-	has := func(parts ...string) bool {
-		return slices.ContainsFunc(info.Warnings, func(w string) bool {
-			for _, p := range parts {
-				if !strings.Contains(w, p) {
-					return false
+	check := func(info *inspectDir) {
+		t.Helper()
+		has := func(parts ...string) bool {
+			return slices.ContainsFunc(info.Warnings, func(w string) bool {
+				for _, p := range parts {
+					if !strings.Contains(w, p) {
+						return false
+					}
 				}
+				return true
+			})
+		}
+		require.True(t, has(both+": both .mods and .mods2 exist"), "%q", info.Warnings)
+		require.True(t, has(emptyV2+": both .mods and .mods2 exist"), "%q", info.Warnings)
+		require.True(t, has(trunc+".mods2", "truncated"), "%q", info.Warnings)
+		require.True(t, has("filesets", "renames"), "%q", info.Warnings)
+		for _, m := range info.Mods {
+			if m.Version == 1 {
+				require.Equal(t, "a .mods2 file is beside it", m.Ignored, m.Path)
 			}
-			return true
-		})
+		}
+		// The v1 files beside a .mods2 do not count; the truncated file
+		// keeps its whole first entry.
+		require.Equal(t, 2, info.ModEntries)
+		// Overlaps: the unsequence file over the first at 1..2; the file of
+		// version 4 over that of version 2 where their ranges touch, at 6.
+		require.Len(t, info.Partitions, 1)
+		require.Equal(t, []inspectOverlap{
+			{Winner: trunc, Loser: both, Devices: 1, StartTime: 1, EndTime: 2},
+			{Winner: emptyV2, Loser: shared, Devices: 1, StartTime: 6, EndTime: 6},
+		}, info.Partitions[0].Overlaps)
 	}
-	require.True(t, has(both+" has both .mods and .mods2"), "%q", info.Warnings)
-	require.True(t, has(emptyV2+" has both .mods and an empty .mods2", "the .mods is applied"), "%q", info.Warnings)
-	require.True(t, has(shared+".resource", "shared mods file", named), "%q", info.Warnings)
-	require.True(t, has(trunc+".mods2", "truncated"), "%q", info.Warnings)
-	require.True(t, has("filesets", "renames"), "%q", info.Warnings)
+	info, _, code, _ := inspectDirJSON(t, "--no-count", root)
+	require.Equal(t, 0, code)
+	require.Empty(t, info.Effect.Error)
+	check(info)
+	n := len(info.Warnings)
 
-	var v1Mods, v1Applied, sharedEntry *inspectMods
+	// A resource naming a shared mods file, by the server's absolute path
+	// (the directory was copied from elsewhere): the reader refuses the
+	// directory, and inspect still reports what it would have warned of.
+	sharedMods := filepath.Join(filepath.Dir(shared), "0-1.mods2")
+	b, err := dataset.AppendModsV2(nil, treeDel(t, "root.db.**", 0, 100))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(sharedMods, b, 0o644))
+	named := "/var/lib/iotdb/data/sequence/root.db/1/0/0-1.mods2"
+	r := &dataset.Resource{IndexType: dataset.IndexArray, Devices: []dataset.DeviceTimes{{Device: d1, Start: 5, End: 6}}, ModFile: named, ModFileOffset: 3}
+	b, err = r.AppendBinary(nil)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(shared+dataset.ResourceSuffix, b, 0o644))
+
+	info, _, code, _ = inspectDirJSON(t, "--no-count", root)
+	require.Equal(t, 0, code, "--no-count: the refusal is reported, not an error")
+	require.Contains(t, info.Effect.Error, "shared mods file")
+	check(info)
+	require.Len(t, info.Warnings, n+1)
+	require.True(t, slices.ContainsFunc(info.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, shared+".resource names the shared mods file "+named+" (from offset 3)")
+	}), "%q", info.Warnings)
+	var sharedEntry *inspectMods
 	for i := range info.Mods {
-		switch {
-		case info.Mods[i].Path == both+dataset.ModsV1Suffix:
-			v1Mods = &info.Mods[i]
-		case info.Mods[i].Path == emptyV2+dataset.ModsV1Suffix:
-			v1Applied = &info.Mods[i]
-		case info.Mods[i].Shared:
+		if info.Mods[i].Shared {
 			sharedEntry = &info.Mods[i]
 		}
 	}
-	require.NotNil(t, v1Mods)
-	require.NotEmpty(t, v1Mods.Ignored)
-	require.NotNil(t, v1Applied)
-	require.Empty(t, v1Applied.Ignored)
 	require.NotNil(t, sharedEntry)
 	require.Equal(t, sharedMods, sharedEntry.Path)
 	require.Equal(t, 1, sharedEntry.Entries)
-	// The v1 file beside a mods2 and the shared file do not count; the
-	// truncated file keeps its whole first entry: 1 (mods2 of both) +
-	// 1 (.mods beside the empty .mods2) + 1 (truncated).
-	require.Equal(t, 3, info.ModEntries)
-	// Overlaps: the unsequence file over the first at 1..2; the file of
-	// version 4 over the shared one where their ranges touch, at 6.
-	require.Len(t, info.Partitions, 1)
-	require.Equal(t, []inspectOverlap{
-		{Winner: trunc, Loser: both, Devices: 1, StartTime: 1, EndTime: 2},
-		{Winner: emptyV2, Loser: shared, Devices: 1, StartTime: 6, EndTime: 6},
-	}, info.Partitions[0].Overlaps)
-	for _, p := range info.Partitions {
-		for _, f := range p.Files {
-			if f.Path == shared {
-				require.Equal(t, &inspectShared{Path: named}, f.SharedMods)
-			}
-		}
-	}
+	require.NotEmpty(t, sharedEntry.Ignored)
+	require.Equal(t, &inspectShared{Path: named, Offset: 3}, info.Partitions[0].Files[1].SharedMods)
+
+	// Counting, the refusal is an error.
+	code, out, errOut := runCLI("inspect", root)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "the rows could not be counted")
+	require.Contains(t, out, "effect: not counted: ")
 }
 
 func TestInspectDirDispatch(t *testing.T) {
@@ -452,58 +474,43 @@ func TestInspectDirEffect(t *testing.T) {
 	e := info.Effect
 	require.Empty(t, e.Error)
 	require.True(t, e.Counted)
-	byTable := map[string]inspectCount{}
-	for _, c := range e.Tables {
-		byTable[c.Table] = c
-	}
-	tree := byTable["root.db"]
-	require.Equal(t, "tree", tree.Model)
-	// 1-1 loses t 1..3 and 2-2 t 20..21; 3-3 overwrites t 5..8 of 1-1;
-	// the unsealed file is not read.
-	require.Equal(t, int64(5), tree.RowsDeleted)
-	require.Equal(t, int64(4), tree.RowsOverwritten)
-	require.Equal(t, int64(10+6+4+5-5-4), tree.RowsOut)
-	tab := byTable["t"]
-	require.Equal(t, "table", tab.Model)
-	require.Equal(t, int64(1), tab.RowsDeleted)
-	require.Equal(t, int64(1), tab.CellsDeleted)
-	require.Equal(t, int64(2), tab.RowsOverwritten)
-	require.Equal(t, int64(3), tab.RowsOut)
-	require.Equal(t, tree.RowsOut+tab.RowsOut, e.Total.RowsOut)
+	require.Len(t, e.Tables, 2)
+	tree, tab := e.Tables[0], e.Tables[1]
+	require.Equal(t, inspectCount{Table: "root.db", Model: "tree", Files: 4, FilesRead: 4, RowsRead: 10 + 6 + 4 + 5,
+		RowsDeleted: tree.RowsDeleted, CellsDeleted: tree.CellsDeleted, RowsOverwritten: 4, RowsMerged: tree.RowsMerged, RowsOut: 10 + 6 + 4 + 5 - 5 - 4}, tree)
+	require.Equal(t, inspectCount{Table: "t", Model: "table", Files: 2, FilesRead: 2, RowsRead: 6 + 2,
+		RowsDeleted: tab.RowsDeleted, CellsDeleted: tab.CellsDeleted, RowsOverwritten: 2, RowsMerged: tab.RowsMerged, RowsOut: 8 - 1 - 2}, tab)
+	// The merge takes the overlapping rows of both files, at least.
+	require.GreaterOrEqual(t, tree.RowsMerged, int64(8))
+	require.GreaterOrEqual(t, tab.RowsMerged, int64(4))
+	require.Equal(t, inspectCount{Files: 6, FilesRead: 6, RowsRead: 33, RowsDeleted: tree.RowsDeleted + tab.RowsDeleted,
+		CellsDeleted: tree.CellsDeleted + tab.CellsDeleted, RowsOverwritten: 6, RowsMerged: tree.RowsMerged + tab.RowsMerged, RowsOut: 21}, *e.Total)
 
 	code, out, _ := runCLI("inspect", root)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "effect (counted by reading every row of every table")
+	require.Regexp(t, `\n\s+t\s+table\s+2\s+8\s+\d+\s+\d+\s+2\s+\d+\s+5\s*\n`, out)
 }
 
-func TestInspectDirMissingRoot(t *testing.T) {
+// TestInspectDirEffectDeleted checks what inspect says the deletions
+// remove. It holds the reader to ReadStats' meaning: RowsDeleted are rows
+// a mods file removed, CellsDeleted cells of rows that stayed.
+func TestInspectDirEffectDeleted(t *testing.T) {
 	root := buildInspectDir(t)
-	missing := filepath.Join(root, "not-there")
-	code, out, errOut := runCLI("inspect", "--json", "--no-count", missing, root)
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "ts2arrow: "+missing+": no such file or directory\n")
-	require.Contains(t, errOut, "1 of 2 FILEs missing")
-	var info inspectDir
-	require.NoError(t, json.Unmarshal([]byte(out), &info))
-	require.Equal(t, []string{root}, info.Roots)
-	require.Equal(t, 7, info.Files)
-}
-
-func TestInspectDirDamagedCompanion(t *testing.T) {
-	root := t.TempDir()
-	d1 := tsfile.ParseTreePath("root.db.d1")
-	a := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 3)})
-	require.NoError(t, os.WriteFile(a+dataset.ResourceSuffix, []byte{1, 3, 0}, 0o644))
-	b := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 2, version: 2, dev: d1, times: times(5, 6)})
-	require.NoError(t, os.WriteFile(b+dataset.ModsV2Suffix, []byte{7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0o644))
-	info, _, code, errOut := inspectDirJSON(t, "--no-count", root)
-	require.Equal(t, 1, code)
-	require.Contains(t, errOut, "2 files of the data directory could not be read")
-	// Both are still listed, with what went wrong.
-	require.Equal(t, 2, info.Files)
-	require.NotEmpty(t, info.Partitions[0].Files[0].Error)
-	require.Zero(t, info.Partitions[0].Files[0].Devices)
-	require.Len(t, info.Mods, 1)
-	require.NotEmpty(t, info.Mods[0].Error)
-	require.Len(t, info.Warnings, 2)
+	info, _, code, errOut := inspectDirJSON(t, root)
+	require.Equal(t, 0, code, errOut)
+	e := info.Effect
+	// Every row read is returned, deleted or overwritten: a row whose
+	// cells were all deleted is a deleted row, whichever column the
+	// deletions named.
+	for _, c := range append(e.Tables, *e.Total) {
+		require.Equal(t, c.RowsRead-c.RowsDeleted-c.RowsOverwritten, c.RowsOut, "%+v", c)
+	}
+	tree, tab := e.Tables[0], e.Tables[1]
+	// 1-1 loses t 2..4 and 2-2 t 21..22, points of the device's only
+	// series, so the rows go.
+	require.Equal(t, int64(5), tree.RowsDeleted)
+	// The row at t=2; the cell of f2 at t=3 (that row stays).
+	require.Equal(t, int64(1), tab.RowsDeleted)
+	require.Equal(t, int64(1), tab.CellsDeleted)
 }
