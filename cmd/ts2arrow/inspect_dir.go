@@ -62,21 +62,23 @@ func addInspectDirFlags(fs *flag.FlagSet) *inspectDirFlags {
 type inspectDir struct {
 	Roots []string `json:"roots"`
 	// Files and Bytes count the data files taken (not the skipped ones).
-	Files      int            `json:"files"`
-	Bytes      int64          `json:"bytes"`
-	Sequence   inspectSpace   `json:"sequence"`
-	Unsequence inspectSpace   `json:"unsequence"`
-	Loose      inspectSpace   `json:"loose"`
-	Devices    int            `json:"devices"`
-	StartTime  *int64         `json:"start_time,omitempty"`
-	EndTime    *int64         `json:"end_time,omitempty"`
-	Partitions []inspectPart  `json:"partitions"`
-	Mods       []inspectMods  `json:"mods"`
-	ModEntries int            `json:"mod_entries"`
-	Skipped    []inspectSkip  `json:"skipped"`
-	Warnings   []string       `json:"warnings"`
-	Rules      []string       `json:"rules"`
-	Effect     *inspectEffect `json:"effect"`
+	Files      int           `json:"files"`
+	Bytes      int64         `json:"bytes"`
+	Sequence   inspectSpace  `json:"sequence"`
+	Unsequence inspectSpace  `json:"unsequence"`
+	Loose      inspectSpace  `json:"loose"`
+	Devices    int           `json:"devices"`
+	StartTime  *int64        `json:"start_time,omitempty"`
+	EndTime    *int64        `json:"end_time,omitempty"`
+	Partitions []inspectPart `json:"partitions"`
+	Mods       []inspectMods `json:"mods"`
+	ModEntries int           `json:"mod_entries"`
+	Skipped    []inspectSkip `json:"skipped"`
+	// Compactions are the logs of compactions that had not finished.
+	Compactions []inspectCompaction `json:"compactions"`
+	Warnings    []string            `json:"warnings"`
+	Rules       []string            `json:"rules"`
+	Effect      *inspectEffect      `json:"effect"`
 
 	// readerWarnings are the warnings dataset.OpenLayout gives, as
 	// inspect finds them itself, for when the reader cannot open.
@@ -173,6 +175,26 @@ type inspectMods struct {
 type inspectDeletion struct {
 	Text   string `json:"text"`
 	Legacy bool   `json:"legacy,omitempty"`
+}
+
+// inspectCompaction is a compaction log: the files a compaction that had
+// not finished was merging, and what is left of each.
+type inspectCompaction struct {
+	Log     string               `json:"log"`
+	Sources []inspectCompactFile `json:"sources"`
+	Targets []inspectCompactFile `json:"targets"`
+}
+
+// inspectCompactFile is a file a compaction log names: Path where it
+// would be, and whether it is there and read as data.
+type inspectCompactFile struct {
+	Path string `json:"path"`
+	// Present: the file (or, for a target, its temporary) exists.
+	Present bool `json:"present"`
+	// Data: it is a data file the reader reads.
+	Data bool `json:"data"`
+	// Empty marks a target the compaction found empty and deleted.
+	Empty bool `json:"empty,omitempty"`
 }
 
 type inspectSkip struct {
@@ -363,7 +385,7 @@ func (s span) ptrs() (*int64, *int64) {
 // .resource and mods files, without opening a data file. It returns how
 // many companions could not be read.
 func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir, int) {
-	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Warnings: []string{}, Rules: []string{}}
+	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Compactions: []inspectCompaction{}, Warnings: []string{}, Rules: []string{}}
 	failed := 0
 	warn := func(format string, args ...any) { info.Warnings = append(info.Warnings, fmt.Sprintf(format, args...)) }
 	// readerWarn notes what the resolved reader warns of on opening, in
@@ -566,12 +588,130 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 	for _, s := range l.Skipped {
 		info.Skipped = append(info.Skipped, inspectSkip{s.Path, s.Reason})
 	}
+	info.Compactions = compactionLogs(l)
+	for _, c := range info.Compactions {
+		var src, srcData, tgtData int
+		for _, f := range c.Sources {
+			if f.Present {
+				src++
+			}
+			if f.Data {
+				srcData++
+			}
+		}
+		for _, f := range c.Targets {
+			if f.Data {
+				tgtData++
+			}
+		}
+		// docs/iotdb-rules.md 7b: on restart IoTDB keeps the sources when
+		// all are there and deletes the targets, else keeps the targets
+		// and deletes what is left of the sources (CompactionRecoverTask).
+		// The reader reads every data file present, so both sides of one
+		// compaction hold the same points twice.
+		if srcData > 0 && tgtData > 0 {
+			warn("%s: a compaction had not finished: %d of its %d targets are data files beside %d of its %d sources, which hold the same points (IoTDB keeps one side on restart; the reader reads both)",
+				c.Log, tgtData, len(c.Targets), srcData, len(c.Sources))
+		} else {
+			warn("%s: a compaction had not finished (%d of %d sources present, %d of %d targets are data files)", c.Log, src, len(c.Sources), tgtData, len(c.Targets))
+		}
+	}
 	for _, p := range schemaEvolution(roots) {
 		// docs/iotdb-rules.md 8: renames recorded in filesets/*.sevo apply
 		// to the partition's older files, which keep the old names.
 		warn("%s: table or column renames of IoTDB 2.x (schema evolution) are not applied: renamed tables and columns would read under their old names", p)
 	}
 	return info, failed
+}
+
+// compactionLogSuffixes are the compaction logs whose lines name files as
+// "source|target|empty {sequence|unsequence} {database} {region}
+// {partition} {file name}". IoTDB: compaction/execute/utils/log/
+// CompactionLogger.java (STR_SOURCE_FILES, STR_TARGET_FILES,
+// STR_DELETED_TARGET_FILES, logFile) and TsFileIdentifier.java (toString,
+// getFileIdentifierFromInfoString). The logs of IoTDB < 0.13 are in
+// another form and only listed as skipped.
+var compactionLogSuffixes = []string{".inner-compaction.log", ".cross-compaction.log", ".insertion-compaction.log", ".settle-compaction.log"}
+
+// maxCompactionLog bounds the log read: a compaction names tens of files.
+const maxCompactionLog = 1 << 20
+
+// compactionLogs reads the compaction logs among the skipped files.
+func compactionLogs(l *dataset.Layout) []inspectCompaction {
+	data := map[string]bool{}
+	for _, f := range l.Files {
+		data[filepath.Clean(f.Path)] = true
+	}
+	out := []inspectCompaction{}
+	for _, sk := range l.Skipped {
+		if !slices.ContainsFunc(compactionLogSuffixes, func(suf string) bool { return strings.HasSuffix(sk.Path, suf) }) {
+			continue
+		}
+		c := inspectCompaction{Log: sk.Path, Sources: []inspectCompactFile{}, Targets: []inspectCompactFile{}}
+		// The log lies in a partition folder: {root}/{space}/{db}/{region}/{partition}/.
+		root := sk.Path
+		for range 5 {
+			root = filepath.Dir(root)
+		}
+		b, err := readLimited(sk.Path, maxCompactionLog)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Split(strings.TrimRight(line, "\r"), " ")
+			if len(f) != 6 || (f[1] != "sequence" && f[1] != "unsequence") {
+				continue // a task stage line, or one being written
+			}
+			path := filepath.Join(root, f[1], f[2], f[3], f[4], f[5])
+			cf := inspectCompactFile{Path: path}
+			// A target is logged under its temporary name (.inner,
+			// .cross) until it is renamed to a .tsfile.
+			for _, p := range []string{path, tmpToTsFile(path)} {
+				if _, err := os.Stat(p); err == nil {
+					cf.Present = true
+				}
+				cf.Data = cf.Data || data[filepath.Clean(p)]
+			}
+			switch f[0] {
+			case "source":
+				c.Sources = append(c.Sources, cf)
+			case "target":
+				c.Targets = append(c.Targets, cf)
+			case "empty":
+				cf.Empty = true
+				c.Targets = append(c.Targets, cf)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// tmpToTsFile names the data file a compaction target's temporary becomes.
+func tmpToTsFile(path string) string {
+	for _, suf := range []string{".inner", ".cross"} {
+		if p, ok := strings.CutSuffix(path, suf); ok {
+			return p + dataset.TsFileSuffix
+		}
+	}
+	return path
+}
+
+// readLimited reads a small file whole, refusing one above limit bytes.
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	return b, nil
 }
 
 // sharedMods returns the shared mods file r names for f, or "". IoTDB 1.x
@@ -873,6 +1013,29 @@ func printInspectDir(w io.Writer, info *inspectDir) {
 		}
 		if n := m.Entries - len(m.Deletions); n > 0 {
 			fmt.Fprintf(w, "  ... %d more\n", n)
+		}
+	}
+
+	for _, c := range info.Compactions {
+		fmt.Fprintf(w, "\ncompaction log %s\n", c.Log)
+		line := func(role string, f inspectCompactFile) {
+			state := "missing"
+			switch {
+			case f.Data:
+				state = "data file"
+			case f.Present:
+				state = "present, not data"
+			}
+			if f.Empty {
+				role = "empty target"
+			}
+			fmt.Fprintf(w, "  %s %s (%s)\n", role, filepath.Base(f.Path), state)
+		}
+		for _, f := range c.Sources {
+			line("source", f)
+		}
+		for _, f := range c.Targets {
+			line("target", f)
 		}
 	}
 

@@ -291,7 +291,7 @@ func TestInspectDirJSONShape(t *testing.T) {
 		slices.Sort(ks)
 		return ks
 	}
-	require.Equal(t, []string{"bytes", "devices", "effect", "end_time", "files", "loose", "mod_entries", "mods", "partitions",
+	require.Equal(t, []string{"bytes", "compactions", "devices", "effect", "end_time", "files", "loose", "mod_entries", "mods", "partitions",
 		"roots", "rules", "sequence", "skipped", "start_time", "unsequence", "warnings"}, keys(raw))
 	part := raw["partitions"].([]any)[0].(map[string]any)
 	require.Equal(t, []string{"database", "devices", "end_time", "files", "loose", "overlap_pairs", "overlaps", "partition",
@@ -513,4 +513,50 @@ func TestInspectDirEffectDeleted(t *testing.T) {
 	// The row at t=2; the cell of f2 at t=3 (that row stays).
 	require.Equal(t, int64(1), tab.RowsDeleted)
 	require.Equal(t, int64(1), tab.CellsDeleted)
+}
+
+func TestInspectDirCompactionLog(t *testing.T) {
+	root := t.TempDir()
+	d1 := tsfile.ParseTreePath("root.db.d1")
+	part := filepath.Join(root, "sequence", "root.db", "1", "0")
+	src1 := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: d1, times: times(1, 3)})
+	src2 := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 2, version: 2, dev: d1, times: times(4, 6)})
+	// The target, renamed from 1-1-1-0.inner to a data file before the
+	// sources were deleted.
+	target := filepath.Join(part, "1-1-1-0.tsfile")
+	data, err := os.ReadFile(src1)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(target, data, 0o644))
+	res, err := os.ReadFile(src1 + dataset.ResourceSuffix)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(target+dataset.ResourceSuffix, res, 0o644))
+	log := filepath.Join(part, "1-1-1-0.inner-compaction.log")
+	require.NoError(t, os.WriteFile(log, []byte(
+		"source sequence root.db 1 0 1-1-0-0.tsfile\n"+
+			"source sequence root.db 1 0 2-2-0-0.tsfile\n"+
+			"source sequence root.db 1 0 0-7-0-0.tsfile\n"+
+			"target sequence root.db 1 0 1-1-1-0.inner\n"+
+			"empty sequence root.db 1 0 1-9-1-0.inner\n"+
+			"COMPACTION_FINISHED\n"), 0o644))
+
+	info, _, _, _ := inspectDirJSON(t, "--no-count", root)
+	require.Equal(t, []inspectCompaction{{
+		Log: log,
+		Sources: []inspectCompactFile{
+			{Path: src1, Present: true, Data: true},
+			{Path: src2, Present: true, Data: true},
+			{Path: filepath.Join(part, "0-7-0-0.tsfile")},
+		},
+		Targets: []inspectCompactFile{
+			{Path: filepath.Join(part, "1-1-1-0.inner"), Present: true, Data: true},
+			{Path: filepath.Join(part, "1-9-1-0.inner"), Empty: true},
+		},
+	}}, info.Compactions)
+	require.True(t, slices.ContainsFunc(info.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, log+": a compaction had not finished: 1 of its 2 targets are data files beside 2 of its 3 sources")
+	}), "%q", info.Warnings)
+
+	code, out, _ := runCLI("inspect", "--no-count", root)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "\ncompaction log "+log+"\n  source 1-1-0-0.tsfile (data file)\n  source 2-2-0-0.tsfile (data file)\n  source 0-7-0-0.tsfile (missing)\n  target 1-1-1-0.inner (data file)\n  empty target 1-9-1-0.inner (missing)\n")
 }
