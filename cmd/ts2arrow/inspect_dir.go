@@ -313,7 +313,7 @@ func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfil
 	}
 	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(found, ", "))
 	info, failed := summarizeLayout(found, l, *f.maxEntries)
-	info.Effect = countEffect(l, ropts, !*f.noCount, info)
+	info.Effect = countEffect(l, ropts, !*f.noCount, info, stderr)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -863,7 +863,7 @@ func compareNum(a, b string) int {
 // countEffect opens the layout with the resolved reader for its rules and
 // warnings and, when count is set, reads every table through it to count
 // what the rules removed.
-func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info *inspectDir) *inspectEffect {
+func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info *inspectDir, stderr io.Writer) *inspectEffect {
 	e := &inspectEffect{asked: count}
 	ds, err := dataset.OpenLayout(l, &dataset.Options{Read: ropts})
 	if err != nil {
@@ -882,7 +882,9 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 		e.Error = err.Error()
 		return e
 	}
-	e.Counted = true
+	// Reading a large directory takes as long as converting it: say why
+	// inspect is slow, and how not to be.
+	fmt.Fprintf(stderr, "ts2arrow: counting what deletions and overwrites remove: reading every row of %d tables (--no-count skips this)\n", len(tables))
 	total := &inspectCount{}
 	for _, t := range tables {
 		c, err := countTable(ds, t)
@@ -901,6 +903,7 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 		total.RowsOut += c.RowsOut
 	}
 	e.Total = total
+	e.Counted = true
 	return e
 }
 

@@ -560,3 +560,20 @@ func TestInspectDirCompactionLog(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "\ncompaction log "+log+"\n  source 1-1-0-0.tsfile (data file)\n  source 2-2-0-0.tsfile (data file)\n  source 0-7-0-0.tsfile (missing)\n  target 1-1-1-0.inner (data file)\n  empty target 1-9-1-0.inner (missing)\n")
 }
+
+func TestInspectDirCountFails(t *testing.T) {
+	root := t.TempDir()
+	a := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: tsfile.ParseTreePath("root.db.d1"), times: times(1, 3)})
+	data, err := os.ReadFile(a)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(a, data[:len(data)/2], 0o644))
+	info, _, code, errOut := inspectDirJSON(t, root)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "the rows could not be counted: ")
+	require.False(t, info.Effect.Counted)
+	require.Contains(t, info.Effect.Error, a)
+	require.Nil(t, info.Effect.Total)
+	// The summary is all there.
+	require.Equal(t, 1, info.Files)
+	require.Equal(t, 1, info.Devices)
+}
