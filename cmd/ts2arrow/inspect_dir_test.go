@@ -564,9 +564,15 @@ func TestInspectDirCompactionLog(t *testing.T) {
 func TestInspectDirCountFails(t *testing.T) {
 	root := t.TempDir()
 	a := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 1, dev: tsfile.ParseTreePath("root.db.d1"), times: times(1, 3)})
+	// Damage the chunk's header: the file opens, its read fails.
 	data, err := os.ReadFile(a)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(a, data[:len(data)/2], 0o644))
+	f, err := tsfile.Open(bytes.NewReader(data), int64(len(data)), nil)
+	require.NoError(t, err)
+	series, err := f.Series(tsfile.ParseTreePath("root.db.d1"))
+	require.NoError(t, err)
+	data[series[0].Chunks[0].Offset] = 0x7f
+	require.NoError(t, os.WriteFile(a, data, 0o644))
 	info, _, code, errOut := inspectDirJSON(t, root)
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "the rows could not be counted: ")
