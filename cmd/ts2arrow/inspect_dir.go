@@ -28,18 +28,18 @@ import (
 
 // inspectDirHelp is the part of inspect's help about data directories.
 const inspectDirHelp = `
-A DIR that is an IoTDB data directory (it holds sequence/ or unsequence/,
-or lies inside one, or its TsFiles have .resource or mods files beside
+A DIR that is an IoTDB data directory (it holds sequence/ or
+unsequence/, or lies inside one, or its TsFiles have mods files beside
 them) is summarised as one dataset instead: files, bytes, devices and
 time span per database, region and time partition and space; every mods
 file with its deletions (--max-entries of each, 0 for all); which files
-hold copies of the same device at overlapping times, and whose copy wins;
-what was skipped (compaction temporaries, orphans) and why; and the effect
-of the rules: how many rows the deletions remove and how many copies are
-overwritten. That count reads every row of every table through the
-resolved reader, as convert would; --no-count skips it. --raw inspects
-every TsFile alone instead, as for a plain directory. --json prints one
-object (docs/inspect-json.md, "Data directory").
+hold copies of the same device at overlapping times, and whose copy
+wins; what was skipped (compaction temporaries, orphans) and why; and
+the effect of the rules: how many rows the deletions remove and how many
+copies are overwritten. That count reads every row of every table
+through the resolved reader, as convert would; --no-count skips it.
+--raw inspects every TsFile alone instead, as for a plain directory.
+--json prints one object (docs/inspect-json.md, "Data directory").
 `
 
 // inspectDirFlags are the flags of inspect that only a data directory uses.
@@ -229,7 +229,7 @@ type inspectCount struct {
 
 // inspectDirRoots reports whether the FILE arguments name an IoTDB data
 // directory, and then the roots to discover. A directory is one when it
-// lies in a layout or when its TsFiles have companions: both mean that
+// lies in a layout or when its TsFiles have mods files: both mean that
 // reading each file alone would bring deleted points back or show
 // overwritten ones twice. A URL cannot take part in a layout.
 func inspectDirRoots(args []string) ([]string, bool, error) {
@@ -249,7 +249,7 @@ func inspectDirRoots(args []string) ([]string, bool, error) {
 		}
 		for _, n := range names {
 			roots = append(roots, n)
-			if st, err := os.Stat(n); err == nil && st.IsDir() && isDataDir(n) {
+			if st, err := os.Stat(n); err == nil && st.IsDir() && inspectLayoutDir(n) {
 				layout = true
 			}
 		}
@@ -265,15 +265,17 @@ func inspectDirRoots(args []string) ([]string, bool, error) {
 	return roots, true, nil
 }
 
-// isDataDir tells an IoTDB data directory (or a part of one) from a plain
-// directory of TsFiles, from names alone.
-func isDataDir(dir string) bool {
+// inspectLayoutDir tells an IoTDB data directory (or a part of one) from
+// a plain directory of TsFiles, from names alone, as convert, head and
+// schema tell their inputs: a data file in a time partition folder of a
+// layout, or one with a mods file beside it.
+func inspectLayoutDir(dir string) bool {
 	l, err := dataset.Discover(dir)
 	if err != nil {
 		return false
 	}
 	for _, f := range l.Files {
-		if f.Space != dataset.Unknown || f.Resource != "" || f.ModsV1 != "" || f.ModsV2 != "" {
+		if f.Space != dataset.Unknown || f.ModsV1 != "" || f.ModsV2 != "" {
 			return true
 		}
 	}

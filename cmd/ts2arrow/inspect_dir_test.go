@@ -442,6 +442,14 @@ func TestInspectDirDispatch(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.NoError(t, json.Unmarshal([]byte(out), &files))
 	require.Len(t, files, 1)
+	// A .resource beside it does not make it IoTDB data (as for convert).
+	res, err := os.ReadFile(filepath.Join(root, "unsequence", "tdb", "2", "0", "2-6-0-0.tsfile.resource"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(plain, "a.tsfile.resource"), res, 0o644))
+	code, out, _ = runCLI("inspect", "--json", plain)
+	require.Equal(t, 0, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &files))
+	require.Len(t, files, 1)
 	// Mods beside it make it one.
 	require.NoError(t, os.WriteFile(filepath.Join(plain, "a.tsfile.mods2"), nil, 0o644))
 	info, _, _, _ = inspectDirJSON(t, "--no-count", plain)
