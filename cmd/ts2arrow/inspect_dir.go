@@ -1062,17 +1062,17 @@ func printInspectDir(w io.Writer, info *inspectDir) {
 		fmt.Fprintf(w, "\neffect: not counted (--no-count)\n")
 	default:
 		fmt.Fprintf(w, "\neffect (counted by reading every row of every table through the resolved reader; --no-count skips it)\n")
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "  TABLE\tMODEL\tFILES\tROWS READ\tDELETED\tCELLS DELETED\tOVERWRITTEN\tMERGED\tROWS OUT\t")
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  TABLE\tMODEL\tFILES\tROWS READ\tDELETED\tCELLS DELETED\tOVERWRITTEN\tMERGED\tROWS OUT")
 		row := func(c *inspectCount) {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Table, c.Model, c.Files, c.RowsRead, c.RowsDeleted, c.CellsDeleted, c.RowsOverwritten, c.RowsMerged, c.RowsOut)
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Table, c.Model, c.Files, c.RowsRead, c.RowsDeleted, c.CellsDeleted, c.RowsOverwritten, c.RowsMerged, c.RowsOut)
 		}
 		for i := range e.Tables {
 			row(&e.Tables[i])
 		}
 		if e.Total != nil {
 			t := *e.Total
-			t.Table, t.Model = "total", ""
+			t.Table, t.Model = "total", "-"
 			row(&t)
 		}
 		tw.Flush()
