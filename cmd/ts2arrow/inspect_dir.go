@@ -78,6 +78,9 @@ type inspectDir struct {
 	Compactions []inspectCompaction `json:"compactions"`
 	Warnings    []string            `json:"warnings"`
 	Rules       []string            `json:"rules"`
+	// TypeChanges are the columns whose type differs between files; they
+	// are found while counting, which opens every file.
+	TypeChanges []inspectTypeChange `json:"type_changes"`
 	Effect      *inspectEffect      `json:"effect"`
 
 	// readerWarnings are the warnings dataset.OpenLayout gives, as
@@ -200,6 +203,24 @@ type inspectCompactFile struct {
 type inspectSkip struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+}
+
+// inspectTypeChange is a column stored with different types in different
+// files (ALTER COLUMN ... SET DATA TYPE): the reader reads it as the type
+// of the newest file holding it and casts the others (docs/iotdb-rules.md
+// 4), or stops when a cast is impossible.
+type inspectTypeChange struct {
+	Table  string `json:"table"`
+	Column string `json:"column"`
+	ReadAs string `json:"read_as"`
+	// Types are the types stored, the newest file's first.
+	Types []inspectColType `json:"types"`
+}
+
+type inspectColType struct {
+	Type   string `json:"type"`
+	Files  int    `json:"files"`
+	Newest string `json:"newest"` // the newest file storing the column so
 }
 
 // inspectEffect is what reading the tables through the resolved reader
@@ -387,7 +408,8 @@ func (s span) ptrs() (*int64, *int64) {
 // .resource and mods files, without opening a data file. It returns how
 // many companions could not be read.
 func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir, int) {
-	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Compactions: []inspectCompaction{}, Warnings: []string{}, Rules: []string{}}
+	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Compactions: []inspectCompaction{},
+		Warnings: []string{}, Rules: []string{}, TypeChanges: []inspectTypeChange{}}
 	failed := 0
 	warn := func(format string, args ...any) { info.Warnings = append(info.Warnings, fmt.Sprintf(format, args...)) }
 	// readerWarn notes what the resolved reader warns of on opening, in
@@ -884,6 +906,7 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 		e.Error = err.Error()
 		return e
 	}
+	info.TypeChanges = typeChanges(l, tables, ropts)
 	// Reading a large directory takes as long as converting it: say why
 	// inspect is slow, and how not to be.
 	fmt.Fprintf(stderr, "ts2arrow: counting what deletions and overwrites remove: reading every row of %d tables (--no-count skips this)\n", len(tables))
@@ -907,6 +930,115 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 	e.Total = total
 	e.Counted = true
 	return e
+}
+
+// typeChanges opens the footer of every data file the reader reads, newest
+// first as the reader orders them (dataset.Priority, then discovery
+// order), and lists the columns of the tables whose type differs between
+// files. A file that cannot be opened is passed over: the count reports it.
+func typeChanges(l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOptions) []inspectTypeChange {
+	known := map[string]bool{}
+	for _, t := range tables {
+		known[t.Name] = true
+	}
+	order := make([]int, 0, len(l.Files))
+	for i, f := range l.Files {
+		if f.Space != dataset.Unknown && f.Resource == "" {
+			continue // unsealed: the reader leaves it out
+		}
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return -l.Files[a].Priority(0).Compare(l.Files[b].Priority(0))
+	})
+	type key struct{ table, column string }
+	var keys []key
+	types := map[key][]inspectColType{}
+	note := func(k key, typ tsfile.DataType, file string) {
+		ts, ok := types[k]
+		if !ok {
+			keys = append(keys, k)
+		}
+		for i := range ts {
+			if ts[i].Type == typ.String() {
+				ts[i].Files++
+				return
+			}
+		}
+		types[k] = append(ts, inspectColType{Type: typ.String(), Files: 1, Newest: file})
+	}
+	for _, i := range order {
+		path := l.Files[i].Path
+		cols, err := fileColumns(path, ropts)
+		if err != nil {
+			continue
+		}
+		for _, c := range cols {
+			if known[c.table] {
+				note(key{c.table, c.column}, c.typ, path)
+			}
+		}
+	}
+	out := []inspectTypeChange{}
+	for _, k := range keys {
+		if ts := types[k]; len(ts) > 1 {
+			out = append(out, inspectTypeChange{Table: k.table, Column: k.column, ReadAs: ts[0].Type, Types: ts})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b inspectTypeChange) int {
+		if c := cmp.Compare(a.Table, b.Table); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Column, b.Column)
+	})
+	return out
+}
+
+// fileColumn is a data column of a table in one file.
+type fileColumn struct {
+	table, column string
+	typ           tsfile.DataType
+}
+
+// fileColumns lists the FIELD columns of a file's tables and the
+// measurements of its tree-model devices, each once per type stored.
+func fileColumns(path string, ropts *tsfile.ReadOptions) ([]fileColumn, error) {
+	f, err := tsfile.OpenFile(path, ropts)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []fileColumn
+	for _, t := range f.Tables() {
+		if s, ok := f.SchemaOf(t); ok {
+			for _, c := range s.Fields() {
+				out = append(out, fileColumn{t, c.Name, c.DataType})
+			}
+			continue
+		}
+		devs, err := f.Devices(t)
+		if err != nil {
+			return nil, err
+		}
+		// Two devices of one root may store a measurement with different
+		// types: that is a type change of the root's column too.
+		seen := map[fileColumn]bool{}
+		for _, d := range devs {
+			series, err := f.Series(d)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range series {
+				c := fileColumn{t, s.Measurement, s.DataType}
+				if s.IsTimeColumn() || seen[c] {
+					continue
+				}
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
 }
 
 // countTable drains the resolved reader of one table.
@@ -1048,6 +1180,17 @@ func printInspectDir(w io.Writer, info *inspectDir) {
 		fmt.Fprintf(w, "\nskipped\n")
 		for _, s := range info.Skipped {
 			fmt.Fprintf(w, "  %s: %s\n", s.Path, s.Reason)
+		}
+	}
+
+	if len(info.TypeChanges) > 0 {
+		fmt.Fprintf(w, "\ntype changes (read as the newest file's type, the others cast; an impossible cast stops the count)\n")
+		for _, c := range info.TypeChanges {
+			var parts []string
+			for _, t := range c.Types {
+				parts = append(parts, fmt.Sprintf("%s in %d files (newest %s)", t.Type, t.Files, filepath.Base(t.Newest)))
+			}
+			fmt.Fprintf(w, "  %s.%s: %s\n", c.Table, c.Column, strings.Join(parts, ", "))
 		}
 	}
 

@@ -24,6 +24,8 @@ type dirFile struct {
 	times                   []int64
 	table                   bool
 	f1, f2                  []*int64 // table rows; nil cells are null
+	f1Int32                 bool     // f1 is INT32 in this file, not INT64
+	s1Int32                 bool     // s1 is INT32 in this file, not INT64
 	modsV1, modsV2          []dataset.Deletion
 	noResource              bool
 }
@@ -48,23 +50,43 @@ func writeDirFile(t *testing.T, root string, f dirFile) string {
 	w, err := tsfile.NewWriter(&out, nil)
 	require.NoError(t, err)
 	if f.table {
-		require.NoError(t, w.RegisterTable(dirTable))
-		col := func(name string, cells []*int64) tsfile.AlignedColumn {
-			v := tsfile.Values{Type: tsfile.Int64, Int64s: make([]int64, len(cells)), Null: make([]bool, len(cells))}
+		schema := dirTable
+		f1Type := tsfile.Int64
+		if f.f1Int32 {
+			f1Type = tsfile.Int32
+			schema.Columns = slices.Clone(schema.Columns)
+			schema.Columns[1].DataType = f1Type
+		}
+		require.NoError(t, w.RegisterTable(schema))
+		col := func(name string, typ tsfile.DataType, cells []*int64) tsfile.AlignedColumn {
+			v := tsfile.Values{Type: typ, Null: make([]bool, len(cells))}
 			for i, c := range cells {
+				x := int64(0)
 				if c == nil {
 					v.Null[i] = true
 				} else {
-					v.Int64s[i] = *c
+					x = *c
+				}
+				if typ == tsfile.Int32 {
+					v.Int32s = append(v.Int32s, int32(x))
+				} else {
+					v.Int64s = append(v.Int64s, x)
 				}
 			}
-			return tsfile.AlignedColumn{SeriesSchema: tsfile.SeriesSchema{Name: name, DataType: tsfile.Int64}, Values: v}
+			return tsfile.AlignedColumn{SeriesSchema: tsfile.SeriesSchema{Name: name, DataType: typ}, Values: v}
 		}
-		require.NoError(t, w.WriteAligned(f.dev, f.times, []tsfile.AlignedColumn{col("f1", f.f1), col("f2", f.f2)}))
+		require.NoError(t, w.WriteAligned(f.dev, f.times, []tsfile.AlignedColumn{col("f1", f1Type, f.f1), col("f2", tsfile.Int64, f.f2)}))
 	} else {
 		s := tsfile.NonAlignedSeries{SeriesSchema: tsfile.SeriesSchema{Name: "s1", DataType: tsfile.Int64}, Times: f.times, Values: tsfile.Values{Type: tsfile.Int64}}
+		if f.s1Int32 {
+			s.DataType, s.Values.Type = tsfile.Int32, tsfile.Int32
+		}
 		for _, tm := range f.times {
-			s.Values.Int64s = append(s.Values.Int64s, tm*10)
+			if f.s1Int32 {
+				s.Values.Int32s = append(s.Values.Int32s, int32(tm*10))
+			} else {
+				s.Values.Int64s = append(s.Values.Int64s, tm*10)
+			}
 		}
 		require.NoError(t, w.WriteNonAligned(f.dev, []tsfile.NonAlignedSeries{s}))
 	}
@@ -292,7 +314,7 @@ func TestInspectDirJSONShape(t *testing.T) {
 		return ks
 	}
 	require.Equal(t, []string{"bytes", "compactions", "devices", "effect", "end_time", "files", "loose", "mod_entries", "mods", "partitions",
-		"roots", "rules", "sequence", "skipped", "start_time", "unsequence", "warnings"}, keys(raw))
+		"roots", "rules", "sequence", "skipped", "start_time", "type_changes", "unsequence", "warnings"}, keys(raw))
 	part := raw["partitions"].([]any)[0].(map[string]any)
 	require.Equal(t, []string{"database", "devices", "end_time", "files", "loose", "overlap_pairs", "overlaps", "partition",
 		"region", "sequence", "start_time", "unsequence"}, keys(part))
@@ -590,4 +612,36 @@ func TestInspectDirCountFails(t *testing.T) {
 	// The summary is all there.
 	require.Equal(t, 1, info.Files)
 	require.Equal(t, 1, info.Devices)
+}
+
+func TestInspectDirTypeChanges(t *testing.T) {
+	root := t.TempDir()
+	north := tsfile.NewDeviceID("t", "north")
+	old := writeDirFile(t, root, dirFile{space: "sequence", db: "tdb", region: "2", part: "0", time: 1, version: 1, dev: north, table: true, times: times(1, 2),
+		f1: []*int64{ip(1), ip(2)}, f2: []*int64{ip(10), ip(20)}, f1Int32: true})
+	old2 := writeDirFile(t, root, dirFile{space: "sequence", db: "tdb", region: "2", part: "0", time: 2, version: 2, dev: north, table: true, times: times(3, 4),
+		f1: []*int64{ip(3), ip(4)}, f2: []*int64{ip(30), ip(40)}, f1Int32: true})
+	// The newest by priority: an unsequence file, whatever its version.
+	newest := writeDirFile(t, root, dirFile{space: "unsequence", db: "tdb", region: "2", part: "0", time: 1, version: 0, dev: north, table: true, times: times(5, 6),
+		f1: []*int64{ip(5), ip(6)}, f2: []*int64{ip(50), ip(60)}})
+	// A tree measurement: INT64 in the newer file, INT32 in the older.
+	d1 := tsfile.ParseTreePath("root.db.d1")
+	treeOld := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 3, dev: d1, times: times(1, 2), s1Int32: true})
+	treeNew := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 4, dev: d1, times: times(3, 4)})
+	info, _, code, errOut := inspectDirJSON(t, root)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, []inspectTypeChange{
+		{Table: "root.db", Column: "s1", ReadAs: "INT64", Types: []inspectColType{{Type: "INT64", Files: 1, Newest: treeNew}, {Type: "INT32", Files: 1, Newest: treeOld}}},
+		{Table: "t", Column: "f1", ReadAs: "INT64", Types: []inspectColType{{Type: "INT64", Files: 1, Newest: newest}, {Type: "INT32", Files: 2, Newest: old2}}},
+	}, info.TypeChanges)
+	require.NotEqual(t, old, old2)
+	require.Equal(t, int64(6+4), info.Effect.Total.RowsOut)
+
+	code, out, _ := runCLI("inspect", root)
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "\n  t.f1: INT64 in 1 files (newest 1-0-0-0.tsfile), INT32 in 2 files (newest 2-2-0-0.tsfile)\n")
+
+	// Counting is what opens the files.
+	info, _, _, _ = inspectDirJSON(t, "--no-count", root)
+	require.Empty(t, info.TypeChanges)
 }
