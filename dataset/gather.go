@@ -217,3 +217,98 @@ func constArray(mem memory.Allocator, src arrow.Array, i, n int) (arrow.Array, e
 	}
 	return concat(mem, src.DataType(), ps, n)
 }
+
+// patch returns base[bOff : bOff+n] with the cells at rows pos (relative to
+// bOff) replaced by over's cells at uOff, uOff+1, ... where those are not
+// null: a higher copy's values written over a lower one's, null cells of
+// the higher copy keeping the lower value (the merge's cell-wise rule).
+// Fixed-width and boolean columns are copied once and patched in place;
+// other layouts are gathered by runs.
+func patch(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, uOff int, pos []int) (arrow.Array, error) {
+	if over.NullN() == over.Len() {
+		return array.NewSlice(base, int64(bOff), int64(bOff+n)), nil
+	}
+	bd, od := base.Data(), over.Data()
+	var w int
+	switch t := base.DataType().(type) {
+	case *arrow.BooleanType:
+		w = 0
+	case arrow.FixedWidthDataType:
+		if _, dict := t.(*arrow.DictionaryType); dict || t.BitWidth()%8 != 0 || t.BitWidth() == 0 {
+			return patchByRuns(mem, base, bOff, n, over, uOff, pos)
+		}
+		w = t.BitWidth() / 8
+	default:
+		return patchByRuns(mem, base, bOff, n, over, uOff, pos)
+	}
+	vals := memory.NewResizableBuffer(mem)
+	valid := memory.NewResizableBuffer(mem)
+	valid.Resize(int(bitutil.BytesForBits(int64(n))))
+	vb := valid.Bytes()
+	if base.NullN() == 0 || bd.Buffers()[0] == nil {
+		bitutil.SetBitsTo(vb, 0, int64(n), true)
+	} else {
+		bitutil.CopyBitmap(bd.Buffers()[0].Bytes(), bd.Offset()+bOff, n, vb, 0)
+	}
+	var ovalid []byte
+	if over.NullN() > 0 && od.Buffers()[0] != nil {
+		ovalid = od.Buffers()[0].Bytes()
+	}
+	src := od.Buffers()[1].Bytes()
+	if w == 0 {
+		vals.Resize(int(bitutil.BytesForBits(int64(n))))
+		dst := vals.Bytes()
+		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, dst, 0)
+		for j, p := range pos {
+			u := od.Offset() + uOff + j
+			if ovalid != nil && !bitutil.BitIsSet(ovalid, u) {
+				continue
+			}
+			bitutil.SetBitTo(dst, p, bitutil.BitIsSet(src, u))
+			bitutil.SetBit(vb, p)
+		}
+	} else {
+		vals.Resize(n * w)
+		dst := vals.Bytes()
+		b0 := (bd.Offset() + bOff) * w
+		copy(dst, bd.Buffers()[1].Bytes()[b0:b0+n*w])
+		for j, p := range pos {
+			u := od.Offset() + uOff + j
+			if ovalid != nil && !bitutil.BitIsSet(ovalid, u) {
+				continue
+			}
+			copy(dst[p*w:p*w+w], src[u*w:u*w+w])
+			bitutil.SetBit(vb, p)
+		}
+	}
+	nulls := n - bitutil.CountSetBits(vb, 0, n)
+	bufs := []*memory.Buffer{valid, vals}
+	if nulls == 0 {
+		bufs[0] = nil
+	}
+	data := array.NewData(base.DataType(), n, bufs, nil, nulls, 0)
+	valid.Release()
+	vals.Release()
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// patchByRuns is patch for layouts that cannot be written in place.
+func patchByRuns(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, uOff int, pos []int) (arrow.Array, error) {
+	var ps pieces
+	at := 0
+	for j, p := range pos {
+		if over.IsNull(uOff + j) {
+			continue
+		}
+		if p > at {
+			ps.add(base, bOff+at, p-at)
+		}
+		ps.add(over, uOff+j, 1)
+		at = p + 1
+	}
+	if at < n {
+		ps.add(base, bOff+at, n-at)
+	}
+	return concat(mem, base.DataType(), ps, n)
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
 // cursor is a source of one device in the merge: a file (or a run of rising
@@ -38,9 +39,14 @@ func (c *cursor) release() {
 // time of another source are taken as one run, so a file that overlaps
 // others only in places costs little more than a plain read.
 type merger struct {
-	r    *Reader
-	curs []*cursor
-	held []arrow.RecordBatch
+	r     *Reader
+	curs  []*cursor
+	held  []arrow.RecordBatch
+	konst []bool   // output columns constant per device
+	cols  []pieces // reused from batch to batch
+	at    []*cursor
+	zc    int // zeroCopyRun for the batch size
+	pos   []int
 }
 
 // fill makes sure c has a current row, loading its next batch; false when
@@ -73,16 +79,13 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 	}()
 	r := m.r
 	ncol := len(r.ts.keep)
-	konst := make([]bool, ncol)
-	for k, i := range r.ts.keep {
-		konst[k] = r.ts.cols[i].konst
-	}
-	cols := make([]pieces, ncol)
-	out := 0
-	var constRec arrow.RecordBatch
-	constRank := math.MinInt
-	var at []*cursor
-	for out < r.bs {
+	if m.konst == nil {
+		m.konst = make([]bool, ncol)
+		for k, i := range r.ts.keep {
+			m.konst[k] = r.ts.cols[i].konst
+		}
+		m.cols = make([]pieces, ncol)
+		// Load every source once; later only the ones that moved.
 		live := m.curs[:0]
 		for _, c := range m.curs {
 			ok, err := m.fill(c)
@@ -96,9 +99,35 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			}
 		}
 		m.curs = live
-		if len(live) == 0 {
-			break
+	}
+	konst, cols := m.konst, m.cols
+	if m.zc == 0 {
+		m.zc = max(1, min(zeroCopyRun, r.bs/4))
+	}
+	for k := range cols {
+		cols[k] = cols[k][:0]
+	}
+	out := 0
+	var constRec arrow.RecordBatch
+	constRank := math.MinInt
+	for _, c := range m.curs {
+		if c.rank > constRank {
+			constRank, constRec = c.rank, c.rec
 		}
+	}
+	if constRec != nil {
+		constRec.Retain() // a source may move past it below
+		defer constRec.Release()
+	}
+	if len(m.curs) >= 2 {
+		rec, ok, err := m.patchWindow()
+		if err != nil || ok {
+			return rec, err
+		}
+	}
+	at := m.at
+	for out < r.bs && len(m.curs) > 0 {
+		live := m.curs
 		minT := int64(math.MaxInt64)
 		var top *cursor
 		cnt := 0
@@ -110,11 +139,10 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			case t == minT:
 				cnt++ // resolved below, by rank
 			}
-			if c.rank > constRank {
-				constRank, constRec = c.rank, c.rec
-			}
 		}
 		if cnt == 1 {
+			// top alone holds the smallest time: take its rows up to the
+			// next time of another source in one run.
 			nextT := int64(math.MaxInt64)
 			for _, c := range live {
 				if c != top && c.times[c.pos] < nextT {
@@ -123,11 +151,25 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			}
 			lim := min(len(top.times), top.pos+r.bs-out)
 			end := lim
-			if nextT != math.MaxInt64 {
-				ts := top.times[top.pos:lim]
-				end = top.pos + sort.Search(len(ts), func(k int) bool { return ts[k] >= nextT })
+			if nextT <= top.times[lim-1] {
+				end = top.pos + searchFrom(top.times[top.pos:lim], nextT)
 			}
 			n := end - top.pos
+			if n >= m.zc {
+				// A long run goes out as a slice of its batch, uncopied;
+				// what was gathered before it goes first.
+				if out > 0 {
+					break
+				}
+				rec := top.rec.NewSlice(int64(top.pos), int64(end))
+				top.pos = end
+				if err := m.advanced(top); err != nil {
+					rec.Release()
+					return nil, err
+				}
+				r.stats.RowsMerged += int64(n)
+				return rec, nil
+			}
 			for k := range cols {
 				if !konst[k] {
 					cols[k].add(top.rec.Column(k), top.pos, n)
@@ -135,36 +177,100 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			}
 			out += n
 			top.pos = end
+			if err := m.advanced(top); err != nil {
+				return nil, err
+			}
 			continue
 		}
+		// Several sources hold minT: rank them, highest first, and take
+		// the run of times they all hold in step (a block rewritten by a
+		// later file), up to the next time of any other source.
 		at = at[:0]
+		nextT := int64(math.MaxInt64)
 		for _, c := range live {
 			if c.times[c.pos] == minT {
 				at = append(at, c)
+			} else if c.times[c.pos] < nextT {
+				nextT = c.times[c.pos]
 			}
 		}
-		sort.Slice(at, func(a, b int) bool { return at[a].rank > at[b].rank })
+		if len(at) == 2 {
+			if at[1].rank > at[0].rank {
+				at[0], at[1] = at[1], at[0]
+			}
+		} else {
+			sort.Slice(at, func(a, b int) bool { return at[a].rank > at[b].rank })
+		}
+		n := 1
+		lim := r.bs - out
+		for _, c := range at {
+			lim = min(lim, len(c.times)-c.pos)
+		}
+	run:
+		for n < lim {
+			t := at[0].times[at[0].pos+n]
+			if t >= nextT {
+				break
+			}
+			for _, c := range at[1:] {
+				if c.times[c.pos+n] != t {
+					break run
+				}
+			}
+			n++
+		}
+		win := at[0]
+		if n >= m.zc && win.fullRows(n) {
+			if out > 0 {
+				break
+			}
+			rec := win.rec.NewSlice(int64(win.pos), int64(win.pos+n))
+			r.stats.RowsOverwritten += int64((len(at) - 1) * n)
+			r.stats.RowsMerged += int64(n)
+			for _, c := range at {
+				c.pos += n
+			}
+			for _, c := range at {
+				if err := m.advanced(c); err != nil {
+					rec.Release()
+					return nil, err
+				}
+			}
+			return rec, nil
+		}
 		for k := range cols {
 			if konst[k] {
 				continue
 			}
-			win := at[0]
-			if k != 0 {
+			a := win.rec.Column(k)
+			if k == 0 || noNulls(a, win.pos, n) {
+				cols[k].add(a, win.pos, n)
+				continue
+			}
+			// Cell by cell: each null takes the highest copy's value.
+			for i := 0; i < n; i++ {
+				src := win
 				for _, c := range at {
-					if c.rec.Column(k).IsValid(c.pos) {
-						win = c
+					if c.rec.Column(k).IsValid(c.pos + i) {
+						src = c
 						break
 					}
 				}
+				cols[k].add(src.rec.Column(k), src.pos+i, 1)
 			}
-			cols[k].add(win.rec.Column(k), win.pos, 1)
 		}
-		r.stats.RowsOverwritten += int64(len(at) - 1)
-		out++
+		r.stats.RowsOverwritten += int64((len(at) - 1) * n)
+		out += n
 		for _, c := range at {
-			c.pos++
+			c.pos += n
+		}
+		for _, c := range at {
+			if err := m.advanced(c); err != nil {
+				return nil, err
+			}
 		}
 	}
+	m.at = at
 	if out == 0 {
 		return nil, nil
 	}
@@ -181,8 +287,74 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 	}
+	for k := range cols {
+		clear(cols[k]) // drop the references to released batches
+	}
 	r.stats.RowsMerged += int64(out)
 	return array.NewRecordBatch(r.ts.out, arrs, int64(out)), nil
+}
+
+// advanced loads c's next batch when it has used up the current one, and
+// drops it from the merge when it is exhausted.
+func (m *merger) advanced(c *cursor) error {
+	if c.pos < len(c.times) {
+		return nil
+	}
+	ok, err := m.fill(c)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		for i, x := range m.curs {
+			if x == c {
+				m.curs = append(m.curs[:i], m.curs[i+1:]...)
+				break
+			}
+		}
+		c.release()
+	}
+	return nil
+}
+
+// zeroCopyRun is the length from which a run of one source's rows goes
+// out as a slice of its batch rather than copied into a merged batch: long
+// enough that the smaller batches it makes cost less than the copy.
+const zeroCopyRun = 1024
+
+// fullRows reports whether the value columns of c's next n rows hold no
+// null, so that no lower copy can fill a cell of them.
+func (c *cursor) fullRows(n int) bool {
+	for k, a := range c.rec.Columns() {
+		if k > 0 && !noNulls(a, c.pos, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// searchFrom returns the first index of sorted ts holding a time >= t, by
+// galloping from the start: the runs between rewritten points are short.
+func searchFrom(ts []int64, t int64) int {
+	hi := 1
+	for hi < len(ts) && ts[hi] < t {
+		hi *= 2
+	}
+	lo := hi / 2
+	hi = min(hi, len(ts))
+	return lo + sort.Search(hi-lo, func(k int) bool { return ts[lo+k] >= t })
+}
+
+// noNulls reports whether a[off : off+n] holds no null.
+func noNulls(a arrow.Array, off, n int) bool {
+	if a.NullN() == 0 {
+		return true
+	}
+	d := a.Data()
+	b := d.Buffers()[0]
+	if b == nil {
+		return a.DataType().ID() != arrow.NULL
+	}
+	return bitutil.CountSetBits(b.Bytes(), d.Offset()+off, n) == n
 }
 
 func (m *merger) release() {
@@ -194,4 +366,111 @@ func (m *merger) release() {
 		h.Release()
 	}
 	m.held = nil
+}
+
+// patchWindow is the merge of two sources where the higher one only
+// rewrites rows the lower one holds (out-of-order writes that correct
+// points, the common case of a sequence and an unsequence file): the next
+// window of the lower source's batch is the output, its cells at the
+// rewritten times replaced, with no per-run gathering. ok is false when
+// the window does not qualify (the higher source holds a time the lower
+// lacks, or nothing to rewrite); the general merge then runs.
+func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
+	r := m.r
+	// b holds the smallest time, u the next source to come in; any other
+	// source only comes in after the window.
+	var b, u *cursor
+	for _, c := range m.curs {
+		switch {
+		case b == nil || c.times[c.pos] < b.times[b.pos]:
+			b, u = c, b
+		case u == nil || c.times[c.pos] < u.times[u.pos]:
+			u = c
+		}
+	}
+	if u.times[u.pos] == b.times[b.pos] && u.rank < b.rank {
+		b, u = u, b
+	}
+	if u.rank < b.rank {
+		return nil, false, nil
+	}
+	nextT := int64(math.MaxInt64)
+	for _, c := range m.curs {
+		if c != b && c != u {
+			nextT = min(nextT, c.times[c.pos])
+		}
+	}
+	if nextT <= b.times[b.pos] {
+		return nil, false, nil
+	}
+	bEnd := min(len(b.times), b.pos+r.bs)
+	if nextT <= b.times[bEnd-1] {
+		bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], nextT)
+	}
+	tLast := b.times[bEnd-1]
+	if u.times[len(u.times)-1] < tLast {
+		// u's next batch may hold times up to tLast: stop the window at
+		// u's last time, whose rows this batch decides.
+		tLast = u.times[len(u.times)-1]
+		bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], tLast) + 1
+		if bEnd > len(b.times) || b.times[bEnd-1] != tLast {
+			return nil, false, nil
+		}
+	}
+	uEnd := u.pos + searchFrom(u.times[u.pos:], tLast)
+	if uEnd < len(u.times) && u.times[uEnd] == tLast {
+		uEnd++
+	}
+	k := uEnd - u.pos
+	if k == 0 || k*8 > bEnd-b.pos {
+		return nil, false, nil // nothing to rewrite, or too dense to pay
+	}
+	pos := m.pos[:0]
+	i := b.pos
+	for _, t := range u.times[u.pos:uEnd] {
+		i += searchFrom(b.times[i:bEnd], t)
+		if i >= bEnd || b.times[i] != t {
+			m.pos = pos
+			return nil, false, nil
+		}
+		pos = append(pos, i-b.pos)
+		i++
+	}
+	m.pos = pos
+	// Blocks of rewritten rows go faster as runs (uncopied where long);
+	// patching pays where they are scattered.
+	breaks := 1
+	for j := 1; j < len(pos); j++ {
+		if pos[j] != pos[j-1]+1 {
+			breaks++
+		}
+	}
+	if k >= 64*breaks {
+		return nil, false, nil
+	}
+	n := bEnd - b.pos
+	arrs := make([]arrow.Array, len(r.ts.keep))
+	defer releaseAll(arrs)
+	for c := range arrs {
+		var err error
+		if c == 0 || m.konst[c] {
+			arrs[c] = array.NewSlice(b.rec.Column(c), int64(b.pos), int64(bEnd))
+		} else {
+			arrs[c], err = patch(r.mem, b.rec.Column(c), b.pos, n, u.rec.Column(c), u.pos, pos)
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	r.stats.RowsOverwritten += int64(k)
+	r.stats.RowsMerged += int64(n)
+	b.pos, u.pos = bEnd, uEnd
+	rec := array.NewRecordBatch(r.ts.out, arrs, int64(n))
+	for _, c := range []*cursor{b, u} {
+		if err := m.advanced(c); err != nil {
+			rec.Release()
+			return nil, false, err
+		}
+	}
+	return rec, true, nil
 }

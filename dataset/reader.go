@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -18,6 +19,7 @@ type entry struct {
 	df         *dataFile
 	dev        tsfile.DeviceID
 	start, end int64
+	full       bool // the query's range holds the device's whole range
 }
 
 // unit is a part of the plan read on its own: the files of a unit share no
@@ -91,7 +93,8 @@ func (d *Dataset) NewReader(table string, o *arrowconv.Options) (*Reader, error)
 	r.opts.BatchSize = r.bs
 	r.mem = r.opts.Allocator
 	if r.mem == nil {
-		r.mem = memory.DefaultAllocator
+		// arrowconv's default: released batch buffers are reused.
+		r.mem = scan.DefaultPool
 		r.opts.Allocator = r.mem
 	}
 	for name := range r.opts.Where {
@@ -134,7 +137,7 @@ func (r *Reader) plan() error {
 			if s > e {
 				continue
 			}
-			entries = append(entries, entry{df: df, dev: dt.Device, start: s, end: e})
+			entries = append(entries, entry{df: df, dev: dt.Device, start: s, end: e, full: lo <= dt.Start && dt.End <= hi})
 		}
 		if len(entries) == before {
 			r.stats.FilesPruned++
@@ -527,7 +530,12 @@ func (r *Reader) fileOptions(df *dataFile, devs []tsfile.DeviceID, lo, hi int64,
 			o.Columns = append(o.Columns, name)
 		}
 	}
-	o.Time = &arrowconv.TimeRange{Start: lo, End: hi}
+	// A range that holds every row read leaves arrowconv on its fast path
+	// (whole chunks streamed), rather than fetching pages one by one.
+	o.Time = nil
+	if lo != math.MinInt64 || hi != math.MaxInt64 {
+		o.Time = &arrowconv.TimeRange{Start: lo, End: hi}
+	}
 	o.Devices = devs
 	o.Limit = 0
 	return &o, true
@@ -796,6 +804,9 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		return nil, err
 	}
 	lo, hi := e.start, e.end
+	if e.full {
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
 	// Whole-row deletions covering either end of the range narrow it, so
 	// that arrowconv skips the chunks and pages they cover unread.
 	for changed := true; changed && lo <= hi; {
@@ -837,6 +848,20 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 			skip[name] = true
 		}
 	}
+	if info.segmented {
+		// Every row of every chunk group is read, so that the rows of
+		// each group can be told by its count (see segments).
+		o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, math.MinInt64, math.MaxInt64, skip)
+		if !ok {
+			return nil, nil
+		}
+		rd, err := r.newFileReader(e.df, o)
+		if err != nil {
+			return nil, err
+		}
+		src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, raw: true}
+		return r.segments(src, rank, info, lo, hi)
+	}
 	o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, lo, hi, skip)
 	if !ok {
 		return nil, nil
@@ -846,10 +871,7 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		return nil, err
 	}
 	src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, last: math.MinInt64}
-	if !info.segmented {
-		return []*cursor{{src: src, rank: rank}}, nil
-	}
-	return r.segments(src, rank)
+	return []*cursor{{src: src, rank: rank}}, nil
 }
 
 // devSource reads one device of one file: conformed, its deletions applied,
@@ -921,14 +943,31 @@ func (m *memSource) release() {
 }
 
 // segments reads a device whose chunk groups overlap in time (several
-// flushes into one unsequence file) whole, and cuts its rows, in the order
-// of the file, into runs of rising time. A later run was written later, so
-// it has the higher priority (the larger chunk offset, docs/iotdb-rules.md
-// 1a); the merge then resolves the runs like files. This holds one
+// flushes into one unsequence file) whole and cuts its rows into one
+// source per chunk group. arrowconv returns the groups in order of their
+// start time (ties in file order), each group's rows whole, so the rows of
+// a group are the next Count rows of its time chunk. A group written later
+// (its time chunk at a larger offset) has the higher priority
+// (docs/iotdb-rules.md 1a); the merge then resolves the groups like files.
+// Each group keeps the rows in [lo, hi] (the query's range). This holds one
 // device's rows of one file in memory.
-func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
-	src.raw = true
+func (r *Reader) segments(src *devSource, rank int, info *devInfo, lo, hi int64) ([]*cursor, error) {
 	defer src.release()
+	sets, err := tsfile.AlignedChunkSets(info.series)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: device %s: %w", src.df.Path, src.dev, err)
+	}
+	byOffset := make([]int, len(sets)) // rank of each set: its place in file order
+	for i := range byOffset {
+		byOffset[i] = i // AlignedChunkSets keeps the time chunks' file order
+	}
+	order := make([]int, len(sets))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return sets[order[a]].Time.Statistics.StartTime < sets[order[b]].Time.Statistics.StartTime
+	})
 	var held []arrow.RecordBatch
 	defer func() {
 		for _, h := range held {
@@ -946,6 +985,13 @@ func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
 		}
 		held = append(held, rec)
 		total += int(rec.NumRows())
+	}
+	var want int64
+	for _, s := range sets {
+		want += s.Time.Statistics.Count
+	}
+	if total > 0 && int64(total) != want { // 0: Where left the device out
+		return nil, fmt.Errorf("dataset: %s: device %s: read %d rows but its time chunks count %d: %w", src.df.Path, src.dev, total, want, tsfile.ErrCorrupt)
 	}
 	if total == 0 {
 		return nil, nil
@@ -968,22 +1014,32 @@ func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
 	defer whole.Release()
 	times := timesOf(whole)
 	var out []*cursor
-	start := 0
-	for i := 1; i <= total; i++ {
-		if i < total && times[i] > times[i-1] {
-			continue
+	fail := func(err error) ([]*cursor, error) {
+		for _, c := range out {
+			c.release()
 		}
-		seg := whole.NewSlice(int64(start), int64(i))
-		rec, err := applyDeletions(r.mem, seg, times[start:i], src.dels, &r.stats)
-		seg.Release()
-		if err != nil {
-			for _, c := range out {
-				c.release()
+		return nil, err
+	}
+	at := 0
+	for _, i := range order {
+		n := int(sets[i].Time.Statistics.Count)
+		seg := times[at : at+n]
+		for j := 1; j < n; j++ {
+			if seg[j] <= seg[j-1] {
+				return fail(fmt.Errorf("dataset: %s: device %s: the chunk group at %d is not in time order: %w", src.df.Path, src.dev, sets[i].Time.Offset, tsfile.ErrCorrupt))
 			}
-			return nil, err
 		}
-		out = append(out, &cursor{src: &memSource{rec: rec}, rank: rank + len(out)})
-		start = i
+		a, b := rangeIn(seg, span{lo, hi})
+		if a < b {
+			part := whole.NewSlice(int64(at+a), int64(at+b))
+			rec, err := applyDeletions(r.mem, part, seg[a:b], src.dels, &r.stats)
+			part.Release()
+			if err != nil {
+				return fail(err)
+			}
+			out = append(out, &cursor{src: &memSource{rec: rec}, rank: rank + byOffset[i]})
+		}
+		at += n
 	}
 	return out, nil
 }

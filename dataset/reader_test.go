@@ -3,9 +3,9 @@ package dataset
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
-	"sort"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -269,6 +269,82 @@ func TestDatasetPushdown(t *testing.T) {
 				}
 			}
 			require.LessOrEqual(t, int64(n), limit*int64(len(mustTables(t, dir))), "seed %d", seed)
+		}
+	}
+}
+
+// mediumLayout is a few thousand rows per file: sequence files and
+// unsequence files rewriting scattered points and blocks, with nulls, so
+// that the merge's long-run and patch paths run (randomLayout's files are
+// too small for them).
+func mediumLayout(r *rand.Rand) []specFile {
+	devT := tsfile.NewDeviceID("t", "a")
+	devA := tsfile.ParseTreePath("root.db.al")
+	cell := func(nullEvery int) *int64 {
+		if r.IntN(nullEvery) == 0 {
+			return nil
+		}
+		return v(int64(r.IntN(1_000_000)))
+	}
+	group := func(kind groupKind, dev tsfile.DeviceID, times []int64, nullEvery int, cols ...string) specGroup {
+		g := specGroup{Kind: kind, Device: dev, Times: times}
+		for _, c := range cols {
+			sc := specCol{Name: c}
+			for range times {
+				sc.Vals = append(sc.Vals, cell(nullEvery))
+			}
+			g.Cols = append(g.Cols, sc)
+		}
+		return g
+	}
+	var specs []specFile
+	for f := 0; f < 3; f++ {
+		var times []int64
+		for i := 0; i < 3000; i++ {
+			times = append(times, int64(f*3000+i))
+		}
+		specs = append(specs, specFile{Space: Sequence, Time: int64(f), Version: int64(f + 1), Tables: []tsfile.TableSchema{tableT}, Groups: []specGroup{
+			group(tableGroup, devT, times, 10, "s1", "s2", "s3"),
+			group(treeAligned, devA, times, 10, "s1", "s2"),
+		}})
+	}
+	for u := 0; u < 2; u++ {
+		var times []int64
+		for t := int64(r.IntN(50)); t < 9000; t++ {
+			switch {
+			case r.IntN(20) == 0: // scattered points
+				times = append(times, t)
+			case r.IntN(400) == 0: // a block
+				for e := t + int64(r.IntN(300)); t < e && t < 9000; t++ {
+					times = append(times, t)
+				}
+			}
+		}
+		s := specFile{Space: Unsequence, Time: int64(10 + u), Version: int64(10 + u), Tables: []tsfile.TableSchema{tableT}, Groups: []specGroup{
+			group(tableGroup, devT, times, 4, "s1", "s2", "s3"),
+			group(treeAligned, devA, times, 4, "s1", "s2"),
+		}}
+		if u == 1 {
+			s.ModsV2 = []Deletion{{Kind: TableDeletion, Table: "t", Measurements: []string{"s2"}, Start: 100, End: 4000}}
+		}
+		specs = append(specs, s)
+	}
+	return specs
+}
+
+// TestDatasetMediumLayouts checks the merge on larger files against the
+// reference, with batch sizes that cut runs and windows everywhere.
+func TestDatasetMediumLayouts(t *testing.T) {
+	seeds := uint64(3)
+	if testing.Short() {
+		seeds = 1
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		dir := buildLayout(t, mediumLayout(r)...)
+		want := reference(t, dir)
+		for _, bs := range []int{0, 4096, 1000, 7} {
+			require.Equal(t, want, readDataset(t, dir, &arrowconv.Options{BatchSize: bs}), "seed %d batch size %d", seed, bs)
 		}
 	}
 }
