@@ -933,8 +933,10 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 }
 
 // typeChanges opens the footer of every data file the reader reads, newest
-// first as the reader orders them (dataset.Priority, then discovery
-// order), and lists the columns of the tables whose type differs between
+// first as the reader orders them for types (by the version in the file
+// name, then its time, then discovery order: not merge priority, under
+// which an unsequence file flushed before an ALTER would impose the old
+// type), and lists the columns of the tables whose type differs between
 // files. A file that cannot be opened is passed over: the count reports it.
 func typeChanges(l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOptions) []inspectTypeChange {
 	known := map[string]bool{}
@@ -949,7 +951,14 @@ func typeChanges(l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOp
 		order = append(order, i)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return -l.Files[a].Priority(0).Compare(l.Files[b].Priority(0))
+		pa, pb := l.Files[a].Priority(0), l.Files[b].Priority(0)
+		if c := cmp.Compare(pb.Version, pa.Version); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(pb.Time, pa.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
 	})
 	type key struct{ table, column string }
 	var keys []key

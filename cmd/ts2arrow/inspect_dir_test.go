@@ -621,9 +621,12 @@ func TestInspectDirTypeChanges(t *testing.T) {
 		f1: []*int64{ip(1), ip(2)}, f2: []*int64{ip(10), ip(20)}, f1Int32: true})
 	old2 := writeDirFile(t, root, dirFile{space: "sequence", db: "tdb", region: "2", part: "0", time: 2, version: 2, dev: north, table: true, times: times(3, 4),
 		f1: []*int64{ip(3), ip(4)}, f2: []*int64{ip(30), ip(40)}, f1Int32: true})
-	// The newest by priority: an unsequence file, whatever its version.
-	newest := writeDirFile(t, root, dirFile{space: "unsequence", db: "tdb", region: "2", part: "0", time: 1, version: 0, dev: north, table: true, times: times(5, 6),
+	// The newest by version gives the type; an unsequence file flushed
+	// before the ALTER outranks it in the merge, not in the schema.
+	newest := writeDirFile(t, root, dirFile{space: "sequence", db: "tdb", region: "2", part: "0", time: 3, version: 3, dev: north, table: true, times: times(5, 6),
 		f1: []*int64{ip(5), ip(6)}, f2: []*int64{ip(50), ip(60)}})
+	writeDirFile(t, root, dirFile{space: "unsequence", db: "tdb", region: "2", part: "0", time: 1, version: 0, dev: north, table: true, times: times(7, 7),
+		f1: []*int64{ip(7)}, f2: []*int64{ip(70)}, f1Int32: true})
 	// A tree measurement: INT64 in the newer file, INT32 in the older.
 	d1 := tsfile.ParseTreePath("root.db.d1")
 	treeOld := writeDirFile(t, root, dirFile{space: "sequence", db: "root.db", region: "1", part: "0", time: 1, version: 3, dev: d1, times: times(1, 2), s1Int32: true})
@@ -632,14 +635,14 @@ func TestInspectDirTypeChanges(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, []inspectTypeChange{
 		{Table: "root.db", Column: "s1", ReadAs: "INT64", Types: []inspectColType{{Type: "INT64", Files: 1, Newest: treeNew}, {Type: "INT32", Files: 1, Newest: treeOld}}},
-		{Table: "t", Column: "f1", ReadAs: "INT64", Types: []inspectColType{{Type: "INT64", Files: 1, Newest: newest}, {Type: "INT32", Files: 2, Newest: old2}}},
+		{Table: "t", Column: "f1", ReadAs: "INT64", Types: []inspectColType{{Type: "INT64", Files: 1, Newest: newest}, {Type: "INT32", Files: 3, Newest: old2}}},
 	}, info.TypeChanges)
 	require.NotEqual(t, old, old2)
-	require.Equal(t, int64(6+4), info.Effect.Total.RowsOut)
+	require.Equal(t, int64(7+4), info.Effect.Total.RowsOut)
 
 	code, out, _ := runCLI("inspect", root)
 	require.Equal(t, 0, code)
-	require.Contains(t, out, "\n  t.f1: INT64 in 1 files (newest 1-0-0-0.tsfile), INT32 in 2 files (newest 2-2-0-0.tsfile)\n")
+	require.Contains(t, out, "\n  t.f1: INT64 in 1 files (newest 3-3-0-0.tsfile), INT32 in 3 files (newest 2-2-0-0.tsfile)\n")
 
 	// Counting is what opens the files.
 	info, _, _, _ = inspectDirJSON(t, "--no-count", root)
