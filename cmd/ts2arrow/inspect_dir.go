@@ -513,9 +513,12 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 				warn("%s names the shared mods file %s (from offset %d), which IoTDB 2.x ships switched off: the resolved reader refuses the directory rather than ignore its deletions", f.Resource, shared, r.ModFileOffset)
 			}
 		}
-		// docs/iotdb-rules.md 3c: IoTDB 2.x removes the .mods once it has
-		// upgraded it to a .mods2, so both present mean an interrupted
-		// upgrade; the reader applies the .mods2 (dataset.OpenLayout).
+		// docs/iotdb-rules.md 3c: IoTDB 2.x, recovering a region, keeps
+		// X.tsfile.mods2 whenever that file exists, even empty, and
+		// upgrades X.tsfile.mods only when it does not, removing the .mods
+		// after (DataRegion's recovery, TsFileResource.upgradeModFile); so
+		// both present mean an interrupted upgrade, and the reader applies
+		// the .mods2 (dataset.OpenLayout).
 		v1Ignored := f.ModsV1 != "" && f.ModsV2 != ""
 		if v1Ignored {
 			readerWarn("%s: both %s and %s exist (an upgrade to IoTDB 2.x was interrupted); applying %s, as IoTDB 2.x does",
