@@ -549,34 +549,7 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 		partFiles[pi] = append(partFiles[pi], i)
 		partRes[pi] = append(partRes[pi], res)
 	}
-	// A shared mods file is listed once, however many resources name it.
-	seenShared := map[string]bool{}
-	for _, p := range info.Partitions {
-		for _, df := range p.Files {
-			if df.SharedMods == nil {
-				continue
-			}
-			// The resource holds the absolute path on the server, and the
-			// file sits beside the data files of its partition
-			// (PartitionLevelModFileManager.allocateNew), so a directory
-			// copied elsewhere still has it there.
-			path := df.SharedMods.Path
-			if _, err := os.Stat(path); err != nil {
-				path = filepath.Join(filepath.Dir(df.Path), filepath.Base(path))
-				if _, err := os.Stat(path); err != nil {
-					continue // not here; the warning names it
-				}
-			}
-			if seenShared[path] {
-				continue
-			}
-			seenShared[path] = true
-			m := readInspectMods(path, limit)
-			m.Shared = true
-			m.Ignored = "shared mods files are not read"
-			info.Mods = append(info.Mods, m)
-		}
-	}
+	info.Mods = append(info.Mods, sharedModsFiles(info.Partitions, limit)...)
 	info.Devices = len(allDevs)
 	info.StartTime, info.EndTime = all.ptrs()
 
@@ -617,31 +590,7 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 	}
 	info.Compactions = compactionLogs(l)
 	for _, c := range info.Compactions {
-		var src, srcData, tgtData int
-		for _, f := range c.Sources {
-			if f.Present {
-				src++
-			}
-			if f.Data {
-				srcData++
-			}
-		}
-		for _, f := range c.Targets {
-			if f.Data {
-				tgtData++
-			}
-		}
-		// docs/iotdb-rules.md 7b: on restart IoTDB keeps the sources when
-		// all are there and deletes the targets, else keeps the targets
-		// and deletes what is left of the sources (CompactionRecoverTask).
-		// The reader reads every data file present, so both sides of one
-		// compaction hold the same points twice.
-		if srcData > 0 && tgtData > 0 {
-			warn("%s: a compaction had not finished: %d of its %d targets are data files beside %d of its %d sources, which hold the same points (IoTDB keeps one side on restart; the reader reads both)",
-				c.Log, tgtData, len(c.Targets), srcData, len(c.Sources))
-		} else {
-			warn("%s: a compaction had not finished (%d of %d sources present, %d of %d targets are data files)", c.Log, src, len(c.Sources), tgtData, len(c.Targets))
-		}
+		warn("%s", compactionWarning(c))
 	}
 	for _, p := range schemaEvolution(roots) {
 		// docs/iotdb-rules.md 8: renames recorded in filesets/*.sevo apply
@@ -739,6 +688,68 @@ func readLimited(path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
 	}
 	return b, nil
+}
+
+// sharedModsFiles reads the shared mods files the resources name, each
+// once however many resources name it.
+func sharedModsFiles(parts []inspectPart, limit int) []inspectMods {
+	seenShared := map[string]bool{}
+	var out []inspectMods
+	for _, p := range parts {
+		for _, df := range p.Files {
+			if df.SharedMods == nil {
+				continue
+			}
+			// The resource holds the absolute path on the server, and the
+			// file sits beside the data files of its partition
+			// (PartitionLevelModFileManager.allocateNew), so a directory
+			// copied elsewhere still has it there.
+			path := df.SharedMods.Path
+			if _, err := os.Stat(path); err != nil {
+				path = filepath.Join(filepath.Dir(df.Path), filepath.Base(path))
+				if _, err := os.Stat(path); err != nil {
+					continue // not here; the warning names it
+				}
+			}
+			if seenShared[path] {
+				continue
+			}
+			seenShared[path] = true
+			m := readInspectMods(path, limit)
+			m.Shared = true
+			m.Ignored = "a shared mods file, which the resolved reader refuses (IoTDB 2.x ships them switched off)"
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// compactionWarning says what a compaction log means for the reader.
+func compactionWarning(c inspectCompaction) string {
+	var src, srcData, tgtData int
+	for _, f := range c.Sources {
+		if f.Present {
+			src++
+		}
+		if f.Data {
+			srcData++
+		}
+	}
+	for _, f := range c.Targets {
+		if f.Data {
+			tgtData++
+		}
+	}
+	// docs/iotdb-rules.md 7b: on restart IoTDB keeps the sources when
+	// all are there and deletes the targets, else keeps the targets
+	// and deletes what is left of the sources (CompactionRecoverTask).
+	// The reader reads every data file present, so both sides of one
+	// compaction hold the same points twice.
+	if srcData > 0 && tgtData > 0 {
+		return fmt.Sprintf("%s: a compaction had not finished: %d of its %d targets are data files beside %d of its %d sources, which hold the same points (IoTDB keeps one side on restart; the reader reads both)",
+			c.Log, tgtData, len(c.Targets), srcData, len(c.Sources))
+	}
+	return fmt.Sprintf("%s: a compaction had not finished (%d of %d sources present, %d of %d targets are data files)", c.Log, src, len(c.Sources), tgtData, len(c.Targets))
 }
 
 // sharedMods returns the shared mods file r names for f, or "". IoTDB 1.x
