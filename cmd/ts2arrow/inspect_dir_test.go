@@ -300,6 +300,22 @@ func TestInspectDirLimit(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "delete root.db.d1.s1 time [19, 19]\n  ... 5 more\n")
 	require.NotContains(t, out, "[20, 20]")
+
+	// Four files over the same times: six overlapping pairs.
+	for v := int64(2); v <= 4; v++ {
+		writeDirFile(t, root, dirFile{space: "unsequence", db: "root.db", region: "1", part: "0", time: v, version: v, dev: tsfile.ParseTreePath("root.db.d1"), times: times(2, 3)})
+	}
+	info, _, _, _ = inspectDirJSON(t, "--no-count", "--max-entries", "2", root)
+	require.Equal(t, 6, info.Partitions[0].OverlapPairs)
+	require.Len(t, info.Partitions[0].Overlaps, 2)
+	code, out, _ = runCLI("inspect", "--no-count", "--max-entries", "2", root)
+	require.Equal(t, 0, code)
+	require.Equal(t, 2, strings.Count(out, "  overlap: "))
+	require.Contains(t, out, "\n  ... 4 more overlapping pairs\n")
+
+	code, _, errOut := runCLI("inspect", "--max-entries", "-1", root)
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, "--max-entries")
 }
 
 func TestInspectDirJSONShape(t *testing.T) {
