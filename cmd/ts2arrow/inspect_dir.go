@@ -244,6 +244,7 @@ type inspectCount struct {
 	RowsDeleted     int64  `json:"rows_deleted"`
 	CellsDeleted    int64  `json:"cells_deleted"`
 	RowsOverwritten int64  `json:"rows_overwritten"`
+	RowsDropped     int64  `json:"rows_dropped"`
 	RowsMerged      int64  `json:"rows_merged"`
 	RowsOut         int64  `json:"rows_out"`
 }
@@ -903,7 +904,9 @@ func compareNum(a, b string) int {
 // what the rules removed.
 func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info *inspectDir, stderr io.Writer) *inspectEffect {
 	e := &inspectEffect{asked: count}
-	ds, err := dataset.OpenLayout(l, &dataset.Options{Read: ropts})
+	// CountDeletions: decode what deletions cover rather than skip it, so
+	// that every deleted row is counted.
+	ds, err := dataset.OpenLayout(l, &dataset.Options{Read: ropts, CountDeletions: true})
 	if err != nil {
 		e.Error = err.Error()
 		info.Warnings = append(info.Warnings, info.readerWarnings...)
@@ -938,6 +941,7 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 		total.RowsDeleted += c.RowsDeleted
 		total.CellsDeleted += c.CellsDeleted
 		total.RowsOverwritten += c.RowsOverwritten
+		total.RowsDropped += c.RowsDropped
 		total.RowsMerged += c.RowsMerged
 		total.RowsOut += c.RowsOut
 	}
@@ -1087,6 +1091,7 @@ func countTable(ds *dataset.Dataset, t dataset.Table) (inspectCount, error) {
 	c.FilesRead = st.FilesRead
 	c.RowsRead, c.RowsDeleted, c.CellsDeleted = st.RowsRead, st.RowsDeleted, st.CellsDeleted
 	c.RowsOverwritten, c.RowsMerged, c.RowsOut = st.RowsOverwritten, st.RowsMerged, st.RowsOut
+	c.RowsDropped = st.RowsDropped
 	return c, nil
 }
 
@@ -1229,9 +1234,9 @@ func printInspectDir(w io.Writer, info *inspectDir) {
 	default:
 		fmt.Fprintf(w, "\neffect (counted by reading every row of every table through the resolved reader; --no-count skips it)\n")
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  TABLE\tMODEL\tFILES\tROWS READ\tDELETED\tCELLS DELETED\tOVERWRITTEN\tMERGED\tROWS OUT")
+		fmt.Fprintln(tw, "  TABLE\tMODEL\tFILES\tROWS READ\tDELETED\tCELLS DELETED\tOVERWRITTEN\tEMPTIED\tMERGED\tROWS OUT")
 		row := func(c *inspectCount) {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Table, c.Model, c.Files, c.RowsRead, c.RowsDeleted, c.CellsDeleted, c.RowsOverwritten, c.RowsMerged, c.RowsOut)
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Table, c.Model, c.Files, c.RowsRead, c.RowsDeleted, c.CellsDeleted, c.RowsOverwritten, c.RowsDropped, c.RowsMerged, c.RowsOut)
 		}
 		for i := range e.Tables {
 			row(&e.Tables[i])

@@ -523,19 +523,19 @@ func TestInspectDirEffect(t *testing.T) {
 	require.Len(t, e.Tables, 2)
 	tree, tab := e.Tables[0], e.Tables[1]
 	require.Equal(t, inspectCount{Table: "root.db", Model: "tree", Files: 4, FilesRead: 4, RowsRead: 10 + 6 + 4 + 5,
-		RowsDeleted: tree.RowsDeleted, CellsDeleted: tree.CellsDeleted, RowsOverwritten: 4, RowsMerged: tree.RowsMerged, RowsOut: 10 + 6 + 4 + 5 - 5 - 4}, tree)
+		RowsDeleted: tree.RowsDeleted, CellsDeleted: tree.CellsDeleted, RowsOverwritten: 4, RowsDropped: 5, RowsMerged: tree.RowsMerged, RowsOut: 10 + 6 + 4 + 5 - 5 - 4}, tree)
 	require.Equal(t, inspectCount{Table: "t", Model: "table", Files: 2, FilesRead: 2, RowsRead: 6 + 2,
 		RowsDeleted: tab.RowsDeleted, CellsDeleted: tab.CellsDeleted, RowsOverwritten: 2, RowsMerged: tab.RowsMerged, RowsOut: 8 - 1 - 2}, tab)
 	// The merge takes the overlapping rows of both files, at least.
 	require.GreaterOrEqual(t, tree.RowsMerged, int64(8))
 	require.GreaterOrEqual(t, tab.RowsMerged, int64(4))
 	require.Equal(t, inspectCount{Files: 6, FilesRead: 6, RowsRead: 33, RowsDeleted: tree.RowsDeleted + tab.RowsDeleted,
-		CellsDeleted: tree.CellsDeleted + tab.CellsDeleted, RowsOverwritten: 6, RowsMerged: tree.RowsMerged + tab.RowsMerged, RowsOut: 21}, *e.Total)
+		CellsDeleted: tree.CellsDeleted + tab.CellsDeleted, RowsOverwritten: 6, RowsDropped: 5, RowsMerged: tree.RowsMerged + tab.RowsMerged, RowsOut: 21}, *e.Total)
 
 	code, out, _ := runCLI("inspect", root)
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "effect (counted by reading every row of every table")
-	require.Regexp(t, `\n\s+t\s+table\s+2\s+8\s+\d+\s+\d+\s+2\s+\d+\s+5\s*\n`, out)
+	require.Regexp(t, `\n\s+t\s+table\s+2\s+8\s+\d+\s+\d+\s+2\s+0\s+\d+\s+5\s*\n`, out)
 }
 
 // TestInspectDirEffectDeleted checks what inspect says the deletions
@@ -546,16 +546,17 @@ func TestInspectDirEffectDeleted(t *testing.T) {
 	info, _, code, errOut := inspectDirJSON(t, root)
 	require.Equal(t, 0, code, errOut)
 	e := info.Effect
-	// Every row read is returned, deleted or overwritten: a row whose
-	// cells were all deleted is a deleted row, whichever column the
-	// deletions named.
+	// Every row read is returned, deleted, overwritten or emptied (a tree
+	// row whose values were all deleted, point by point: a non-aligned
+	// device's deletions name series, not rows).
 	for _, c := range append(e.Tables, *e.Total) {
-		require.Equal(t, c.RowsRead-c.RowsDeleted-c.RowsOverwritten, c.RowsOut, "%+v", c)
+		require.Equal(t, c.RowsRead-c.RowsDeleted-c.RowsOverwritten-c.RowsDropped, c.RowsOut, "%+v", c)
 	}
 	tree, tab := e.Tables[0], e.Tables[1]
 	// 1-1 loses t 2..4 and 2-2 t 21..22, points of the device's only
 	// series, so the rows go.
-	require.Equal(t, int64(5), tree.RowsDeleted)
+	require.Equal(t, int64(5), tree.RowsDeleted+tree.RowsDropped)
+	require.Equal(t, int64(5), tree.CellsDeleted)
 	// The row at t=2; the cell of f2 at t=3 (that row stays).
 	require.Equal(t, int64(1), tab.RowsDeleted)
 	require.Equal(t, int64(1), tab.CellsDeleted)
