@@ -300,7 +300,11 @@ func (d *Dataset) Rules() []string {
 			}
 		}
 	}
-	out := []string{fmt.Sprintf("%s (%d sequence, %d unsequence, %d loose); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", plural(len(d.files), "data file"), seq, unseq, loose)}
+	kinds := fmt.Sprintf("%d sequence, %d unsequence", seq, unseq)
+	if loose > 0 {
+		kinds += fmt.Sprintf(", %d outside a data directory", loose)
+	}
+	out := []string{fmt.Sprintf("%s (%s); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", plural(len(d.files), "data file"), kinds)}
 	if modsFiles > 0 {
 		s := fmt.Sprintf("%s %s %s, each applied to its own data file", plural(modsFiles, "mods file"), pick(modsFiles == 1, "holds", "hold"), plural(dels, "deletion"))
 		if v1 > 0 {

@@ -435,8 +435,8 @@ func (r *resolved) query(base arrowconv.Options, names []string) (*arrowconv.Opt
 
 // statsLine describes what a reader did, for --verbose.
 func statsLine(st dataset.ReadStats) string {
-	return fmt.Sprintf("files: %d read, %d pruned by their resources; rows: %d read, %d written, %d deleted (and %d cells), %d overwritten, %d merged by time",
-		st.FilesRead, st.FilesPruned, st.RowsRead, st.RowsOut, st.RowsDeleted, st.CellsDeleted, st.RowsOverwritten, st.RowsMerged)
+	return fmt.Sprintf("files: %d read, %d pruned by their resources; rows: %d read, %d written, %d filtered out by deletions (and %d cells), %d overwritten, %d merged by time; what deletions cover is skipped unread (inspect counts it)",
+		st.FilesRead, st.FilesPruned, st.RowsRead, st.RowsOut, st.RowsDeleted+st.RowsDropped, st.CellsDeleted, st.RowsOverwritten, st.RowsMerged)
 }
 
 // checkDatasetOutput refuses an OUT inside a directory of the dataset (or
@@ -492,8 +492,34 @@ func (j *convertJob) runDataset(ctx context.Context, r *resolved, stdout, stderr
 		return datasetError(chain.wrap(err))
 	}
 	st := rdr.Stats()
-	j.reportDataset(ctx, chain.rows, 1, st, stderr)
+	j.reportDataset(ctx, chain.rows, 1, st, func() bool { return r.deletedAny(q, []string{r.table}) }, stderr)
 	return nil
+}
+
+// deletedAny reads the query again with every deleted row decoded
+// (dataset.Options.CountDeletions: a read skips what deletions cover,
+// uncounted) and reports whether deletions removed rows it matched. Only
+// asked when nothing came out, so it reads little.
+func (r *resolved) deletedAny(o *arrowconv.Options, tables []string) bool {
+	ds, err := dataset.Open(r.in.roots, &dataset.Options{Read: r.ropts, CountDeletions: true})
+	if err != nil {
+		return false
+	}
+	defer ds.Close()
+	for _, t := range tables {
+		rd, err := ds.NewReader(t, o)
+		if err != nil {
+			continue
+		}
+		for rd.Next() {
+		}
+		st := rd.Stats()
+		rd.Release()
+		if st.RowsDeleted+st.RowsDropped > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // singleChain wraps one reader for the writers: progress, Ctrl-C.
@@ -508,13 +534,11 @@ func singleChain(ctx context.Context, rdr array.RecordReader, prog *progress) *c
 
 // reportDataset ends a conversion: with no row, what reportEmpty says and
 // how many rows deletions removed; with --verbose, what was read.
-func (j *convertJob) reportDataset(ctx context.Context, rows int64, parts int, st dataset.ReadStats, stderr io.Writer) {
+func (j *convertJob) reportDataset(ctx context.Context, rows int64, parts int, st dataset.ReadStats, deleted func() bool, stderr io.Writer) {
 	switch {
 	case rows == 0:
 		j.reportEmpty(ctx, stderr)
-		// Not how many: a device a deletion covers in the query's time
-		// range counts all its rows as deleted.
-		if st.RowsDeleted > 0 {
+		if deleted() {
 			fmt.Fprintf(stderr, "ts2arrow: the mods files deleted the rows the query matched; --raw reads them as the files hold them\n")
 		}
 	case j.verbose && j.partitionBy != "":
@@ -606,7 +630,11 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 		return err
 	}
 	ok = true
-	j.reportDataset(ctx, rows, parts, st, stderr)
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Name
+	}
+	j.reportDataset(ctx, rows, parts, st, func() bool { return r.deletedAny(q, names) }, stderr)
 	return nil
 }
 
