@@ -367,10 +367,12 @@ func (r *Reader) Next() bool {
 func (r *Reader) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if r.ts.tree {
 		out, err := dropAllNull(r.mem, rec, r.valueCols())
-		rec.Release()
 		if err != nil {
+			rec.Release()
 			return nil, err
 		}
+		r.stats.RowsDropped += rec.NumRows() - out.NumRows()
+		rec.Release()
 		rec = out
 	}
 	if r.left > 0 && rec.NumRows() > r.left {
@@ -808,8 +810,10 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		lo, hi = math.MinInt64, math.MaxInt64
 	}
 	// Whole-row deletions covering either end of the range narrow it, so
-	// that arrowconv skips the chunks and pages they cover unread.
-	for changed := true; changed && lo <= hi; {
+	// that arrowconv skips the chunks and pages they cover unread (unless
+	// every deleted row is to be counted).
+	count := r.d.opts.CountDeletions
+	for changed := !count; changed && lo <= hi; {
 		changed = false
 		for _, s := range info.dels.rows {
 			if s.lo <= lo && lo <= s.hi {
@@ -831,7 +835,12 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		}
 	}
 	if lo > hi {
+		// The whole device is deleted in this file: count its rows from
+		// the statistics, when the query asked for all of them.
 		for i := range info.series {
+			if !e.full {
+				break
+			}
 			if info.series[i].IsTimeColumn() || !info.aligned {
 				r.stats.RowsDeleted += info.series[i].Statistics.Count
 				if info.aligned {
@@ -844,7 +853,7 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 	// A column deleted over the whole range is not read: its cells are null.
 	skip := map[string]bool{}
 	for name, ss := range info.dels.cols {
-		if covers(ss, lo, hi) {
+		if !count && covers(ss, lo, hi) {
 			skip[name] = true
 		}
 	}
@@ -860,18 +869,48 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 			return nil, err
 		}
 		src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, raw: true}
+		src.open = func(int64, int64) (*arrowconv.Reader, error) { return nil, nil }
 		return r.segments(src, rank, info, lo, hi)
 	}
-	o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, lo, hi, skip)
-	if !ok {
-		return nil, nil
+	ranges := []span{{lo, hi}}
+	if !count {
+		ranges = splitRange(lo, hi, uint64(min(hi, e.end)-max(lo, e.start)), info.dels.rows)
 	}
-	rd, err := r.newFileReader(e.df, o)
-	if err != nil {
-		return nil, err
+	src := &devSource{r: r, df: e.df, dev: e.dev, dels: info.dels, last: math.MinInt64, ranges: ranges}
+	src.open = func(lo, hi int64) (*arrowconv.Reader, error) {
+		o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, lo, hi, skip)
+		if !ok {
+			return nil, nil
+		}
+		return r.newFileReader(e.df, o)
 	}
-	src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, last: math.MinInt64}
 	return []*cursor{{src: src, rank: rank}}, nil
+}
+
+// splitRange cuts [lo, hi] around the large whole-row deletions inside it
+// (each at least 1/64 of width, the span of the device's data, at most 15
+// of them), so that arrowconv reads each remaining part alone and skips the
+// chunks and pages the deletions cover. Smaller deletions are filtered
+// after decoding.
+func splitRange(lo, hi int64, width uint64, rows []span) []span {
+	var cuts []span
+	for _, s := range rows {
+		if s.lo > lo && s.hi < hi && uint64(s.hi-s.lo) >= width/64 {
+			cuts = append(cuts, s)
+		}
+	}
+	if len(cuts) > 15 {
+		sort.Slice(cuts, func(i, j int) bool { return uint64(cuts[i].hi-cuts[i].lo) > uint64(cuts[j].hi-cuts[j].lo) })
+		cuts = cuts[:15]
+		sort.Slice(cuts, func(i, j int) bool { return cuts[i].lo < cuts[j].lo })
+	}
+	out := make([]span, 0, len(cuts)+1)
+	at := lo
+	for _, c := range cuts {
+		out = append(out, span{at, c.lo - 1})
+		at = c.hi + 1
+	}
+	return append(out, span{at, hi})
 }
 
 // devSource reads one device of one file: conformed, its deletions applied,
@@ -884,15 +923,36 @@ type devSource struct {
 	dels *deviceDeletions
 	last int64
 	raw  bool // segments: no deletions, no order check
+	// ranges are the time ranges still to read, each by a reader open
+	// returns (nil when the file cannot match the query).
+	ranges []span
+	open   func(lo, hi int64) (*arrowconv.Reader, error)
 }
 
 func (s *devSource) next() (arrow.RecordBatch, error) {
 	for {
+		if s.rd == nil {
+			if len(s.ranges) == 0 {
+				return nil, nil
+			}
+			g := s.ranges[0]
+			s.ranges = s.ranges[1:]
+			rd, err := s.open(g.lo, g.hi)
+			if err != nil {
+				return nil, err
+			}
+			if rd == nil {
+				continue
+			}
+			s.rd = rd
+		}
 		if !s.rd.Next() {
 			if err := s.rd.Err(); err != nil {
 				return nil, fmt.Errorf("dataset: %s: %w", s.df.Path, err)
 			}
-			return nil, nil
+			s.rd.Release()
+			s.rd = nil
+			continue
 		}
 		raw := s.rd.RecordBatch()
 		s.r.stats.RowsRead += raw.NumRows()
@@ -924,7 +984,13 @@ func (s *devSource) next() (arrow.RecordBatch, error) {
 	}
 }
 
-func (s *devSource) release() { s.rd.Release() }
+func (s *devSource) release() {
+	if s.rd != nil {
+		s.rd.Release()
+		s.rd = nil
+	}
+	s.ranges = nil
+}
 
 // memSource yields one batch it holds.
 type memSource struct{ rec arrow.RecordBatch }

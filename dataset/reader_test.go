@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -303,10 +304,19 @@ func mediumLayout(r *rand.Rand) []specFile {
 		for i := 0; i < 3000; i++ {
 			times = append(times, int64(f*3000+i))
 		}
-		specs = append(specs, specFile{Space: Sequence, Time: int64(f), Version: int64(f + 1), Tables: []tsfile.TableSchema{tableT}, Groups: []specGroup{
+		s := specFile{Space: Sequence, Time: int64(f), Version: int64(f + 1), Tables: []tsfile.TableSchema{tableT}, Groups: []specGroup{
 			group(tableGroup, devT, times, 10, "s1", "s2", "s3"),
 			group(treeAligned, devA, times, 10, "s1", "s2"),
-		}})
+		}}
+		if f == 1 {
+			// A large deletion in the middle (the read splits around it)
+			// and a small one (filtered after decoding).
+			s.ModsV2 = []Deletion{
+				{Kind: TableDeletion, Table: "t", Start: 3500, End: 4200},
+				{Kind: TreeDeletion, Pattern: ParsePatternMust("root.db.al.**"), Start: 4500, End: 4510},
+			}
+		}
+		specs = append(specs, s)
 	}
 	for u := 0; u < 2; u++ {
 		var times []int64
@@ -347,4 +357,121 @@ func TestDatasetMediumLayouts(t *testing.T) {
 			require.Equal(t, want, readDataset(t, dir, &arrowconv.Options{BatchSize: bs}), "seed %d batch size %d", seed, bs)
 		}
 	}
+}
+
+// ParsePatternMust parses a pattern known to be valid.
+func ParsePatternMust(p string) Pattern {
+	pat, err := ParsePattern(p)
+	if err != nil {
+		panic(err)
+	}
+	return pat
+}
+
+func TestSplitRange(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi int64
+		rows   []span
+		want   []span
+	}{
+		{0, 999, nil, []span{{0, 999}}},
+		{0, 999, []span{{100, 199}}, []span{{0, 99}, {200, 999}}},
+		{0, 999, []span{{100, 101}}, []span{{0, 999}}},                                          // small: filtered after decoding
+		{0, 999, []span{{0, 199}}, []span{{0, 999}}},                                            // touches an end: narrowing's job
+		{math.MinInt64, math.MaxInt64, []span{{-5, 5}}, []span{{math.MinInt64, math.MaxInt64}}}, // 1/64 of 2^64
+		{math.MinInt64, math.MaxInt64, []span{{math.MinInt64 + 1, 0}}, []span{{math.MinInt64, math.MinInt64}, {1, math.MaxInt64}}},
+	} {
+		require.Equal(t, tc.want, splitRange(tc.lo, tc.hi, uint64(tc.hi-tc.lo), tc.rows), "%+v", tc)
+	}
+	var many []span
+	for i := int64(0); i < 40; i++ {
+		many = append(many, span{i*200 + 10, i*200 + 160 + i})
+	}
+	got := splitRange(0, 9999, 9999, many)
+	require.Len(t, got, 16, "at most 15 cuts")
+	require.Equal(t, span{0, 5009}, got[0], "the largest cuts are kept")
+	require.Equal(t, span{39*200 + 160 + 39 + 1, 9999}, got[15])
+}
+
+// TestDatasetDeletionSkipsAndCounts: deletions covering parts of a device
+// skip what they cover unread (fewer rows decoded than stored), and with
+// CountDeletions every deleted row is decoded and counted; the rows are
+// the same.
+func TestDatasetDeletionSkipsAndCounts(t *testing.T) {
+	dev := tsfile.NewDeviceID("t", "a")
+	var times []int64
+	var vals []*int64
+	for i := int64(0); i < 10000; i++ {
+		times = append(times, i)
+		vals = append(vals, v(i))
+	}
+	dir := buildLayout(t, specFile{Space: Sequence, Time: 1, Version: 1, Tables: []tsfile.TableSchema{tableT}, Groups: []specGroup{
+		{Kind: tableGroup, Device: dev, Times: times, Cols: []specCol{{Name: "s1", Vals: vals}, {Name: "s2", Vals: vals}, {Name: "s3", Vals: vals}}},
+	}, ModsV2: []Deletion{
+		{Kind: TableDeletion, Table: "t", Start: 1000, End: 2999},
+		{Kind: TableDeletion, Table: "t", Start: 5000, End: 5009},
+		{Kind: TableDeletion, Table: "t", Start: 9000, End: math.MaxInt64},
+		{Kind: TableDeletion, Table: "t", Measurements: []string{"s2"}, Start: 0, End: 99},
+	}})
+	read := func(count bool) ReadStats {
+		ds, err := Open([]string{dir.Root}, &Options{CountDeletions: count})
+		require.NoError(t, err)
+		defer ds.Close()
+		rd, err := ds.NewReader("t", &arrowconv.Options{BatchSize: 1000})
+		require.NoError(t, err)
+		defer rd.Release()
+		for rd.Next() {
+		}
+		require.NoError(t, rd.Err())
+		return rd.Stats()
+	}
+	skip, count := read(false), read(true)
+	require.Equal(t, int64(6990), skip.RowsOut)
+	require.Equal(t, int64(6990), count.RowsOut)
+	require.Equal(t, int64(10000), count.RowsRead)
+	require.Equal(t, int64(3010), count.RowsDeleted)
+	require.Equal(t, int64(100), count.CellsDeleted)
+	require.Less(t, skip.RowsRead, int64(10000-2000), "the large deletions' pages are skipped: %+v", skip)
+	require.Equal(t, readDataset(t, dir, nil), reference(t, dir))
+}
+
+func TestSubtractSpans(t *testing.T) {
+	for _, tc := range []struct{ a, b, want []span }{
+		{[]span{{0, 10}}, nil, []span{{0, 10}}},
+		{[]span{{0, 10}}, []span{{0, 10}}, nil},
+		{[]span{{0, 10}}, []span{{3, 4}}, []span{{0, 2}, {5, 10}}},
+		{[]span{{0, 10}, {20, 30}}, []span{{5, 25}}, []span{{0, 4}, {26, 30}}},
+		{[]span{{0, 10}}, []span{{-5, 2}, {8, 50}}, []span{{3, 7}}},
+		{[]span{{math.MinInt64, math.MaxInt64}}, []span{{0, math.MaxInt64}}, []span{{math.MinInt64, -1}}},
+	} {
+		require.Equal(t, tc.want, subtractSpans(tc.a, tc.b), "%v - %v", tc.a, tc.b)
+	}
+}
+
+// TestDatasetStatsAddUp: with CountDeletions every row read is returned,
+// deleted, overwritten or dropped (a tree row left without a value), so
+// inspect's figures add up.
+func TestDatasetStatsAddUp(t *testing.T) {
+	check := func(t *testing.T, dir *builtDir, what string) {
+		ds, err := Open([]string{dir.Root}, &Options{CountDeletions: true})
+		require.NoError(t, err)
+		defer ds.Close()
+		tables, err := ds.Tables()
+		require.NoError(t, err)
+		for _, tb := range tables {
+			rd, err := ds.NewReader(tb.Name, &arrowconv.Options{BatchSize: 5})
+			require.NoError(t, err)
+			for rd.Next() {
+			}
+			require.NoError(t, rd.Err())
+			st := rd.Stats()
+			rd.Release()
+			require.Equal(t, st.RowsRead-st.RowsDeleted-st.RowsOverwritten-st.RowsDropped, st.RowsOut, "%s table %s: %+v", what, tb.Name, st)
+		}
+	}
+	for seed := uint64(1); seed <= 30; seed++ {
+		r := rand.New(rand.NewPCG(seed, 5))
+		check(t, buildLayout(t, randomLayout(r, 2+r.IntN(5))...), fmt.Sprintf("seed %d", seed))
+	}
+	check(t, buildLayout(t, mediumLayout(rand.New(rand.NewPCG(1, 1)))...), "medium")
 }
