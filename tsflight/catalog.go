@@ -36,6 +36,7 @@ type catalog struct {
 	ropt tsfile.ReadOptions
 	unit arrow.TimeUnit
 	log  *slog.Logger
+	raw  bool // Options.Raw: data directories are walked like others
 
 	mu       sync.RWMutex
 	reload   sync.Mutex        // serializes refresh, so a changed file is reopened once
@@ -146,7 +147,7 @@ func (c *catalog) rescan(ctx context.Context) error {
 			if p != c.root && strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir // temp files of DoPut, editors, VCS
 			}
-			if isDataDir(p) {
+			if !c.raw && isDataDir(p) {
 				rel := rootDir
 				if p != c.root {
 					r, err := filepath.Rel(c.root, p)

@@ -735,3 +735,16 @@ func TestDatasetUnreadable(t *testing.T) {
 	assert.Equal(t, []string{"data"}, srv.DataDirs())
 	assert.NotContains(t, srv.Problems(), "data")
 }
+
+// TestDatasetRaw checks that Options.Raw serves a data directory's files
+// one by one, as they are.
+func TestDatasetRaw(t *testing.T) {
+	root := t.TempDir()
+	buildDataDir(t, root)
+	srv := startServer(t, Options{Root: root, Raw: true})
+	c := dial(t, srv.addr)
+	assert.Empty(t, srv.DataDirs())
+	assert.Equal(t, []string{"sequence/root.db/1/0/1-1-0-0.tsfile", "unsequence/root.db/1/0/5-2-0-0.tsfile"}, srv.Files())
+	assert.Equal(t, []string{"a@1000=10", "a@2000=20", "a@2000=200", "a@3000=30", "b@1000=100"}, tRows(t, c, getInfo(t, c, pathDesc("t"))))
+	assert.NotContains(t, srv.log.String(), "inside an IoTDB data directory")
+}

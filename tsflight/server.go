@@ -39,6 +39,10 @@ type Options struct {
 	// under it, is served as resolved tables instead (see the package
 	// documentation).
 	Root string
+	// Raw serves the TsFiles of IoTDB data directories one by one, as
+	// they are, like any others: deleted points come back and overwritten
+	// ones show twice.
+	Raw bool
 	// Extension selects the files to serve (default ".tsfile").
 	Extension string
 	// ReadOptions opens each file (default: tsfile's defaults).
@@ -219,10 +223,11 @@ func NewServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	cat.raw = o.Raw
 	if err := cat.rescan(context.Background()); err != nil {
 		return nil, err
 	}
-	if dd := enclosingDataDir(cat.root); dd != "" {
+	if dd := enclosingDataDir(cat.root); dd != "" && !o.Raw {
 		o.Logger.Warn("the root lies inside an IoTDB data directory, so its files are served one by one: deleted points come back and overwritten ones show twice; serve the data directory itself to read resolved tables", "data_dir", dd)
 	}
 	s := &Server{

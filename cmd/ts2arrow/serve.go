@@ -30,7 +30,7 @@ const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-
                       [--max-streams N] [--stream-memory BYTES] [--idle-timeout DUR]
                       [--stream-timeout DUR] [--rescan DUR] [--ticket-key-file F]
                       [--ticket-ttl DUR] [--time-unit ms] [--batch-size N]
-                      [--log-format text|json] [--quiet|--verbose]
+                      [--log-format text|json] [--quiet|--verbose] [--raw]
 
 Serves the TsFiles under DIR (recursively; names starting with "." are
 skipped) over Apache Arrow Flight, for pyarrow.flight, Spark and any other
@@ -50,7 +50,10 @@ names it alone in "files". Its files are not served one by one. A ticket
 of such a flight is bound to the size and modification time of every
 data, resource and mods file: after a flush, a compaction or a DELETE,
 DoGet answers FAILED_PRECONDITION and the client calls GetFlightInfo
-again, so a stream never mixes two states of the directory.
+again, so a stream never mixes two states of the directory. DoPut never
+writes into a data directory. --raw serves the files of data directories
+one by one, as they are (deleted points come back, overwritten ones show
+twice).
 
 The Flight RPCs:
   ListFlights    one flight per table across DIR (descriptor path [table]),
@@ -226,6 +229,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	logFormat := fs.String("log-format", "text", "log format on standard error: text or json")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
 	verbose := fs.Bool("verbose", false, "log debug lines too")
+	rawFiles := fs.Bool("raw", false, "serve the TsFiles of IoTDB data directories one by one, as they are (see above)")
 	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -307,6 +311,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
 		IdleTimeout: *idle, StreamTimeout: *streamTimeout, TicketTTL: *ttl,
 		Rescan: *rescan, Logger: log, ReadOptions: ropts, MaxBatchBytes: int64(maxBatch),
+		Raw: *rawFiles,
 	}
 	if *rescan == 0 {
 		opts.Rescan = -1 // flight reads 0 as its default

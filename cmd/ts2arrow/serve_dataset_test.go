@@ -133,3 +133,12 @@ func TestServeInsideDataDirectoryWarns(t *testing.T) {
 	require.Contains(t, p.stderr.String(), "files=1 unreadable=0 data_dirs=0")
 	require.Equal(t, 0, p.stop(t, syscall.SIGTERM), p.stderr.String())
 }
+
+func TestServeDataDirectoryRaw(t *testing.T) {
+	dir := t.TempDir()
+	serveDSFile(t, dir, "sequence", dataset.Name{Time: 1, Version: 1}, [3]any{"a", 1000, 10})
+	serveDSFile(t, dir, "unsequence", dataset.Name{Time: 2, Version: 2}, [3]any{"a", 1000, 100})
+	p := startServe(t, nil, "--root", dir, "--addr", "127.0.0.1:0", "--rescan", "0", "--raw")
+	require.Contains(t, p.stderr.String(), "files=2 unreadable=0 data_dirs=0")
+	require.Equal(t, 0, p.stop(t, syscall.SIGTERM), p.stderr.String())
+}
