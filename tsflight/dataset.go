@@ -76,8 +76,8 @@ type dsEntry struct {
 	// spans are, by table, the time ranges its rows lie in (see
 	// tableSpans), for cutting its flights into endpoints.
 	spans map[string][]span
-	// warnings are the dataset's, relative to the root.
-	warnings []string
+	// warnings and rules are the dataset's, relative to the root.
+	warnings, rules []string
 
 	refs   atomic.Int64 // streams using ds, plus one while in the catalog
 	closed atomic.Bool
@@ -247,17 +247,32 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 		for _, w := range ds.Warnings() {
 			e.warnings = append(e.warnings, c.relMsg(w))
 		}
+		for _, r := range ds.Rules() {
+			e.rules = append(e.rules, c.relMsg(r))
+		}
 		e.refs.Store(1)
 		return e, nil
 	}
 	return nil, fmt.Errorf("it kept changing while it was opened (%d attempts); it will be tried again at the next rescan or request", openAttempts)
 }
 
-// logWarnings logs the warnings of a newly opened entry that the entry it
-// replaces (nil for none) did not have: a live directory is opened again
-// at every change, and the file IoTDB is writing would be reported each
-// time.
-func (c *catalog) logWarnings(old, e *dsEntry) {
+// logOpened says that a data directory is served and which IoTDB rules
+// its reader applies, and logs the warnings of a newly opened entry that
+// the entry it replaces (nil for none) did not have: a live directory is
+// opened again at every change, which is logged at debug level only, and
+// the file IoTDB is writing would be reported each time.
+func (c *catalog) logOpened(old, e *dsEntry) {
+	level := slog.LevelInfo
+	msg := "data directory served as resolved tables"
+	if old != nil {
+		level, msg = slog.LevelDebug, "data directory changed, opened again"
+	}
+	names := make([]string, len(e.tables))
+	for i, t := range e.tables {
+		names[i] = t.Name
+	}
+	c.log.Log(context.Background(), level, msg, "dir", e.rel, "tables", strings.Join(names, ","),
+		"rules", strings.Join(e.rules, "; "))
 	for _, w := range e.warnings {
 		if old == nil || !slices.Contains(old.warnings, w) {
 			c.log.Warn("data directory read with a warning", "dir", e.rel, "warning", w)
@@ -300,7 +315,7 @@ func (c *catalog) scanDatasets(ctx context.Context, dirs map[string]bool, failed
 			failed[rel] = err.Error()
 			continue
 		}
-		c.logWarnings(e, ne)
+		c.logOpened(e, ne)
 		opened[rel] = ne
 	}
 	return opened
@@ -352,7 +367,7 @@ func (c *catalog) refreshDataset(rel string) {
 		}
 		switch {
 		case ne != nil:
-			c.logWarnings(e, ne)
+			c.logOpened(e, ne)
 			c.dsets[rel] = ne
 			delete(c.problems, rel)
 			ne = nil
@@ -552,9 +567,7 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 	if p.grant.Compression == "" {
 		p.grant.Compression = s.opts.Compression
 	}
-	for _, r := range e.ds.Rules() {
-		p.rules = append(p.rules, s.cat.relMsg(r))
-	}
+	p.rules = e.rules
 	p.endpoints = s.datasetEndpoints(e.spans[q.Table], opts.Time, q.Limit)
 	return p, nil
 }

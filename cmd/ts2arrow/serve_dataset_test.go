@@ -90,6 +90,7 @@ func TestServeDataDirectory(t *testing.T) {
 
 	p := startServe(t, nil, "--root", dir, "--addr", "127.0.0.1:0", "--rescan", "0")
 	require.Contains(t, p.stderr.String(), "files=0 unreadable=0 data_dirs=1")
+	require.Regexp(t, `level=INFO msg="data directory served as resolved tables" dir=\. tables=t rules=".*unsequence over sequence.*deletion`, p.stderr.String())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
