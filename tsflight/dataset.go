@@ -419,9 +419,13 @@ func (c *catalog) getDataset(rel string) (*dsEntry, error) {
 }
 
 // datasetSnapshot pins every data directory, brought up to date with the
-// disk, in path order; the caller releases them.
+// disk (those that did not open are tried again), in path order; the
+// caller releases them.
 func (c *catalog) datasetSnapshot() []*dsEntry {
-	for _, rel := range c.DataDirs() {
+	c.mu.RLock()
+	dirs := slices.Sorted(maps.Keys(c.dirs))
+	c.mu.RUnlock()
+	for _, rel := range dirs {
 		c.refreshDataset(rel)
 	}
 	c.mu.RLock()
