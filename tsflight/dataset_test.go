@@ -748,3 +748,38 @@ func TestDatasetRaw(t *testing.T) {
 	assert.Equal(t, []string{"a@1000=10", "a@2000=20", "a@2000=200", "a@3000=30", "b@1000=100"}, tRows(t, c, getInfo(t, c, pathDesc("t"))))
 	assert.NotContains(t, srv.log.String(), "inside an IoTDB data directory")
 }
+
+// TestDatasetTicketAcrossServers checks that servers sharing a root
+// (Options.Advertise) agree on a data directory's digest even when they
+// mount it at different paths: a ticket of one is redeemed at the other.
+func TestDatasetTicketAcrossServers(t *testing.T) {
+	a := t.TempDir()
+	buildDataDir(t, filepath.Join(a, "data"))
+	b := t.TempDir()
+	require.NoError(t, filepath.WalkDir(a, func(p string, d os.DirEntry, err error) error {
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(a, p)
+		to := filepath.Join(b, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(to, data, 0o644))
+		return os.Chtimes(to, st.ModTime(), st.ModTime())
+	}))
+	key := bytes.Repeat([]byte("k"), 32)
+	sa := startServer(t, Options{Root: a, TicketKey: key})
+	sb := startServer(t, Options{Root: b, TicketKey: key})
+	fi := getInfo(t, dial(t, sa.addr), pathDesc("data", "t"))
+	cb := dial(t, sb.addr)
+	assert.Equal(t, []string{"a@1000=10", "a@2000=200", "b@1000=100"}, tRows(t, cb, fi))
+
+	// A file of b's copy changes: b refuses the ticket, a still honours it.
+	appendMods(t, filepath.Join(b, "data", "sequence", "root.db", "1", "0", "1-1-0-0.tsfile"), deleteT(1e9, 1e9))
+	err := redeemErr(t, cb, fi.Endpoint[0].Ticket)
+	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
+	assert.NoError(t, redeemErr(t, dial(t, sa.addr), fi.Endpoint[0].Ticket))
+}
