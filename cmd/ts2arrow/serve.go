@@ -71,8 +71,8 @@ The Flight RPCs:
                  One endpoint per file and range of devices, cut at about
                  --partition-size of Arrow data (for a data directory's
                  table: per range of time partitions, cut at about
-                 --partition-size of data files); a "limit" gives a
-                 single endpoint; no endpoints means no rows. Tickets are signed
+                 --partition-size of data files); a "limit" gives a single
+                 endpoint; no endpoints means no rows. Tickets are signed
                  (not encrypted) and expire after --ticket-ttl.
   GetSchema      the schema of a descriptor's streams
   DoGet          streams an endpoint's ticket as record batches; a file
