@@ -692,6 +692,9 @@ func schemaMismatch(first, other *arrow.Schema, firstName, otherName string) err
 
 // runSingle converts every input into one output.
 func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) error {
+	if err := j.keepTableInputs(ctx, stderr); err != nil {
+		return err
+	}
 	// Check that the schemas agree before writing anything, and estimate
 	// the rows for the progress bar.
 	var schema *arrow.Schema
@@ -842,3 +845,39 @@ func (c *chainReader) wrap(err error) error {
 
 // errInterrupted is returned when Ctrl-C (or SIGTERM) stops a conversion.
 var errInterrupted = errors.New("interrupted; nothing was written")
+
+// keepTableInputs drops, when --table names a table and several inputs are
+// read (a directory, a glob), the inputs that do not hold it: a directory
+// of several tables (an IoTDB data directory read with --raw) holds each
+// table in some of its files only. Says so on stderr; no input left is an
+// error.
+func (j *convertJob) keepTableInputs(ctx context.Context, stderr io.Writer) error {
+	if j.table == "" || len(j.inputs) < 2 || j.recover {
+		return nil
+	}
+	var keep, dropped []string
+	for _, name := range j.inputs {
+		in, err := openInput(ctx, name, j.ropts, j.http)
+		if err != nil {
+			return err
+		}
+		has := slices.Contains(in.file.Tables(), j.table)
+		in.close()
+		if has {
+			keep = append(keep, name)
+		} else {
+			dropped = append(dropped, name)
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	if len(keep) == 0 {
+		return usagef("no input holds table %q", j.table)
+	}
+	if !j.quiet {
+		fmt.Fprintf(stderr, "ts2arrow: --table %s: %d of %d inputs do not hold it and are not read (the first: %s)\n", j.table, len(dropped), len(j.inputs), dropped[0])
+	}
+	j.inputs = keep
+	return nil
+}

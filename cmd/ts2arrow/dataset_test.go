@@ -468,3 +468,23 @@ func TestDatasetNoTables(t *testing.T) {
 	require.Equal(t, "ts2arrow: the inputs have no tables: "+seq+": no .resource beside it", stderr[:len("ts2arrow: the inputs have no tables: "+seq+": no .resource beside it")])
 	require.Equal(t, 1, strings.Count(stderr, "\n"))
 }
+
+// TestDatasetRawSeveralTables: --raw --table over a directory of several
+// tables reads the files that hold the table and says which it left out;
+// the resolved read of the bundled sample has the golden file's rows, the
+// raw one every copy.
+func TestDatasetRawSeveralTables(t *testing.T) {
+	sample := filepath.Join("..", "..", "testdata", "iotdb")
+	code, raw, errOut := runCLI("convert", sample, "--table", "weather", "--raw", "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "ts2arrow: --table weather: 1 of 5 inputs do not hold it and are not read")
+	code, resolved, errOut := runCLI("convert", sample, "--table", "weather", "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, errOut)
+	// 2 devices x (12 + 12 + 24) hours, 3 hours rewritten (6 copies), 4
+	// south rows deleted.
+	require.Equal(t, 1+96+6, strings.Count(raw, "\n"))
+	require.Equal(t, 1+96-4, strings.Count(resolved, "\n"))
+	code, _, errOut = runCLI("convert", sample, "--table", "nope", "--raw", "--format", "csv", "-o", "-")
+	require.Equal(t, 2, code)
+	require.Contains(t, errOut, `no input holds table "nope"`)
+}
