@@ -656,6 +656,9 @@ func (r *Reader) startUnit(u *unit) (producer, error) {
 			return &fileStream{r: r, df: df, rd: rd}, nil
 		}
 	}
+	if len(u.files) > 1 {
+		return r.newUnitStreams(u)
+	}
 	return &deviceSeq{r: r, u: u}, nil
 }
 
@@ -710,7 +713,7 @@ func (s *deviceSeq) next() (arrow.RecordBatch, error) {
 		}
 		group := append([]entry(nil), s.u.entries[s.i:j]...)
 		s.i = j
-		p, err := s.r.deviceProducer(group)
+		p, err := s.r.deviceProducer(group, s.r.deviceSources)
 		if err != nil {
 			return nil, err
 		}
@@ -752,7 +755,7 @@ func (c *chain) release() {
 // deviceProducer builds the producer of one device's entries (ascending
 // priority): clusters of entries overlapping in time are merged, the
 // clusters follow each other in time.
-func (r *Reader) deviceProducer(group []entry) (producer, error) {
+func (r *Reader) deviceProducer(group []entry, sources func(e *entry, rank int) ([]*cursor, error)) (producer, error) {
 	ranks := make([]int, len(group)) // ascending priority = ascending rank
 	for i := range group {
 		ranks[i] = i
@@ -777,7 +780,7 @@ func (r *Reader) deviceProducer(group []entry) (producer, error) {
 		sort.Ints(cl) // ascending priority
 		var srcs []*cursor
 		for _, i := range cl {
-			ss, err := r.deviceSources(&group[i], ranks[i]*1_000_000)
+			ss, err := sources(&group[i], ranks[i]*1_000_000)
 			if err != nil {
 				c.release()
 				for _, s := range srcs {
@@ -837,16 +840,8 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 	if lo > hi {
 		// The whole device is deleted in this file: count its rows from
 		// the statistics, when the query asked for all of them.
-		for i := range info.series {
-			if !e.full {
-				break
-			}
-			if info.series[i].IsTimeColumn() || !info.aligned {
-				r.stats.RowsDeleted += info.series[i].Statistics.Count
-				if info.aligned {
-					break
-				}
-			}
+		if e.full {
+			r.countDeletedDevice(info)
 		}
 		return nil, nil
 	}
@@ -870,7 +865,7 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		}
 		src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, raw: true}
 		src.open = func(int64, int64) (*arrowconv.Reader, error) { return nil, nil }
-		return r.segments(src, rank, info, lo, hi)
+		return r.segments(src, e.df, e.dev, info.dels, rank, info, lo, hi)
 	}
 	ranges := []span{{lo, hi}}
 	if !count {
@@ -911,6 +906,19 @@ func splitRange(lo, hi int64, width uint64, rows []span) []span {
 		at = c.hi + 1
 	}
 	return append(out, span{at, hi})
+}
+
+// countDeletedDevice counts the rows of a device a deletion removes whole
+// from a file, from its statistics.
+func (r *Reader) countDeletedDevice(info *devInfo) {
+	for i := range info.series {
+		if info.series[i].IsTimeColumn() || !info.aligned {
+			r.stats.RowsDeleted += info.series[i].Statistics.Count
+			if info.aligned {
+				return
+			}
+		}
+	}
 }
 
 // devSource reads one device of one file: conformed, its deletions applied,
@@ -1017,11 +1025,11 @@ func (m *memSource) release() {
 // (docs/iotdb-rules.md 1a); the merge then resolves the groups like files.
 // Each group keeps the rows in [lo, hi] (the query's range). This holds one
 // device's rows of one file in memory.
-func (r *Reader) segments(src *devSource, rank int, info *devInfo, lo, hi int64) ([]*cursor, error) {
+func (r *Reader) segments(src producer, df *dataFile, dev tsfile.DeviceID, dels *deviceDeletions, rank int, info *devInfo, lo, hi int64) ([]*cursor, error) {
 	defer src.release()
 	sets, err := tsfile.AlignedChunkSets(info.series)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: device %s: %w", src.df.Path, src.dev, err)
+		return nil, fmt.Errorf("dataset: %s: device %s: %w", df.Path, dev, err)
 	}
 	byOffset := make([]int, len(sets)) // rank of each set: its place in file order
 	for i := range byOffset {
@@ -1057,7 +1065,7 @@ func (r *Reader) segments(src *devSource, rank int, info *devInfo, lo, hi int64)
 		want += s.Time.Statistics.Count
 	}
 	if total > 0 && int64(total) != want { // 0: Where left the device out
-		return nil, fmt.Errorf("dataset: %s: device %s: read %d rows but its time chunks count %d: %w", src.df.Path, src.dev, total, want, tsfile.ErrCorrupt)
+		return nil, fmt.Errorf("dataset: %s: device %s: read %d rows but its time chunks count %d: %w", df.Path, dev, total, want, tsfile.ErrCorrupt)
 	}
 	if total == 0 {
 		return nil, nil
@@ -1092,13 +1100,13 @@ func (r *Reader) segments(src *devSource, rank int, info *devInfo, lo, hi int64)
 		seg := times[at : at+n]
 		for j := 1; j < n; j++ {
 			if seg[j] <= seg[j-1] {
-				return fail(fmt.Errorf("dataset: %s: device %s: the chunk group at %d is not in time order: %w", src.df.Path, src.dev, sets[i].Time.Offset, tsfile.ErrCorrupt))
+				return fail(fmt.Errorf("dataset: %s: device %s: the chunk group at %d is not in time order: %w", df.Path, dev, sets[i].Time.Offset, tsfile.ErrCorrupt))
 			}
 		}
 		a, b := rangeIn(seg, span{lo, hi})
 		if a < b {
 			part := whole.NewSlice(int64(at+a), int64(at+b))
-			rec, err := applyDeletions(r.mem, part, seg[a:b], src.dels, &r.stats)
+			rec, err := applyDeletions(r.mem, part, seg[a:b], dels, &r.stats)
 			part.Release()
 			if err != nil {
 				return fail(err)

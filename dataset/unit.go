@@ -1,0 +1,278 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// unitStreams reads a group of overlapping files with one arrowconv reader
+// per file (Options.DeviceBatches, devices in DeviceID order), not one per
+// file and device: the devices are merged in that order, each file's
+// stream handing the merge the batches of the current device. A file is
+// read once, in batches of up to BatchSize rows of one device, by its
+// reader's team.
+type unitStreams struct {
+	r       *Reader
+	u       *unit
+	streams map[*dataFile]*fileDevStream
+	infos   map[*entry]*devInfo
+	i       int // next entry
+	cur     producer
+	curDev  tsfile.DeviceID
+	started bool
+}
+
+// fileDevStream is one file's reader in a unitStreams, with the batch it
+// has read ahead.
+type fileDevStream struct {
+	r   *Reader
+	df  *dataFile
+	rd  *arrowconv.Reader
+	rec arrow.RecordBatch // read ahead, not yet taken (raw, of the file's schema)
+	dev tsfile.DeviceID
+	eof bool
+}
+
+// peek returns the device of the next batch; false at the end.
+func (fs *fileDevStream) peek() (tsfile.DeviceID, bool, error) {
+	if fs.rec != nil {
+		return fs.dev, true, nil
+	}
+	if fs.eof || fs.rd == nil {
+		return tsfile.DeviceID{}, false, nil
+	}
+	if !fs.rd.Next() {
+		fs.eof = true
+		if err := fs.rd.Err(); err != nil {
+			return tsfile.DeviceID{}, false, fmt.Errorf("dataset: %s: %w", fs.df.Path, err)
+		}
+		return tsfile.DeviceID{}, false, nil
+	}
+	fs.rec = fs.rd.RecordBatch()
+	fs.rec.Retain()
+	fs.dev = fs.rd.Device()
+	return fs.dev, true, nil
+}
+
+// take hands over the batch peek announced.
+func (fs *fileDevStream) take() arrow.RecordBatch {
+	rec := fs.rec
+	fs.rec = nil
+	return rec
+}
+
+// skip drops what is left of dev's rows (a limit stopped the merge early).
+func (fs *fileDevStream) skip(dev tsfile.DeviceID) error {
+	for {
+		d, ok, err := fs.peek()
+		if err != nil || !ok || !d.Equal(dev) {
+			return err
+		}
+		fs.take().Release()
+	}
+}
+
+func (fs *fileDevStream) release() {
+	if fs.rec != nil {
+		fs.rec.Release()
+		fs.rec = nil
+	}
+	if fs.rd != nil {
+		fs.rd.Release()
+		fs.rd = nil
+	}
+}
+
+// newUnitStreams checks every device of the unit against the files' index
+// and opens a reader per file.
+func (r *Reader) newUnitStreams(u *unit) (*unitStreams, error) {
+	s := &unitStreams{r: r, u: u, streams: map[*dataFile]*fileDevStream{}, infos: map[*entry]*devInfo{}}
+	devs := map[*dataFile][]tsfile.DeviceID{}
+	whole := map[*dataFile]bool{} // a file with overlapping flushes: read all its times
+	for i := range u.entries {
+		e := &u.entries[i]
+		info, err := r.inspectDevice(e)
+		if err != nil {
+			return nil, err
+		}
+		s.infos[e] = info
+		if !r.d.opts.CountDeletions && covers(info.dels.rows, e.start, e.end) {
+			if e.full {
+				r.countDeletedDevice(info)
+			}
+			continue // deleted whole in this file: not read
+		}
+		devs[e.df] = append(devs[e.df], e.dev)
+		whole[e.df] = whole[e.df] || info.segmented
+	}
+	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+	if t := r.opts.Time; t != nil {
+		lo, hi = t.Start, t.End
+	}
+	for _, df := range u.files {
+		fs := &fileDevStream{r: r, df: df}
+		s.streams[df] = fs
+		if len(devs[df]) == 0 {
+			continue
+		}
+		flo, fhi := lo, hi
+		if whole[df] {
+			flo, fhi = math.MinInt64, math.MaxInt64 // see segments
+		}
+		o, ok := r.fileOptions(df, devs[df], flo, fhi, nil)
+		if !ok {
+			continue
+		}
+		o.DeviceBatches = true
+		rd, err := r.newFileReader(df, o)
+		if err != nil {
+			s.release()
+			return nil, err
+		}
+		fs.rd = rd
+	}
+	return s, nil
+}
+
+func (s *unitStreams) next() (arrow.RecordBatch, error) {
+	for {
+		if s.cur != nil {
+			rec, err := s.cur.next()
+			if err != nil || rec != nil {
+				return rec, err
+			}
+			s.cur.release()
+			s.cur = nil
+			// Rows of the device the merge did not take (a limit): drop
+			// them so that the streams move on to the next device.
+			for _, fs := range s.streams {
+				if err := fs.skip(s.curDev); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if s.i >= len(s.u.entries) {
+			return nil, nil
+		}
+		j := s.i + 1
+		for j < len(s.u.entries) && s.u.entries[j].dev.Equal(s.u.entries[s.i].dev) {
+			j++
+		}
+		group := s.u.entries[s.i:j]
+		s.i = j
+		s.curDev = group[0].dev
+		// A stream still at an earlier device did not give it where the
+		// order of devices said: its file orders devices differently.
+		for _, fs := range s.streams {
+			if d, ok, err := fs.peek(); err != nil {
+				return nil, err
+			} else if ok && d.Compare(s.curDev) < 0 {
+				return nil, fmt.Errorf("dataset: %s gives device %s after the merge moved past it to %s: %w", fs.df.Path, d, s.curDev, tsfile.ErrCorrupt)
+			}
+		}
+		p, err := s.r.deviceProducer(group, s.sources)
+		if err != nil {
+			return nil, err
+		}
+		s.cur = p
+	}
+}
+
+// sources returns the cursors of one device of one file: a view of the
+// file's stream, or its flushes when they overlap (segments).
+func (s *unitStreams) sources(e *entry, rank int) ([]*cursor, error) {
+	info := s.infos[s.entryOf(e)]
+	if info == nil || (!s.r.d.opts.CountDeletions && covers(info.dels.rows, e.start, e.end)) {
+		return nil, nil
+	}
+	v := &devView{r: s.r, fs: s.streams[e.df], dev: e.dev, dels: info.dels, lo: e.start, hi: e.end, last: math.MinInt64}
+	if info.segmented {
+		v.raw = true
+		return s.r.segments(v, e.df, e.dev, info.dels, rank, info, e.start, e.end)
+	}
+	return []*cursor{{src: v, rank: rank}}, nil
+}
+
+// entryOf finds the unit's own entry equal to e (deviceProducer works on a
+// copy of the group).
+func (s *unitStreams) entryOf(e *entry) *entry {
+	for k := range s.infos {
+		if k.df == e.df && k.dev.Equal(e.dev) {
+			return k
+		}
+	}
+	return nil
+}
+
+func (s *unitStreams) release() {
+	if s.cur != nil {
+		s.cur.release()
+		s.cur = nil
+	}
+	for _, fs := range s.streams {
+		fs.release()
+	}
+}
+
+// devView is one device's rows in one file's stream: conformed, in the
+// entry's time range, its deletions applied, checked to be in time order.
+type devView struct {
+	r      *Reader
+	fs     *fileDevStream
+	dev    tsfile.DeviceID
+	dels   *deviceDeletions
+	lo, hi int64
+	last   int64
+	raw    bool // for segments: every row as read, no deletions or checks
+}
+
+func (v *devView) next() (arrow.RecordBatch, error) {
+	for {
+		d, ok, err := v.fs.peek()
+		if err != nil || !ok || !d.Equal(v.dev) {
+			return nil, err
+		}
+		raw := v.fs.take()
+		v.r.stats.RowsRead += raw.NumRows()
+		rec, err := v.r.conform(v.fs.df, raw)
+		raw.Release()
+		if err != nil {
+			return nil, err
+		}
+		if v.raw {
+			return rec, nil
+		}
+		times := timesOf(rec)
+		for _, t := range times {
+			if t <= v.last {
+				rec.Release()
+				return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", v.fs.df.Path, v.dev, t, v.last, tsfile.ErrCorrupt)
+			}
+			v.last = t
+		}
+		if n := len(times); n > 0 && (times[0] < v.lo || times[n-1] > v.hi) {
+			a, b := rangeIn(times, span{v.lo, v.hi})
+			cut := rec.NewSlice(int64(a), int64(b))
+			rec.Release()
+			rec, times = cut, times[a:b]
+		}
+		out, err := applyDeletions(v.r.mem, rec, times, v.dels, &v.r.stats)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		if out.NumRows() == 0 {
+			out.Release()
+			continue
+		}
+		return out, nil
+	}
+}
+
+// release leaves the stream to the unit, which releases it.
+func (v *devView) release() {}
+
