@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/tsarrow/tsarrow/arrowconv"
@@ -26,8 +27,11 @@ type unitStreams struct {
 	started bool
 }
 
-// fileDevStream is one file's reader in a unitStreams, with the batch it
-// has read ahead.
+// fileDevStream is one file's reader in a unitStreams. Its reader runs on
+// a goroutine of its own, one batch ahead of the merge: the streams of a
+// group decode in parallel while the merge runs, each with one worker
+// (readers with teams of their own would spin against each other), and
+// memory stays at a few batches per file.
 type fileDevStream struct {
 	r   *Reader
 	df  *dataFile
@@ -35,6 +39,44 @@ type fileDevStream struct {
 	rec arrow.RecordBatch // read ahead, not yet taken (raw, of the file's schema)
 	dev tsfile.DeviceID
 	eof bool
+
+	ch   chan streamItem
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// streamItem is a batch the stream's goroutine read, or how it ended.
+type streamItem struct {
+	rec arrow.RecordBatch
+	dev tsfile.DeviceID
+	err error
+}
+
+// start runs the reader on its goroutine.
+func (fs *fileDevStream) start() {
+	fs.ch = make(chan streamItem, 1)
+	fs.done = make(chan struct{})
+	fs.wg.Add(1)
+	go func() {
+		defer fs.wg.Done()
+		defer close(fs.ch)
+		for fs.rd.Next() {
+			rec := fs.rd.RecordBatch()
+			rec.Retain()
+			select {
+			case fs.ch <- streamItem{rec: rec, dev: fs.rd.Device()}:
+			case <-fs.done:
+				rec.Release()
+				return
+			}
+		}
+		if err := fs.rd.Err(); err != nil {
+			select {
+			case fs.ch <- streamItem{err: err}:
+			case <-fs.done:
+			}
+		}
+	}()
 }
 
 // peek returns the device of the next batch; false at the end.
@@ -45,16 +87,19 @@ func (fs *fileDevStream) peek() (tsfile.DeviceID, bool, error) {
 	if fs.eof || fs.rd == nil {
 		return tsfile.DeviceID{}, false, nil
 	}
-	if !fs.rd.Next() {
-		fs.eof = true
-		if err := fs.rd.Err(); err != nil {
-			return tsfile.DeviceID{}, false, fmt.Errorf("dataset: %s: %w", fs.df.Path, err)
-		}
-		return tsfile.DeviceID{}, false, nil
+	if fs.ch == nil {
+		fs.start()
 	}
-	fs.rec = fs.rd.RecordBatch()
-	fs.rec.Retain()
-	fs.dev = fs.rd.Device()
+	it, ok := <-fs.ch
+	switch {
+	case !ok:
+		fs.eof = true
+		return tsfile.DeviceID{}, false, nil
+	case it.err != nil:
+		fs.eof = true
+		return tsfile.DeviceID{}, false, fmt.Errorf("dataset: %s: %w", fs.df.Path, it.err)
+	}
+	fs.rec, fs.dev = it.rec, it.dev
 	return fs.dev, true, nil
 }
 
@@ -76,7 +121,18 @@ func (fs *fileDevStream) skip(dev tsfile.DeviceID) error {
 	}
 }
 
+// release stops the goroutine and releases the reader and what it read.
 func (fs *fileDevStream) release() {
+	if fs.ch != nil {
+		close(fs.done)
+		for it := range fs.ch {
+			if it.rec != nil {
+				it.rec.Release()
+			}
+		}
+		fs.wg.Wait()
+		fs.ch = nil
+	}
 	if fs.rec != nil {
 		fs.rec.Release()
 		fs.rec = nil
@@ -128,6 +184,7 @@ func (r *Reader) newUnitStreams(u *unit) (*unitStreams, error) {
 			continue
 		}
 		o.DeviceBatches = true
+		o.Workers = 1 // the stream's goroutine is its parallelism
 		rd, err := r.newFileReader(df, o)
 		if err != nil {
 			s.release()
