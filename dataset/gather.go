@@ -312,3 +312,97 @@ func patchByRuns(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow
 	}
 	return concat(mem, base.DataType(), ps, n)
 }
+
+// fillFrom returns base[bOff : bOff+n] with each null cell taking the cell
+// of over at the same row (over[oOff+i]) when that one is not null: the
+// merge's cell-wise rule for a run of rows two copies hold at the same
+// times. Fixed-width columns are copied once and filled in place; other
+// layouts are gathered by runs.
+func fillFrom(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, oOff int) (arrow.Array, error) {
+	if noNullsIn(base, bOff, n) || over.NullN() == over.Len() {
+		return array.NewSlice(base, int64(bOff), int64(bOff+n)), nil
+	}
+	var w int
+	switch t := base.DataType().(type) {
+	case *arrow.BooleanType:
+	case arrow.FixedWidthDataType:
+		if _, dict := t.(*arrow.DictionaryType); !dict && t.BitWidth()%8 == 0 && t.BitWidth() > 0 {
+			w = t.BitWidth() / 8
+			break
+		}
+		return fillByRuns(mem, base, bOff, n, over, oOff)
+	default:
+		return fillByRuns(mem, base, bOff, n, over, oOff)
+	}
+	bd, od := base.Data(), over.Data()
+	valid := memory.NewResizableBuffer(mem)
+	valid.Resize(int(bitutil.BytesForBits(int64(n))))
+	vb := valid.Bytes()
+	bitutil.CopyBitmap(bd.Buffers()[0].Bytes(), bd.Offset()+bOff, n, vb, 0)
+	var ovalid []byte
+	if over.NullN() > 0 && od.Buffers()[0] != nil {
+		ovalid = od.Buffers()[0].Bytes()
+	}
+	vals := memory.NewResizableBuffer(mem)
+	src := od.Buffers()[1].Bytes()
+	if w == 0 {
+		vals.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, vals.Bytes(), 0)
+	} else {
+		vals.Resize(n * w)
+		b0 := (bd.Offset() + bOff) * w
+		copy(vals.Bytes(), bd.Buffers()[1].Bytes()[b0:b0+n*w])
+	}
+	dst := vals.Bytes()
+	for i := 0; i < n; i++ {
+		if bitutil.BitIsSet(vb, i) {
+			continue
+		}
+		u := od.Offset() + oOff + i
+		if ovalid != nil && !bitutil.BitIsSet(ovalid, u) {
+			continue
+		}
+		if w == 0 {
+			bitutil.SetBitTo(dst, i, bitutil.BitIsSet(src, u))
+		} else {
+			copy(dst[i*w:i*w+w], src[u*w:u*w+w])
+		}
+		bitutil.SetBit(vb, i)
+	}
+	nulls := n - bitutil.CountSetBits(vb, 0, n)
+	bufs := []*memory.Buffer{valid, vals}
+	if nulls == 0 {
+		bufs[0] = nil
+	}
+	data := array.NewData(base.DataType(), n, bufs, nil, nulls, 0)
+	valid.Release()
+	vals.Release()
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// fillByRuns is fillFrom for layouts that cannot be written in place.
+func fillByRuns(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, oOff int) (arrow.Array, error) {
+	var ps pieces
+	for i := 0; i < n; i++ {
+		if base.IsNull(bOff+i) && over.IsValid(oOff+i) {
+			ps.add(over, oOff+i, 1)
+		} else {
+			ps.add(base, bOff+i, 1)
+		}
+	}
+	return concat(mem, base.DataType(), ps, n)
+}
+
+// noNullsIn reports whether a[off : off+n] holds no null.
+func noNullsIn(a arrow.Array, off, n int) bool {
+	if a.NullN() == 0 {
+		return true
+	}
+	d := a.Data()
+	b := d.Buffers()[0]
+	if b == nil {
+		return a.DataType().ID() != arrow.NULL
+	}
+	return bitutil.CountSetBits(b.Bytes(), d.Offset()+off, n) == n
+}

@@ -47,6 +47,7 @@ type merger struct {
 	at    []*cursor
 	zc    int // zeroCopyRun for the batch size
 	pos   []int
+	tmp   []arrow.Array // filled runs the current batch's pieces point into
 }
 
 // fill makes sure c has a current row, loading its next batch; false when
@@ -76,6 +77,8 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			h.Release()
 		}
 		m.held = m.held[:0]
+		releaseAll(m.tmp)
+		m.tmp = m.tmp[:0]
 	}()
 	r := m.r
 	ncol := len(r.ts.keep)
@@ -247,17 +250,24 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 				cols[k].add(a, win.pos, n)
 				continue
 			}
-			// Cell by cell: each null takes the highest copy's value.
-			for i := 0; i < n; i++ {
-				src := win
-				for _, c := range at {
-					if c.rec.Column(k).IsValid(c.pos + i) {
-						src = c
-						break
-					}
+			// Cell by cell: each null takes the value of the highest
+			// copy that has one, filled copy after copy, highest first.
+			filled := a
+			filled.Retain()
+			off := win.pos
+			for _, c := range at[1:] {
+				if noNulls(filled, off, n) {
+					break
 				}
-				cols[k].add(src.rec.Column(k), src.pos+i, 1)
+				next, err := fillFrom(r.mem, filled, off, n, c.rec.Column(k), c.pos)
+				filled.Release()
+				if err != nil {
+					return nil, err
+				}
+				filled, off = next, 0
 			}
+			m.tmp = append(m.tmp, filled)
+			cols[k].add(filled, off, n)
 		}
 		r.stats.RowsOverwritten += int64((len(at) - 1) * n)
 		out += n
