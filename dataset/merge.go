@@ -250,8 +250,22 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 				cols[k].add(a, win.pos, n)
 				continue
 			}
-			// Cell by cell: each null takes the value of the highest
-			// copy that has one, filled copy after copy, highest first.
+			if n < 64 {
+				// Cell by cell: each null takes the highest copy's value.
+				for i := 0; i < n; i++ {
+					src := win
+					for _, c := range at {
+						if c.rec.Column(k).IsValid(c.pos + i) {
+							src = c
+							break
+						}
+					}
+					cols[k].add(src.rec.Column(k), src.pos+i, 1)
+				}
+				continue
+			}
+			// A long run: copied once, each null filled from the highest
+			// copy that has a value, copy after copy, highest first.
 			filled := a
 			filled.Retain()
 			off := win.pos
