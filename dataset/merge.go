@@ -46,7 +46,7 @@ type merger struct {
 	cols  []pieces // reused from batch to batch
 	at    []*cursor
 	zc    int // zeroCopyRun for the batch size
-	pos   []int
+	posOf map[*cursor][]int // patchWindow's rewritten rows per source
 	tmp   []arrow.Array // filled runs the current batch's pieces point into
 }
 
@@ -392,105 +392,117 @@ func (m *merger) release() {
 	m.held = nil
 }
 
-// patchWindow is the merge of two sources where the higher one only
-// rewrites rows the lower one holds (out-of-order writes that correct
-// points, the common case of a sequence and an unsequence file): the next
-// window of the lower source's batch is the output, its cells at the
-// rewritten times replaced, with no per-run gathering. ok is false when
-// the window does not qualify (the higher source holds a time the lower
-// lacks, or nothing to rewrite); the general merge then runs.
+// patchWindow is the merge where the sources of higher rank only rewrite
+// rows the current source holds (out-of-order writes that correct points,
+// the common case of sequence and unsequence files): the next window of
+// the current source's batch is the output, its cells at the rewritten
+// times replaced, higher copies after lower ones, with no per-run
+// gathering. ok is false when the window does not qualify (a higher
+// source holds a time the current one lacks, or rewrites too much of the
+// window to pay, or nothing); the general merge then runs.
 func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
 	r := m.r
-	// b holds the smallest time, u the next source to come in; any other
-	// source only comes in after the window.
-	var b, u *cursor
+	// b holds the smallest time (of equal ones the lowest rank): the base.
+	var b *cursor
 	for _, c := range m.curs {
-		switch {
-		case b == nil || c.times[c.pos] < b.times[b.pos]:
-			b, u = c, b
-		case u == nil || c.times[c.pos] < u.times[u.pos]:
-			u = c
+		if b == nil || c.times[c.pos] < b.times[b.pos] || (c.times[c.pos] == b.times[b.pos] && c.rank < b.rank) {
+			b = c
 		}
-	}
-	if u.times[u.pos] == b.times[b.pos] && u.rank < b.rank {
-		b, u = u, b
-	}
-	if u.rank < b.rank {
-		return nil, false, nil
-	}
-	nextT := int64(math.MaxInt64)
-	for _, c := range m.curs {
-		if c != b && c != u {
-			nextT = min(nextT, c.times[c.pos])
-		}
-	}
-	if nextT <= b.times[b.pos] {
-		return nil, false, nil
 	}
 	bEnd := min(len(b.times), b.pos+r.bs)
-	if nextT <= b.times[bEnd-1] {
-		bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], nextT)
-	}
-	tLast := b.times[bEnd-1]
-	if u.times[len(u.times)-1] < tLast {
-		// u's next batch may hold times up to tLast: stop the window at
-		// u's last time, whose rows this batch decides.
-		tLast = u.times[len(u.times)-1]
-		bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], tLast) + 1
-		if bEnd > len(b.times) || b.times[bEnd-1] != tLast {
-			return nil, false, nil
+	ups := m.at[:0]
+	for _, c := range m.curs {
+		switch {
+		case c == b:
+		case c.rank < b.rank:
+			// A lower source's rows would have to be merged in: the
+			// window stops before its next time.
+			bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], c.times[c.pos])
+		default:
+			ups = append(ups, c)
 		}
 	}
-	uEnd := u.pos + searchFrom(u.times[u.pos:], tLast)
-	if uEnd < len(u.times) && u.times[uEnd] == tLast {
-		uEnd++
+	m.at = ups
+	if bEnd <= b.pos || len(ups) == 0 {
+		return nil, false, nil
 	}
-	k := uEnd - u.pos
-	if k == 0 || k*8 > bEnd-b.pos {
-		return nil, false, nil // nothing to rewrite, or too dense to pay
-	}
-	pos := m.pos[:0]
-	i := b.pos
-	for _, t := range u.times[u.pos:uEnd] {
-		i += searchFrom(b.times[i:bEnd], t)
-		if i >= bEnd || b.times[i] != t {
-			m.pos = pos
-			return nil, false, nil
-		}
-		pos = append(pos, i-b.pos)
-		i++
-	}
-	m.pos = pos
-	// Blocks of rewritten rows go faster as runs (uncopied where long);
-	// patching pays where they are scattered.
-	breaks := 1
-	for j := 1; j < len(pos); j++ {
-		if pos[j] != pos[j-1]+1 {
-			breaks++
+	// A higher source whose batch ends inside the window may hold more of
+	// the window's times in its next batch: the window stops at its last.
+	for _, u := range ups {
+		if last := u.times[len(u.times)-1]; last < b.times[bEnd-1] {
+			bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], last+1)
 		}
 	}
-	if k >= 64*breaks {
+	if bEnd <= b.pos {
 		return nil, false, nil
 	}
 	n := bEnd - b.pos
+	tLast := b.times[bEnd-1]
+	if m.posOf == nil {
+		m.posOf = map[*cursor][]int{}
+	}
+	total := 0
+	for _, u := range ups {
+		if u.times[u.pos] < b.times[b.pos] {
+			return nil, false, nil // a row to insert before the window
+		}
+		pos := m.posOf[u][:0]
+		i := b.pos
+		for _, t := range u.times[u.pos:] {
+			if t > tLast {
+				break
+			}
+			i += searchFrom(b.times[i:bEnd], t)
+			if i >= bEnd || b.times[i] != t {
+				m.posOf[u] = pos
+				return nil, false, nil // a row to insert
+			}
+			pos = append(pos, i-b.pos)
+			i++
+		}
+		m.posOf[u] = pos
+		total += len(pos)
+	}
+	if total == 0 || total*2 > n {
+		return nil, false, nil // nothing to patch (a run), or too dense to pay
+	}
+	sort.Slice(ups, func(x, y int) bool { return ups[x].rank < ups[y].rank })
 	arrs := make([]arrow.Array, len(r.ts.keep))
 	defer releaseAll(arrs)
 	for c := range arrs {
-		var err error
 		if c == 0 || m.konst[c] {
 			arrs[c] = array.NewSlice(b.rec.Column(c), int64(b.pos), int64(bEnd))
-		} else {
-			arrs[c], err = patch(r.mem, b.rec.Column(c), b.pos, n, u.rec.Column(c), u.pos, pos)
+			continue
 		}
-		if err != nil {
-			return nil, false, err
+		col, off := b.rec.Column(c), b.pos
+		col.Retain()
+		for _, u := range ups {
+			pos := m.posOf[u]
+			if len(pos) == 0 {
+				continue
+			}
+			next, err := patch(r.mem, col, off, n, u.rec.Column(c), u.pos, pos)
+			col.Release()
+			if err != nil {
+				return nil, false, err
+			}
+			col, off = next, 0
 		}
+		if off != 0 || col.Len() != n {
+			s := array.NewSlice(col, int64(off), int64(off+n))
+			col.Release()
+			col = s
+		}
+		arrs[c] = col
 	}
-	r.stats.RowsOverwritten += int64(k)
+	r.stats.RowsOverwritten += int64(total)
 	r.stats.RowsMerged += int64(n)
-	b.pos, u.pos = bEnd, uEnd
 	rec := array.NewRecordBatch(r.ts.out, arrs, int64(n))
-	for _, c := range []*cursor{b, u} {
+	b.pos = bEnd
+	for _, u := range ups {
+		u.pos += len(m.posOf[u])
+	}
+	for _, c := range append([]*cursor{b}, ups...) {
 		if err := m.advanced(c); err != nil {
 			rec.Release()
 			return nil, false, err
