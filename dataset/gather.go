@@ -218,93 +218,122 @@ func constArray(mem memory.Allocator, src arrow.Array, i, n int) (arrow.Array, e
 	return concat(mem, src.DataType(), ps, n)
 }
 
-// patch returns base[bOff : bOff+n] with the cells at rows pos (relative to
-// bOff) replaced by over's cells at uOff, uOff+1, ... where those are not
-// null: a higher copy's values written over a lower one's, null cells of
-// the higher copy keeping the lower value (the merge's cell-wise rule).
-// Fixed-width and boolean columns are copied once and patched in place;
-// other layouts are gathered by runs.
-func patch(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, uOff int, pos []int) (arrow.Array, error) {
-	if over.NullN() == over.Len() {
+// rewrite is one cell write of patch: row pos of the window takes the
+// cell at row of the column at src (src indexes patch's overs).
+type rewrite struct {
+	pos, src, row int
+}
+
+// patch returns base[bOff : bOff+n] with the rewrites applied in order
+// (sorted by pos, lower copies before higher ones at one pos), each only
+// where its cell is not null: higher copies' values written over lower
+// ones, null cells of a higher copy keeping the value below (the merge's
+// cell-wise rule). Fixed-width and boolean columns are copied once and
+// written in place; other layouts are gathered by runs.
+func patch(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Array, ws []rewrite) (arrow.Array, error) {
+	allNull := true
+	for _, o := range overs {
+		allNull = allNull && o.NullN() == o.Len()
+	}
+	if allNull {
 		return array.NewSlice(base, int64(bOff), int64(bOff+n)), nil
 	}
-	bd, od := base.Data(), over.Data()
+	bd := base.Data()
 	var w int
 	switch t := base.DataType().(type) {
 	case *arrow.BooleanType:
-		w = 0
 	case arrow.FixedWidthDataType:
 		if _, dict := t.(*arrow.DictionaryType); dict || t.BitWidth()%8 != 0 || t.BitWidth() == 0 {
-			return patchByRuns(mem, base, bOff, n, over, uOff, pos)
+			return patchByRuns(mem, base, bOff, n, overs, ws)
 		}
 		w = t.BitWidth() / 8
 	default:
-		return patchByRuns(mem, base, bOff, n, over, uOff, pos)
+		return patchByRuns(mem, base, bOff, n, overs, ws)
 	}
-	vals := memory.NewResizableBuffer(mem)
-	valid := memory.NewResizableBuffer(mem)
-	valid.Resize(int(bitutil.BytesForBits(int64(n))))
-	vb := valid.Bytes()
-	if base.NullN() == 0 || bd.Buffers()[0] == nil {
-		bitutil.SetBitsTo(vb, 0, int64(n), true)
-	} else {
+	// A base without nulls stays without: a write only ever fills a cell.
+	var valid *memory.Buffer
+	var vb []byte
+	if !noNullsIn(base, bOff, n) {
+		valid = memory.NewResizableBuffer(mem)
+		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		vb = valid.Bytes()
 		bitutil.CopyBitmap(bd.Buffers()[0].Bytes(), bd.Offset()+bOff, n, vb, 0)
 	}
-	var ovalid []byte
-	if over.NullN() > 0 && od.Buffers()[0] != nil {
-		ovalid = od.Buffers()[0].Bytes()
-	}
-	src := od.Buffers()[1].Bytes()
+	vals := memory.NewResizableBuffer(mem)
 	if w == 0 {
 		vals.Resize(int(bitutil.BytesForBits(int64(n))))
-		dst := vals.Bytes()
-		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, dst, 0)
-		for j, p := range pos {
-			u := od.Offset() + uOff + j
-			if ovalid != nil && !bitutil.BitIsSet(ovalid, u) {
-				continue
-			}
-			bitutil.SetBitTo(dst, p, bitutil.BitIsSet(src, u))
-			bitutil.SetBit(vb, p)
-		}
+		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, vals.Bytes(), 0)
 	} else {
 		vals.Resize(n * w)
-		dst := vals.Bytes()
 		b0 := (bd.Offset() + bOff) * w
-		copy(dst, bd.Buffers()[1].Bytes()[b0:b0+n*w])
-		for j, p := range pos {
-			u := od.Offset() + uOff + j
-			if ovalid != nil && !bitutil.BitIsSet(ovalid, u) {
-				continue
-			}
-			copy(dst[p*w:p*w+w], src[u*w:u*w+w])
-			bitutil.SetBit(vb, p)
+		copy(vals.Bytes(), bd.Buffers()[1].Bytes()[b0:b0+n*w])
+	}
+	dst := vals.Bytes()
+	type over struct {
+		valid, vals []byte
+		off         int
+	}
+	os := make([]over, len(overs))
+	for k, o := range overs {
+		od := o.Data()
+		os[k] = over{vals: od.Buffers()[1].Bytes(), off: od.Offset()}
+		if o.NullN() > 0 && od.Buffers()[0] != nil {
+			os[k].valid = od.Buffers()[0].Bytes()
 		}
 	}
-	nulls := n - bitutil.CountSetBits(vb, 0, n)
+	for _, x := range ws {
+		o := &os[x.src]
+		u := o.off + x.row
+		if o.valid != nil && !bitutil.BitIsSet(o.valid, u) {
+			continue
+		}
+		if w == 0 {
+			bitutil.SetBitTo(dst, x.pos, bitutil.BitIsSet(o.vals, u))
+		} else {
+			copy(dst[x.pos*w:x.pos*w+w], o.vals[u*w:u*w+w])
+		}
+		if vb != nil {
+			bitutil.SetBit(vb, x.pos)
+		}
+	}
+	nulls := 0
+	if vb != nil {
+		nulls = n - bitutil.CountSetBits(vb, 0, n)
+	}
 	bufs := []*memory.Buffer{valid, vals}
 	if nulls == 0 {
 		bufs[0] = nil
 	}
 	data := array.NewData(base.DataType(), n, bufs, nil, nulls, 0)
-	valid.Release()
+	if valid != nil {
+		valid.Release()
+	}
 	vals.Release()
 	defer data.Release()
 	return array.MakeFromData(data), nil
 }
 
-// patchByRuns is patch for layouts that cannot be written in place.
-func patchByRuns(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, uOff int, pos []int) (arrow.Array, error) {
+// patchByRuns is patch for layouts that cannot be written in place: for
+// each written row the highest non-null write, else the base cell.
+func patchByRuns(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Array, ws []rewrite) (arrow.Array, error) {
 	var ps pieces
 	at := 0
-	for j, p := range pos {
-		if over.IsNull(uOff + j) {
-			continue
+	for i := 0; i < len(ws); {
+		p := ws[i].pos
+		var src arrow.Array
+		row := 0
+		for ; i < len(ws) && ws[i].pos == p; i++ {
+			if o := overs[ws[i].src]; o.IsValid(ws[i].row) {
+				src, row = o, ws[i].row
+			}
+		}
+		if src == nil {
+			continue // every write null: the base cell stays
 		}
 		if p > at {
 			ps.add(base, bOff+at, p-at)
 		}
-		ps.add(over, uOff+j, 1)
+		ps.add(src, row, 1)
 		at = p + 1
 	}
 	if at < n {

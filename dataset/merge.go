@@ -47,6 +47,7 @@ type merger struct {
 	at    []*cursor
 	zc    int // zeroCopyRun for the batch size
 	posOf map[*cursor][]int // patchWindow's rewritten rows per source
+	ws    []rewrite
 	tmp   []arrow.Array // filled runs the current batch's pieces point into
 }
 
@@ -466,34 +467,33 @@ func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
 	if total == 0 || total*2 > n {
 		return nil, false, nil // nothing to patch (a run), or too dense to pay
 	}
+	// The writes in row order, lower copies before higher ones at a row,
+	// so that the highest copy's value is written last.
 	sort.Slice(ups, func(x, y int) bool { return ups[x].rank < ups[y].rank })
+	ws := m.ws[:0]
+	for k, u := range ups {
+		for j, p := range m.posOf[u] {
+			ws = append(ws, rewrite{pos: p, src: k, row: u.pos + j})
+		}
+	}
+	sort.SliceStable(ws, func(x, y int) bool { return ws[x].pos < ws[y].pos })
+	m.ws = ws
 	arrs := make([]arrow.Array, len(r.ts.keep))
 	defer releaseAll(arrs)
+	overs := make([]arrow.Array, len(ups))
 	for c := range arrs {
 		if c == 0 || m.konst[c] {
 			arrs[c] = array.NewSlice(b.rec.Column(c), int64(b.pos), int64(bEnd))
 			continue
 		}
-		col, off := b.rec.Column(c), b.pos
-		col.Retain()
-		for _, u := range ups {
-			pos := m.posOf[u]
-			if len(pos) == 0 {
-				continue
-			}
-			next, err := patch(r.mem, col, off, n, u.rec.Column(c), u.pos, pos)
-			col.Release()
-			if err != nil {
-				return nil, false, err
-			}
-			col, off = next, 0
+		for k, u := range ups {
+			overs[k] = u.rec.Column(c)
 		}
-		if off != 0 || col.Len() != n {
-			s := array.NewSlice(col, int64(off), int64(off+n))
-			col.Release()
-			col = s
+		a, err := patch(r.mem, b.rec.Column(c), b.pos, n, overs, ws)
+		if err != nil {
+			return nil, false, err
 		}
-		arrs[c] = col
+		arrs[c] = a
 	}
 	r.stats.RowsOverwritten += int64(total)
 	r.stats.RowsMerged += int64(n)
