@@ -45,7 +45,7 @@ type merger struct {
 	konst []bool   // output columns constant per device
 	cols  []pieces // reused from batch to batch
 	at    []*cursor
-	zc    int // zeroCopyRun for the batch size
+	zc    int               // zeroCopyRun for the batch size
 	posOf map[*cursor][]int // patchWindow's rewritten rows per source
 	ws    []rewrite
 	tmp   []arrow.Array // filled runs the current batch's pieces point into

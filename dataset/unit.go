@@ -24,7 +24,6 @@ type unitStreams struct {
 	i       int // next entry
 	cur     producer
 	curDev  tsfile.DeviceID
-	started bool
 }
 
 // fileDevStream is one file's reader in a unitStreams. Its reader runs on
@@ -332,4 +331,3 @@ func (v *devView) next() (arrow.RecordBatch, error) {
 
 // release leaves the stream to the unit, which releases it.
 func (v *devView) release() {}
-
