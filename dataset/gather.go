@@ -250,6 +250,9 @@ func patch(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Ar
 	default:
 		return patchByRuns(mem, base, bOff, n, overs, ws)
 	}
+	if w > 0 && noNullsIn(base, bOff, n) {
+		return patchInPlace(base, bOff, n, w, overs, ws), nil
+	}
 	// A base without nulls stays without: a write only ever fills a cell.
 	var valid *memory.Buffer
 	var vb []byte
@@ -311,6 +314,28 @@ func patch(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Ar
 	vals.Release()
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// patchInPlace is patch for a fixed-width base without nulls in the
+// window: the writes go into the base's own buffer, whose window rows no
+// other batch shares (the merge hands out each row of a source once, and
+// earlier rows of the same batch as slices of other rows), and the window
+// is returned as a slice of it. A base without nulls has no validity to
+// change, so no byte shared with other rows is written.
+func patchInPlace(base arrow.Array, bOff, n, w int, overs []arrow.Array, ws []rewrite) arrow.Array {
+	bd := base.Data()
+	b0 := (bd.Offset() + bOff) * w
+	dst := bd.Buffers()[1].Bytes()[b0 : b0+n*w]
+	for _, x := range ws {
+		o := overs[x.src]
+		if o.IsNull(x.row) {
+			continue
+		}
+		od := o.Data()
+		u := (od.Offset() + x.row) * w
+		copy(dst[x.pos*w:x.pos*w+w], od.Buffers()[1].Bytes()[u:u+w])
+	}
+	return array.NewSlice(base, int64(bOff), int64(bOff+n))
 }
 
 // patchByRuns is patch for layouts that cannot be written in place: for
