@@ -476,7 +476,11 @@ func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
 			ws = append(ws, rewrite{pos: p, src: k, row: u.pos + j})
 		}
 	}
-	sort.SliceStable(ws, func(x, y int) bool { return ws[x].pos < ws[y].pos })
+	if len(ups) > 1 {
+		// Each source's writes are in row order already; a stable sort
+		// by row keeps the lower sources' first at a row.
+		sort.SliceStable(ws, func(x, y int) bool { return ws[x].pos < ws[y].pos })
+	}
 	m.ws = ws
 	arrs := make([]arrow.Array, len(r.ts.keep))
 	defer releaseAll(arrs)
