@@ -12,12 +12,18 @@ import (
 // cursor is a source of one device in the merge: a file (or a run of rising
 // times of one file) with the rank of its priority, higher winning.
 type cursor struct {
-	src   producer
-	rank  int
-	rec   arrow.RecordBatch
-	times []int64
-	pos   int
-	done  bool
+	src  producer
+	rank int
+	// startT is a bound below the source's first time (its resource's);
+	// a lazy cursor is loaded only once the merge reaches it, so that the
+	// sources of a device spread over many files hold no batch before
+	// their turn.
+	startT int64
+	lazy   bool
+	rec    arrow.RecordBatch
+	times  []int64
+	pos    int
+	done   bool
 }
 
 func (c *cursor) release() {
@@ -42,13 +48,50 @@ type merger struct {
 	r     *Reader
 	curs  []*cursor
 	held  []arrow.RecordBatch
-	konst []bool   // output columns constant per device
-	cols  []pieces // reused from batch to batch
+	wait  []*cursor // lazy sources not loaded yet, by start
+	konst []bool    // output columns constant per device
+	cols  []pieces  // reused from batch to batch
 	at    []*cursor
 	zc    int               // zeroCopyRun for the batch size
 	posOf map[*cursor][]int // patchWindow's rewritten rows per source
 	ws    []rewrite
 	tmp   []arrow.Array // filled runs the current batch's pieces point into
+}
+
+// admit loads the waiting sources whose start the merge has reached: no
+// loaded source holds a time below it.
+func (m *merger) admit() error {
+	for len(m.wait) > 0 {
+		c := m.wait[0]
+		if len(m.curs) > 0 {
+			minT := int64(math.MaxInt64)
+			for _, x := range m.curs {
+				minT = min(minT, x.times[x.pos])
+			}
+			if c.startT > minT {
+				return nil
+			}
+		}
+		m.wait = m.wait[1:]
+		ok, err := m.fill(c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			m.curs = append(m.curs, c)
+		} else {
+			c.release()
+		}
+	}
+	return nil
+}
+
+// waitT is the start of the next waiting source, MaxInt64 for none.
+func (m *merger) waitT() int64 {
+	if len(m.wait) == 0 {
+		return math.MaxInt64
+	}
+	return m.wait[0].startT
 }
 
 // fill makes sure c has a current row, loading its next batch; false when
@@ -89,9 +132,15 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			m.konst[k] = r.ts.cols[i].konst
 		}
 		m.cols = make([]pieces, ncol)
-		// Load every source once; later only the ones that moved.
+		// Load every source once, later only the ones that moved; lazy
+		// ones wait, in the order of their start, until the merge
+		// reaches them.
 		live := m.curs[:0]
 		for _, c := range m.curs {
+			if c.lazy {
+				m.wait = append(m.wait, c)
+				continue
+			}
 			ok, err := m.fill(c)
 			if err != nil {
 				return nil, err
@@ -103,6 +152,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			}
 		}
 		m.curs = live
+		sort.SliceStable(m.wait, func(a, b int) bool { return m.wait[a].startT < m.wait[b].startT })
 	}
 	konst, cols := m.konst, m.cols
 	if m.zc == 0 {
@@ -112,16 +162,26 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 		cols[k] = cols[k][:0]
 	}
 	out := 0
+	// The constant columns (TAGs) come from the highest source rows were
+	// taken from; it is kept (retained) as sources move on.
 	var constRec arrow.RecordBatch
 	constRank := math.MinInt
-	for _, c := range m.curs {
+	useConst := func(c *cursor) {
 		if c.rank > constRank {
+			if constRec != nil {
+				constRec.Release()
+			}
 			constRank, constRec = c.rank, c.rec
+			constRec.Retain()
 		}
 	}
-	if constRec != nil {
-		constRec.Retain() // a source may move past it below
-		defer constRec.Release()
+	defer func() {
+		if constRec != nil {
+			constRec.Release()
+		}
+	}()
+	if err := m.admit(); err != nil {
+		return nil, err
 	}
 	if len(m.curs) >= 2 {
 		rec, ok, err := m.patchWindow()
@@ -130,8 +190,15 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 		}
 	}
 	at := m.at
-	for out < r.bs && len(m.curs) > 0 {
+	for out < r.bs {
+		if err := m.admit(); err != nil {
+			return nil, err
+		}
+		if len(m.curs) == 0 {
+			break
+		}
 		live := m.curs
+		waitT := m.waitT()
 		minT := int64(math.MaxInt64)
 		var top *cursor
 		cnt := 0
@@ -147,7 +214,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 		if cnt == 1 {
 			// top alone holds the smallest time: take its rows up to the
 			// next time of another source in one run.
-			nextT := int64(math.MaxInt64)
+			nextT := waitT
 			for _, c := range live {
 				if c != top && c.times[c.pos] < nextT {
 					nextT = c.times[c.pos]
@@ -159,6 +226,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 				end = top.pos + searchFrom(top.times[top.pos:lim], nextT)
 			}
 			n := end - top.pos
+			useConst(top)
 			if n >= m.zc {
 				// A long run goes out as a slice of its batch, uncopied;
 				// what was gathered before it goes first.
@@ -190,7 +258,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 		// the run of times they all hold in step (a block rewritten by a
 		// later file), up to the next time of any other source.
 		at = at[:0]
-		nextT := int64(math.MaxInt64)
+		nextT := waitT
 		for _, c := range live {
 			if c.times[c.pos] == minT {
 				at = append(at, c)
@@ -224,6 +292,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			n++
 		}
 		win := at[0]
+		useConst(win)
 		if n >= m.zc && win.fullRows(n) {
 			if out > 0 {
 				break
@@ -386,6 +455,10 @@ func (m *merger) release() {
 	for _, c := range m.curs {
 		c.release()
 	}
+	for _, c := range m.wait {
+		c.release()
+	}
+	m.wait = nil
 	m.curs = nil
 	for _, h := range m.held {
 		h.Release()
@@ -411,6 +484,10 @@ func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
 		}
 	}
 	bEnd := min(len(b.times), b.pos+r.bs)
+	if w := m.waitT(); w <= b.times[bEnd-1] {
+		// A source not loaded yet may hold times from w on.
+		bEnd = b.pos + searchFrom(b.times[b.pos:bEnd], w)
+	}
 	ups := m.at[:0]
 	for _, c := range m.curs {
 		switch {

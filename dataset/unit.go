@@ -223,7 +223,11 @@ func (s *unitStreams) next() (arrow.RecordBatch, error) {
 		s.curDev = group[0].dev
 		// A stream still at an earlier device did not give it where the
 		// order of devices said: its file orders devices differently.
+		// (Streams not started yet are checked when they are.)
 		for _, fs := range s.streams {
+			if fs.ch == nil {
+				continue
+			}
 			if d, ok, err := fs.peek(); err != nil {
 				return nil, err
 			} else if ok && d.Compare(s.curDev) < 0 {
@@ -250,7 +254,7 @@ func (s *unitStreams) sources(e *entry, rank int) ([]*cursor, error) {
 		v.raw = true
 		return s.r.segments(v, e.df, e.dev, info.dels, rank, info, e.start, e.end)
 	}
-	return []*cursor{{src: v, rank: rank}}, nil
+	return []*cursor{{src: v, rank: rank, startT: e.start, lazy: true}}, nil
 }
 
 // entryOf finds the unit's own entry equal to e (deviceProducer works on a
