@@ -96,3 +96,10 @@ func TestPatchAndFill(t *testing.T) {
 		}
 	}
 }
+
+func TestMergeWrites(t *testing.T) {
+	var tmp []rewrite
+	ws := []rewrite{{1, 0, 0}, {4, 0, 1}, {9, 0, 2}, {0, 1, 0}, {4, 1, 1}, {5, 1, 2}, {12, 1, 3}}
+	got := mergeWrites(ws, 3, &tmp)
+	require.Equal(t, []rewrite{{0, 1, 0}, {1, 0, 0}, {4, 0, 1}, {4, 1, 1}, {5, 1, 2}, {9, 0, 2}, {12, 1, 3}}, got)
+}

@@ -55,6 +55,7 @@ type merger struct {
 	zc    int               // zeroCopyRun for the batch size
 	posOf map[*cursor][]int // patchWindow's rewritten rows per source
 	ws    []rewrite
+	wsTmp []rewrite
 	tmp   []arrow.Array // filled runs the current batch's pieces point into
 }
 
@@ -547,16 +548,17 @@ func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
 	// The writes in row order, lower copies before higher ones at a row,
 	// so that the highest copy's value is written last.
 	sort.Slice(ups, func(x, y int) bool { return ups[x].rank < ups[y].rank })
+	// Each source's writes are in row order already: merge them, the
+	// lower source's first where two write one row.
 	ws := m.ws[:0]
 	for k, u := range ups {
+		mid := len(ws)
 		for j, p := range m.posOf[u] {
 			ws = append(ws, rewrite{pos: p, src: k, row: u.pos + j})
 		}
-	}
-	if len(ups) > 1 {
-		// Each source's writes are in row order already; a stable sort
-		// by row keeps the lower sources' first at a row.
-		sort.SliceStable(ws, func(x, y int) bool { return ws[x].pos < ws[y].pos })
+		if mid > 0 && mid < len(ws) && ws[mid].pos < ws[mid-1].pos {
+			ws = mergeWrites(ws, mid, &m.wsTmp)
+		}
 	}
 	m.ws = ws
 	arrs := make([]arrow.Array, len(r.ts.keep))
@@ -590,4 +592,25 @@ func (m *merger) patchWindow() (arrow.RecordBatch, bool, error) {
 		}
 	}
 	return rec, true, nil
+}
+
+// mergeWrites merges the sorted runs ws[:mid] and ws[mid:] by row, the
+// first run's write first at equal rows, using tmp as scratch.
+func mergeWrites(ws []rewrite, mid int, tmp *[]rewrite) []rewrite {
+	a := append((*tmp)[:0], ws[:mid]...)
+	*tmp = a
+	b := ws[mid:]
+	out := ws[:0]
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].pos < a[i].pos {
+			out = append(out, b[j]) // out never overtakes b: it lags by len(a)-i
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
