@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	ts2arrow inspect FILE... [--json] [--pages] [--lenient]
+//	ts2arrow inspect FILE... [--json] [--pages] [--lenient] [--raw] [--no-count]
 //	ts2arrow schema  FILE [--table T] [--arrow | --json] [--raw]
 //	ts2arrow head    FILE [-n 20] [--table T] [--raw]
 //	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags] [--raw]
@@ -35,7 +35,7 @@ import (
 const usage = `ts2arrow: TsFile to Parquet, Apache Arrow, CSV and JSON Lines, and back
 
 Usage:
-  ts2arrow inspect FILE... [--json] [--pages] [--lenient]
+  ts2arrow inspect FILE... [--json] [--pages] [--lenient] [--raw] [--no-count]
   ts2arrow schema  FILE [--table T] [--arrow | --json] [--columns a,b] [--raw]
   ts2arrow head    FILE [-n 20] [--table T] [--columns a,b] [--width 40] [--raw]
   ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile]
@@ -44,7 +44,7 @@ Usage:
                    [--raw]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]
-                   [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put]
+                   [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put] [--raw]
   ts2arrow version
   ts2arrow help [COMMAND]
 
