@@ -77,15 +77,7 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 				return concatSlices(mem, ps, validity)
 			}
 		}
-		vals := memory.NewResizableBuffer(mem)
-		vals.Resize(total * w)
-		at := 0
-		for _, p := range ps {
-			d := p.arr.Data()
-			src := d.Buffers()[1].Bytes()
-			at += copy(vals.Bytes()[at:], src[(d.Offset()+p.off)*w:(d.Offset()+p.off+p.n)*w])
-		}
-		bufs = []*memory.Buffer{validity, vals}
+		bufs = []*memory.Buffer{validity, copyFixed(mem, ps, w, total)}
 	case *arrow.BooleanType:
 		vals := memory.NewResizableBuffer(mem)
 		vals.Resize(int(bitutil.BytesForBits(int64(total))))
@@ -133,15 +125,7 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 		if t.BitWidth()%8 != 0 || w == 0 {
 			return concatSlices(mem, ps, validity)
 		}
-		vals := memory.NewResizableBuffer(mem)
-		vals.Resize(total * w)
-		at := 0
-		for _, p := range ps {
-			d := p.arr.Data()
-			src := d.Buffers()[1].Bytes()
-			at += copy(vals.Bytes()[at:], src[(d.Offset()+p.off)*w:(d.Offset()+p.off+p.n)*w])
-		}
-		bufs = []*memory.Buffer{validity, vals}
+		bufs = []*memory.Buffer{validity, copyFixed(mem, ps, w, total)}
 	default:
 		return concatSlices(mem, ps, validity)
 	}
@@ -156,6 +140,20 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 	}
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// copyFixed copies the values of fixed-width pieces, w bytes each, into
+// a new buffer of total values.
+func copyFixed(mem memory.Allocator, ps pieces, w, total int) *memory.Buffer {
+	vals := memory.NewResizableBuffer(mem)
+	vals.Resize(total * w)
+	at := 0
+	for _, p := range ps {
+		d := p.arr.Data()
+		src := d.Buffers()[1].Bytes()
+		at += copy(vals.Bytes()[at:], src[(d.Offset()+p.off)*w:(d.Offset()+p.off+p.n)*w])
+	}
+	return vals
 }
 
 // concatSlices is concat's general path.

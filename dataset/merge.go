@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 )
 
 // cursor is a source of one device in the merge: a file (or a run of rising
@@ -317,7 +316,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 				continue
 			}
 			a := win.rec.Column(k)
-			if k == 0 || noNulls(a, win.pos, n) {
+			if k == 0 || noNullsIn(a, win.pos, n) {
 				cols[k].add(a, win.pos, n)
 				continue
 			}
@@ -341,7 +340,7 @@ func (m *merger) next() (arrow.RecordBatch, error) {
 			filled.Retain()
 			off := win.pos
 			for _, c := range at[1:] {
-				if noNulls(filled, off, n) {
+				if noNullsIn(filled, off, n) {
 					break
 				}
 				next, err := fillFrom(r.mem, filled, off, n, c.rec.Column(k), c.pos)
@@ -420,7 +419,7 @@ const zeroCopyRun = 1024
 // null, so that no lower copy can fill a cell of them.
 func (c *cursor) fullRows(n int) bool {
 	for k, a := range c.rec.Columns() {
-		if k > 0 && !noNulls(a, c.pos, n) {
+		if k > 0 && !noNullsIn(a, c.pos, n) {
 			return false
 		}
 	}
@@ -437,19 +436,6 @@ func searchFrom(ts []int64, t int64) int {
 	lo := hi / 2
 	hi = min(hi, len(ts))
 	return lo + sort.Search(hi-lo, func(k int) bool { return ts[lo+k] >= t })
-}
-
-// noNulls reports whether a[off : off+n] holds no null.
-func noNulls(a arrow.Array, off, n int) bool {
-	if a.NullN() == 0 {
-		return true
-	}
-	d := a.Data()
-	b := d.Buffers()[0]
-	if b == nil {
-		return a.DataType().ID() != arrow.NULL
-	}
-	return bitutil.CountSetBits(b.Bytes(), d.Offset()+off, n) == n
 }
 
 func (m *merger) release() {

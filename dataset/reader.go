@@ -115,7 +115,7 @@ func (r *Reader) plan() error {
 	if r.opts.Devices != nil {
 		want = map[string]bool{}
 		for _, dev := range r.opts.Devices {
-			want[dev.String()] = true
+			want[dev.Key()] = true
 		}
 	}
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
@@ -130,7 +130,7 @@ func (r *Reader) plan() error {
 			return err
 		}
 		for _, dt := range dts {
-			if dt.Device.Table() != r.ts.name || (want != nil && !want[dt.Device.String()]) {
+			if dt.Device.Table() != r.ts.name || (want != nil && !want[dt.Device.Key()]) {
 				continue
 			}
 			s, e := max(dt.Start, lo), min(dt.End, hi)
@@ -169,7 +169,7 @@ func (r *Reader) plan() error {
 	var devs []string
 	for i, e := range entries {
 		find(e.df)
-		k := e.dev.String()
+		k := e.dev.Key()
 		if _, ok := byDev[k]; !ok {
 			devs = append(devs, k)
 		}
@@ -962,34 +962,47 @@ func (s *devSource) next() (arrow.RecordBatch, error) {
 			s.rd = nil
 			continue
 		}
-		raw := s.rd.RecordBatch()
-		s.r.stats.RowsRead += raw.NumRows()
-		rec, err := s.r.conform(s.df, raw)
-		if err != nil {
-			return nil, err
+		out, err := s.r.settle(s.df, s.dev, s.rd.RecordBatch(), s.raw, &s.last, s.dels, math.MinInt64, math.MaxInt64)
+		if err != nil || out != nil {
+			return out, err
 		}
-		if s.raw {
-			return rec, nil
-		}
-		times := timesOf(rec)
-		for i, t := range times {
-			if t <= s.last {
-				rec.Release()
-				return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", s.df.Path, s.dev, t, s.last, tsfile.ErrCorrupt)
-			}
-			s.last = times[i]
-		}
-		out, err := applyDeletions(s.r.mem, rec, times, s.dels, &s.r.stats)
-		rec.Release()
-		if err != nil {
-			return nil, err
-		}
-		if out.NumRows() == 0 {
-			out.Release()
-			continue
-		}
-		return out, nil
 	}
+}
+
+// settle turns a batch of one device of df, as arrowconv read it, into
+// what the merge takes: conformed to the table's schema and, unless raw,
+// checked to rise in time after *last, cut to [lo, hi] and with df's
+// deletions applied. nil (and no error) when no row is left.
+func (r *Reader) settle(df *dataFile, dev tsfile.DeviceID, raw arrow.RecordBatch, rawOut bool, last *int64, dels *deviceDeletions, lo, hi int64) (arrow.RecordBatch, error) {
+	r.stats.RowsRead += raw.NumRows()
+	rec, err := r.conform(df, raw)
+	if err != nil || rawOut {
+		return rec, err
+	}
+	times := timesOf(rec)
+	for _, t := range times {
+		if t <= *last {
+			rec.Release()
+			return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", df.Path, dev, t, *last, tsfile.ErrCorrupt)
+		}
+		*last = t
+	}
+	if n := len(times); n > 0 && (times[0] < lo || times[n-1] > hi) {
+		a, b := rangeIn(times, span{lo, hi})
+		cut := rec.NewSlice(int64(a), int64(b))
+		rec.Release()
+		rec, times = cut, times[a:b]
+	}
+	out, err := applyDeletions(r.mem, rec, times, dels, &r.stats)
+	rec.Release()
+	if err != nil {
+		return nil, err
+	}
+	if out.NumRows() == 0 {
+		out.Release()
+		return nil, nil
+	}
+	return out, nil
 }
 
 func (s *devSource) release() {

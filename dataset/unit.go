@@ -297,39 +297,11 @@ func (v *devView) next() (arrow.RecordBatch, error) {
 			return nil, err
 		}
 		raw := v.fs.take()
-		v.r.stats.RowsRead += raw.NumRows()
-		rec, err := v.r.conform(v.fs.df, raw)
+		out, err := v.r.settle(v.fs.df, v.dev, raw, v.raw, &v.last, v.dels, v.lo, v.hi)
 		raw.Release()
-		if err != nil {
-			return nil, err
+		if err != nil || out != nil {
+			return out, err
 		}
-		if v.raw {
-			return rec, nil
-		}
-		times := timesOf(rec)
-		for _, t := range times {
-			if t <= v.last {
-				rec.Release()
-				return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", v.fs.df.Path, v.dev, t, v.last, tsfile.ErrCorrupt)
-			}
-			v.last = t
-		}
-		if n := len(times); n > 0 && (times[0] < v.lo || times[n-1] > v.hi) {
-			a, b := rangeIn(times, span{v.lo, v.hi})
-			cut := rec.NewSlice(int64(a), int64(b))
-			rec.Release()
-			rec, times = cut, times[a:b]
-		}
-		out, err := applyDeletions(v.r.mem, rec, times, v.dels, &v.r.stats)
-		rec.Release()
-		if err != nil {
-			return nil, err
-		}
-		if out.NumRows() == 0 {
-			out.Release()
-			continue
-		}
-		return out, nil
 	}
 }
 

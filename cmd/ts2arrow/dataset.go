@@ -329,7 +329,7 @@ func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
 	out := map[string][]tsfile.DeviceID{}
 	seen := map[string]bool{}
 	add := func(d tsfile.DeviceID) {
-		k := deviceKey(d)
+		k := d.Key()
 		if !seen[k] {
 			seen[k] = true
 			out[d.Table()] = append(out[d.Table()], d)
@@ -361,19 +361,6 @@ func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
 	return out, nil
 }
 
-// deviceKey is a map key of a device's identity (its segments).
-func deviceKey(d tsfile.DeviceID) string {
-	var b strings.Builder
-	for _, s := range d.Segments() {
-		if s.Null {
-			b.WriteString("\x01")
-		} else {
-			b.WriteString("\x02" + s.Value)
-		}
-		b.WriteByte(0)
-	}
-	return b.String()
-}
 
 // fileDevices lists the devices of one data file from its index.
 func fileDevices(path string, ropts *tsfile.ReadOptions) ([]tsfile.DeviceID, error) {

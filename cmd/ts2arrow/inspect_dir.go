@@ -303,12 +303,7 @@ func inspectLayoutDir(dir string) bool {
 	}
 	// An empty layout (sequence/ and unsequence/ without files yet) is a
 	// data directory all the same.
-	for _, sp := range []string{"sequence", "unsequence"} {
-		if st, err := os.Stat(filepath.Join(dir, sp)); err == nil && st.IsDir() {
-			return true
-		}
-	}
-	return false
+	return isDataDir(dir)
 }
 
 // runInspectDir summarises the data directory the roots name.
@@ -363,20 +358,6 @@ func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfil
 	return nil
 }
 
-// devKey identifies a device: DeviceID.String is a display form, in which
-// a null segment and the string "null" look alike.
-func devKey(d tsfile.DeviceID) string {
-	var b strings.Builder
-	for _, s := range d.Segments() {
-		if s.Null {
-			b.WriteString("\x00")
-		} else {
-			b.WriteString(strconv.Quote(s.Value))
-		}
-		b.WriteByte('.')
-	}
-	return b.String()
-}
 
 // span is an inclusive time range, or none yet.
 type span struct {
@@ -496,8 +477,8 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 			devs := map[string]bool{}
 			for _, d := range r.Devices {
 				s.add(d.Start, d.End)
-				devs[devKey(d.Device)] = true
-				allDevs[devKey(d.Device)] = true
+				devs[d.Device.Key()] = true
+				allDevs[d.Device.Key()] = true
 			}
 			df.Devices = len(devs)
 			df.StartTime, df.EndTime = s.ptrs()
@@ -563,7 +544,7 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 				continue
 			}
 			for _, d := range r.Devices {
-				devs[devKey(d.Device)] = true
+				devs[d.Device.Key()] = true
 				s.add(d.Start, d.End)
 			}
 		}
@@ -809,7 +790,7 @@ func overlaps(l *dataset.Layout, files []int, res []*dataset.Resource) []inspect
 			if d.End < d.Start {
 				continue
 			}
-			k := devKey(d.Device)
+			k := d.Device.Key()
 			if _, ok := byDev[k]; !ok {
 				order = append(order, k)
 			}
