@@ -377,6 +377,19 @@ type ReadStats struct {
 	RowsMerged int64
 }
 
+// Add adds the counts of o, as for the readers of several tables.
+func (s *ReadStats) Add(o ReadStats) {
+	s.FilesPruned += o.FilesPruned
+	s.FilesRead += o.FilesRead
+	s.RowsRead += o.RowsRead
+	s.RowsOut += o.RowsOut
+	s.RowsDeleted += o.RowsDeleted
+	s.CellsDeleted += o.CellsDeleted
+	s.RowsOverwritten += o.RowsOverwritten
+	s.RowsDropped += o.RowsDropped
+	s.RowsMerged += o.RowsMerged
+}
+
 // plural writes n and the noun, with an s unless n is 1.
 func plural(n int, noun string) string {
 	if n == 1 {

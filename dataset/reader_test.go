@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"reflect"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -474,4 +475,20 @@ func TestDatasetStatsAddUp(t *testing.T) {
 		check(t, buildLayout(t, randomLayout(r, 2+r.IntN(5))...), fmt.Sprintf("seed %d", seed))
 	}
 	check(t, buildLayout(t, mediumLayout(rand.New(rand.NewPCG(1, 1)))...), "medium")
+}
+
+// TestReadStatsAdd: Add sums every field (a field left out would be a
+// count lost between the tables of a partitioned conversion).
+func TestReadStatsAdd(t *testing.T) {
+	var one ReadStats
+	v := reflect.ValueOf(&one).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		v.Field(i).SetInt(int64(i + 1))
+	}
+	sum := one
+	sum.Add(one)
+	w := reflect.ValueOf(sum)
+	for i := 0; i < w.NumField(); i++ {
+		require.Equal(t, int64(2*(i+1)), w.Field(i).Int(), v.Type().Field(i).Name)
+	}
 }

@@ -574,7 +574,7 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 		if n > 0 {
 			parts++
 		}
-		st = addStats(st, s)
+		st.Add(s)
 		return err
 	}
 	for _, t := range tables {
@@ -671,18 +671,6 @@ func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table st
 	return chain.rows, rdr.Stats(), nil
 }
 
-// addStats sums the stats of the readers of a partitioned conversion.
-func addStats(a, b dataset.ReadStats) dataset.ReadStats {
-	a.FilesPruned += b.FilesPruned
-	a.FilesRead += b.FilesRead
-	a.RowsRead += b.RowsRead
-	a.RowsOut += b.RowsOut
-	a.RowsDeleted += b.RowsDeleted
-	a.CellsDeleted += b.CellsDeleted
-	a.RowsOverwritten += b.RowsOverwritten
-	a.RowsMerged += b.RowsMerged
-	return a
-}
 
 // datasetFor is detectDataset for head and schema: the one FILE argument,
 // or nil when it is not IoTDB data (or --raw) and the single-file path
