@@ -2,9 +2,9 @@ package dataset
 
 import (
 	"fmt"
-	"reflect"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"

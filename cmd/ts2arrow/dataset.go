@@ -361,7 +361,6 @@ func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
 	return out, nil
 }
 
-
 // fileDevices lists the devices of one data file from its index.
 func fileDevices(path string, ropts *tsfile.ReadOptions) ([]tsfile.DeviceID, error) {
 	fh, err := os.Open(path)
@@ -670,7 +669,6 @@ func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table st
 	}
 	return chain.rows, rdr.Stats(), nil
 }
-
 
 // datasetFor is detectDataset for head and schema: the one FILE argument,
 // or nil when it is not IoTDB data (or --raw) and the single-file path

@@ -358,7 +358,6 @@ func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfil
 	return nil
 }
 
-
 // span is an inclusive time range, or none yet.
 type span struct {
 	ok         bool
