@@ -492,3 +492,41 @@ func TestReadStatsAdd(t *testing.T) {
 		require.Equal(t, int64(2*(i+1)), w.Field(i).Int(), v.Type().Field(i).Name)
 	}
 }
+
+// TestDatasetConcurrentReaders: readers of one Dataset run at once (a
+// Flight server's streams) and each returns the reference's rows; run
+// under the race detector in CI.
+func TestDatasetConcurrentReaders(t *testing.T) {
+	dir := buildLayout(t, mediumLayout(rand.New(rand.NewPCG(2, 2)))...)
+	want := reference(t, dir)
+	ds, err := Open([]string{dir.Root}, nil)
+	require.NoError(t, err)
+	defer ds.Close()
+	count := func(table string) (int64, error) {
+		rd, err := ds.NewReader(table, &arrowconv.Options{BatchSize: 500})
+		if err != nil {
+			return 0, err
+		}
+		defer rd.Release()
+		var n int64
+		for rd.Next() {
+			n += rd.RecordBatch().NumRows()
+		}
+		return n, rd.Err()
+	}
+	wantRows := map[string]int64{"t": int64(len(want["t.a"])), "root.db": int64(len(want["root.db.al"]))}
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		table := []string{"t", "root.db"}[g%2]
+		go func() {
+			n, err := count(table)
+			if err == nil && n != wantRows[table] {
+				err = fmt.Errorf("table %s: %d rows, want %d", table, n, wantRows[table])
+			}
+			errs <- err
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		require.NoError(t, <-errs)
+	}
+}
