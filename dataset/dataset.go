@@ -59,9 +59,11 @@ type FileVersion struct {
 // files the one of highest Priority kept (cell by cell for aligned rows).
 // docs/iotdb-rules.md gives the rules and the IoTDB sources they follow.
 //
-// Open reads every .resource and mods file; a data file's footer is read
-// only when a query needs the file. A Dataset is safe for concurrent use by
-// readers; each Reader is not.
+// Open reads every .resource and mods file. A table's schema is built once
+// from the footers of every file holding it, so that it does not depend on
+// the query; the data of a file is read only when a query needs it. Files
+// stay open until Close. A Dataset is safe for concurrent use by readers;
+// each Reader is not.
 type Dataset struct {
 	layout   *Layout
 	opts     Options

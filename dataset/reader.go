@@ -40,11 +40,11 @@ type producer interface {
 //
 // Files whose devices overlap no other file's in time, and carry no
 // deletion for them, stream through arrowconv unchanged (cast where a
-// column's type changed). The devices of overlapping files are read one
-// device at a time, one source per file, each source's deletions applied,
-// and merged by time in the order of Priority; only the sources of a
-// device go through the merge, so memory stays about one batch per
-// overlapping file.
+// column's type changed). Overlapping files are read once each, device by
+// device, each file's deletions applied to its own rows, and merged by
+// time in the order of Priority; memory stays about a batch per file the
+// merge is in. Batches are cut where a device ends or a long run of one
+// file goes out uncopied, so they may hold fewer rows than BatchSize.
 type Reader struct {
 	d      *Dataset
 	ts     *tableSchema
