@@ -171,6 +171,10 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		d.versions = append(d.versions, df.ver)
 	}
 	for _, sk := range l.Skipped {
+		if strings.HasSuffix(sk.Path, "-compaction.log") || strings.HasSuffix(sk.Path, ".compaction.log") {
+			// docs/iotdb-rules.md 7b: the log is not replayed.
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: a compaction is running (or was, when the directory was copied); its log is not replayed, so a target already renamed beside its sources is read with them, their points merged as copies of each other", sk.Path))
+		}
 		// IoTDB 2.x records table and column renames in filesets/*.sevo
 		// and leaves older files under the old names; read without them
 		// a renamed table would split in two and a renamed column show

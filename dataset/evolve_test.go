@@ -236,3 +236,17 @@ func TestDatasetSchemaEvolutionRefused(t *testing.T) {
 	require.ErrorIs(t, err, tsfile.ErrUnsupported)
 	require.Contains(t, err.Error(), "12.sevo records table or column renames")
 }
+
+// TestDatasetCompactionLogWarns: a running compaction's log is named in the
+// warnings (its log is not replayed, docs/iotdb-rules.md 7b).
+func TestDatasetCompactionLogWarns(t *testing.T) {
+	root := t.TempDir()
+	writeTyped(t, root, typedFile{Sequence, 1, 1, tsfile.Int64, []int64{1}, tsfile.Values{Type: tsfile.Int64, Int64s: []int64{1}}})
+	log := filepath.Join(root, "sequence", "db", "1", "0", "1-1-1-0.inner-compaction.log")
+	require.NoError(t, os.WriteFile(log, []byte("source sequence db 1 0 1-1-0-0.tsfile\n"), 0o644))
+	ds, err := Open([]string{root}, nil)
+	require.NoError(t, err)
+	defer ds.Close()
+	require.Len(t, ds.Warnings(), 1)
+	require.Contains(t, ds.Warnings()[0], log+": a compaction is running")
+}
