@@ -20,7 +20,7 @@ type unitStreams struct {
 	r       *Reader
 	u       *unit
 	streams map[*dataFile]*fileDevStream
-	infos   map[*entry]*devInfo
+	infos   map[entryKey]*devInfo
 	i       int // next entry
 	cur     producer
 	curDev  tsfile.DeviceID
@@ -145,7 +145,7 @@ func (fs *fileDevStream) release() {
 // newUnitStreams checks every device of the unit against the files' index
 // and opens a reader per file.
 func (r *Reader) newUnitStreams(u *unit) (*unitStreams, error) {
-	s := &unitStreams{r: r, u: u, streams: map[*dataFile]*fileDevStream{}, infos: map[*entry]*devInfo{}}
+	s := &unitStreams{r: r, u: u, streams: map[*dataFile]*fileDevStream{}, infos: map[entryKey]*devInfo{}}
 	devs := map[*dataFile][]tsfile.DeviceID{}
 	whole := map[*dataFile]bool{} // a file with overlapping flushes: read all its times
 	for i := range u.entries {
@@ -154,7 +154,7 @@ func (r *Reader) newUnitStreams(u *unit) (*unitStreams, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.infos[e] = info
+		s.infos[entryKey{e.df, e.dev.Key()}] = info
 		if !r.d.opts.CountDeletions && covers(info.dels.rows, e.start, e.end) {
 			if e.full {
 				r.countDeletedDevice(info)
@@ -245,7 +245,7 @@ func (s *unitStreams) next() (arrow.RecordBatch, error) {
 // sources returns the cursors of one device of one file: a view of the
 // file's stream, or its flushes when they overlap (segments).
 func (s *unitStreams) sources(e *entry, rank int) ([]*cursor, error) {
-	info := s.infos[s.entryOf(e)]
+	info := s.infos[entryKey{e.df, e.dev.Key()}]
 	if info == nil || (!s.r.d.opts.CountDeletions && covers(info.dels.rows, e.start, e.end)) {
 		return nil, nil
 	}
@@ -257,16 +257,12 @@ func (s *unitStreams) sources(e *entry, rank int) ([]*cursor, error) {
 	return []*cursor{{src: v, rank: rank, startT: e.start, lazy: true}}, nil
 }
 
-// entryOf finds the unit's own entry equal to e (deviceProducer works on a
-// copy of the group).
-func (s *unitStreams) entryOf(e *entry) *entry {
-	for k := range s.infos {
-		if k.df == e.df && k.dev.Equal(e.dev) {
-			return k
-		}
-	}
-	return nil
+// entryKey identifies an entry: a device of a file.
+type entryKey struct {
+	df  *dataFile
+	dev string // DeviceID.Key
 }
+
 
 func (s *unitStreams) release() {
 	if s.cur != nil {
