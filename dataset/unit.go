@@ -263,7 +263,6 @@ type entryKey struct {
 	dev string // DeviceID.Key
 }
 
-
 func (s *unitStreams) release() {
 	if s.cur != nil {
 		s.cur.release()
