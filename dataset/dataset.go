@@ -79,10 +79,12 @@ type Dataset struct {
 // dataFile is one data file of the snapshot.
 type dataFile struct {
 	File
-	idx  int // position in Dataset.files, the tie-break of equal priorities
-	ver  FileVersion
-	res  *Resource // nil for a loose file without one
-	mods *Mods     // nil without mods
+	idx int // position in Dataset.files, the tie-break of equal priorities
+	ver FileVersion
+	res *Resource // nil for a loose file without one
+	// resIdx finds a device in res.Devices by DeviceID.Key.
+	resIdx map[string]int
+	mods   *Mods // nil without mods
 	// modsPath is the mods file whose deletions apply ("" for none).
 	modsPath string
 
@@ -138,6 +140,10 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 				return nil, fmt.Errorf("dataset: %s names the shared mods file %s, which this reader does not apply (IoTDB ships with shared mods files switched off); read with --raw to ignore deletions: %w", f.Resource, r.ModFile, tsfile.ErrUnsupported)
 			}
 			df.res = r
+			df.resIdx = make(map[string]int, len(r.Devices))
+			for j, dt := range r.Devices {
+				df.resIdx[dt.Device.Key()] = j
+			}
 			d.versions = append(d.versions, v)
 		}
 		switch {

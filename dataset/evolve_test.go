@@ -250,3 +250,35 @@ func TestDatasetCompactionLogWarns(t *testing.T) {
 	require.Len(t, ds.Warnings(), 1)
 	require.Contains(t, ds.Warnings()[0], log+": a compaction is running")
 }
+
+// TestDatasetStaleResource: a .resource that disagrees with its TsFile (a
+// device's points outside the range it gives, or a device the file lacks)
+// stops the read rather than prune by it and miss points.
+func TestDatasetStaleResource(t *testing.T) {
+	i64 := tsfile.Values{Type: tsfile.Int64, Int64s: []int64{1, 2, 3}}
+	for _, tc := range []struct {
+		name string
+		dev  tsfile.DeviceID
+		lo   int64
+		want string
+	}{
+		{"range too narrow", tsfile.NewDeviceID("t", "a"), 2, "holds points over [1, 3]"},
+		{"device not in the file", tsfile.NewDeviceID("t", "zz"), 1, "does not hold it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			// Two files overlapping, so that the file is read device by
+			// device; and a lone file, read whole.
+			paths := writeTyped(t, root,
+				typedFile{Sequence, 1, 1, tsfile.Int64, []int64{1, 2, 3}, i64},
+				typedFile{Unsequence, 2, 2, tsfile.Int64, []int64{1, 2, 3}, i64})
+			res := &Resource{IndexType: IndexArray, Devices: []DeviceTimes{{Device: tc.dev, Start: tc.lo, End: 3}}}
+			b, err := res.AppendBinary(nil)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(paths[0]+ResourceSuffix, b, 0o644))
+			_, _, err = readV(t, root)
+			require.ErrorIs(t, err, tsfile.ErrCorrupt)
+			require.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

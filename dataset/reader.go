@@ -330,7 +330,12 @@ func (r *Reader) Next() bool {
 			}
 			u := &r.units[r.ui]
 			r.ui++
-			r.prod, r.err = r.startUnit(u)
+			p, err := r.startUnit(u)
+			if err != nil {
+				r.err = err
+				break
+			}
+			r.prod = p
 			continue
 		}
 		rec, err := r.prod.next()
@@ -597,8 +602,9 @@ func (r *Reader) inspectDevice(e *entry) (*devInfo, error) {
 	}
 	if e.df.res != nil {
 		lo, hi, ok := seriesSpan(series)
-		for _, dt := range e.df.res.Devices {
-			if dt.Device.Equal(e.dev) && ok && (lo < dt.Start || hi > dt.End) {
+		if j, found := e.df.resIdx[e.dev.Key()]; found && ok {
+			dt := e.df.res.Devices[j]
+			if lo < dt.Start || hi > dt.End {
 				return nil, fmt.Errorf("dataset: %s says device %s spans [%d, %d] but %s holds points over [%d, %d]; IoTDB prunes by the resource and would miss points, so the read stops (read with --raw to ignore resources and mods): %w", e.df.Resource, e.dev, dt.Start, dt.End, e.df.Path, lo, hi, tsfile.ErrCorrupt)
 			}
 		}
@@ -657,7 +663,11 @@ func (r *Reader) startUnit(u *unit) (producer, error) {
 		}
 	}
 	if len(u.files) > 1 {
-		return r.newUnitStreams(u)
+		us, err := r.newUnitStreams(u)
+		if err != nil {
+			return nil, err // not a nil *unitStreams in a non-nil producer
+		}
+		return us, nil
 	}
 	return &deviceSeq{r: r, u: u}, nil
 }
