@@ -73,6 +73,13 @@ func (m *merger) admit() error {
 			}
 		}
 		m.wait = m.wait[1:]
+		if len(m.wait) > 0 {
+			// The next source to come in starts decoding now, while
+			// this one is merged.
+			if w, ok := m.wait[0].src.(interface{ warm() }); ok {
+				w.warm()
+			}
+		}
 		ok, err := m.fill(c)
 		if err != nil {
 			return err

@@ -14,8 +14,7 @@ import (
 // per file (Options.DeviceBatches, devices in DeviceID order), not one per
 // file and device: the devices are merged in that order, each file's
 // stream handing the merge the batches of the current device. A file is
-// read once, in batches of up to BatchSize rows of one device, by its
-// reader's team.
+// read once, in batches of up to BatchSize rows of one device.
 type unitStreams struct {
 	r       *Reader
 	u       *unit
@@ -23,14 +22,16 @@ type unitStreams struct {
 	infos   map[entryKey]*devInfo
 	i       int // next entry
 	cur     producer
-	curDev  tsfile.DeviceID
 }
 
 // fileDevStream is one file's reader in a unitStreams. Its reader runs on
-// a goroutine of its own, one batch ahead of the merge: the streams of a
-// group decode in parallel while the merge runs, each with one worker
-// (readers with teams of their own would spin against each other), and
-// memory stays at a few batches per file.
+// a goroutine of its own, which decodes a batch when asked: the merge asks
+// for the next one as it takes the current, so the files of a group decode
+// in parallel with the merge, each with one worker (readers with teams of
+// their own would spin against each other). A view that has taken all of
+// its device's rows asks for nothing more, so a file the merge is not in
+// holds no decoded batch of its next device: memory is a batch per file the
+// merge is in.
 type fileDevStream struct {
 	r   *Reader
 	df  *dataFile
@@ -39,9 +40,11 @@ type fileDevStream struct {
 	dev tsfile.DeviceID
 	eof bool
 
-	ch   chan streamItem
-	done chan struct{}
-	wg   sync.WaitGroup
+	ch    chan streamItem
+	want  chan struct{} // a request for the next batch
+	asked bool          // a request is outstanding
+	done  chan struct{}
+	wg    sync.WaitGroup
 }
 
 // streamItem is a batch the stream's goroutine read, or how it ended.
@@ -53,13 +56,28 @@ type streamItem struct {
 
 // start runs the reader on its goroutine.
 func (fs *fileDevStream) start() {
-	fs.ch = make(chan streamItem, 1)
+	fs.ch = make(chan streamItem)
+	fs.want = make(chan struct{}, 1)
 	fs.done = make(chan struct{})
 	fs.wg.Add(1)
 	go func() {
 		defer fs.wg.Done()
 		defer close(fs.ch)
-		for fs.rd.Next() {
+		for {
+			select {
+			case <-fs.want:
+			case <-fs.done:
+				return
+			}
+			if !fs.rd.Next() {
+				if err := fs.rd.Err(); err != nil {
+					select {
+					case fs.ch <- streamItem{err: err}:
+					case <-fs.done:
+					}
+				}
+				return
+			}
 			rec := fs.rd.RecordBatch()
 			rec.Retain()
 			select {
@@ -69,13 +87,21 @@ func (fs *fileDevStream) start() {
 				return
 			}
 		}
-		if err := fs.rd.Err(); err != nil {
-			select {
-			case fs.ch <- streamItem{err: err}:
-			case <-fs.done:
-			}
-		}
 	}()
+}
+
+// ask has the goroutine decode the next batch, unless it is asked already.
+func (fs *fileDevStream) ask() {
+	if fs.eof || fs.rd == nil {
+		return
+	}
+	if fs.ch == nil {
+		fs.start()
+	}
+	if !fs.asked {
+		fs.asked = true
+		fs.want <- struct{}{}
+	}
 }
 
 // peek returns the device of the next batch; false at the end.
@@ -86,10 +112,9 @@ func (fs *fileDevStream) peek() (tsfile.DeviceID, bool, error) {
 	if fs.eof || fs.rd == nil {
 		return tsfile.DeviceID{}, false, nil
 	}
-	if fs.ch == nil {
-		fs.start()
-	}
+	fs.ask()
 	it, ok := <-fs.ch
+	fs.asked = false
 	switch {
 	case !ok:
 		fs.eof = true
@@ -102,22 +127,15 @@ func (fs *fileDevStream) peek() (tsfile.DeviceID, bool, error) {
 	return fs.dev, true, nil
 }
 
-// take hands over the batch peek announced.
-func (fs *fileDevStream) take() arrow.RecordBatch {
+// take hands over the batch peek announced and, with ahead, asks for the
+// next one while the caller works on this one.
+func (fs *fileDevStream) take(ahead bool) arrow.RecordBatch {
 	rec := fs.rec
 	fs.rec = nil
-	return rec
-}
-
-// skip drops what is left of dev's rows (a limit stopped the merge early).
-func (fs *fileDevStream) skip(dev tsfile.DeviceID) error {
-	for {
-		d, ok, err := fs.peek()
-		if err != nil || !ok || !d.Equal(dev) {
-			return err
-		}
-		fs.take().Release()
+	if ahead {
+		fs.ask()
 	}
+	return rec
 }
 
 // release stops the goroutine and releases the reader and what it read.
@@ -203,13 +221,6 @@ func (s *unitStreams) next() (arrow.RecordBatch, error) {
 			}
 			s.cur.release()
 			s.cur = nil
-			// Rows of the device the merge did not take (a limit): drop
-			// them so that the streams move on to the next device.
-			for _, fs := range s.streams {
-				if err := fs.skip(s.curDev); err != nil {
-					return nil, err
-				}
-			}
 		}
 		if s.i >= len(s.u.entries) {
 			return nil, nil
@@ -220,20 +231,6 @@ func (s *unitStreams) next() (arrow.RecordBatch, error) {
 		}
 		group := s.u.entries[s.i:j]
 		s.i = j
-		s.curDev = group[0].dev
-		// A stream still at an earlier device did not give it where the
-		// order of devices said: its file orders devices differently.
-		// (Streams not started yet are checked when they are.)
-		for _, fs := range s.streams {
-			if fs.ch == nil {
-				continue
-			}
-			if d, ok, err := fs.peek(); err != nil {
-				return nil, err
-			} else if ok && d.Compare(s.curDev) < 0 {
-				return nil, fmt.Errorf("dataset: %s gives device %s after the merge moved past it to %s: %w", fs.df.Path, d, s.curDev, tsfile.ErrCorrupt)
-			}
-		}
 		p, err := s.r.deviceProducer(group, s.sources)
 		if err != nil {
 			return nil, err
@@ -250,6 +247,14 @@ func (s *unitStreams) sources(e *entry, rank int) ([]*cursor, error) {
 		return nil, nil
 	}
 	v := &devView{r: s.r, fs: s.streams[e.df], dev: e.dev, dels: info.dels, lo: e.start, hi: e.end, last: math.MinInt64}
+	if s.r.opts.Time == nil && info.aligned {
+		// Read whole, the device has its time column's count of rows.
+		for i := range info.series {
+			if info.series[i].IsTimeColumn() {
+				v.expect = info.series[i].Statistics.Count
+			}
+		}
+	}
 	if info.segmented {
 		v.raw = true
 		return s.r.segments(v, e.df, e.dev, info.dels, rank, info, e.start, e.end)
@@ -283,15 +288,33 @@ type devView struct {
 	lo, hi int64
 	last   int64
 	raw    bool // for segments: every row as read, no deletions or checks
+	// expect is the device's row count in the file, when known; once
+	// seen reaches it the view asks its stream for nothing more.
+	expect, seen int64
 }
 
 func (v *devView) next() (arrow.RecordBatch, error) {
 	for {
+		if v.expect > 0 && v.seen >= v.expect {
+			// Every row of the device is in: looking further would
+			// decode the file's next device ahead of its turn.
+			return nil, nil
+		}
 		d, ok, err := v.fs.peek()
-		if err != nil || !ok || !d.Equal(v.dev) {
+		if err != nil || !ok {
 			return nil, err
 		}
-		raw := v.fs.take()
+		if c := d.Compare(v.dev); c != 0 {
+			if c < 0 {
+				// The merge takes every row of a device before the next
+				// (a limit ends the whole read), so this file orders its
+				// devices otherwise than the merge does.
+				return nil, fmt.Errorf("dataset: %s gives device %s after the merge moved past it to %s: %w", v.fs.df.Path, d, v.dev, tsfile.ErrCorrupt)
+			}
+			return nil, nil // the file's next device: v's device has no more rows
+		}
+		v.seen += v.fs.rec.NumRows()
+		raw := v.fs.take(v.expect == 0 || v.seen < v.expect)
 		out, err := v.r.settle(v.fs.df, v.dev, raw, v.raw, &v.last, v.dels, v.lo, v.hi)
 		raw.Release()
 		if err != nil || out != nil {
@@ -299,6 +322,9 @@ func (v *devView) next() (arrow.RecordBatch, error) {
 		}
 	}
 }
+
+// warm has the stream decode the view's first batch ahead of need.
+func (v *devView) warm() { v.fs.ask() }
 
 // release leaves the stream to the unit, which releases it.
 func (v *devView) release() {}
