@@ -2,6 +2,10 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/tsarrow/tsarrow/arrowconv"
@@ -23,8 +27,9 @@ type Options struct {
 }
 
 // Table is a logical table of a Dataset: a table-model table (all its
-// devices in every file), or a tree-model database, an index root such as
-// "root.sg1" whose devices make one stream with a "device" column.
+// devices in every file), or a tree-model root, the first segment of its
+// devices' IDs (such as "root.sg"), whose devices make one stream with a
+// "device" column, as arrowconv.NewTreeReader reads one file.
 type Table struct {
 	Name string
 	// Tree is true for a tree-model root.
@@ -47,6 +52,7 @@ type FileVersion struct {
 // tables whose rows are those the IoTDB server would return: the deletions
 // of each file's mods applied to it, and of the copies of a point in several
 // files the one of highest Priority kept (cell by cell for aligned rows).
+// docs/iotdb-rules.md gives the rules and the IoTDB sources they follow.
 //
 // Open reads every .resource and mods file; a data file's footer is read
 // only when a query needs the file. A Dataset is safe for concurrent use by
@@ -54,7 +60,28 @@ type FileVersion struct {
 type Dataset struct {
 	layout   *Layout
 	opts     Options
+	files    []*dataFile
 	warnings []string
+	versions []FileVersion
+
+	mu      sync.Mutex
+	schemas map[schemaKey]*tableSchema
+}
+
+// dataFile is one data file of the snapshot.
+type dataFile struct {
+	File
+	idx  int // position in Dataset.files, the tie-break of equal priorities
+	ver  FileVersion
+	res  *Resource // nil for a loose file without one
+	mods *Mods     // nil without mods
+	// modsPath is the mods file whose deletions apply ("" for none).
+	modsPath string
+
+	mu  sync.Mutex
+	tf  *tsfile.File
+	osf *os.File
+	err error
 }
 
 // Open discovers the data files under roots (see Discover) and reads their
@@ -68,45 +95,252 @@ func Open(roots []string, opts *Options) (*Dataset, error) {
 }
 
 // OpenLayout opens the files of a layout Discover returned (or one built by
-// hand, for a list of files).
+// hand, for a list of files). A data file of a layout (a named file below a
+// space folder) without its .resource is one IoTDB had not sealed: it is
+// left out with a warning, since the server rebuilds such a file from its
+// write-ahead log, which files alone do not give (docs/iotdb-rules.md 7a).
+// A loose file needs no resource: its own index gives its devices' times.
 func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
-	return nil, errors.New("dataset: not implemented yet")
+	d := &Dataset{layout: l, schemas: map[schemaKey]*tableSchema{}}
+	if opts != nil {
+		d.opts = *opts
+	}
+	for _, f := range l.Files {
+		df := &dataFile{File: f}
+		st, err := os.Stat(f.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrChanged, err)
+		}
+		df.ver = FileVersion{Path: f.Path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		if f.Space != Unknown && f.Resource == "" {
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: no .resource beside it, so IoTDB had not sealed it (still written, or left by a crash); skipped, as its points are in IoTDB's write-ahead log", f.Path))
+			continue
+		}
+		if f.Resource != "" {
+			v, err := versionOf(f.Resource)
+			if err != nil {
+				return nil, err
+			}
+			r, err := ReadResourceFile(f.Resource)
+			if err != nil {
+				return nil, err
+			}
+			if r.ModFile != "" && !isV1ModsName(r.ModFile) {
+				return nil, fmt.Errorf("dataset: %s names the shared mods file %s, which this reader does not apply (IoTDB ships with shared mods files switched off); read with --raw to ignore deletions: %w", f.Resource, r.ModFile, tsfile.ErrUnsupported)
+			}
+			df.res = r
+			d.versions = append(d.versions, v)
+		}
+		switch {
+		case f.ModsV2 != "":
+			df.modsPath = f.ModsV2
+			if f.ModsV1 != "" {
+				d.warnings = append(d.warnings, fmt.Sprintf("%s: both %s and %s exist (an upgrade to IoTDB 2.x was interrupted); applying %s, as IoTDB 2.x does", f.Path, ModsV1Suffix, ModsV2Suffix, ModsV2Suffix))
+			}
+		case f.ModsV1 != "":
+			df.modsPath = f.ModsV1
+		}
+		if df.modsPath != "" {
+			v, err := versionOf(df.modsPath)
+			if err != nil {
+				return nil, err
+			}
+			m, err := ReadModsFile(df.modsPath, d.opts.Mods)
+			if err != nil {
+				return nil, err
+			}
+			for _, w := range m.Warnings {
+				d.warnings = append(d.warnings, fmt.Sprintf("%s: %s", df.modsPath, w))
+			}
+			if len(m.Deletions) > 0 {
+				df.mods = m
+			}
+			d.versions = append(d.versions, v)
+		}
+		df.idx = len(d.files)
+		d.files = append(d.files, df)
+		d.versions = append(d.versions, df.ver)
+	}
+	sort.Slice(d.versions, func(i, j int) bool { return d.versions[i].Path < d.versions[j].Path })
+	return d, nil
+}
+
+// versionOf stats a file for the snapshot.
+func versionOf(path string) (FileVersion, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return FileVersion{}, fmt.Errorf("%w: %v", ErrChanged, err)
+	}
+	return FileVersion{Path: path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}, nil
+}
+
+// open opens the data file once, checking that it is the file the snapshot
+// saw: a compaction may have replaced or removed it since.
+func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
+	df.mu.Lock()
+	defer df.mu.Unlock()
+	if df.tf != nil || df.err != nil {
+		return df.tf, df.err
+	}
+	osf, err := os.Open(df.Path)
+	if err != nil {
+		df.err = fmt.Errorf("%w: %v", ErrChanged, err)
+		return nil, df.err
+	}
+	st, err := osf.Stat()
+	if err == nil && (st.Size() != df.ver.Size || st.ModTime().UnixNano() != df.ver.ModTime) {
+		err = fmt.Errorf("%w: %s is now %d bytes (modified %s), not the %d bytes it had when the directory was opened", ErrChanged, df.Path, st.Size(), st.ModTime().UTC().Format("15:04:05.000"), df.ver.Size)
+	}
+	if err != nil {
+		osf.Close()
+		df.err = err
+		return nil, err
+	}
+	var ro *tsfile.ReadOptions
+	if d.opts.Read != nil {
+		o := *d.opts.Read
+		ro = &o
+	}
+	tf, err := tsfile.Open(osf, df.ver.Size, ro)
+	if err != nil {
+		osf.Close()
+		df.err = fmt.Errorf("dataset: %s: %w", df.Path, err)
+		return nil, df.err
+	}
+	df.tf, df.osf = tf, osf
+	return tf, nil
 }
 
 // Layout returns the files the Dataset holds and those Discover skipped.
 func (d *Dataset) Layout() *Layout { return d.layout }
 
-// Tables lists the logical tables, sorted by name.
-func (d *Dataset) Tables() []Table { return nil }
+// Tables lists the logical tables, sorted by name. Files with a resource
+// are listed from it; the others (loose files) are opened.
+func (d *Dataset) Tables() ([]Table, error) {
+	byName := map[string]*Table{}
+	for _, df := range d.files {
+		seen := map[string]bool{}
+		if df.res != nil {
+			for _, dt := range df.res.Devices {
+				seen[dt.Device.Table()] = true
+			}
+		} else {
+			tf, err := d.open(df)
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range tf.Tables() {
+				seen[t] = true
+			}
+		}
+		for name := range seen {
+			t := byName[name]
+			if t == nil {
+				t = &Table{Name: name}
+				byName[name] = t
+			}
+			t.Files++
+		}
+	}
+	out := make([]Table, 0, len(byName))
+	for _, t := range byName {
+		tree, err := d.isTree(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		t.Tree = tree
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// isTree tells a tree-model root from a table by the footer of the newest
+// file holding it (a table schema is in every file of a table).
+func (d *Dataset) isTree(table string) (bool, error) {
+	files := d.filesOf(table)
+	if len(files) == 0 {
+		return false, fmt.Errorf("dataset: no table %q in the data files", table)
+	}
+	tf, err := d.open(files[len(files)-1])
+	if err != nil {
+		return false, err
+	}
+	_, ok := tf.SchemaOf(table)
+	return !ok, nil
+}
 
 // Warnings says what Open skipped or repaired: truncated mods entries,
 // unsealed data files, both .mods and .mods2 beside a file.
 func (d *Dataset) Warnings() []string { return d.warnings }
 
-// Rules describes, one line each, the IoTDB rules this Dataset applies
-// (which files are merged, how many mods entries), for a CLI to print.
-func (d *Dataset) Rules() []string { return nil }
+// Rules describes, one line each, what this Dataset resolves, for a CLI to
+// print.
+func (d *Dataset) Rules() []string {
+	var seq, unseq, loose, modsFiles, dels, v1 int
+	for _, df := range d.files {
+		switch df.Space {
+		case Sequence:
+			seq++
+		case Unsequence:
+			unseq++
+		default:
+			loose++
+		}
+		if df.mods != nil {
+			modsFiles++
+			dels += len(df.mods.Deletions)
+			if df.mods.Version == ModsV1 {
+				v1++
+			}
+		}
+	}
+	out := []string{fmt.Sprintf("%d data files (%d sequence, %d unsequence, %d loose); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", len(d.files), seq, unseq, loose)}
+	if modsFiles > 0 {
+		s := fmt.Sprintf("%d mods files hold %d deletions, each applied to its own data file", modsFiles, dels)
+		if v1 > 0 {
+			s += fmt.Sprintf(" (%d in IoTDB 1.x .mods format, applied only to chunks written before them)", v1)
+		}
+		out = append(out, s)
+	}
+	if len(d.layout.Skipped) > 0 {
+		out = append(out, fmt.Sprintf("%d files are not data (compaction temporaries, orphaned companions) and are not read", len(d.layout.Skipped)))
+	}
+	out = append(out, "TTL is not applied: expired rows still in the files are returned")
+	return out
+}
 
-// Versions lists the data files and companions the snapshot read, in a
-// stable order.
-func (d *Dataset) Versions() []FileVersion { return nil }
+// Versions lists the data files and companions the snapshot read, sorted by
+// path.
+func (d *Dataset) Versions() []FileVersion { return append([]FileVersion(nil), d.versions...) }
 
-// Schema returns the Arrow schema of a table as NewReader would stream it
-// with the same options: every column any file holds, each of the type of
-// its newest file (the others are cast).
+// Close closes the data files the Dataset opened.
+func (d *Dataset) Close() error {
+	var first error
+	for _, df := range d.files {
+		df.mu.Lock()
+		if df.osf != nil {
+			if err := df.osf.Close(); err != nil && first == nil {
+				first = err
+			}
+			df.osf, df.tf = nil, nil
+		}
+		df.err = errors.New("dataset: closed")
+		df.mu.Unlock()
+	}
+	return first
+}
+
+// Schema returns the Arrow schema of a table as NewReader streams it with
+// the same options: every column any file holds, each of the type of the
+// newest file holding it (the others are cast, docs/iotdb-rules.md 4c).
 func (d *Dataset) Schema(table string, o *arrowconv.Options) (*arrow.Schema, error) {
-	return nil, errors.New("dataset: not implemented yet")
+	ts, err := d.tableSchema(table, o)
+	if err != nil {
+		return nil, err
+	}
+	return ts.out, nil
 }
-
-// NewReader streams the resolved rows of a table. The options push down
-// as for a single file: Columns, Time, Devices, Where and Limit prune files
-// by their resources before any footer is read.
-func (d *Dataset) NewReader(table string, o *arrowconv.Options) (*Reader, error) {
-	return nil, errors.New("dataset: not implemented yet")
-}
-
-// Close releases the files the Dataset opened.
-func (d *Dataset) Close() error { return nil }
 
 // ReadStats counts what a Reader did.
 type ReadStats struct {
@@ -126,38 +360,3 @@ type ReadStats struct {
 	// streamed through from a single file.
 	RowsMerged int64
 }
-
-// Reader streams the rows of one table of a Dataset as an
-// array.RecordReader. Batches hold at most Options.BatchSize rows.
-type Reader struct {
-	schema *arrow.Schema
-	rec    arrow.RecordBatch
-	err    error
-	stats  ReadStats
-}
-
-// Schema returns the schema of every batch.
-func (r *Reader) Schema() *arrow.Schema { return r.schema }
-
-// Next advances to the next batch; false at the end or on an error (Err).
-func (r *Reader) Next() bool { return false }
-
-// RecordBatch returns the current batch, valid until the next call to Next.
-func (r *Reader) RecordBatch() arrow.RecordBatch { return r.rec }
-
-// Record returns the current batch.
-//
-// Deprecated: use RecordBatch.
-func (r *Reader) Record() arrow.RecordBatch { return r.rec }
-
-// Err returns the error that ended the stream, if any.
-func (r *Reader) Err() error { return r.err }
-
-// Stats returns what the reader did so far.
-func (r *Reader) Stats() ReadStats { return r.stats }
-
-// Retain is a no-op: a Reader is owned by its caller.
-func (r *Reader) Retain() {}
-
-// Release releases the current batch and the files' readers.
-func (r *Reader) Release() {}

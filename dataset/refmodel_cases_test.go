@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -208,6 +209,8 @@ func TestReferenceHandWritten(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := buildLayout(t, tc.files...)
 			require.Equal(t, tc.want, reference(t, dir))
+			require.Equal(t, tc.want, readDataset(t, dir, nil), "Dataset")
+			require.Equal(t, tc.want, readDataset(t, dir, &arrowconv.Options{BatchSize: 1}), "Dataset, batches of one row")
 		})
 	}
 }
@@ -246,6 +249,7 @@ func TestReferenceV1OffsetRule(t *testing.T) {
 				want["root.db.d"] = tc.want
 			}
 			require.Equal(t, want, reference(t, dir))
+			require.Equal(t, want, readDataset(t, dir, nil), "Dataset")
 		})
 	}
 
@@ -336,11 +340,13 @@ func TestBuilderLayout(t *testing.T) {
 // is a table row) comes out; mods only remove rows. Discover finds every
 // file.
 func TestReferenceRandomInvariants(t *testing.T) {
-	for seed := uint64(1); seed <= 15; seed++ {
+	for seed := uint64(1); seed <= 60; seed++ {
 		r := rand.New(rand.NewPCG(seed, 28))
 		specs := randomLayout(r, 2+r.IntN(5))
 		dir := buildLayout(t, specs...)
 		got := reference(t, dir)
+		require.Equal(t, got, readDataset(t, dir, nil), "seed %d: Dataset", seed)
+		require.Equal(t, got, readDataset(t, dir, &arrowconv.Options{BatchSize: 3}), "seed %d: Dataset, batches of 3", seed)
 
 		l, err := Discover(dir.Root)
 		require.NoError(t, err)

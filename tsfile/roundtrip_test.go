@@ -331,3 +331,33 @@ func TestStatisticsAreCorrect(t *testing.T) {
 	require.Equal(t, int64(1), c.Pages[1].Header.Statistics.Count) // rows 30 (null) and 40
 	require.Equal(t, int64(40), c.Pages[1].Header.Statistics.StartTime)
 }
+
+// TestWriterDeviceWithoutPoints: a WriteNonAligned call with no series
+// (every value of a device null) used to index the device with a
+// measurement node without children, and every reader, ours included,
+// refused the whole file.
+func TestWriterDeviceWithoutPoints(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, nil)
+	require.NoError(t, err)
+	empty := ParseTreePath("root.sg.empty")
+	full := ParseTreePath("root.sg.full")
+	require.NoError(t, w.WriteNonAligned(empty, nil))
+	require.NoError(t, w.WriteNonAligned(full, []NonAlignedSeries{{
+		SeriesSchema: SeriesSchema{Name: "s", DataType: Int64},
+		Times:        []int64{1, 2},
+		Values:       Values{Type: Int64, Int64s: []int64{10, 20}},
+	}}))
+	require.NoError(t, w.Close())
+	f, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	require.NoError(t, err)
+	devs, err := f.Devices("root.sg")
+	require.NoError(t, err)
+	require.Len(t, devs, 1)
+	require.True(t, devs[0].Equal(full), devs[0].String())
+	ts, err := f.SeriesByName(full, "s")
+	require.NoError(t, err)
+	times, _, err := f.ReadNonAligned(ts)
+	require.NoError(t, err)
+	require.Equal(t, []int64{1, 2}, times)
+}

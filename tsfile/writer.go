@@ -843,6 +843,11 @@ type deviceRoot struct {
 func (w *Writer) writeSeriesIndexes(devs []*deviceState, bloom *BloomFilter) map[string][]deviceRoot {
 	tables := map[string][]deviceRoot{}
 	for _, d := range devs {
+		if len(d.series) == 0 {
+			// Its writes held no point: an index entry would be a
+			// measurement node without children, which readers refuse.
+			continue
+		}
 		names := make([]string, 0, len(d.series))
 		for name := range d.series {
 			names = append(names, name)

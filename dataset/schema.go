@@ -1,0 +1,257 @@
+package dataset
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// schemaKey is what a table's unified schema depends on besides the files.
+type schemaKey struct {
+	table      string
+	unit       arrowconv.TimeUnit
+	plainTags  bool
+	stringView bool
+}
+
+// outColumn is one column of a table's unified schema.
+type outColumn struct {
+	field    arrow.Field
+	tsType   tsfile.DataType
+	category string
+	konst    bool // TAG, ATTRIBUTE or device: one value per device
+	from     *dataFile
+}
+
+// tableSchema is a table's unified schema and the files holding it.
+type tableSchema struct {
+	name  string
+	tree  bool
+	cols  []outColumn // time first, then constant columns, then fields
+	byNam map[string]int
+	meta  arrow.Metadata
+	// files hold the table, in ascending priority.
+	files []*dataFile
+	// fileCols are the columns (and their TsFile types) of each file.
+	fileCols map[*dataFile]map[string]tsfile.DataType
+	out      *arrow.Schema // projected onto the options' Columns
+	keep     []int         // indexes into cols of out's fields
+}
+
+// filesOf returns the files holding a table, in ascending priority (ties
+// in discovery order). A file with a resource holds it when the resource
+// lists one of its devices; a loose file is opened.
+func (d *Dataset) filesOf(table string) []*dataFile {
+	var out []*dataFile
+	for _, df := range d.files {
+		if df.res != nil {
+			for _, dt := range df.res.Devices {
+				if dt.Device.Table() == table {
+					out = append(out, df)
+					break
+				}
+			}
+			continue
+		}
+		tf, err := d.open(df)
+		if err != nil {
+			// Listed so that reading it reports the error.
+			out = append(out, df)
+			continue
+		}
+		for _, t := range tf.Tables() {
+			if t == table {
+				out = append(out, df)
+				break
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return lessPriority(out[i], out[j]) })
+	return out
+}
+
+// lessPriority orders files by the priority of their points (offset aside).
+func lessPriority(a, b *dataFile) bool {
+	if c := a.Priority(0).Compare(b.Priority(0)); c != 0 {
+		return c < 0
+	}
+	return a.idx < b.idx
+}
+
+// tableSchema builds (once per options) the unified schema of a table from
+// the footers of every file holding it, whatever the query's time range, so
+// that a table has one schema however it is read.
+func (d *Dataset) tableSchema(table string, o *arrowconv.Options) (*tableSchema, error) {
+	var opts arrowconv.Options
+	if o != nil {
+		opts = *o
+	}
+	key := schemaKey{table: table, unit: opts.TimeUnit, plainTags: opts.PlainTags, stringView: opts.StringView}
+	d.mu.Lock()
+	base, ok := d.schemas[key]
+	d.mu.Unlock()
+	if !ok {
+		var err error
+		base, err = d.buildSchema(key)
+		if err != nil {
+			return nil, err
+		}
+		d.mu.Lock()
+		d.schemas[key] = base
+		d.mu.Unlock()
+	}
+	return base.project(opts.Columns)
+}
+
+func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
+	files := d.filesOf(key.table)
+	if len(files) == 0 {
+		var names []string
+		tables, err := d.Tables()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range tables {
+			names = append(names, t.Name)
+		}
+		return nil, fmt.Errorf("dataset: no table %q in the data files (tables: %s)", key.table, strings.Join(names, ", "))
+	}
+	ts := &tableSchema{name: key.table, files: files, byNam: map[string]int{}, fileCols: map[*dataFile]map[string]tsfile.DataType{}}
+	so := &arrowconv.Options{TimeUnit: key.unit, PlainTags: key.plainTags, StringView: key.stringView}
+	var consts, fields []outColumn
+	var timeCol *outColumn
+	for i := len(files) - 1; i >= 0; i-- { // newest first: its types win
+		df := files[i]
+		tf, err := d.open(df)
+		if err != nil {
+			return nil, err
+		}
+		var s *arrow.Schema
+		_, isTable := tf.SchemaOf(key.table)
+		if i == len(files)-1 {
+			ts.tree = !isTable
+		} else if ts.tree == isTable {
+			return nil, fmt.Errorf("dataset: %q is a table-model table in %s but tree-model devices in %s; read the files apart with --raw: %w", key.table, pick(isTable, df.Path, files[len(files)-1].Path), pick(isTable, files[len(files)-1].Path, df.Path), tsfile.ErrUnsupported)
+		}
+		if isTable {
+			s, err = arrowconv.TableArrowSchema(tf, key.table, so)
+		} else {
+			s, err = arrowconv.TreeArrowSchema(tf, key.table, so)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("dataset: %s: %w", df.Path, err)
+		}
+		if i == len(files)-1 {
+			ts.meta = s.Metadata()
+		}
+		fc := map[string]tsfile.DataType{}
+		ts.fileCols[df] = fc
+		for _, f := range s.Fields() {
+			cat, _ := f.Metadata.GetValue(arrowconv.MetaCategory)
+			typName, _ := f.Metadata.GetValue(arrowconv.MetaType)
+			tt, ok := parseDataType(typName)
+			if !ok {
+				return nil, fmt.Errorf("dataset: %s: column %q has no TsFile type", df.Path, f.Name)
+			}
+			fc[f.Name] = tt
+			c := outColumn{field: f, tsType: tt, category: cat, konst: cat == "TAG" || cat == "ATTRIBUTE" || cat == "DEVICE", from: df}
+			if f.Name == arrowconv.TimeColumn && cat == "TIME" {
+				if timeCol == nil {
+					timeCol = &c
+				}
+				continue
+			}
+			if j, ok := ts.byNam[f.Name]; ok {
+				prev := pickCol(j, consts, fields)
+				if prev.konst != c.konst {
+					return nil, fmt.Errorf("dataset: column %q is a %s column in %s but a %s column in %s; read the files apart with --raw: %w", f.Name, prev.category, prev.from.Path, c.category, df.Path, tsfile.ErrUnsupported)
+				}
+				if !c.konst && prev.tsType != c.tsType && !castAllowed(c.tsType, prev.tsType) {
+					return nil, fmt.Errorf("dataset: column %q is %s in %s but %s in the newer %s, and IoTDB cannot cast %s to %s: %w", f.Name, c.tsType, df.Path, prev.tsType, prev.from.Path, c.tsType, prev.tsType, tsfile.ErrUnsupported)
+				}
+				continue
+			}
+			if c.konst {
+				ts.byNam[f.Name] = -1 - len(consts)
+				consts = append(consts, c)
+			} else {
+				ts.byNam[f.Name] = len(fields)
+				fields = append(fields, c)
+			}
+		}
+	}
+	if timeCol == nil {
+		return nil, fmt.Errorf("dataset: table %q has no time column", key.table)
+	}
+	ts.cols = append(append([]outColumn{*timeCol}, consts...), fields...)
+	for i, c := range ts.cols {
+		ts.byNam[c.field.Name] = i
+	}
+	return ts, nil
+}
+
+func pick(b bool, x, y string) string {
+	if b {
+		return x
+	}
+	return y
+}
+
+// pickCol finds a column while consts and fields are being collected:
+// j < 0 names consts[-1-j].
+func pickCol(j int, consts, fields []outColumn) outColumn {
+	if j < 0 {
+		return consts[-1-j]
+	}
+	return fields[j]
+}
+
+// project returns a copy of the schema projected onto columns (nil keeps
+// all; the time column is always kept; schema order, as arrowconv).
+func (ts *tableSchema) project(columns []string) (*tableSchema, error) {
+	p := *ts
+	p.keep = nil
+	if columns == nil {
+		for i := range ts.cols {
+			p.keep = append(p.keep, i)
+		}
+	} else {
+		want := map[string]bool{arrowconv.TimeColumn: true}
+		for _, c := range columns {
+			if _, ok := ts.byNam[c]; !ok {
+				names := make([]string, len(ts.cols))
+				for i, c := range ts.cols {
+					names[i] = c.field.Name
+				}
+				return nil, fmt.Errorf("dataset: table %q has no column %q (columns: %s)", ts.name, c, strings.Join(names, ", "))
+			}
+			want[c] = true
+		}
+		for i, c := range ts.cols {
+			if want[c.field.Name] {
+				p.keep = append(p.keep, i)
+			}
+		}
+	}
+	fields := make([]arrow.Field, len(p.keep))
+	for i, k := range p.keep {
+		fields[i] = ts.cols[k].field
+	}
+	md := ts.meta
+	p.out = arrow.NewSchema(fields, &md)
+	return &p, nil
+}
+
+// parseDataType reads the name arrowconv writes in MetaType.
+func parseDataType(s string) (tsfile.DataType, bool) {
+	for t := tsfile.DataType(0); t.Valid(); t++ {
+		if t.String() == s {
+			return t, true
+		}
+	}
+	return 0, false
+}
