@@ -141,7 +141,10 @@ func runDataset(root, table string) (rows int64, err error) {
 	}
 	defer ds.Close()
 	if table == "" {
-		ts := ds.Tables()
+		ts, err := ds.Tables()
+		if err != nil {
+			return 0, err
+		}
 		if len(ts) != 1 {
 			return 0, fmt.Errorf("%s has %d tables; name one with -table", root, len(ts))
 		}
