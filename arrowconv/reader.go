@@ -52,6 +52,7 @@ type Reader struct {
 	fields []valueBuilder
 
 	dev      tsfile.DeviceID
+	curDev   tsfile.DeviceID // the device of cur, under DeviceBatches
 	constVal []constValue
 	aligned  *alignedCursor
 	merged   *mergedDevice
@@ -238,6 +239,7 @@ func (r *Reader) Next() bool {
 		}
 	}
 	r.cur = r.pend.next(r.schema, r.opts.BatchSize)
+	r.curDev = r.pend.dev
 	if r.pend.off == r.pend.rows {
 		r.pend.release()
 		r.pend = nil
@@ -248,6 +250,15 @@ func (r *Reader) Next() bool {
 // RecordBatch returns the current batch, valid until the next call to Next
 // or Release; Retain it to keep it longer.
 func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
+
+// Device returns the device whose rows the current batch holds, under
+// Options.DeviceBatches (the zero DeviceID otherwise).
+func (r *Reader) Device() tsfile.DeviceID {
+	if !r.opts.DeviceBatches {
+		return tsfile.DeviceID{}
+	}
+	return r.curDev
+}
 
 // Record returns the current batch.
 //
@@ -279,6 +290,13 @@ func (r *Reader) step() error {
 		r.flush(true)
 		r.done = true
 		r.releaseState()
+		return nil
+	}
+	if r.opts.DeviceBatches && r.time.Len() > 0 && a.series != nil {
+		// The previous device's rows go out first, as a batch of their
+		// own; the next step starts the device.
+		r.ahead = a
+		r.flushDevice()
 		return nil
 	}
 	return r.startDevice(a.dev, a.series)
@@ -526,7 +544,7 @@ func (r *Reader) flush(final bool) {
 		// for the next batch: per column, so it runs in parallel like
 		// the decoding.
 		bs := r.builders()
-		p := &pending{rows: cut, data: make([]arrow.ArrayData, len(bs))}
+		p := &pending{rows: cut, data: make([]arrow.ArrayData, len(bs)), dev: r.dev}
 		keep := r.batchRows()
 		if final {
 			keep = 0
@@ -546,6 +564,27 @@ func (r *Reader) flush(final bool) {
 	}
 }
 
+// flushDevice hands out every row held, the rows of the device just
+// read (Options.DeviceBatches), keeping the builders sized for a batch.
+func (r *Reader) flushDevice() {
+	n := r.time.Len()
+	if r.left >= 0 && int64(n) >= r.left {
+		r.flush(false) // the limit ends the stream there
+		return
+	}
+	bs := r.builders()
+	p := &pending{rows: n, data: make([]arrow.ArrayData, len(bs)), dev: r.dev}
+	keep := r.batchRows()
+	_ = r.parallel(len(bs), func(i int) error {
+		p.data[i] = bs[i].finish(n, keep)
+		return nil
+	})
+	r.pend = p
+	if r.left >= 0 {
+		r.left -= int64(n)
+	}
+}
+
 // pending holds finished columns of one or more batches. A page decoded
 // past the batch size ends up here whole; its batches are cut from it as
 // they are asked for, as slices sharing its buffers, so that a large page
@@ -554,6 +593,7 @@ type pending struct {
 	data []arrow.ArrayData
 	off  int // first row not yet handed out
 	rows int
+	dev  tsfile.DeviceID // the device of the rows, under Options.DeviceBatches
 }
 
 // next returns the record of the next size rows.
@@ -941,7 +981,7 @@ func (r *Reader) fuseFlush(c *alignedCursor, start int, inJobs bool) (*pending, 
 	if want < size {
 		return nil, 0
 	}
-	return &pending{rows: want - want%size, data: make([]arrow.ArrayData, 1+len(r.consts)+len(r.fields))}, want
+	return &pending{rows: want - want%size, data: make([]arrow.ArrayData, 1+len(r.consts)+len(r.fields)), dev: r.dev}, want
 }
 
 // jobOrder returns the column jobs of the window (0 the time column, j+1

@@ -100,6 +100,12 @@ type Options struct {
 	// PlainTags makes the constant-per-device columns (TAG, ATTRIBUTE,
 	// device) plain utf8 instead of dictionary<int32, utf8>.
 	PlainTags bool
+	// DeviceBatches ends a batch wherever the device changes, so that
+	// every batch holds the rows of one device (Reader.Device names it):
+	// a reader that resolves many files device by device reads each file
+	// once instead of once per device. Batches are smaller where devices
+	// are.
+	DeviceBatches bool
 }
 
 // An OptionError is an error of a Reader that one of the Options settles,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -24,6 +25,11 @@ type Options struct {
 	Read *tsfile.ReadOptions
 	// Mods limits the mods files read (DefaultMaxModsSize).
 	Mods *ModsOptions
+	// CountDeletions makes readers decode the rows deletions cover instead
+	// of skipping the chunks and pages they cover, so that
+	// ReadStats.RowsDeleted and CellsDeleted count every deleted row and
+	// cell (ts2arrow inspect uses it). Reads are slower.
+	CountDeletions bool
 }
 
 // Table is a logical table of a Dataset: a table-model table (all its
@@ -54,9 +60,11 @@ type FileVersion struct {
 // files the one of highest Priority kept (cell by cell for aligned rows).
 // docs/iotdb-rules.md gives the rules and the IoTDB sources they follow.
 //
-// Open reads every .resource and mods file; a data file's footer is read
-// only when a query needs the file. A Dataset is safe for concurrent use by
-// readers; each Reader is not.
+// Open reads every .resource and mods file. A table's schema is built once
+// from the footers of every file holding it, so that it does not depend on
+// the query; the data of a file is read only when a query needs it. Files
+// stay open until Close. A Dataset is safe for concurrent use by readers;
+// each Reader is not.
 type Dataset struct {
 	layout   *Layout
 	opts     Options
@@ -105,6 +113,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 	if opts != nil {
 		d.opts = *opts
 	}
+
 	for _, f := range l.Files {
 		df := &dataFile{File: f}
 		st, err := os.Stat(f.Path)
@@ -160,6 +169,19 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		df.idx = len(d.files)
 		d.files = append(d.files, df)
 		d.versions = append(d.versions, df.ver)
+	}
+	for _, sk := range l.Skipped {
+		if strings.HasSuffix(sk.Path, "-compaction.log") || strings.HasSuffix(sk.Path, ".compaction.log") {
+			// docs/iotdb-rules.md 7b: the log is not replayed.
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: a compaction is running (or was, when the directory was copied); its log is not replayed, so a target already renamed beside its sources is read with them, their points merged as copies of each other", sk.Path))
+		}
+		// IoTDB 2.x records table and column renames in filesets/*.sevo
+		// and leaves older files under the old names; read without them
+		// a renamed table would split in two and a renamed column show
+		// twice, silently (docs/iotdb-rules.md 8).
+		if strings.HasSuffix(sk.Path, ".sevo") {
+			return nil, fmt.Errorf("dataset: %s records table or column renames (IoTDB 2.x schema evolution), which this reader does not apply; read with --raw to see every file under its stored names: %w", sk.Path, tsfile.ErrUnsupported)
+		}
 	}
 	sort.Slice(d.versions, func(i, j int) bool { return d.versions[i].Path < d.versions[j].Path })
 	return d, nil
@@ -295,16 +317,20 @@ func (d *Dataset) Rules() []string {
 			}
 		}
 	}
-	out := []string{fmt.Sprintf("%d data files (%d sequence, %d unsequence, %d loose); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", len(d.files), seq, unseq, loose)}
+	kinds := fmt.Sprintf("%d sequence, %d unsequence", seq, unseq)
+	if loose > 0 {
+		kinds += fmt.Sprintf(", %d outside a data directory", loose)
+	}
+	out := []string{fmt.Sprintf("%s (%s); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", plural(len(d.files), "data file"), kinds)}
 	if modsFiles > 0 {
-		s := fmt.Sprintf("%d mods files hold %d deletions, each applied to its own data file", modsFiles, dels)
+		s := fmt.Sprintf("%s %s %s, each applied to its own data file", plural(modsFiles, "mods file"), pick(modsFiles == 1, "holds", "hold"), plural(dels, "deletion"))
 		if v1 > 0 {
-			s += fmt.Sprintf(" (%d in IoTDB 1.x .mods format, applied only to chunks written before them)", v1)
+			s += fmt.Sprintf(" (%s in IoTDB 1.x .mods format, applied only to chunks written before them)", plural(v1, "file"))
 		}
 		out = append(out, s)
 	}
-	if len(d.layout.Skipped) > 0 {
-		out = append(out, fmt.Sprintf("%d files are not data (compaction temporaries, orphaned companions) and are not read", len(d.layout.Skipped)))
+	if n := len(d.layout.Skipped); n > 0 {
+		out = append(out, fmt.Sprintf("%s %s not data (compaction temporaries, orphaned companions) and %s not read", plural(n, "file"), pick(n == 1, "is", "are"), pick(n == 1, "is", "are")))
 	}
 	out = append(out, "TTL is not applied: expired rows still in the files are returned")
 	return out
@@ -351,12 +377,40 @@ type ReadStats struct {
 	// merge), RowsOut those returned.
 	RowsRead, RowsOut int64
 	// RowsDeleted are rows a mods file removed whole; CellsDeleted cells of
-	// rows that stayed.
+	// rows that stayed. Rows of chunks and pages skipped unread because a
+	// deletion covers them are not counted, unless Options.CountDeletions
+	// is set (or a deletion covers a device's whole range in a file: its
+	// count comes from the statistics).
 	RowsDeleted, CellsDeleted int64
 	// RowsOverwritten are copies of a row another file's copy (or a later
 	// chunk of the same file) replaced.
 	RowsOverwritten int64
+	// RowsDropped are tree-model rows left without a value: their cells
+	// all deleted (a non-aligned device's points are deleted one series
+	// at a time) or, under a projection, all null in the columns read.
+	RowsDropped int64
 	// RowsMerged are the rows that went through the k-way merge; the rest
 	// streamed through from a single file.
 	RowsMerged int64
+}
+
+// Add adds the counts of o, as for the readers of several tables.
+func (s *ReadStats) Add(o ReadStats) {
+	s.FilesPruned += o.FilesPruned
+	s.FilesRead += o.FilesRead
+	s.RowsRead += o.RowsRead
+	s.RowsOut += o.RowsOut
+	s.RowsDeleted += o.RowsDeleted
+	s.CellsDeleted += o.CellsDeleted
+	s.RowsOverwritten += o.RowsOverwritten
+	s.RowsDropped += o.RowsDropped
+	s.RowsMerged += o.RowsMerged
+}
+
+// plural writes n and the noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -109,7 +109,45 @@ func deletionsFor(df *dataFile, dev tsfile.DeviceID, series []tsfile.TimeseriesM
 			dd.cols[col] = spans
 		}
 	}
+	// A cell of a row deleted whole is not deleted again.
+	for name, ss := range dd.cols {
+		if ss = subtractSpans(ss, dd.rows); len(ss) == 0 {
+			delete(dd.cols, name)
+		} else {
+			dd.cols[name] = ss
+		}
+	}
+	if len(dd.cols) == 0 {
+		dd.cols = nil
+	}
 	return dd, nil
+}
+
+// subtractSpans returns the parts of a (sorted, merged) not in b (same).
+func subtractSpans(a, b []span) []span {
+	if len(b) == 0 {
+		return a
+	}
+	var out []span
+	for _, x := range a {
+		for _, y := range b {
+			if y.hi < x.lo || y.lo > x.hi {
+				continue
+			}
+			if y.lo > x.lo {
+				out = append(out, span{x.lo, y.lo - 1})
+			}
+			if y.hi >= x.hi {
+				x.lo, x.hi = 1, 0 // used up
+				break
+			}
+			x.lo = y.hi + 1
+		}
+		if x.lo <= x.hi {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // chunkSpans returns the times d deletes from a series with these chunks.

@@ -5,24 +5,44 @@
 // {time}-{version}-{inner}-{cross}.tsfile, each beside a .resource file
 // (per-device time ranges) and perhaps a .mods or .mods2 file of
 // deletions. Reading each file alone, as package arrowconv does, brings
-// back deleted points and shows overwritten points twice. This package
-// will resolve that: prune files by their resources, drop what the mods
-// files delete, and merge overlapping files so that the copy IoTDB would
-// return wins.
+// back deleted points and shows overwritten points twice. A Dataset
+// resolves that: Open snapshots the directory (Discover, every resource
+// and mods file), and Dataset.NewReader streams one logical table as an
+// array.RecordReader whose rows are those IoTDB's SELECT * returns:
 //
-// Today it holds the foundations, not yet the merge reader:
+//   - each file's mods delete from that file only, v1 (.mods) entries only
+//     from chunks written before them, v2 (.mods2) from the whole file;
+//   - of the copies of a row in several files (or in several flushes of one
+//     file) the one of highest Priority wins, and its null cells take the
+//     value of the highest copy that has one (IoTDB's aligned priority
+//     merge);
+//   - a column whose type changed between files (ALTER COLUMN) reads as the
+//     newest file's type, the others cast as IoTDB casts them, and a cast
+//     IoTDB cannot make is an error naming both files;
+//   - a tree-model row whose value cells are all null is dropped, a table
+//     row stays while its time column is not deleted.
 //
-//   - ParseName reads a data file name; Discover finds the data files
-//     under a data directory, a space, database, region or partition
-//     folder, or a list of files, with their companions, and lists the
-//     compaction temporaries and orphans it skipped;
-//   - ParseResource and ReadResourceFile read a .resource file's device
-//     time index (IoTDB 1.x and 2.x), and Resource.AppendBinary writes one;
-//   - Priority and ComparePriority say which copy of a point wins;
-//   - the mods parsers (v1 text and v2 binary) read deletions.
+// docs/iotdb-rules.md gives every rule with the IoTDB source it follows
+// and the points the source left open.
 //
+// The cost follows the overlap. Resources prune files and devices before a
+// footer is read; a file whose devices overlap no other file's in time
+// and carry no deletion streams through arrowconv untouched; only the
+// devices of overlapping files are merged, one source per file, with
+// memory of about one batch per overlapping source. Long runs of one
+// source go out as slices of its batches, sparse rewrites are patched into
+// the rewritten batch, and deletions that cover either end of a device's
+// range narrow the range arrowconv reads, so covered chunks and pages are
+// skipped unread.
+//
+// A Dataset is a snapshot: a data file that changed, grew or vanished
+// since Open (a compaction or a flush of a live directory) fails the read
+// with ErrChanged rather than mixing two states.
+//
+// The parts are usable alone: ParseName, Discover, ParseResource and
+// ReadResourceFile (with Resource.AppendBinary to write one), Priority,
+// and the mods parsers and writers (ParseModsV1/V2, AppendModsV1/V2).
 // Every parser checks sizes before it allocates and refuses what it
 // cannot read with an error that wraps tsfile.ErrCorrupt or
-// tsfile.ErrUnsupported, so that a reader can fall back (to a TsFile's own
-// index, for a resource) or stop.
+// tsfile.ErrUnsupported.
 package dataset

@@ -77,15 +77,7 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 				return concatSlices(mem, ps, validity)
 			}
 		}
-		vals := memory.NewResizableBuffer(mem)
-		vals.Resize(total * w)
-		at := 0
-		for _, p := range ps {
-			d := p.arr.Data()
-			src := d.Buffers()[1].Bytes()
-			at += copy(vals.Bytes()[at:], src[(d.Offset()+p.off)*w:(d.Offset()+p.off+p.n)*w])
-		}
-		bufs = []*memory.Buffer{validity, vals}
+		bufs = []*memory.Buffer{validity, copyFixed(mem, ps, w, total)}
 	case *arrow.BooleanType:
 		vals := memory.NewResizableBuffer(mem)
 		vals.Resize(int(bitutil.BytesForBits(int64(total))))
@@ -133,15 +125,7 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 		if t.BitWidth()%8 != 0 || w == 0 {
 			return concatSlices(mem, ps, validity)
 		}
-		vals := memory.NewResizableBuffer(mem)
-		vals.Resize(total * w)
-		at := 0
-		for _, p := range ps {
-			d := p.arr.Data()
-			src := d.Buffers()[1].Bytes()
-			at += copy(vals.Bytes()[at:], src[(d.Offset()+p.off)*w:(d.Offset()+p.off+p.n)*w])
-		}
-		bufs = []*memory.Buffer{validity, vals}
+		bufs = []*memory.Buffer{validity, copyFixed(mem, ps, w, total)}
 	default:
 		return concatSlices(mem, ps, validity)
 	}
@@ -156,6 +140,20 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 	}
 	defer data.Release()
 	return array.MakeFromData(data), nil
+}
+
+// copyFixed copies the values of fixed-width pieces, w bytes each, into
+// a new buffer of total values.
+func copyFixed(mem memory.Allocator, ps pieces, w, total int) *memory.Buffer {
+	vals := memory.NewResizableBuffer(mem)
+	vals.Resize(total * w)
+	at := 0
+	for _, p := range ps {
+		d := p.arr.Data()
+		src := d.Buffers()[1].Bytes()
+		at += copy(vals.Bytes()[at:], src[(d.Offset()+p.off)*w:(d.Offset()+p.off+p.n)*w])
+	}
+	return vals
 }
 
 // concatSlices is concat's general path.
@@ -216,4 +214,247 @@ func constArray(mem memory.Allocator, src arrow.Array, i, n int) (arrow.Array, e
 		ps = append(ps, piece{src, i, 1})
 	}
 	return concat(mem, src.DataType(), ps, n)
+}
+
+// rewrite is one cell write of patch: row pos of the window takes the
+// cell at row of the column at src (src indexes patch's overs).
+type rewrite struct {
+	pos, src, row int
+}
+
+// patch returns base[bOff : bOff+n] with the rewrites applied in order
+// (sorted by pos, lower copies before higher ones at one pos), each only
+// where its cell is not null: higher copies' values written over lower
+// ones, null cells of a higher copy keeping the value below (the merge's
+// cell-wise rule). Fixed-width and boolean columns are copied once and
+// written in place; other layouts are gathered by runs.
+func patch(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Array, ws []rewrite) (arrow.Array, error) {
+	allNull := true
+	for _, o := range overs {
+		allNull = allNull && o.NullN() == o.Len()
+	}
+	if allNull {
+		return array.NewSlice(base, int64(bOff), int64(bOff+n)), nil
+	}
+	bd := base.Data()
+	var w int
+	switch t := base.DataType().(type) {
+	case *arrow.BooleanType:
+	case arrow.FixedWidthDataType:
+		if _, dict := t.(*arrow.DictionaryType); dict || t.BitWidth()%8 != 0 || t.BitWidth() == 0 {
+			return patchByRuns(mem, base, bOff, n, overs, ws)
+		}
+		w = t.BitWidth() / 8
+	default:
+		return patchByRuns(mem, base, bOff, n, overs, ws)
+	}
+	if w > 0 && noNullsIn(base, bOff, n) {
+		return patchInPlace(base, bOff, n, w, overs, ws), nil
+	}
+	// A base without nulls stays without: a write only ever fills a cell.
+	var valid *memory.Buffer
+	var vb []byte
+	if !noNullsIn(base, bOff, n) {
+		valid = memory.NewResizableBuffer(mem)
+		valid.Resize(int(bitutil.BytesForBits(int64(n))))
+		vb = valid.Bytes()
+		bitutil.CopyBitmap(bd.Buffers()[0].Bytes(), bd.Offset()+bOff, n, vb, 0)
+	}
+	vals := memory.NewResizableBuffer(mem)
+	if w == 0 {
+		vals.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, vals.Bytes(), 0)
+	} else {
+		vals.Resize(n * w)
+		b0 := (bd.Offset() + bOff) * w
+		copy(vals.Bytes(), bd.Buffers()[1].Bytes()[b0:b0+n*w])
+	}
+	dst := vals.Bytes()
+	type over struct {
+		valid, vals []byte
+		off         int
+	}
+	os := make([]over, len(overs))
+	for k, o := range overs {
+		od := o.Data()
+		os[k] = over{vals: od.Buffers()[1].Bytes(), off: od.Offset()}
+		if o.NullN() > 0 && od.Buffers()[0] != nil {
+			os[k].valid = od.Buffers()[0].Bytes()
+		}
+	}
+	for _, x := range ws {
+		o := &os[x.src]
+		u := o.off + x.row
+		if o.valid != nil && !bitutil.BitIsSet(o.valid, u) {
+			continue
+		}
+		if w == 0 {
+			bitutil.SetBitTo(dst, x.pos, bitutil.BitIsSet(o.vals, u))
+		} else {
+			copy(dst[x.pos*w:x.pos*w+w], o.vals[u*w:u*w+w])
+		}
+		if vb != nil {
+			bitutil.SetBit(vb, x.pos)
+		}
+	}
+	nulls := 0
+	if vb != nil {
+		nulls = n - bitutil.CountSetBits(vb, 0, n)
+	}
+	bufs := []*memory.Buffer{valid, vals}
+	if nulls == 0 {
+		bufs[0] = nil
+	}
+	data := array.NewData(base.DataType(), n, bufs, nil, nulls, 0)
+	if valid != nil {
+		valid.Release()
+	}
+	vals.Release()
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// patchInPlace is patch for a fixed-width base without nulls in the
+// window: the writes go into the base's own buffer, whose window rows no
+// other batch shares (the merge hands out each row of a source once, and
+// earlier rows of the same batch as slices of other rows), and the window
+// is returned as a slice of it. A base without nulls has no validity to
+// change, so no byte shared with other rows is written.
+func patchInPlace(base arrow.Array, bOff, n, w int, overs []arrow.Array, ws []rewrite) arrow.Array {
+	bd := base.Data()
+	b0 := (bd.Offset() + bOff) * w
+	dst := bd.Buffers()[1].Bytes()[b0 : b0+n*w]
+	for _, x := range ws {
+		o := overs[x.src]
+		if o.IsNull(x.row) {
+			continue
+		}
+		od := o.Data()
+		u := (od.Offset() + x.row) * w
+		copy(dst[x.pos*w:x.pos*w+w], od.Buffers()[1].Bytes()[u:u+w])
+	}
+	return array.NewSlice(base, int64(bOff), int64(bOff+n))
+}
+
+// patchByRuns is patch for layouts that cannot be written in place: for
+// each written row the highest non-null write, else the base cell.
+func patchByRuns(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Array, ws []rewrite) (arrow.Array, error) {
+	var ps pieces
+	at := 0
+	for i := 0; i < len(ws); {
+		p := ws[i].pos
+		var src arrow.Array
+		row := 0
+		for ; i < len(ws) && ws[i].pos == p; i++ {
+			if o := overs[ws[i].src]; o.IsValid(ws[i].row) {
+				src, row = o, ws[i].row
+			}
+		}
+		if src == nil {
+			continue // every write null: the base cell stays
+		}
+		if p > at {
+			ps.add(base, bOff+at, p-at)
+		}
+		ps.add(src, row, 1)
+		at = p + 1
+	}
+	if at < n {
+		ps.add(base, bOff+at, n-at)
+	}
+	return concat(mem, base.DataType(), ps, n)
+}
+
+// fillFrom returns base[bOff : bOff+n] with each null cell taking the cell
+// of over at the same row (over[oOff+i]) when that one is not null: the
+// merge's cell-wise rule for a run of rows two copies hold at the same
+// times. Fixed-width columns are copied once and filled in place; other
+// layouts are gathered by runs.
+func fillFrom(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, oOff int) (arrow.Array, error) {
+	if noNullsIn(base, bOff, n) || over.NullN() == over.Len() {
+		return array.NewSlice(base, int64(bOff), int64(bOff+n)), nil
+	}
+	var w int
+	switch t := base.DataType().(type) {
+	case *arrow.BooleanType:
+	case arrow.FixedWidthDataType:
+		if _, dict := t.(*arrow.DictionaryType); !dict && t.BitWidth()%8 == 0 && t.BitWidth() > 0 {
+			w = t.BitWidth() / 8
+			break
+		}
+		return fillByRuns(mem, base, bOff, n, over, oOff)
+	default:
+		return fillByRuns(mem, base, bOff, n, over, oOff)
+	}
+	bd, od := base.Data(), over.Data()
+	valid := memory.NewResizableBuffer(mem)
+	valid.Resize(int(bitutil.BytesForBits(int64(n))))
+	vb := valid.Bytes()
+	bitutil.CopyBitmap(bd.Buffers()[0].Bytes(), bd.Offset()+bOff, n, vb, 0)
+	var ovalid []byte
+	if over.NullN() > 0 && od.Buffers()[0] != nil {
+		ovalid = od.Buffers()[0].Bytes()
+	}
+	vals := memory.NewResizableBuffer(mem)
+	src := od.Buffers()[1].Bytes()
+	if w == 0 {
+		vals.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, vals.Bytes(), 0)
+	} else {
+		vals.Resize(n * w)
+		b0 := (bd.Offset() + bOff) * w
+		copy(vals.Bytes(), bd.Buffers()[1].Bytes()[b0:b0+n*w])
+	}
+	dst := vals.Bytes()
+	for i := 0; i < n; i++ {
+		if bitutil.BitIsSet(vb, i) {
+			continue
+		}
+		u := od.Offset() + oOff + i
+		if ovalid != nil && !bitutil.BitIsSet(ovalid, u) {
+			continue
+		}
+		if w == 0 {
+			bitutil.SetBitTo(dst, i, bitutil.BitIsSet(src, u))
+		} else {
+			copy(dst[i*w:i*w+w], src[u*w:u*w+w])
+		}
+		bitutil.SetBit(vb, i)
+	}
+	nulls := n - bitutil.CountSetBits(vb, 0, n)
+	bufs := []*memory.Buffer{valid, vals}
+	if nulls == 0 {
+		bufs[0] = nil
+	}
+	data := array.NewData(base.DataType(), n, bufs, nil, nulls, 0)
+	valid.Release()
+	vals.Release()
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// fillByRuns is fillFrom for layouts that cannot be written in place.
+func fillByRuns(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Array, oOff int) (arrow.Array, error) {
+	var ps pieces
+	for i := 0; i < n; i++ {
+		if base.IsNull(bOff+i) && over.IsValid(oOff+i) {
+			ps.add(over, oOff+i, 1)
+		} else {
+			ps.add(base, bOff+i, 1)
+		}
+	}
+	return concat(mem, base.DataType(), ps, n)
+}
+
+// noNullsIn reports whether a[off : off+n] holds no null.
+func noNullsIn(a arrow.Array, off, n int) bool {
+	if a.NullN() == 0 {
+		return true
+	}
+	d := a.Data()
+	b := d.Buffers()[0]
+	if b == nil {
+		return a.DataType().ID() != arrow.NULL
+	}
+	return bitutil.CountSetBits(b.Bytes(), d.Offset()+off, n) == n
 }

@@ -55,6 +55,10 @@ type specFile struct {
 	Groups             []specGroup
 	ModsV1, ModsV2     []Deletion
 	WriteEmptyV2, NoV1 bool
+	// Overlapping writes with tsfile.WriteOptions.Overlapping: groups of
+	// one device may overlap in time (several flushes of an unsequence
+	// file).
+	Overlapping bool
 }
 
 // refPoint is one written cell: for aligned groups one per column and row
@@ -116,7 +120,7 @@ func buildFile(t *testing.T, root string, s specFile) builtFile {
 	path := filepath.Join(dir, Name{Time: s.Time, Version: s.Version}.String())
 
 	var out bytes.Buffer
-	w, err := tsfile.NewWriter(&out, nil)
+	w, err := tsfile.NewWriter(&out, &tsfile.WriteOptions{Overlapping: s.Overlapping})
 	require.NoError(t, err)
 	for _, ts := range s.Tables {
 		require.NoError(t, w.RegisterTable(ts))
@@ -339,6 +343,18 @@ func randomLayout(r *rand.Rand, n int) []specFile {
 		if r.IntN(2) == 0 || len(s.Groups) == 0 {
 			s.Groups = append(s.Groups, group(tableGroup, tsfile.NewDeviceID("t", "b"), "s1", "s2", "s3"))
 		}
+		if s.Space == Unsequence && r.IntN(3) == 0 {
+			// A second flush into the file: groups of the same devices
+			// again, overlapping the first in time.
+			s.Overlapping = true
+			for _, g := range append([]specGroup(nil), s.Groups...) {
+				var names []string
+				for _, c := range g.Cols {
+					names = append(names, c.Name)
+				}
+				s.Groups = append(s.Groups, group(g.Kind, g.Device, names...))
+			}
+		}
 		rng := func() (int64, int64) {
 			a, b := int64(r.IntN(30)), int64(r.IntN(30))
 			return min(a, b), max(a, b)
@@ -347,7 +363,7 @@ func randomLayout(r *rand.Rand, n int) []specFile {
 		for k := r.IntN(3); k > 0; k-- {
 			lo, hi := rng()
 			pat, _ := ParsePattern(patterns[r.IntN(len(patterns))])
-			if r.IntN(2) == 0 {
+			if r.IntN(2) == 0 && !s.Overlapping {
 				// v1: a random offset, so some chunks are below it and some not.
 				s.ModsV1 = append(s.ModsV1, Deletion{Kind: TreeDeletion, Version: ModsV1, Pattern: pat, Start: lo, End: hi, FileOffset: int64(r.IntN(600))})
 				continue

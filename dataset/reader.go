@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -18,6 +19,7 @@ type entry struct {
 	df         *dataFile
 	dev        tsfile.DeviceID
 	start, end int64
+	full       bool // the query's range holds the device's whole range
 }
 
 // unit is a part of the plan read on its own: the files of a unit share no
@@ -38,11 +40,11 @@ type producer interface {
 //
 // Files whose devices overlap no other file's in time, and carry no
 // deletion for them, stream through arrowconv unchanged (cast where a
-// column's type changed). The devices of overlapping files are read one
-// device at a time, one source per file, each source's deletions applied,
-// and merged by time in the order of Priority; only the sources of a
-// device go through the merge, so memory stays about one batch per
-// overlapping file.
+// column's type changed). Overlapping files are read once each, device by
+// device, each file's deletions applied to its own rows, and merged by
+// time in the order of Priority; memory stays about a batch per file the
+// merge is in. Batches are cut where a device ends or a long run of one
+// file goes out uncopied, so they may hold fewer rows than BatchSize.
 type Reader struct {
 	d      *Dataset
 	ts     *tableSchema
@@ -91,7 +93,8 @@ func (d *Dataset) NewReader(table string, o *arrowconv.Options) (*Reader, error)
 	r.opts.BatchSize = r.bs
 	r.mem = r.opts.Allocator
 	if r.mem == nil {
-		r.mem = memory.DefaultAllocator
+		// arrowconv's default: released batch buffers are reused.
+		r.mem = scan.DefaultPool
 		r.opts.Allocator = r.mem
 	}
 	for name := range r.opts.Where {
@@ -112,7 +115,7 @@ func (r *Reader) plan() error {
 	if r.opts.Devices != nil {
 		want = map[string]bool{}
 		for _, dev := range r.opts.Devices {
-			want[dev.String()] = true
+			want[dev.Key()] = true
 		}
 	}
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
@@ -127,14 +130,14 @@ func (r *Reader) plan() error {
 			return err
 		}
 		for _, dt := range dts {
-			if dt.Device.Table() != r.ts.name || (want != nil && !want[dt.Device.String()]) {
+			if dt.Device.Table() != r.ts.name || (want != nil && !want[dt.Device.Key()]) {
 				continue
 			}
 			s, e := max(dt.Start, lo), min(dt.End, hi)
 			if s > e {
 				continue
 			}
-			entries = append(entries, entry{df: df, dev: dt.Device, start: s, end: e})
+			entries = append(entries, entry{df: df, dev: dt.Device, start: s, end: e, full: lo <= dt.Start && dt.End <= hi})
 		}
 		if len(entries) == before {
 			r.stats.FilesPruned++
@@ -166,7 +169,7 @@ func (r *Reader) plan() error {
 	var devs []string
 	for i, e := range entries {
 		find(e.df)
-		k := e.dev.String()
+		k := e.dev.Key()
 		if _, ok := byDev[k]; !ok {
 			devs = append(devs, k)
 		}
@@ -364,10 +367,12 @@ func (r *Reader) Next() bool {
 func (r *Reader) finish(rec arrow.RecordBatch) (arrow.RecordBatch, error) {
 	if r.ts.tree {
 		out, err := dropAllNull(r.mem, rec, r.valueCols())
-		rec.Release()
 		if err != nil {
+			rec.Release()
 			return nil, err
 		}
+		r.stats.RowsDropped += rec.NumRows() - out.NumRows()
+		rec.Release()
 		rec = out
 	}
 	if r.left > 0 && rec.NumRows() > r.left {
@@ -527,7 +532,12 @@ func (r *Reader) fileOptions(df *dataFile, devs []tsfile.DeviceID, lo, hi int64,
 			o.Columns = append(o.Columns, name)
 		}
 	}
-	o.Time = &arrowconv.TimeRange{Start: lo, End: hi}
+	// A range that holds every row read leaves arrowconv on its fast path
+	// (whole chunks streamed), rather than fetching pages one by one.
+	o.Time = nil
+	if lo != math.MinInt64 || hi != math.MaxInt64 {
+		o.Time = &arrowconv.TimeRange{Start: lo, End: hi}
+	}
 	o.Devices = devs
 	o.Limit = 0
 	return &o, true
@@ -646,6 +656,9 @@ func (r *Reader) startUnit(u *unit) (producer, error) {
 			return &fileStream{r: r, df: df, rd: rd}, nil
 		}
 	}
+	if len(u.files) > 1 {
+		return r.newUnitStreams(u)
+	}
 	return &deviceSeq{r: r, u: u}, nil
 }
 
@@ -700,7 +713,7 @@ func (s *deviceSeq) next() (arrow.RecordBatch, error) {
 		}
 		group := append([]entry(nil), s.u.entries[s.i:j]...)
 		s.i = j
-		p, err := s.r.deviceProducer(group)
+		p, err := s.r.deviceProducer(group, s.r.deviceSources)
 		if err != nil {
 			return nil, err
 		}
@@ -742,7 +755,7 @@ func (c *chain) release() {
 // deviceProducer builds the producer of one device's entries (ascending
 // priority): clusters of entries overlapping in time are merged, the
 // clusters follow each other in time.
-func (r *Reader) deviceProducer(group []entry) (producer, error) {
+func (r *Reader) deviceProducer(group []entry, sources func(e *entry, rank int) ([]*cursor, error)) (producer, error) {
 	ranks := make([]int, len(group)) // ascending priority = ascending rank
 	for i := range group {
 		ranks[i] = i
@@ -767,7 +780,7 @@ func (r *Reader) deviceProducer(group []entry) (producer, error) {
 		sort.Ints(cl) // ascending priority
 		var srcs []*cursor
 		for _, i := range cl {
-			ss, err := r.deviceSources(&group[i], ranks[i]*1_000_000)
+			ss, err := sources(&group[i], ranks[i]*1_000_000)
 			if err != nil {
 				c.release()
 				for _, s := range srcs {
@@ -796,9 +809,14 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		return nil, err
 	}
 	lo, hi := e.start, e.end
+	if e.full {
+		lo, hi = math.MinInt64, math.MaxInt64
+	}
 	// Whole-row deletions covering either end of the range narrow it, so
-	// that arrowconv skips the chunks and pages they cover unread.
-	for changed := true; changed && lo <= hi; {
+	// that arrowconv skips the chunks and pages they cover unread (unless
+	// every deleted row is to be counted).
+	count := r.d.opts.CountDeletions
+	for changed := !count; changed && lo <= hi; {
 		changed = false
 		for _, s := range info.dels.rows {
 			if s.lo <= lo && lo <= s.hi {
@@ -820,36 +838,87 @@ func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
 		}
 	}
 	if lo > hi {
-		for i := range info.series {
-			if info.series[i].IsTimeColumn() || !info.aligned {
-				r.stats.RowsDeleted += info.series[i].Statistics.Count
-				if info.aligned {
-					break
-				}
-			}
+		// The whole device is deleted in this file: count its rows from
+		// the statistics, when the query asked for all of them.
+		if e.full {
+			r.countDeletedDevice(info)
 		}
 		return nil, nil
 	}
 	// A column deleted over the whole range is not read: its cells are null.
 	skip := map[string]bool{}
 	for name, ss := range info.dels.cols {
-		if covers(ss, lo, hi) {
+		if !count && covers(ss, lo, hi) {
 			skip[name] = true
 		}
 	}
-	o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, lo, hi, skip)
-	if !ok {
-		return nil, nil
+	if info.segmented {
+		// Every row of every chunk group is read, so that the rows of
+		// each group can be told by its count (see segments).
+		o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, math.MinInt64, math.MaxInt64, skip)
+		if !ok {
+			return nil, nil
+		}
+		rd, err := r.newFileReader(e.df, o)
+		if err != nil {
+			return nil, err
+		}
+		src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, raw: true}
+		src.open = func(int64, int64) (*arrowconv.Reader, error) { return nil, nil }
+		return r.segments(src, e.df, e.dev, info.dels, rank, info, lo, hi)
 	}
-	rd, err := r.newFileReader(e.df, o)
-	if err != nil {
-		return nil, err
+	ranges := []span{{lo, hi}}
+	if !count {
+		ranges = splitRange(lo, hi, uint64(min(hi, e.end)-max(lo, e.start)), info.dels.rows)
 	}
-	src := &devSource{r: r, df: e.df, dev: e.dev, rd: rd, dels: info.dels, last: math.MinInt64}
-	if !info.segmented {
-		return []*cursor{{src: src, rank: rank}}, nil
+	src := &devSource{r: r, df: e.df, dev: e.dev, dels: info.dels, last: math.MinInt64, ranges: ranges}
+	src.open = func(lo, hi int64) (*arrowconv.Reader, error) {
+		o, ok := r.fileOptions(e.df, []tsfile.DeviceID{e.dev}, lo, hi, skip)
+		if !ok {
+			return nil, nil
+		}
+		return r.newFileReader(e.df, o)
 	}
-	return r.segments(src, rank)
+	return []*cursor{{src: src, rank: rank}}, nil
+}
+
+// splitRange cuts [lo, hi] around the large whole-row deletions inside it
+// (each at least 1/64 of width, the span of the device's data, at most 15
+// of them), so that arrowconv reads each remaining part alone and skips the
+// chunks and pages the deletions cover. Smaller deletions are filtered
+// after decoding.
+func splitRange(lo, hi int64, width uint64, rows []span) []span {
+	var cuts []span
+	for _, s := range rows {
+		if s.lo > lo && s.hi < hi && uint64(s.hi-s.lo) >= width/64 {
+			cuts = append(cuts, s)
+		}
+	}
+	if len(cuts) > 15 {
+		sort.Slice(cuts, func(i, j int) bool { return uint64(cuts[i].hi-cuts[i].lo) > uint64(cuts[j].hi-cuts[j].lo) })
+		cuts = cuts[:15]
+		sort.Slice(cuts, func(i, j int) bool { return cuts[i].lo < cuts[j].lo })
+	}
+	out := make([]span, 0, len(cuts)+1)
+	at := lo
+	for _, c := range cuts {
+		out = append(out, span{at, c.lo - 1})
+		at = c.hi + 1
+	}
+	return append(out, span{at, hi})
+}
+
+// countDeletedDevice counts the rows of a device a deletion removes whole
+// from a file, from its statistics.
+func (r *Reader) countDeletedDevice(info *devInfo) {
+	for i := range info.series {
+		if info.series[i].IsTimeColumn() || !info.aligned {
+			r.stats.RowsDeleted += info.series[i].Statistics.Count
+			if info.aligned {
+				return
+			}
+		}
+	}
 }
 
 // devSource reads one device of one file: conformed, its deletions applied,
@@ -862,47 +931,87 @@ type devSource struct {
 	dels *deviceDeletions
 	last int64
 	raw  bool // segments: no deletions, no order check
+	// ranges are the time ranges still to read, each by a reader open
+	// returns (nil when the file cannot match the query).
+	ranges []span
+	open   func(lo, hi int64) (*arrowconv.Reader, error)
 }
 
 func (s *devSource) next() (arrow.RecordBatch, error) {
 	for {
+		if s.rd == nil {
+			if len(s.ranges) == 0 {
+				return nil, nil
+			}
+			g := s.ranges[0]
+			s.ranges = s.ranges[1:]
+			rd, err := s.open(g.lo, g.hi)
+			if err != nil {
+				return nil, err
+			}
+			if rd == nil {
+				continue
+			}
+			s.rd = rd
+		}
 		if !s.rd.Next() {
 			if err := s.rd.Err(); err != nil {
 				return nil, fmt.Errorf("dataset: %s: %w", s.df.Path, err)
 			}
-			return nil, nil
-		}
-		raw := s.rd.RecordBatch()
-		s.r.stats.RowsRead += raw.NumRows()
-		rec, err := s.r.conform(s.df, raw)
-		if err != nil {
-			return nil, err
-		}
-		if s.raw {
-			return rec, nil
-		}
-		times := timesOf(rec)
-		for i, t := range times {
-			if t <= s.last {
-				rec.Release()
-				return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", s.df.Path, s.dev, t, s.last, tsfile.ErrCorrupt)
-			}
-			s.last = times[i]
-		}
-		out, err := applyDeletions(s.r.mem, rec, times, s.dels, &s.r.stats)
-		rec.Release()
-		if err != nil {
-			return nil, err
-		}
-		if out.NumRows() == 0 {
-			out.Release()
+			s.rd.Release()
+			s.rd = nil
 			continue
 		}
-		return out, nil
+		out, err := s.r.settle(s.df, s.dev, s.rd.RecordBatch(), s.raw, &s.last, s.dels, math.MinInt64, math.MaxInt64)
+		if err != nil || out != nil {
+			return out, err
+		}
 	}
 }
 
-func (s *devSource) release() { s.rd.Release() }
+// settle turns a batch of one device of df, as arrowconv read it, into
+// what the merge takes: conformed to the table's schema and, unless raw,
+// checked to rise in time after *last, cut to [lo, hi] and with df's
+// deletions applied. nil (and no error) when no row is left.
+func (r *Reader) settle(df *dataFile, dev tsfile.DeviceID, raw arrow.RecordBatch, rawOut bool, last *int64, dels *deviceDeletions, lo, hi int64) (arrow.RecordBatch, error) {
+	r.stats.RowsRead += raw.NumRows()
+	rec, err := r.conform(df, raw)
+	if err != nil || rawOut {
+		return rec, err
+	}
+	times := timesOf(rec)
+	for _, t := range times {
+		if t <= *last {
+			rec.Release()
+			return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", df.Path, dev, t, *last, tsfile.ErrCorrupt)
+		}
+		*last = t
+	}
+	if n := len(times); n > 0 && (times[0] < lo || times[n-1] > hi) {
+		a, b := rangeIn(times, span{lo, hi})
+		cut := rec.NewSlice(int64(a), int64(b))
+		rec.Release()
+		rec, times = cut, times[a:b]
+	}
+	out, err := applyDeletions(r.mem, rec, times, dels, &r.stats)
+	rec.Release()
+	if err != nil {
+		return nil, err
+	}
+	if out.NumRows() == 0 {
+		out.Release()
+		return nil, nil
+	}
+	return out, nil
+}
+
+func (s *devSource) release() {
+	if s.rd != nil {
+		s.rd.Release()
+		s.rd = nil
+	}
+	s.ranges = nil
+}
 
 // memSource yields one batch it holds.
 type memSource struct{ rec arrow.RecordBatch }
@@ -921,14 +1030,31 @@ func (m *memSource) release() {
 }
 
 // segments reads a device whose chunk groups overlap in time (several
-// flushes into one unsequence file) whole, and cuts its rows, in the order
-// of the file, into runs of rising time. A later run was written later, so
-// it has the higher priority (the larger chunk offset, docs/iotdb-rules.md
-// 1a); the merge then resolves the runs like files. This holds one
+// flushes into one unsequence file) whole and cuts its rows into one
+// source per chunk group. arrowconv returns the groups in order of their
+// start time (ties in file order), each group's rows whole, so the rows of
+// a group are the next Count rows of its time chunk. A group written later
+// (its time chunk at a larger offset) has the higher priority
+// (docs/iotdb-rules.md 1a); the merge then resolves the groups like files.
+// Each group keeps the rows in [lo, hi] (the query's range). This holds one
 // device's rows of one file in memory.
-func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
-	src.raw = true
+func (r *Reader) segments(src producer, df *dataFile, dev tsfile.DeviceID, dels *deviceDeletions, rank int, info *devInfo, lo, hi int64) ([]*cursor, error) {
 	defer src.release()
+	sets, err := tsfile.AlignedChunkSets(info.series)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: device %s: %w", df.Path, dev, err)
+	}
+	byOffset := make([]int, len(sets)) // rank of each set: its place in file order
+	for i := range byOffset {
+		byOffset[i] = i // AlignedChunkSets keeps the time chunks' file order
+	}
+	order := make([]int, len(sets))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return sets[order[a]].Time.Statistics.StartTime < sets[order[b]].Time.Statistics.StartTime
+	})
 	var held []arrow.RecordBatch
 	defer func() {
 		for _, h := range held {
@@ -946,6 +1072,13 @@ func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
 		}
 		held = append(held, rec)
 		total += int(rec.NumRows())
+	}
+	var want int64
+	for _, s := range sets {
+		want += s.Time.Statistics.Count
+	}
+	if total > 0 && int64(total) != want { // 0: Where left the device out
+		return nil, fmt.Errorf("dataset: %s: device %s: read %d rows but its time chunks count %d: %w", df.Path, dev, total, want, tsfile.ErrCorrupt)
 	}
 	if total == 0 {
 		return nil, nil
@@ -968,22 +1101,32 @@ func (r *Reader) segments(src *devSource, rank int) ([]*cursor, error) {
 	defer whole.Release()
 	times := timesOf(whole)
 	var out []*cursor
-	start := 0
-	for i := 1; i <= total; i++ {
-		if i < total && times[i] > times[i-1] {
-			continue
+	fail := func(err error) ([]*cursor, error) {
+		for _, c := range out {
+			c.release()
 		}
-		seg := whole.NewSlice(int64(start), int64(i))
-		rec, err := applyDeletions(r.mem, seg, times[start:i], src.dels, &r.stats)
-		seg.Release()
-		if err != nil {
-			for _, c := range out {
-				c.release()
+		return nil, err
+	}
+	at := 0
+	for _, i := range order {
+		n := int(sets[i].Time.Statistics.Count)
+		seg := times[at : at+n]
+		for j := 1; j < n; j++ {
+			if seg[j] <= seg[j-1] {
+				return fail(fmt.Errorf("dataset: %s: device %s: the chunk group at %d is not in time order: %w", df.Path, dev, sets[i].Time.Offset, tsfile.ErrCorrupt))
 			}
-			return nil, err
 		}
-		out = append(out, &cursor{src: &memSource{rec: rec}, rank: rank + len(out)})
-		start = i
+		a, b := rangeIn(seg, span{lo, hi})
+		if a < b {
+			part := whole.NewSlice(int64(at+a), int64(at+b))
+			rec, err := applyDeletions(r.mem, part, seg[a:b], dels, &r.stats)
+			part.Release()
+			if err != nil {
+				return fail(err)
+			}
+			out = append(out, &cursor{src: &memSource{rec: rec}, rank: rank + byOffset[i]})
+		}
+		at += n
 	}
 	return out, nil
 }

@@ -85,9 +85,21 @@ func TestReferenceHandWritten(t *testing.T) {
 		},
 		want: refRows{"root.db.d": {"t=5 s=3", "t=6 s=60"}},
 	}, {
-		// Two flushes of one series into one file (the later chunk, at the
-		// larger offset, wins) cannot be built: our writer refuses a time
-		// not above the series' previous one, even across chunk groups.
+		// Two flushes into one unsequence file: the later chunk group (at
+		// the larger offset) wins, cell by cell, although it starts
+		// earlier; the sequence copy fills what both leave null.
+		name: "two flushes into one file",
+		files: []specFile{
+			{Space: Sequence, Time: 1, Version: 1, Tables: []tsfile.TableSchema{tableT}, Groups: []specGroup{tableRow(devT, 5, v(1), v(2), v(3))}},
+			{Space: Unsequence, Time: 2, Version: 2, Tables: []tsfile.TableSchema{tableT}, Overlapping: true, Groups: []specGroup{
+				{Kind: tableGroup, Device: devT, Times: []int64{5, 6}, Cols: []specCol{
+					{Name: "s1", Vals: []*int64{v(10), v(60)}}, {Name: "s2", Vals: []*int64{nil, v(61)}}, {Name: "s3", Vals: []*int64{nil, nil}}}},
+				{Kind: tableGroup, Device: devT, Times: []int64{4, 5}, Cols: []specCol{
+					{Name: "s1", Vals: []*int64{v(40), v(11)}}, {Name: "s2", Vals: []*int64{nil, nil}}, {Name: "s3", Vals: []*int64{nil, nil}}}},
+			}},
+		},
+		want: refRows{"t.a": {"t=4 s1=40 s2=- s3=-", "t=5 s1=11 s2=2 s3=3", "t=6 s1=60 s2=61 s3=-"}},
+	}, {
 		// docs/iotdb-rules.md 2a's example, cell by cell.
 		name: "aligned row with nulls overwritten",
 		files: []specFile{

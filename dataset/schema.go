@@ -124,6 +124,23 @@ func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 	so := &arrowconv.Options{TimeUnit: key.unit, PlainTags: key.plainTags, StringView: key.stringView}
 	var consts, fields []outColumn
 	var timeCol *outColumn
+	// The newest file (by the version in its name, which IoTDB counts up
+	// as it creates files) stands in for the server's schema: its types
+	// win and the others are cast (docs/iotdb-rules.md 4c). Not merge
+	// priority: an unsequence file flushed before an ALTER outranks the
+	// sequence files written after it, but holds the old type.
+	byAge := append([]*dataFile(nil), files...)
+	sort.SliceStable(byAge, func(a, b int) bool {
+		pa, pb := byAge[a].Priority(0), byAge[b].Priority(0)
+		if pa.Version != pb.Version {
+			return pa.Version < pb.Version
+		}
+		if pa.Time != pb.Time {
+			return pa.Time < pb.Time
+		}
+		return byAge[a].idx < byAge[b].idx
+	})
+	files = byAge
 	for i := len(files) - 1; i >= 0; i-- { // newest first: its types win
 		df := files[i]
 		tf, err := d.open(df)

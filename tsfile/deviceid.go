@@ -1,6 +1,7 @@
 package tsfile
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -79,6 +80,25 @@ func (d DeviceID) String() string {
 		} else {
 			b.WriteString(s.Value)
 		}
+	}
+	return b.String()
+}
+
+// Key returns a string that identifies the device's segments exactly, for
+// map keys: unlike String, a null segment and the string "null", or a
+// segment holding a dot and two segments, give different keys. Equal
+// devices, and only they, have equal keys.
+func (d DeviceID) Key() string {
+	var b strings.Builder
+	for _, s := range d.segs {
+		if s.Null {
+			b.WriteByte(0)
+			continue
+		}
+		b.WriteByte(1)
+		b.WriteString(strconv.Itoa(len(s.Value)))
+		b.WriteByte(':')
+		b.WriteString(s.Value)
 	}
 	return b.String()
 }

@@ -69,6 +69,14 @@ type WriteOptions struct {
 	// Properties, the OBJECT type and the CAMEL encoding, none of which
 	// a v3 reader knows, are refused.
 	Version byte
+	// Overlapping lets a chunk group of a device hold times at or before
+	// those of the device's earlier chunk groups; the times of one call
+	// must still rise. IoTDB's unsequence files look like this after
+	// several flushes of out-of-order data into one file (a later chunk
+	// group wins where times repeat). Readers that expect one time order
+	// per device, arrowconv's among them, return such a device's rows
+	// group by group; package dataset resolves them.
+	Overlapping bool
 }
 
 func (o *WriteOptions) withDefaults() (WriteOptions, error) {
@@ -372,7 +380,7 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 	if len(times) == 0 {
 		return errors.New("tsfile: aligned chunk group without rows")
 	}
-	if err := checkTimes(times, d.lastEnd, d.hasData); err != nil {
+	if err := checkTimes(times, d.lastEnd, d.hasData && !w.opts.Overlapping); err != nil {
 		return fmt.Errorf("%w (device %s)", err, dev)
 	}
 	if ts, ok := w.tables[dev.Table()]; ok {
@@ -442,7 +450,10 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 			return err
 		}
 	}
-	d.lastEnd, d.hasData = times[len(times)-1], true
+	if end := times[len(times)-1]; !d.hasData || end > d.lastEnd {
+		d.lastEnd = end
+	}
+	d.hasData = true
 	return w.err
 }
 
@@ -508,7 +519,7 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 				return fmt.Errorf("tsfile: series %q changes type", s.Name)
 			}
 		}
-		if err := checkTimes(s.Times, last, ok); err != nil {
+		if err := checkTimes(s.Times, last, ok && !w.opts.Overlapping); err != nil {
 			return fmt.Errorf("%w (series %s.%s)", err, dev, s.Name)
 		}
 	}

@@ -36,12 +36,19 @@ type catalog struct {
 	ropt tsfile.ReadOptions
 	unit arrow.TimeUnit
 	log  *slog.Logger
+	raw  bool // Options.Raw: data directories are walked like others
 
 	mu       sync.RWMutex
 	reload   sync.Mutex        // serializes refresh, so a changed file is reopened once
 	files    map[string]*entry // by slash-separated path relative to root
 	problems map[string]string // files that failed to open: path -> error
-	scanned  time.Time
+	// dsets are the IoTDB data directories served as resolved tables
+	// (dataset.go), by path relative to root ("." for the root); dirs are
+	// those the last rescan found, opened or not. dirs is replaced, never
+	// changed in place.
+	dsets   map[string]*dsEntry
+	dirs    map[string]bool
+	scanned time.Time
 }
 
 // entry is one open file.
@@ -112,15 +119,18 @@ func newCatalog(root, ext string, ropt tsfile.ReadOptions, unit arrow.TimeUnit, 
 	if !st.IsDir() {
 		return nil, fmt.Errorf("tsflight: root %s is not a directory", root)
 	}
-	return &catalog{root: abs, ext: ext, ropt: ropt, unit: unit, log: log, files: map[string]*entry{}, problems: map[string]string{}}, nil
+	return &catalog{root: abs, ext: ext, ropt: ropt, unit: unit, log: log, files: map[string]*entry{}, problems: map[string]string{}, dsets: map[string]*dsEntry{}}, nil
 }
 
 // rescan walks the root, opening new and changed files and dropping
 // vanished ones. Files that fail to open are recorded in problems and
-// logged once per version; they never stop the scan.
+// logged once per version; they never stop the scan. A directory holding
+// sequence or unsequence is an IoTDB data directory: it is opened as a
+// dataset (dataset.go), not walked for files.
 func (c *catalog) rescan(ctx context.Context) error {
 	seen := map[string]os.FileInfo{}
 	failed := map[string]string{} // problems found by the walk or on opening
+	dirs := map[string]bool{}     // data directories
 	err := filepath.WalkDir(c.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == c.root {
@@ -136,6 +146,18 @@ func (c *catalog) rescan(ctx context.Context) error {
 		if d.IsDir() {
 			if p != c.root && strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir // temp files of DoPut, editors, VCS
+			}
+			if !c.raw && isDataDir(p) {
+				rel := rootDir
+				if p != c.root {
+					r, err := filepath.Rel(c.root, p)
+					if err != nil {
+						return nil
+					}
+					rel = filepath.ToSlash(r)
+				}
+				dirs[rel] = true
+				return filepath.SkipDir // its files are read through it
 			}
 			return nil
 		}
@@ -185,8 +207,11 @@ func (c *catalog) rescan(ctx context.Context) error {
 		opened[rel] = e
 	}
 
+	dsOpened := c.scanDatasets(ctx, dirs, failed)
+
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.installDatasets(dirs, dsOpened, failed)
 	for rel, e := range c.files {
 		if _, ok := seen[rel]; !ok || opened[rel] != nil {
 			delete(c.files, rel)
@@ -204,7 +229,11 @@ func (c *catalog) rescan(ctx context.Context) error {
 	}
 	for rel, msg := range failed {
 		if c.problems[rel] != msg {
-			c.log.Warn("tsfile not served", "file", rel, "error", msg)
+			if dirs[rel] {
+				c.log.Warn("data directory not served", "dir", rel, "error", c.relMsg(msg))
+			} else {
+				c.log.Warn("tsfile not served", "file", rel, "error", msg)
+			}
 		}
 		c.problems[rel] = msg
 		if e, ok := c.files[rel]; ok {
@@ -475,6 +504,10 @@ func (c *catalog) close() {
 	defer c.mu.Unlock()
 	for rel, e := range c.files {
 		delete(c.files, rel)
+		e.release()
+	}
+	for rel, e := range c.dsets {
+		delete(c.dsets, rel)
 		e.release()
 	}
 }

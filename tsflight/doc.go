@@ -6,4 +6,18 @@
 // as a new TsFile (see [PutCommand]). See [Server] and [Options]; ts2arrow
 // serve is the command-line front end. On the client side, [DoGet] and
 // [CallOption] read streams with one copy fewer from any Flight server.
+//
+// An IoTDB data directory, a directory holding sequence/ or unsequence/
+// (the root itself or one under it), is served as its resolved tables
+// (package dataset) rather than file by file: the rows IoTDB answers, with
+// the deletions of the mods files applied and the copy of each point IoTDB
+// keeps. Its flights are [table] when the root is the data directory, else
+// [dir, table] with dir relative to the root; a [Query] names it alone in
+// Files ("." for the root). Its flights are cut into endpoints by time, at
+// time partitions, as Options.PartitionBytes of data files fill. A ticket
+// of such a flight carries a digest of the path, size and modification
+// time of every data, resource and mods file it was planned on; DoGet
+// refuses it with FAILED_PRECONDITION once any changed (a flush, a
+// compaction, a DELETE), and so does a read the directory changes under,
+// so that a stream never mixes two states of the directory.
 package tsflight

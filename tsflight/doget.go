@@ -105,6 +105,9 @@ var testHookPartSent func(file string)
 // sent are counted in st once gRPC accepts them: a send returns once flow
 // control has room, so progress stops when the client does.
 func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *streamStats) (err error) {
+	if g.Dataset != nil {
+		return s.pumpDataset(ctx, g, out, st)
+	}
 	meter := scan.NewMeter(s.opts.Allocator)
 	st.meter.Store(meter)
 	entries := make([]*entry, 0, len(g.Parts))
@@ -285,6 +288,9 @@ func (s *Server) logStream(ctx context.Context, rpc string, g *grant, st *stream
 		}
 		attrs = append(attrs, slog.String("table", g.Table), slog.Int("files", len(files)),
 			slog.Int("parts", len(g.Parts)), slog.Int("devices", devices))
+		if g.Dataset != nil {
+			attrs = append(attrs, slog.String("data_dir", g.Dataset.Dir))
+		}
 		if len(g.Parts) == 1 {
 			attrs = append(attrs, slog.String("file", g.Parts[0].File))
 		}

@@ -24,17 +24,29 @@ type flightPlan struct {
 	endpoints []endpointPlan
 	files     int
 	skipped   map[string]string // files holding the table left out, and why
+	dataDir   string            // the data directory read (dataset.go), if any
+	rules     []string          // the IoTDB rules it applies
 }
 
 type endpointPlan struct {
 	parts       []part
 	rows, bytes int64
+	// start and end, when set, narrow the grant's time range for this
+	// endpoint (a data directory's flight cut by time; dataset.go).
+	start, end *int64
 }
 
 // plan resolves q. Files named in the query must all hold the table with
 // one schema; across the whole root, files whose schema differs from the
 // first file's (in path order) are left out and reported in skipped.
 func (s *Server) plan(q *Query) (*flightPlan, error) {
+	if de, ok, err := s.cat.datasetFor(q); ok {
+		if err != nil {
+			return nil, err
+		}
+		defer de.release()
+		return s.planDataset(q, de)
+	}
 	opts, err := q.options(s.opts.TimeUnit.Unit())
 	if err != nil {
 		return nil, err
@@ -178,11 +190,17 @@ func (s *Server) info(desc *arrowflight.FlightDescriptor, p *flightPlan) (*arrow
 		g := p.grant
 		g.Expires = exp.Unix()
 		g.Parts = ep.parts
+		if ep.start != nil {
+			g.Start, g.End = ep.start, ep.end
+		}
 		tk, err := s.sign.sign(&g)
 		if err != nil {
 			return nil, err
 		}
 		meta, _ := json.Marshal(endpointMeta{Parts: ep.parts, Rows: ep.rows, Bytes: ep.bytes})
+		if p.grant.Dataset != nil {
+			meta, _ = json.Marshal(datasetMeta{DataDir: p.dataDir, Files: p.files, Start: ep.start, End: ep.end})
+		}
 		fi.Endpoint = append(fi.Endpoint, &arrowflight.FlightEndpoint{
 			Ticket:         &arrowflight.Ticket{Ticket: tk},
 			Location:       locs,
@@ -192,7 +210,12 @@ func (s *Server) info(desc *arrowflight.FlightDescriptor, p *flightPlan) (*arrow
 		fi.TotalRecords += ep.rows
 		fi.TotalBytes += ep.bytes
 	}
-	meta, _ := json.Marshal(flightMeta{Table: p.grant.Table, Tree: p.grant.Tree, Files: p.files, Skipped: p.skipped})
+	if p.grant.Dataset != nil {
+		// Resolved rows are counted only by reading them (Flight's -1:
+		// unknown).
+		fi.TotalRecords, fi.TotalBytes = -1, -1
+	}
+	meta, _ := json.Marshal(flightMeta{Table: p.grant.Table, Tree: p.grant.Tree, Files: p.files, Skipped: p.skipped, DataDir: p.dataDir, Rules: p.rules})
 	fi.AppMetadata = meta
 	return fi, nil
 }
@@ -211,11 +234,17 @@ type flightMeta struct {
 	Tree    bool              `json:"tree_model,omitempty"`
 	Files   int               `json:"files"`
 	Skipped map[string]string `json:"skipped,omitempty"`
+	// DataDir and Rules are those of a data directory's table: its path
+	// ("." for the root) and the IoTDB rules its reader applies.
+	DataDir string   `json:"data_directory,omitempty"`
+	Rules   []string `json:"rules,omitempty"`
 }
 
 // ListFlights sends one FlightInfo per table across the root (descriptor
-// [table]), then one per file and table ([file, table]). A non-empty
-// criteria expression keeps only the flights of the table it names.
+// [table]), then one per file and table ([file, table]), then one per
+// table of each data directory ([table] when the root is one, [dir, table]
+// otherwise; see dataset.go). A non-empty criteria expression keeps only
+// the flights of the table it names.
 func (sv *service) ListFlights(c *arrowflight.Criteria, stream arrowflight.FlightService_ListFlightsServer) error {
 	s := sv.s
 	want := strings.TrimSpace(string(c.GetExpression()))
@@ -267,7 +296,7 @@ func (sv *service) ListFlights(c *arrowflight.Criteria, stream arrowflight.Fligh
 			}
 		}
 	}
-	return nil
+	return s.listDatasets(stream, want)
 }
 
 // planDescriptor plans what a descriptor asks for.

@@ -130,6 +130,9 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 			return nil, fmt.Errorf("%w: %s has a hidden path element, which the server would not serve", errBadQuery, cmd.File)
 		}
 	}
+	if err := s.cat.checkPutTarget(cmd.File); err != nil {
+		return nil, err
+	}
 	target := filepath.Join(s.cat.root, filepath.FromSlash(cmd.File))
 	if err := s.makeDirs(filepath.Dir(target), cmd.File); err != nil {
 		return nil, err

@@ -22,7 +22,8 @@ import (
 //	 "where": {"region": "north"}, "limit": 1000, "compression": "zstd"}
 //
 // Only Table is required. Files are relative to the root (default: every
-// file holding the table). Columns selects the columns and their order:
+// file holding the table); an IoTDB data directory is named alone, and is
+// the default when the root is one (see the package documentation). Columns selects the columns and their order:
 // the streams have "time" first, then exactly the named columns in the
 // order given (TAG and ATTRIBUTE columns too, only when named); nil keeps
 // every column in schema order, and an empty list keeps time alone. A

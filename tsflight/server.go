@@ -34,8 +34,15 @@ import (
 // default noted on it; only Root is required.
 type Options struct {
 	// Root is the directory whose TsFiles are served, recursively.
-	// Directories and files whose names start with "." are skipped.
+	// Directories and files whose names start with "." are skipped. An
+	// IoTDB data directory (holding sequence or unsequence), Root or one
+	// under it, is served as resolved tables instead (see the package
+	// documentation).
 	Root string
+	// Raw serves the TsFiles of IoTDB data directories one by one, as
+	// they are, like any others: deleted points come back and overwritten
+	// ones show twice.
+	Raw bool
 	// Extension selects the files to serve (default ".tsfile").
 	Extension string
 	// ReadOptions opens each file (default: tsfile's defaults).
@@ -216,8 +223,12 @@ func NewServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	cat.raw = o.Raw
 	if err := cat.rescan(context.Background()); err != nil {
 		return nil, err
+	}
+	if dd := enclosingDataDir(cat.root); dd != "" && !o.Raw {
+		o.Logger.Warn("the root lies inside an IoTDB data directory, so its files are served one by one: deleted points come back and overwritten ones show twice; serve the data directory itself to read resolved tables", "data_dir", dd)
 	}
 	s := &Server{
 		opts: o, cat: cat, log: o.Logger,

@@ -21,6 +21,12 @@ var errStale = errors.New("flight: stale ticket")
 // old tickets being misread.
 const ticketVersion = 1
 
+// ticketVersionDataset leads the tickets of a data directory's table
+// (grant.Dataset set, no parts). A version of its own, so that a server
+// that does not know data directories refuses such a ticket rather than
+// reading its empty parts as "no rows".
+const ticketVersionDataset = 2
+
 // maxTicketSize bounds what DoGet accepts before verifying anything.
 const maxTicketSize = 1 << 20
 
@@ -39,6 +45,9 @@ type grant struct {
 	Limit       int64             `json:"l,omitempty"`
 	Compression string            `json:"z,omitempty"`
 	Parts       []part            `json:"p"`
+	// Dataset is set, and Parts empty, for a data directory's resolved
+	// table (ticketVersionDataset).
+	Dataset *datasetGrant `json:"ds,omitempty"`
 }
 
 // part is a device range of one file: devices [Lo, Hi) of File.Devices of
@@ -63,7 +72,11 @@ func (s *signer) sign(g *grant) ([]byte, error) {
 		return nil, err
 	}
 	out := make([]byte, 0, 1+len(body)+sha256.Size)
-	out = append(out, ticketVersion)
+	if g.Dataset != nil {
+		out = append(out, ticketVersionDataset)
+	} else {
+		out = append(out, ticketVersion)
+	}
 	out = append(out, body...)
 	m := hmac.New(sha256.New, s.key)
 	m.Write(out)
@@ -74,7 +87,7 @@ func (s *signer) verify(t []byte) (*grant, error) {
 	if len(t) > maxTicketSize {
 		return nil, fmt.Errorf("%w: %d bytes", errBadTicket, len(t))
 	}
-	if len(t) < 1+sha256.Size+2 || t[0] != ticketVersion {
+	if len(t) < 1+sha256.Size+2 || (t[0] != ticketVersion && t[0] != ticketVersionDataset) {
 		return nil, fmt.Errorf("%w: not issued by this server", errBadTicket)
 	}
 	signed, mac := t[:len(t)-sha256.Size], t[len(t)-sha256.Size:]
@@ -88,6 +101,10 @@ func (s *signer) verify(t []byte) (*grant, error) {
 		// Only this server's key signs, so this is a key shared with a
 		// server of another version.
 		return nil, fmt.Errorf("%w: %v", errBadTicket, err)
+	}
+	if (t[0] == ticketVersionDataset) != (g.Dataset != nil) || g.Dataset != nil && len(g.Parts) > 0 {
+		// Signed by this key, so again a server of another version.
+		return nil, fmt.Errorf("%w: version %d does not match its content", errBadTicket, t[0])
 	}
 	if s.now().Unix() > g.Expires {
 		return nil, fmt.Errorf("%w: expired at %s", errStale, time.Unix(g.Expires, 0).UTC().Format(time.RFC3339))

@@ -29,6 +29,7 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--compression NAME] [--row-group-size N]
                         [--partition-by table|device] [--force] [--quiet|--verbose]
                         [--lenient] [--recover [--schema-from FILE]] [--tags a,b]
+                        [--raw]
 
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
 (every *.tsfile under it), a glob pattern ("data/*.tsfile", quoted so the
@@ -47,7 +48,7 @@ directory that Spark and DuckDB read as one dataset:
   OUT/table=T/part-N.parquet                 (--partition-by table)
   OUT/table=T/device=D/part-N.parquet        (--partition-by device)
 one part per input file (and device); a tree model's device column moves
-into the path.
+into the path. IoTDB data (below) gives one part per table (and device).
 
 The query:
   --table T          the table (needed when a file holds several)
@@ -106,6 +107,10 @@ fixed copy; --schema-from names an intact file to take table schemas from.
 A tree-model file converts all its devices as "time, device,
 <measurements>" unless --table names one of its path prefixes.
 
+` + rawHelp + `OUT is never inside the directories of IoTDB data. Under --quiet, standard
+error says nothing of the rules, only warnings; --verbose adds what the
+read did: files pruned and read, rows deleted, overwritten and merged.
+
 Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.parquet
   ts2arrow convert data/ -o all.parquet --table weather
@@ -116,6 +121,7 @@ Examples:
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
+  ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
 ` + keysHelp + "\n" + httpHelp + `
 Options:
 `
@@ -172,6 +178,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	recoverIn := fs.Bool("recover", false, "convert the complete chunk groups of a file without a valid footer (see ts2arrow recover)")
 	schemaFrom := fs.String("schema-from", "", "with --recover: intact TsFile to take table schemas from")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks and inconsistent statistics, reporting warnings")
+	rawFiles := fs.Bool("raw", false, "read every *.tsfile as it is, also in an IoTDB data directory or beside mods files (see above)")
 	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
@@ -306,6 +313,15 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		// quietly read none of what --recover salvages.
 		return usagef("--recover does not combine with --partition-by; convert to one output, or run \"ts2arrow recover\" first and partition the fixed file")
 	}
+	var dsIn *datasetInput
+	if !*rawFiles {
+		if dsIn, err = detectDataset(pos, j.inputs); err != nil {
+			return err
+		}
+	}
+	if dsIn != nil && j.recover {
+		return usagef("--recover reads one file as it is; pass --raw with it (the inputs are IoTDB data, read with their mods files)")
+	}
 	if *out != "-" {
 		kind := outFile
 		if j.partitionBy != "" {
@@ -318,9 +334,23 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		if j.dst, err = checkOutput(*out, kind, j.force, read, stderr); err != nil {
 			return err
 		}
+		if dsIn != nil {
+			if err := checkDatasetOutput(*out, dsIn); err != nil {
+				return err
+			}
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if dsIn != nil {
+		r, err := openDataset(dsIn, j.ropts, j.table, j.partitionBy != "")
+		if err != nil {
+			return err
+		}
+		defer r.close()
+		r.note(stderr, j.quiet)
+		return j.runDataset(ctx, r, stdout, stderr)
+	}
 	if arrowInput(j.inputs[0]) {
 		return j.runReverse(ctx, stdout, stderr)
 	}
@@ -662,6 +692,9 @@ func schemaMismatch(first, other *arrow.Schema, firstName, otherName string) err
 
 // runSingle converts every input into one output.
 func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) error {
+	if err := j.keepTableInputs(ctx, stderr); err != nil {
+		return err
+	}
 	// Check that the schemas agree before writing anything, and estimate
 	// the rows for the progress bar.
 	var schema *arrow.Schema
@@ -785,7 +818,11 @@ func (c *chainReader) Next() bool {
 			return true
 		}
 		if err := c.cur.Err(); err != nil {
-			c.err = &fileError{c.in.name, err}
+			// A reader of no one input (a dataset's) names its files.
+			c.err = err
+			if c.in != nil {
+				c.err = &fileError{c.in.name, err}
+			}
 			return false
 		}
 		c.Release()
@@ -808,3 +845,39 @@ func (c *chainReader) wrap(err error) error {
 
 // errInterrupted is returned when Ctrl-C (or SIGTERM) stops a conversion.
 var errInterrupted = errors.New("interrupted; nothing was written")
+
+// keepTableInputs drops, when --table names a table and several inputs are
+// read (a directory, a glob), the inputs that do not hold it: a directory
+// of several tables (an IoTDB data directory read with --raw) holds each
+// table in some of its files only. Says so on stderr; no input left is an
+// error.
+func (j *convertJob) keepTableInputs(ctx context.Context, stderr io.Writer) error {
+	if j.table == "" || len(j.inputs) < 2 || j.recover {
+		return nil
+	}
+	var keep, dropped []string
+	for _, name := range j.inputs {
+		in, err := openInput(ctx, name, j.ropts, j.http)
+		if err != nil {
+			return err
+		}
+		has := slices.Contains(in.file.Tables(), j.table)
+		in.close()
+		if has {
+			keep = append(keep, name)
+		} else {
+			dropped = append(dropped, name)
+		}
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	if len(keep) == 0 {
+		return usagef("no input holds table %q", j.table)
+	}
+	if !j.quiet {
+		fmt.Fprintf(stderr, "ts2arrow: --table %s: %d of %d inputs do not hold it and are not read (the first: %s)\n", j.table, len(dropped), len(j.inputs), dropped[0])
+	}
+	j.inputs = keep
+	return nil
+}

@@ -19,7 +19,7 @@ import (
 )
 
 const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] [--width 40]
-                     [--time-format rfc3339|raw] [--time-unit U]
+                     [--time-format rfc3339|raw] [--time-unit U] [--raw]
 
 Prints the first rows of FILE, as "ts2arrow convert" would convert them, as
 an aligned table: a header row of column names, a rule, then one line per
@@ -38,12 +38,16 @@ longer than --width characters is cut to that width, ending in "…"
 FILE is a path or an http(s) URL (read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
 device, <measurements>" unless --table names one of its path prefixes.
+FILE may also be IoTDB data (below): head prints the first rows of the
+resolved stream.
 
+` + rawHelp + `
 Examples:
   ts2arrow head testdata/sample.tsfile
   ts2arrow head testdata/sample.tsfile -n 5 --columns temperature,humidity
   ts2arrow head data.tsfile --table weather --width 0 --time-format raw
   ts2arrow head https://example.com/data/day.tsfile -n 3
+  ts2arrow head /iotdb/data/datanode/data --table root.sg
 ` + keysHelp + "\n" + httpHelp + `
 Options:
 `
@@ -61,6 +65,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	timeFormat := fs.String("time-format", "rfc3339", "how timestamps print: rfc3339 or raw")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	rawFiles := fs.Bool("raw", false, "read FILE as it is, also in an IoTDB data directory or beside mods files (see above)")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
@@ -97,30 +102,41 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The batch is the rows asked for, so that the reader decodes no more
+	// pages than those rows need and stops (Limit) after them.
+	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
+		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize)}
+	if ds, err := datasetFor(name, *rawFiles); err != nil {
+		return err
+	} else if ds != nil {
+		return headDataset(ds, ropts, *table, opts, *n, raw, *width, stdout, stderr)
+	}
 	in, err := openInput(context.Background(), name, ropts, hf)
 	if err != nil {
 		return err
 	}
 	defer in.close()
 	defer printWarnings(stderr, name, in.file)
-	// The batch is the rows asked for, so that the reader decodes no more
-	// pages than those rows need and stops (Limit) after them.
-	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
-		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize)}
 	rdr, err := openProjected(in.file, *table, opts)
 	if err != nil {
 		return withFile(name, err)
 	}
 	defer rdr.Release()
-	t := newTextTable(rdr.Schema(), raw, *width)
+	return printHead(rdr, *n, raw, *width, stdout, func(err error) error { return withFile(name, err) })
+}
+
+// printHead prints the first n rows of rdr as head does; wrap attributes
+// a read error to the input.
+func printHead(rdr array.RecordReader, n int, raw bool, width int, stdout io.Writer, wrap func(error) error) error {
+	t := newTextTable(rdr.Schema(), raw, width)
 	// -n 0 prints the header alone; Limit 0 would mean every row.
-	for *n > 0 && t.rows() < *n && rdr.Next() {
-		if err := t.add(rdr.RecordBatch(), *n-t.rows()); err != nil {
-			return withFile(name, err)
+	for n > 0 && t.rows() < n && rdr.Next() {
+		if err := t.add(rdr.RecordBatch(), n-t.rows()); err != nil {
+			return wrap(err)
 		}
 	}
 	if err := rdr.Err(); err != nil {
-		return withFile(name, err)
+		return wrap(err)
 	}
 	bw := bufio.NewWriter(stdout)
 	t.print(bw)

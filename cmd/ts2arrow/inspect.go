@@ -18,7 +18,7 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const inspectHelp = `Usage: ts2arrow inspect FILE... [--json] [--pages] [--lenient]
+const inspectHelp = `Usage: ts2arrow inspect FILE... [--json] [--pages] [--lenient] [--raw] [--no-count]
 
 Prints the format version, encryption, tables and their schemas, devices
 with their rows (for a non-aligned device the index gives the count of the
@@ -34,7 +34,7 @@ bodies, so inspecting a remote file fetches little of it.
 FILE is a path, an http(s) URL (read with range requests), a directory
 (every *.tsfile under it) or a glob pattern. Several files print one after
 another, separated by a blank line.
-
+` + inspectDirHelp + `
 --json prints one JSON object for a single FILE, and an array of them when
 FILE... names several files, a directory or a pattern. The fields are
 documented in docs/inspect-json.md; they are kept stable (new fields may be
@@ -51,6 +51,7 @@ Examples:
   ts2arrow inspect testdata/sample.tsfile
   ts2arrow inspect --pages testdata/sample.tsfile
   ts2arrow inspect data/                 # every *.tsfile under data/
+  ts2arrow inspect iotdb/data/datanode/data   # an IoTDB data directory
   ts2arrow inspect 'data/2024-*.tsfile'
   ts2arrow inspect https://example.com/data/day.tsfile
   ts2arrow inspect --json testdata/sample.tsfile | jq .tables[0].devices
@@ -176,12 +177,31 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
+	dir := addInspectDirFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
 		return usagef("inspect needs at least one FILE (a path, URL, directory or pattern)")
+	}
+	// An IoTDB data directory is one dataset, not a pile of files
+	// (inspect_dir.go); --raw keeps the per-file view.
+	if !*dir.raw {
+		roots, ok, err := inspectDirRoots(pos)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if *pages {
+				return usagef("--pages lists the pages of TsFiles inspected alone: add --raw to inspect each file of the data directory so")
+			}
+			ropts, err := keys.readOptions(*lenient)
+			if err != nil {
+				return err
+			}
+			return runInspectDir(roots, *asJSON, dir, ropts, stdout, stderr)
+		}
 	}
 	// Each FILE is expanded on its own, so that one that is missing is
 	// reported in its place among the others (opening it fails) instead of

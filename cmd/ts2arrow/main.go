@@ -4,10 +4,10 @@
 //
 // Usage:
 //
-//	ts2arrow inspect FILE... [--json] [--pages] [--lenient]
-//	ts2arrow schema  FILE [--table T] [--arrow | --json]
-//	ts2arrow head    FILE [-n 20] [--table T]
-//	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags]
+//	ts2arrow inspect FILE... [--json] [--pages] [--lenient] [--raw] [--no-count]
+//	ts2arrow schema  FILE [--table T] [--arrow | --json] [--raw]
+//	ts2arrow head    FILE [-n 20] [--table T] [--raw]
+//	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags] [--raw]
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
@@ -35,21 +35,25 @@ import (
 const usage = `ts2arrow: TsFile to Parquet, Apache Arrow, CSV and JSON Lines, and back
 
 Usage:
-  ts2arrow inspect FILE... [--json] [--pages] [--lenient]
-  ts2arrow schema  FILE [--table T] [--arrow | --json] [--columns a,b]
-  ts2arrow head    FILE [-n 20] [--table T] [--columns a,b] [--width 40]
+  ts2arrow inspect FILE... [--json] [--pages] [--lenient] [--raw] [--no-count]
+  ts2arrow schema  FILE [--table T] [--arrow | --json] [--columns a,b] [--raw]
+  ts2arrow head    FILE [-n 20] [--table T] [--columns a,b] [--width 40] [--raw]
   ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile]
                    [--table T] [--columns a,b] [--device D] [--where tag=value]
                    [--start T] [--end T] [--partition-by table|device] [--force]
+                   [--raw]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]
-                   [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put]
+                   [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put] [--raw]
   ts2arrow version
   ts2arrow help [COMMAND]
 
 FILE and INPUT may be http(s) URLs, read with range requests; INPUT may
-also be a directory or a glob. Run "ts2arrow COMMAND --help" for the
-options and examples of a command.
+also be a directory or a glob. An IoTDB data directory (or a folder of
+one, or TsFiles with .mods/.mods2 files beside them) is read as the IoTDB
+server answers it: deletions applied, overwritten points once; --raw
+reads every file as it is. Run "ts2arrow COMMAND --help" for the options
+and examples of a command.
 `
 
 // usageError is a mistake in the command line (exit status 2).

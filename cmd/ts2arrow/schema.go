@@ -17,6 +17,7 @@ import (
 )
 
 const schemaHelp = `Usage: ts2arrow schema FILE [--table T] [--arrow | --json] [--time-unit U] [--columns A,B]
+                       [--raw]
 
 Prints the Apache Arrow schema that "ts2arrow convert" produces for FILE
 with the same --table, --time-unit and --columns: one line per column with
@@ -33,7 +34,10 @@ to values ("tsfile.category", "tsfile.type"; "tsfile.table",
 FILE is a path or an http(s) URL (read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
 device, <measurements>" unless --table names one of its path prefixes.
+FILE may also be IoTDB data (below): schema prints the table's schema over
+all its files, each column of the type of its newest file.
 
+` + rawHelp + `
 Examples:
   ts2arrow schema testdata/sample.tsfile
   ts2arrow schema testdata/sample.tsfile --arrow
@@ -65,6 +69,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	rawFiles := fs.Bool("raw", false, "read FILE as it is, also in an IoTDB data directory or beside mods files (see above)")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
@@ -87,8 +92,15 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sc, err := readSchema(pos[0], *table, opts, ropts, hf, stderr)
-	if err != nil {
+	var sc *arrow.Schema
+	if ds, err := datasetFor(pos[0], *rawFiles); err != nil {
+		return err
+	} else if ds != nil {
+		sc, err = schemaDataset(ds, ropts, *table, opts, stderr)
+		if err != nil {
+			return err
+		}
+	} else if sc, err = readSchema(pos[0], *table, opts, ropts, hf, stderr); err != nil {
 		return err
 	}
 	switch {

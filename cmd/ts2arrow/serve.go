@@ -30,7 +30,7 @@ const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-
                       [--max-streams N] [--stream-memory BYTES] [--idle-timeout DUR]
                       [--stream-timeout DUR] [--rescan DUR] [--ticket-key-file F]
                       [--ticket-ttl DUR] [--time-unit ms] [--batch-size N]
-                      [--log-format text|json] [--quiet|--verbose]
+                      [--log-format text|json] [--quiet|--verbose] [--raw]
 
 Serves the TsFiles under DIR (recursively; names starting with "." are
 skipped) over Apache Arrow Flight, for pyarrow.flight, Spark and any other
@@ -40,10 +40,26 @@ and removed files; a file already served is also checked for changes by
 every call that uses it. A file that cannot be read is logged as a warning
 and left out.
 
+An IoTDB data directory (one holding sequence/ or unsequence/), DIR itself
+or any directory under it, is served as its resolved tables rather than
+file by file: the rows IoTDB's SELECT returns, with the deletions of the
+.mods and .mods2 files applied and, of the copies of a point in several
+files, the one IoTDB keeps. Its flights are [table] when DIR is the data
+directory and [dir, table] (dir relative to DIR) otherwise; a JSON query
+names it alone in "files". Its files are not served one by one. A ticket
+of such a flight is bound to the size and modification time of every
+data, resource and mods file: after a flush, a compaction or a DELETE,
+DoGet answers FAILED_PRECONDITION and the client calls GetFlightInfo
+again, so a stream never mixes two states of the directory. DoPut never
+writes into a data directory. --raw serves the files of data directories
+one by one, as they are (deleted points come back, overwritten ones show
+twice).
+
 The Flight RPCs:
   ListFlights    one flight per table across DIR (descriptor path [table]),
-                 then one per file and table ([file, table]); a criteria
-                 expression naming a table keeps only its flights
+                 then one per file and table ([file, table]), then one per
+                 table of each data directory ([table] or [dir, table]); a
+                 criteria expression naming a table keeps only its flights
   GetFlightInfo  plans a descriptor: a path as above, or a command holding a
                  JSON query, of which only "table" is required:
                    {"table": "weather", "files": ["2024/a.tsfile"],
@@ -53,13 +69,15 @@ The Flight RPCs:
                  The columns are time, then exactly those named, in that
                  order (all of them without "columns"; time alone for []).
                  One endpoint per file and range of devices, cut at about
-                 --partition-size of Arrow data; a "limit" gives a single
+                 --partition-size of Arrow data (for a data directory's
+                 table: per range of time partitions, cut at about
+                 --partition-size of data files); a "limit" gives a single
                  endpoint; no endpoints means no rows. Tickets are signed
                  (not encrypted) and expire after --ticket-ttl.
   GetSchema      the schema of a descriptor's streams
   DoGet          streams an endpoint's ticket as record batches; a file
-                 changed since the flight was planned gives
-                 FAILED_PRECONDITION: call GetFlightInfo again
+                 (or a data directory) changed since the flight was planned
+                 gives FAILED_PRECONDITION: call GetFlightInfo again
   DoPut          with --allow-put only: writes the client's batches as a new
                  TsFile under DIR (descriptor path [file] or [file, table],
                  or a JSON command {"file", "table", "tags", "attributes"});
@@ -106,7 +124,7 @@ SIGINT or SIGTERM stops accepting streams and lets running ones finish for
 up to 30s; a second signal stops at once. The exit status is then 0.
 
 Examples:
-  ts2arrow serve --root /data/iotdb/sequence
+  ts2arrow serve --root /var/lib/iotdb/data/datanode/data
   ts2arrow serve --root data/ --addr 0.0.0.0:8815 --token-file tokens.txt \
       --tls-cert server.pem --tls-key server-key.pem
   ts2arrow serve --root data/ --addr 127.0.0.1:0 --log-format json --compression zstd
@@ -183,7 +201,7 @@ func formatBytes(n int64) string {
 
 func runServe(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("serve", serveHelp, stderr)
-	root := fs.String("root", "", "directory whose TsFiles are served (required)")
+	root := fs.String("root", "", "directory whose TsFiles (and IoTDB data directories) are served (required)")
 	addr := fs.String("addr", "127.0.0.1:8815", "address to listen on, HOST:PORT (port 0 picks a free one)")
 	tokenFile := fs.String("token-file", "", "file of accepted bearer tokens, one a line")
 	tokenEnv := fs.String("token-env", "", "environment variable holding accepted bearer tokens, comma-separated")
@@ -211,6 +229,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	logFormat := fs.String("log-format", "text", "log format on standard error: text or json")
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
 	verbose := fs.Bool("verbose", false, "log debug lines too")
+	rawFiles := fs.Bool("raw", false, "serve the TsFiles of IoTDB data directories one by one, as they are (see above)")
 	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -292,6 +311,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
 		IdleTimeout: *idle, StreamTimeout: *streamTimeout, TicketTTL: *ttl,
 		Rescan: *rescan, Logger: log, ReadOptions: ropts, MaxBatchBytes: int64(maxBatch),
+		Raw: *rawFiles,
 	}
 	if *rescan == 0 {
 		opts.Rescan = -1 // flight reads 0 as its default
@@ -381,6 +401,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "serving "+shown+" on "+where, 0)
 	rec.AddAttrs(slog.String("addr", where), slog.String("root", shown),
 		slog.Int("files", len(srv.Files())), slog.Int("unreadable", len(problems)),
+		slog.Int("data_dirs", len(srv.DataDirs())),
 		slog.Bool("auth", len(opts.Tokens) > 0), slog.Bool("tls", opts.TLS != nil),
 		slog.Bool("mutual_tls", *tlsClientCA != ""), slog.Bool("put", *allowPut))
 	_ = handler.Handle(context.Background(), rec)

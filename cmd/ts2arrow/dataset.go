@@ -1,0 +1,712 @@
+package main
+
+// Dataset mode: convert, head and schema read an IoTDB data directory (or
+// TsFiles with mods files beside them) as the IoTDB server answers a query
+// on it, through package dataset, instead of unioning every *.tsfile. The
+// rules themselves (deletions, which copy of a point wins) live in dataset;
+// this file decides when they apply, says so on stderr, and feeds the
+// dataset's resolved stream to the same writers and printers as the
+// single-file path. --raw keeps the single-file path.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/fromarrow"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// rawHelp documents --raw and the detection in the help of convert, head
+// and schema.
+const rawHelp = `IoTDB data: an INPUT that is an IoTDB data directory (holding sequence/
+and unsequence/), a folder inside one (a space, database, region or time
+partition), a data file inside one, or TsFiles with X.tsfile.mods or
+X.tsfile.mods2 beside them, is read as the IoTDB server answers a query:
+the deletions of the mods files applied, and of the copies of a point in
+several files the one IoTDB keeps (unsequence over sequence, newer over
+older). Standard error says so. --raw reads every *.tsfile as it is
+instead: deleted points come back, and overwritten points appear twice.
+`
+
+// datasetInput is what detectDataset found: the roots to open as one
+// dataset and how to name them on stderr.
+type datasetInput struct {
+	roots []string // directories and files as given (globs expanded)
+	what  string   // "DIR is an IoTDB data directory"
+	dirs  []string // directories no output may be written into
+}
+
+// detectDataset tells whether the inputs of a command are IoTDB data, to
+// be read as IoTDB does: pos are the INPUT arguments, files what
+// expandInputs made of them. It returns nil when they are not, and a usage
+// error for inputs that cannot be read together with such data (URLs, Arrow
+// and Parquet files).
+//
+// The inputs are IoTDB data when one of their data files lies in an IoTDB
+// layout (in {sequence|unsequence}/{database}/{region}/{partition}/, as
+// dataset.Discover places files) or has a mods file beside it. Looking at
+// the files rather than the arguments also catches a glob over partition
+// folders and a directory above the data directory.
+func detectDataset(pos, files []string) (*datasetInput, error) {
+	var inLayout, withMods []string
+	for _, f := range files {
+		if isURL(f) || !strings.HasSuffix(f, dataset.TsFileSuffix) {
+			continue
+		}
+		// Only where Discover takes a data file: in a time partition
+		// folder. A TsFile that merely lies below a folder named
+		// sequence is read as it is.
+		if _, names, ok := spaceFolder(filepath.Dir(f)); ok && len(names) == 3 {
+			inLayout = append(inLayout, f)
+		} else if hasMods(f) {
+			withMods = append(withMods, f)
+		}
+	}
+	if len(inLayout) == 0 && len(withMods) == 0 {
+		return nil, nil
+	}
+	d := &datasetInput{}
+	for _, a := range pos {
+		if isURL(a) {
+			return nil, usagef("%s is a URL, and the other inputs are IoTDB data read with their mods files; pass --raw to read every file as it is, or convert it separately", a)
+		}
+		if strings.ContainsAny(a, "*?[") {
+			if _, err := os.Stat(a); err != nil {
+				m, err := filepath.Glob(a)
+				if err != nil {
+					return nil, usagef("bad pattern %q: %v", a, err)
+				}
+				slices.Sort(m)
+				d.roots = append(d.roots, m...)
+				continue
+			}
+		}
+		d.roots = append(d.roots, a)
+	}
+	for _, r := range d.roots {
+		st, err := os.Stat(r)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() && !strings.HasSuffix(r, dataset.TsFileSuffix) {
+			return nil, usagef("%s is not a TsFile, and the other inputs are IoTDB data read with their mods files; pass --raw to read every file as it is, or convert it separately", r)
+		}
+		dir := r
+		if st.IsDir() {
+			d.dirs = append(d.dirs, r)
+		} else {
+			dir = filepath.Dir(r)
+		}
+		// The whole data directory above a folder or file of a layout.
+		if space, _, ok := spaceFolder(dir); ok {
+			d.dirs = append(d.dirs, filepath.Dir(space))
+		}
+	}
+	d.what = describeInputs(d.roots, len(inLayout) > 0)
+	return d, nil
+}
+
+// describeInputs names the inputs for the note on stderr.
+func describeInputs(roots []string, layout bool) string {
+	if len(roots) != 1 {
+		if layout {
+			return "the inputs are IoTDB data"
+		}
+		return "the inputs have mods files beside them"
+	}
+	r := roots[0]
+	st, err := os.Stat(r)
+	switch {
+	case err != nil:
+	case !st.IsDir() && layout:
+		return r + " is a data file of an IoTDB data directory"
+	case !st.IsDir():
+		return r + " has a mods file beside it"
+	case isDataDir(r):
+		return r + " is an IoTDB data directory"
+	}
+	if space, names, ok := spaceFolder(r); ok {
+		sp := filepath.Base(space)
+		switch len(names) {
+		case 0:
+			return r + " is the " + sp + " space of an IoTDB data directory"
+		case 1:
+			return fmt.Sprintf("%s is database %s (%s) of an IoTDB data directory", r, names[0], sp)
+		case 2:
+			return fmt.Sprintf("%s is region %s of database %s (%s) of an IoTDB data directory", r, names[1], names[0], sp)
+		case 3:
+			return fmt.Sprintf("%s is time partition %s of region %s of database %s (%s) of an IoTDB data directory", r, names[2], names[1], names[0], sp)
+		}
+		return r + " is inside an IoTDB data directory"
+	}
+	if layout {
+		return r + " holds IoTDB data"
+	}
+	return r + " holds TsFiles with mods files beside them"
+}
+
+// isDataDir reports whether dir holds a sequence or unsequence folder.
+func isDataDir(dir string) bool {
+	for _, sp := range []string{"sequence", "unsequence"} {
+		if st, err := os.Stat(filepath.Join(dir, sp)); err == nil && st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// spaceFolder finds the nearest folder named sequence or unsequence among
+// dir and its parents, as dataset.Discover places a folder, and returns it
+// with the names of the folders between it and dir (database, region,
+// partition, outermost first).
+func spaceFolder(dir string) (space string, names []string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, false
+	}
+	for {
+		b := filepath.Base(abs)
+		if b == "sequence" || b == "unsequence" {
+			slices.Reverse(names)
+			return abs, names, true
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", nil, false
+		}
+		names = append(names, b)
+		abs = parent
+	}
+}
+
+// hasMods reports whether a mods file of either version lies beside the
+// data file f.
+func hasMods(f string) bool {
+	for _, suf := range []string{dataset.ModsV1Suffix, dataset.ModsV2Suffix} {
+		if st, err := os.Stat(f + suf); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// resolved is an opened dataset and the table a command reads.
+type resolved struct {
+	in    *datasetInput
+	ds    *dataset.Dataset
+	ropts *tsfile.ReadOptions
+	table string
+	tree  bool
+}
+
+// openDataset opens the inputs as a dataset and picks the table: --table,
+// or the only one. every (--partition-by) takes several tables without
+// --table: each gets its partition.
+func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, every bool) (*resolved, error) {
+	ds, err := dataset.Open(in.roots, &dataset.Options{Read: ropts})
+	if err != nil {
+		return nil, datasetError(err)
+	}
+	r := &resolved{in: in, ds: ds, ropts: ropts}
+	tables, err := ds.Tables()
+	if err != nil {
+		ds.Close()
+		return nil, datasetError(err)
+	}
+	var names []string
+	for _, t := range tables {
+		names = append(names, t.Name)
+	}
+	switch {
+	case table != "":
+		i := slices.IndexFunc(tables, func(t dataset.Table) bool { return t.Name == table })
+		if i < 0 {
+			ds.Close()
+			return nil, usagef("no table %q in the inputs (tables: %s)", table, strings.Join(names, ", "))
+		}
+		r.table, r.tree = table, tables[i].Tree
+	case len(tables) == 1:
+		r.table, r.tree = tables[0].Name, tables[0].Tree
+	case len(tables) == 0:
+		ds.Close()
+		// The note is not printed yet: say why files were left out.
+		if ws := ds.Warnings(); len(ws) > 0 {
+			more := ""
+			if len(ws) > 1 {
+				more = fmt.Sprintf(" (and %d more warnings)", len(ws)-1)
+			}
+			return nil, usagef("the inputs have no tables: %s%s", ws[0], more)
+		}
+		return nil, usagef("the inputs have no tables")
+	case every:
+	default:
+		ds.Close()
+		return nil, usagef("the inputs have several tables; pick one with --table (tables: %s)", strings.Join(names, ", "))
+	}
+	return r, nil
+}
+
+// close releases the dataset's files.
+func (r *resolved) close() { r.ds.Close() }
+
+// note says on stderr which rules apply, then the dataset's rules and
+// warnings. quiet leaves the warnings alone.
+func (r *resolved) note(stderr io.Writer, quiet bool) {
+	if !quiet {
+		// The counts of files and deletions are Rules' first lines.
+		fmt.Fprintf(stderr, "ts2arrow: %s: returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n", r.in.what)
+		for _, l := range r.ds.Rules() {
+			fmt.Fprintf(stderr, "ts2arrow: %s\n", l)
+		}
+	}
+	for _, w := range r.ds.Warnings() {
+		fmt.Fprintf(stderr, "ts2arrow: warning: %s\n", w)
+	}
+}
+
+// datasetError gives an error of the dataset the remedy a CLI user can
+// act on.
+func datasetError(err error) error {
+	if errors.Is(err, dataset.ErrChanged) {
+		return fmt.Errorf("%w; IoTDB flushed or compacted files during the read: run the command again, or read a copy of the directory (or stop IoTDB first)", err)
+	}
+	return err
+}
+
+// checkQuery checks --columns and --where against the table's full
+// schema, as openProjected does for a file.
+func (r *resolved) checkQuery(o *arrowconv.Options) error {
+	if len(o.Columns) == 0 && len(o.Where) == 0 {
+		return nil
+	}
+	all := *o
+	all.Columns, all.Where = nil, nil
+	sc, err := r.ds.Schema(r.table, &all)
+	if err != nil {
+		return datasetError(err)
+	}
+	return checkColumns(sc, o.Columns, o.Where)
+}
+
+// schema returns the table's schema for the query.
+func (r *resolved) schema(o *arrowconv.Options) (*arrow.Schema, error) {
+	if err := r.checkQuery(o); err != nil {
+		return nil, err
+	}
+	sc, err := r.ds.Schema(r.table, o)
+	if err != nil {
+		return nil, datasetError(err)
+	}
+	return sc, nil
+}
+
+// reader opens the resolved stream of the table for the query.
+func (r *resolved) reader(o *arrowconv.Options) (*dataset.Reader, error) {
+	if err := r.checkQuery(o); err != nil {
+		return nil, err
+	}
+	rdr, err := r.ds.NewReader(r.table, o)
+	if err != nil {
+		return nil, datasetError(err)
+	}
+	return rdr, nil
+}
+
+// devices lists the devices of the dataset's files by table, sorted: from
+// each file's .resource, else (a loose file) from the file's own index.
+func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
+	out := map[string][]tsfile.DeviceID{}
+	seen := map[string]bool{}
+	add := func(d tsfile.DeviceID) {
+		k := d.Key()
+		if !seen[k] {
+			seen[k] = true
+			out[d.Table()] = append(out[d.Table()], d)
+		}
+	}
+	for _, f := range r.ds.Layout().Files {
+		if f.Space != dataset.Unknown && f.Resource == "" {
+			continue // unsealed: the dataset leaves it out (a warning says so)
+		}
+		if f.Resource != "" {
+			if res, err := dataset.ReadResourceFile(f.Resource); err == nil {
+				for _, dt := range res.Devices {
+					add(dt.Device)
+				}
+				continue
+			}
+		}
+		devs, err := fileDevices(f.Path, r.ropts)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range devs {
+			add(d)
+		}
+	}
+	for _, devs := range out {
+		slices.SortFunc(devs, tsfile.DeviceID.Compare)
+	}
+	return out, nil
+}
+
+// fileDevices lists the devices of one data file from its index.
+func fileDevices(path string, ropts *tsfile.ReadOptions) ([]tsfile.DeviceID, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return nil, err
+	}
+	f, err := tsfile.Open(fh, st.Size(), ropts)
+	if err != nil {
+		return nil, &fileError{path, err}
+	}
+	defer f.Close()
+	var out []tsfile.DeviceID
+	for _, t := range f.Tables() {
+		devs, err := f.Devices(t)
+		if err != nil {
+			return nil, &fileError{path, err}
+		}
+		out = append(out, devs...)
+	}
+	return out, nil
+}
+
+// query returns the job's query for the dataset: --device names resolved
+// against its devices (a name none holds matches nothing), as queryFor
+// does for a file.
+func (r *resolved) query(base arrowconv.Options, names []string) (*arrowconv.Options, error) {
+	q := base
+	if len(names) == 0 {
+		return &q, nil
+	}
+	byTable, err := r.devices()
+	if err != nil {
+		return nil, err
+	}
+	q.Devices = []tsfile.DeviceID{}
+	for t, devs := range byTable {
+		// With no table picked (--partition-by), a name may be a
+		// device of any table, as it is over files.
+		if r.table != "" && t != r.table {
+			continue
+		}
+		for _, d := range devs {
+			if slices.Contains(names, d.String()) || slices.Contains(names, d.TreePath()) {
+				q.Devices = append(q.Devices, d)
+			}
+		}
+	}
+	if len(q.Devices) == 0 {
+		q.Devices = []tsfile.DeviceID{tsfile.NewDeviceID("\x00no such device")}
+	}
+	return &q, nil
+}
+
+// statsLine describes what a reader did, for --verbose.
+func statsLine(st dataset.ReadStats) string {
+	return fmt.Sprintf("files: %d read, %d pruned by their resources; rows: %d read, %d written, %d filtered out by deletions (and %d cells), %d overwritten, %d merged by time; what deletions cover is skipped unread (inspect counts it)",
+		st.FilesRead, st.FilesPruned, st.RowsRead, st.RowsOut, st.RowsDeleted+st.RowsDropped, st.CellsDeleted, st.RowsOverwritten, st.RowsMerged)
+}
+
+// checkDatasetOutput refuses an OUT inside a directory of the dataset (or
+// the data directory around it): checkOutput only guards the inputs
+// themselves, and a file written into a data directory is one IoTDB, and
+// the next read of it, would find there.
+func checkDatasetOutput(out string, in *datasetInput) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	for _, d := range in.dirs {
+		st, err := os.Stat(d)
+		if err != nil {
+			continue
+		}
+		parent := filepath.Dir(abs)
+		if same(st, abs) || same(st, parent) || ancestorOf(st, parent) {
+			return usagef("refusing to write -o %s: it is inside %s, which the inputs are read from; write the output elsewhere", out, d)
+		}
+	}
+	return nil
+}
+
+// runDataset converts the resolved rows of the dataset.
+func (j *convertJob) runDataset(ctx context.Context, r *resolved, stdout, stderr io.Writer) error {
+	q, err := r.query(j.query, j.devices)
+	if err != nil {
+		return err
+	}
+	prog := newProgress(stderr, !j.quiet && j.out != "-" && isTerminal(stderr), 0, 0)
+	if j.partitionBy != "" {
+		return j.runDatasetPartitioned(ctx, r, q, prog, stderr)
+	}
+	rdr, err := r.reader(q)
+	if err != nil {
+		return err
+	}
+	chain := singleChain(ctx, rdr, prog)
+	defer chain.Release()
+	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
+	if j.out == "-" {
+		bw := bufio.NewWriterSize(stdout, 1<<16)
+		if err = write(bw); err == nil {
+			err = bw.Flush()
+		}
+	} else {
+		err = j.dst.writeFile(write)
+	}
+	prog.finish(err == nil)
+	if err != nil {
+		return datasetError(chain.wrap(err))
+	}
+	st := rdr.Stats()
+	j.reportDataset(ctx, chain.rows, 1, st, func() bool { return r.deletedAny(q, []string{r.table}) }, stderr)
+	return nil
+}
+
+// deletedAny reads the query again with every deleted row decoded
+// (dataset.Options.CountDeletions: a read skips what deletions cover,
+// uncounted) and reports whether deletions removed rows it matched. Only
+// asked when nothing came out, so it reads little.
+func (r *resolved) deletedAny(o *arrowconv.Options, tables []string) bool {
+	ds, err := dataset.Open(r.in.roots, &dataset.Options{Read: r.ropts, CountDeletions: true})
+	if err != nil {
+		return false
+	}
+	defer ds.Close()
+	for _, t := range tables {
+		rd, err := ds.NewReader(t, o)
+		if err != nil {
+			continue
+		}
+		for rd.Next() {
+		}
+		st := rd.Stats()
+		rd.Release()
+		if st.RowsDeleted+st.RowsDropped > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// singleChain wraps one reader for the writers: progress, Ctrl-C.
+func singleChain(ctx context.Context, rdr array.RecordReader, prog *progress) *chainReader {
+	return &chainReader{ctx: ctx, schema: rdr.Schema(), prog: prog, next: func(k int) (*input, array.RecordReader, error) {
+		if k > 0 {
+			return nil, nil, nil
+		}
+		return nil, rdr, nil
+	}, done: func(*input) {}}
+}
+
+// reportDataset ends a conversion: with no row, what reportEmpty says and
+// how many rows deletions removed; with --verbose, what was read.
+func (j *convertJob) reportDataset(ctx context.Context, rows int64, parts int, st dataset.ReadStats, deleted func() bool, stderr io.Writer) {
+	switch {
+	case rows == 0:
+		j.reportEmpty(ctx, stderr)
+		if deleted() {
+			fmt.Fprintf(stderr, "ts2arrow: the mods files deleted the rows the query matched; --raw reads them as the files hold them\n")
+		}
+	case j.verbose && j.partitionBy != "":
+		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows in %d parts under %s\n", rows, parts, j.out)
+	case j.verbose:
+		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows to %s\n", rows, j.out)
+	}
+	if j.verbose {
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", statsLine(st))
+	}
+}
+
+// runDatasetPartitioned writes one part per table (and device) of the
+// resolved rows into a Hive-style directory, as runPartitioned does per
+// input file: here the dataset is one stream, so each partition gets one
+// part.
+func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *arrowconv.Options, prog *progress, stderr io.Writer) error {
+	tmp, err := j.dst.tempDir()
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+		}
+	}()
+	tables := []dataset.Table{{Name: r.table, Tree: r.tree}}
+	if j.table == "" {
+		if tables, err = r.ds.Tables(); err != nil {
+			return datasetError(err)
+		}
+	}
+	var byTable map[string][]tsfile.DeviceID
+	if j.partitionBy == "device" {
+		if byTable, err = r.devices(); err != nil {
+			return err
+		}
+	}
+	var rows int64
+	var parts int
+	var st dataset.ReadStats
+	write := func(table string, o *arrowconv.Options, dir string) error {
+		n, s, err := j.writeDatasetPart(ctx, r, table, o, dir, prog)
+		rows += n
+		if n > 0 {
+			parts++
+		}
+		st.Add(s)
+		return err
+	}
+	for _, t := range tables {
+		tr := &resolved{in: r.in, ds: r.ds, ropts: r.ropts, table: t.Name, tree: t.Tree}
+		tdir := filepath.Join(tmp, "table="+hiveEscape(t.Name))
+		if j.partitionBy == "table" {
+			if err := write(t.Name, q, tdir); err != nil {
+				prog.finish(false)
+				return err
+			}
+			continue
+		}
+		var cols []string
+		if t.Tree {
+			// The device is the partition: the column moves into the
+			// path, where Spark and DuckDB expect it.
+			if cols, err = tr.withoutDevice(q); err != nil {
+				prog.finish(false)
+				return err
+			}
+		}
+		for _, d := range byTable[t.Name] {
+			if q.Devices != nil && !containsDevice(q.Devices, d) {
+				continue
+			}
+			dq := *q
+			dq.Devices = []tsfile.DeviceID{d}
+			if t.Tree {
+				dq.Columns = cols
+			}
+			if err := write(t.Name, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String()))); err != nil {
+				prog.finish(false)
+				return err
+			}
+		}
+	}
+	prog.finish(true)
+	pruneEmptyDirs(tmp)
+	if err := j.dst.commitDir(tmp); err != nil {
+		return err
+	}
+	ok = true
+	names := make([]string, len(tables))
+	for i, t := range tables {
+		names[i] = t.Name
+	}
+	j.reportDataset(ctx, rows, parts, st, func() bool { return r.deletedAny(q, names) }, stderr)
+	return nil
+}
+
+// withoutDevice returns the columns of a tree-model query without the
+// device column.
+func (r *resolved) withoutDevice(q *arrowconv.Options) ([]string, error) {
+	names := q.Columns
+	if names == nil {
+		sc, err := r.schema(q)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range sc.Fields() {
+			names = append(names, f.Name)
+		}
+	}
+	out := []string{}
+	for _, n := range names {
+		if n != arrowconv.DeviceColumn && n != arrowconv.TimeColumn {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// writeDatasetPart writes the resolved rows of a table for a query as
+// part-0 of dir; a part that would hold no rows is not written.
+func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table string, q *arrowconv.Options, dir string, prog *progress) (int64, dataset.ReadStats, error) {
+	tr := &resolved{in: r.in, ds: r.ds, ropts: r.ropts, table: table}
+	rdr, err := tr.reader(q)
+	if err != nil {
+		return 0, dataset.ReadStats{}, err
+	}
+	chain := singleChain(ctx, rdr, prog)
+	defer chain.Release()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, rdr.Stats(), err
+	}
+	path := filepath.Join(dir, "part-0"+formatExt[j.format])
+	err = writeAtomic(path, func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) })
+	if err != nil {
+		return chain.rows, rdr.Stats(), datasetError(chain.wrap(err))
+	}
+	if chain.rows == 0 {
+		os.Remove(path)
+	}
+	return chain.rows, rdr.Stats(), nil
+}
+
+// datasetFor is detectDataset for head and schema: the one FILE argument,
+// or nil when it is not IoTDB data (or --raw) and the single-file path
+// reads it, with the errors it gives today.
+func datasetFor(name string, raw bool) (*datasetInput, error) {
+	if raw || isURL(name) {
+		return nil, nil
+	}
+	files, err := expandInputs([]string{name})
+	if err != nil {
+		return nil, nil
+	}
+	return detectDataset([]string{name}, files)
+}
+
+// headDataset prints the first rows of the resolved stream.
+func headDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts *arrowconv.Options, n int, raw bool, width int, stdout, stderr io.Writer) error {
+	r, err := openDataset(in, ropts, table, false)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	r.note(stderr, false)
+	rdr, err := r.reader(opts)
+	if err != nil {
+		return err
+	}
+	defer rdr.Release()
+	return printHead(rdr, n, raw, width, stdout, datasetError)
+}
+
+// schemaDataset returns the dataset's unified schema of the table.
+func schemaDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts *arrowconv.Options, stderr io.Writer) (*arrow.Schema, error) {
+	r, err := openDataset(in, ropts, table, false)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	r.note(stderr, false)
+	return r.schema(opts)
+}
