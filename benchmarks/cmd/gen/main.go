@@ -11,6 +11,12 @@
 // writes the peer files of that row count (Parquet ZSTD, Parquet
 // uncompressed, Arrow IPC), converted from the default variant, which the
 // peer benchmarks read.
+//
+// -dataset N writes the IoTDB data directories of the dataset benchmark
+// instead (N sequence rows; see benchmarks.GenerateDataset), and the table
+// variants too only when -variant is given. Its line is "dataset", rows,
+// bytes of the resolved directory's data files, and the folder holding
+// resolved/, plain/ and manifest.json; the mix goes to stderr.
 package main
 
 import (
@@ -27,7 +33,22 @@ func main() {
 	rows := flag.Int("rows", 0, "rows of the table (default $TSARROW_BENCH_ROWS or 10,000,000)")
 	variant := flag.String("variant", "all", "default, plain, all (both), or a comma-separated list of variants")
 	peers := flag.Bool("peers", false, "also write the peer files (Parquet, Arrow IPC) of the same rows")
+	dsRows := flag.Int("dataset", 0, "write the IoTDB data directories of the dataset benchmark with this many sequence rows")
 	flag.Parse()
+	if *dsRows > 0 {
+		start := time.Now()
+		in, err := benchmarks.EnsureDataset(*dsRows)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Printf("dataset\t%d\t%d\t%s\n", *dsRows, in.ResolvedBytes, benchmarks.DatasetPath(*dsRows))
+		fmt.Fprintf(os.Stderr, "gen: dataset in %v: %s\n", time.Since(start).Round(time.Millisecond), in.Summary())
+		explicit := false
+		flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "variant" || f.Name == "peers" })
+		if !explicit {
+			return
+		}
+	}
 	if *rows == 0 {
 		n, err := benchmarks.Rows()
 		if err != nil {

@@ -137,6 +137,30 @@ BenchmarkPeerIPCScan/default/workers=1-2 2 1 ns/op 750 file-MB`,
 			want:    row{Figure: "TsFile 150 MB", Peer: "Parquet ZSTD 100 MB", Ratio: "1.5x Parquet's size", Limit: "Arrow IPC 750 MB", XLimit: "0.2x its size"},
 		},
 		{
+			name:    "resolved dataset read against the plain one",
+			lines:   `BenchmarkDataset/rows=10000000-2 3 900000000 ns/op 11000000 rows/s 14000000 plain-rows/s 0.786 x-plain 20000000 files-rows/s 0.55 x-files`,
+			section: datasetSection,
+			c:       "resolved read, 10M rows in 20 files, 10% rewritten, 1% deleted",
+			want: row{Figure: "11 M rows/s", Peer: "plain directory 14 M rows/s, interleaved", Ratio: "0.786x plain",
+				Limit: "plain files one by one (arrowconv) 20 M rows/s", XLimit: "0.55x", Target: ">= 0.7x plain rows/s", Met: "yes"},
+		},
+		{
+			name: "resolved dataset read over its memory target",
+			lines: `BenchmarkDatasetRSS/resolved/rows=10000000 1 1 ns/op 160 file-MB 160 peak-RSS-MB 9900000 rows
+BenchmarkDatasetRSS/plain/rows=10000000 1 1 ns/op 150 file-MB 100 peak-RSS-MB 9900000 rows`,
+			section: datasetSection,
+			c:       "peak RSS of the resolved read, 10M rows",
+			want:    row{Figure: "160 MB", Peer: "plain directory 100 MB", Ratio: "1.6x plain", Target: "<= 1.5x plain", Met: "**no**"},
+		},
+		{
+			name: "resolved dataset read returning other rows than the plain one",
+			lines: `BenchmarkDatasetRSS/resolved/rows=1000000 1 1 ns/op 16 file-MB 50 peak-RSS-MB 1000000 rows
+BenchmarkDatasetRSS/plain/rows=1000000 1 1 ns/op 15 file-MB 50 peak-RSS-MB 990000 rows`,
+			section: datasetSection,
+			c:       "peak RSS of the resolved read, 1M rows",
+			want:    row{Ratio: "1x plain", Met: "**no** (1000000 rows resolved, 990000 plain)"},
+		},
+		{
 			name:    "conversion within 1.3x of pqarrow",
 			lines:   `BenchmarkToParquet/plain/workers=2-2 1 6220000000 ns/op 1610000 rows/s 5450000000 pqarrow-ns/op 1.14 x-pqarrow`,
 			section: conversionSection,

@@ -13,12 +13,19 @@
 // -name replaces PeakRSS/<mode>/<file> in the benchmark name, so that a
 // series of runs (the scaling case of benchmarks/run:
 // -name Scaling/rows=N) is told apart from the peak-RSS case.
+//
+// -mode dataset reads a table of an IoTDB data directory (or any root
+// dataset.Open takes) as the dataset package resolves it, to the end;
+// file-MB is then the size of the data files under DIR:
+//
+//	rss -mode dataset [-table T] [-name NAME] DIR
 package main
 
 import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,28 +37,32 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 func main() {
-	mode := flag.String("mode", "parquet", "parquet (convert), scan (read the record batches only) or cli (run ts2arrow convert FILE -o x.parquet as a child process)")
+	mode := flag.String("mode", "parquet", "parquet (convert), scan (read the record batches only), dataset (read a table of the data directory DIR resolved) or cli (run ts2arrow convert FILE -o x.parquet as a child process)")
 	cli := flag.String("ts2arrow", "", "the ts2arrow binary for -mode cli")
 	workers := flag.Int("workers", 0, "decode workers (default GOMAXPROCS)")
 	table := flag.String("table", "", "table to read (default: the file's only table)")
 	outPath := flag.String("o", "", "write the Parquet output to this file (default: discard it)")
 	benchName := flag.String("name", "", "benchmark name to print instead of PeakRSS/<mode>/<file>")
 	flag.Parse()
-	if flag.NArg() != 1 || (*mode != "parquet" && *mode != "scan" && *mode != "cli") || (*mode == "cli") != (*cli != "") {
-		fmt.Fprintln(os.Stderr, "usage: rss [-mode parquet|scan] [-workers N] [-table T] [-o OUT] FILE\n       rss -mode cli -ts2arrow BIN FILE")
+	if flag.NArg() != 1 || (*mode != "parquet" && *mode != "scan" && *mode != "cli" && *mode != "dataset") || (*mode == "cli") != (*cli != "") {
+		fmt.Fprintln(os.Stderr, "usage: rss [-mode parquet|scan] [-workers N] [-table T] [-o OUT] FILE\n       rss -mode cli -ts2arrow BIN FILE\n       rss -mode dataset [-table T] DIR")
 		os.Exit(2)
 	}
 	path := flag.Arg(0)
 	start := time.Now()
 	var rows, outBytes, hwm int64
 	var err error
-	if *mode == "cli" {
+	switch *mode {
+	case "cli":
 		outBytes, hwm, err = runCLI(*cli, path)
-	} else {
+	case "dataset":
+		rows, err = runDataset(path, *table)
+	default:
 		rows, outBytes, err = run(path, *mode, *table, *outPath, *workers)
 	}
 	if err != nil {
@@ -66,7 +77,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "rss:", err)
 		os.Exit(1)
 	}
-	st, err := os.Stat(path)
+	size, err := dataSize(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rss:", err)
 		os.Exit(1)
@@ -78,7 +89,7 @@ func main() {
 		name = *benchName
 	}
 	fmt.Printf("Benchmark%s 1 %d ns/op %.1f file-MB %.1f peak-RSS-MB %.1f go-sys-MB %.1f out-MB %d rows\n",
-		name, elapsed.Nanoseconds(), mb(st.Size()), mb(hwm), mb(int64(ms.Sys)), mb(outBytes), rows)
+		name, elapsed.Nanoseconds(), mb(size), mb(hwm), mb(int64(ms.Sys)), mb(outBytes), rows)
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }
@@ -119,6 +130,58 @@ func run(path, mode, table, outPath string, workers int) (rows, outBytes int64, 
 	cr := &countRows{RecordReader: rdr}
 	n, err := writeParquet(w, cr)
 	return cr.rows, n, err
+}
+
+// runDataset reads a table of the data directory (or file) at root as
+// dataset.Open resolves it: deletions applied, overwritten copies merged.
+func runDataset(root, table string) (rows int64, err error) {
+	ds, err := dataset.Open([]string{root}, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer ds.Close()
+	if table == "" {
+		ts, err := ds.Tables()
+		if err != nil {
+			return 0, err
+		}
+		if len(ts) != 1 {
+			return 0, fmt.Errorf("%s has %d tables; name one with -table", root, len(ts))
+		}
+		table = ts[0].Name
+	}
+	rdr, err := ds.NewReader(table, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer rdr.Release()
+	for rdr.Next() {
+		rows += rdr.RecordBatch().NumRows()
+	}
+	return rows, rdr.Err()
+}
+
+// dataSize is the size of a file, or of the data files under a directory.
+func dataSize(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	if !st.IsDir() {
+		return st.Size(), nil
+	}
+	var n int64
+	err = filepath.WalkDir(path, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, dataset.TsFileSuffix) {
+			return err
+		}
+		info, err := e.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	return n, err
 }
 
 // runCLI converts path to Parquet with the ts2arrow binary in a child
