@@ -990,13 +990,15 @@ func (r *Reader) settle(df *dataFile, dev tsfile.DeviceID, raw arrow.RecordBatch
 		return rec, err
 	}
 	times := timesOf(rec)
+	prev := *last
 	for _, t := range times {
-		if t <= *last {
+		if t <= prev {
 			rec.Release()
-			return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", df.Path, dev, t, *last, tsfile.ErrCorrupt)
+			return nil, fmt.Errorf("dataset: %s: device %s has a row at time %d after one at %d although its chunk statistics do not overlap: %w", df.Path, dev, t, prev, tsfile.ErrCorrupt)
 		}
-		*last = t
+		prev = t
 	}
+	*last = prev
 	if n := len(times); n > 0 && (times[0] < lo || times[n-1] > hi) {
 		a, b := rangeIn(times, span{lo, hi})
 		cut := rec.NewSlice(int64(a), int64(b))
