@@ -907,25 +907,21 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 	// Reading a large directory takes as long as converting it: say why
 	// inspect is slow, and how not to be.
 	fmt.Fprintf(stderr, "ts2arrow: counting what deletions and overwrites remove: reading every row of %d tables (--no-count skips this)\n", len(tables))
-	total := &inspectCount{}
+	var sum dataset.ReadStats
+	files := 0
 	for _, t := range tables {
-		c, err := countTable(ds, t)
+		c, st, err := countTable(ds, t)
 		if err != nil {
 			e.Error = fmt.Sprintf("table %s: %v", t.Name, err)
 			return e
 		}
 		e.Tables = append(e.Tables, c)
-		total.Files += c.Files
-		total.FilesRead += c.FilesRead
-		total.RowsRead += c.RowsRead
-		total.RowsDeleted += c.RowsDeleted
-		total.CellsDeleted += c.CellsDeleted
-		total.RowsOverwritten += c.RowsOverwritten
-		total.RowsDropped += c.RowsDropped
-		total.RowsMerged += c.RowsMerged
-		total.RowsOut += c.RowsOut
+		sum.Add(st)
+		files += c.Files
 	}
-	e.Total = total
+	total := countOf(sum)
+	total.Files = files
+	e.Total = &total
 	e.Counted = true
 	return e
 }
@@ -1049,30 +1045,36 @@ func fileColumns(path string, ropts *tsfile.ReadOptions) ([]fileColumn, error) {
 }
 
 // countTable drains the resolved reader of one table.
-func countTable(ds *dataset.Dataset, t dataset.Table) (inspectCount, error) {
+func countTable(ds *dataset.Dataset, t dataset.Table) (inspectCount, dataset.ReadStats, error) {
 	c := inspectCount{Table: t.Name, Model: "table", Files: t.Files}
 	if t.Tree {
 		c.Model = "tree"
 	}
 	r, err := ds.NewReader(t.Name, nil)
 	if err != nil {
-		return c, err
+		return c, dataset.ReadStats{}, err
 	}
 	defer r.Release()
 	for r.Next() {
 	}
 	if err := r.Err(); err != nil {
 		if errors.Is(err, dataset.ErrChanged) {
-			return c, fmt.Errorf("%w; inspect it again", err)
+			return c, dataset.ReadStats{}, fmt.Errorf("%w; inspect it again", err)
 		}
-		return c, err
+		return c, dataset.ReadStats{}, err
 	}
 	st := r.Stats()
-	c.FilesRead = st.FilesRead
-	c.RowsRead, c.RowsDeleted, c.CellsDeleted = st.RowsRead, st.RowsDeleted, st.CellsDeleted
-	c.RowsOverwritten, c.RowsMerged, c.RowsOut = st.RowsOverwritten, st.RowsMerged, st.RowsOut
-	c.RowsDropped = st.RowsDropped
-	return c, nil
+	n := countOf(st)
+	n.Table, n.Model, n.Files = c.Table, c.Model, c.Files
+	return n, st, nil
+}
+
+// countOf is the count of a reader's statistics (Table, Model and Files
+// are the caller's).
+func countOf(st dataset.ReadStats) inspectCount {
+	return inspectCount{FilesRead: st.FilesRead, RowsRead: st.RowsRead, RowsDeleted: st.RowsDeleted,
+		CellsDeleted: st.CellsDeleted, RowsOverwritten: st.RowsOverwritten, RowsDropped: st.RowsDropped,
+		RowsMerged: st.RowsMerged, RowsOut: st.RowsOut}
 }
 
 // printInspectDir prints the report in the style of printInspect: labelled
