@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/tsarrow/tsarrow/internal/scan"
 )
 
 // piece is a run of rows of one column: arr[off : off+n].
@@ -89,7 +90,7 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 		}
 		bufs = []*memory.Buffer{validity, vals}
 	case *arrow.StringType, *arrow.BinaryType:
-		offs := memory.NewResizableBuffer(mem)
+		offs := memory.NewResizableBuffer(unzeroed(mem))
 		offs.Resize((total + 1) * 4)
 		dstOff := arrow.Int32Traits.CastFromBytes(offs.Bytes())
 		size := 0
@@ -100,7 +101,7 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 		if size > 1<<31-1 {
 			return nil, fmt.Errorf("dataset: a batch of %s holds over 2 GiB; lower Options.BatchSize", t)
 		}
-		data := memory.NewResizableBuffer(mem)
+		data := memory.NewResizableBuffer(unzeroed(mem))
 		data.Resize(size)
 		pos, at := 0, 0
 		dstOff[0] = 0
@@ -145,7 +146,7 @@ func concat(mem memory.Allocator, dt arrow.DataType, ps pieces, total int) (arro
 // copyFixed copies the values of fixed-width pieces, w bytes each, into
 // a new buffer of total values.
 func copyFixed(mem memory.Allocator, ps pieces, w, total int) *memory.Buffer {
-	vals := memory.NewResizableBuffer(mem)
+	vals := memory.NewResizableBuffer(unzeroed(mem))
 	vals.Resize(total * w)
 	at := 0
 	for _, p := range ps {
@@ -155,6 +156,12 @@ func copyFixed(mem memory.Allocator, ps pieces, w, total int) *memory.Buffer {
 	}
 	return vals
 }
+
+// unzeroed is the allocator for buffers the caller writes whole (values of
+// fixed width, string offsets and bytes): the default pool hands those out
+// without clearing them first (scan.BuilderAlloc), any other allocator as
+// it is. Bitmaps, whose last byte is written in part, keep zeroed buffers.
+func unzeroed(mem memory.Allocator) memory.Allocator { return scan.BuilderAlloc(mem) }
 
 // concatSlices is concat's general path.
 func concatSlices(mem memory.Allocator, ps pieces, validity *memory.Buffer) (arrow.Array, error) {
@@ -261,6 +268,9 @@ func patch(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Ar
 		bitutil.CopyBitmap(bd.Buffers()[0].Bytes(), bd.Offset()+bOff, n, vb, 0)
 	}
 	vals := memory.NewResizableBuffer(mem)
+	if w > 0 {
+		vals = memory.NewResizableBuffer(unzeroed(mem))
+	}
 	if w == 0 {
 		vals.Resize(int(bitutil.BytesForBits(int64(n))))
 		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, vals.Bytes(), 0)
@@ -396,6 +406,9 @@ func fillFrom(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Ar
 		ovalid = od.Buffers()[0].Bytes()
 	}
 	vals := memory.NewResizableBuffer(mem)
+	if w > 0 {
+		vals = memory.NewResizableBuffer(unzeroed(mem))
+	}
 	src := od.Buffers()[1].Bytes()
 	if w == 0 {
 		vals.Resize(int(bitutil.BytesForBits(int64(n))))
