@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -100,4 +101,33 @@ func tagValue(a arrow.Array, i int) string {
 		return c.Value(i)
 	}
 	return a.ValueStr(i)
+}
+
+// TestTakeRecordBatch: a taken batch is the caller's; the reader goes on
+// as if it had been released, and RecordBatch is nil until the next Next.
+func TestTakeRecordBatch(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	f, err := tsfile.OpenFile("../testdata/sample.tsfile", nil)
+	require.NoError(t, err)
+	defer f.Close()
+	plain, err := NewTableReader(f, "weather", &Options{BatchSize: 100})
+	require.NoError(t, err)
+	want, _ := rowsOf(t, plain)
+	rd, err := NewTableReader(f, "weather", &Options{BatchSize: 100, Allocator: mem})
+	require.NoError(t, err)
+	var taken []arrow.RecordBatch
+	n := 0
+	for rd.Next() {
+		rec := rd.TakeRecordBatch()
+		require.Nil(t, rd.RecordBatch())
+		n += int(rec.NumRows())
+		taken = append(taken, rec)
+	}
+	require.NoError(t, rd.Err())
+	rd.Release()
+	require.Equal(t, len(want), n)
+	for _, rec := range taken {
+		rec.Release()
+	}
 }

@@ -251,6 +251,17 @@ func (r *Reader) Next() bool {
 // or Release; Retain it to keep it longer.
 func (r *Reader) RecordBatch() arrow.RecordBatch { return r.cur }
 
+// TakeRecordBatch hands the current batch over: the caller owns it (and
+// must release it), and the reader keeps no reference to it. A reader
+// left idle between calls to Next then holds no batch, which matters
+// where many readers wait at once (package dataset reads every file of a
+// group with one). It returns nil where RecordBatch would.
+func (r *Reader) TakeRecordBatch() arrow.RecordBatch {
+	rec := r.cur
+	r.cur = nil
+	return rec
+}
+
 // Device returns the device whose rows the current batch holds, under
 // Options.DeviceBatches (the zero DeviceID otherwise).
 func (r *Reader) Device() tsfile.DeviceID {

@@ -78,10 +78,11 @@ func (fs *fileDevStream) start() {
 				}
 				return
 			}
-			rec := fs.rd.RecordBatch()
-			rec.Retain()
+			// Taken, not retained: an idle reader then holds nothing.
+			dev := fs.rd.Device()
+			rec := fs.rd.TakeRecordBatch()
 			select {
-			case fs.ch <- streamItem{rec: rec, dev: fs.rd.Device()}:
+			case fs.ch <- streamItem{rec: rec, dev: dev}:
 			case <-fs.done:
 				rec.Release()
 				return
