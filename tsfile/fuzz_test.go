@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sort"
 	"testing"
 
 	"github.com/tsarrow/tsarrow/aead"
@@ -317,6 +318,24 @@ func seedFiles(t testing.TB) map[string][]byte {
 }
 
 // fuzzSample returns testdata/sample.tsfile, or nil where it is absent.
+// interopSeeds reads the upstream-written TsFiles of ../../shared/interop
+// (beside the checkout, as CI has it) of at most max bytes each, sorted by
+// name; none when the directory is absent.
+func interopSeeds(max int64) [][]byte {
+	paths, _ := filepath.Glob("../../shared/interop/*.tsfile")
+	sort.Strings(paths)
+	var out [][]byte
+	for _, p := range paths {
+		if st, err := os.Stat(p); err != nil || st.Size() > max {
+			continue
+		}
+		if b, err := os.ReadFile(p); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
 func fuzzSample() []byte {
 	b, _ := os.ReadFile("../testdata/sample.tsfile")
 	return b
@@ -589,6 +608,11 @@ func FuzzOpenAndScan(f *testing.F) {
 	}
 	if b := fuzzSample(); b != nil {
 		f.Add(b, uint32(0), []byte{}) // too large to commit twice; it is in testdata already
+	}
+	// The upstream-written files, where they are beside the checkout:
+	// seeds added at run time, never committed (they are not ours).
+	for _, b := range interopSeeds(1 << 20) {
+		f.Add(b, uint32(0), []byte{})
 	}
 	f.Fuzz(func(t *testing.T, b []byte, off uint32, patch []byte) {
 		if len(b) > 0 && len(patch) > 0 {
