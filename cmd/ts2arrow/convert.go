@@ -430,6 +430,9 @@ func formatFromExt(path string) string {
 	return ""
 }
 
+// errNoTables is the error of a file whose index lists no table.
+var errNoTables = errors.New("the file has no tables")
+
 // openReader picks the table to convert.
 func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.RecordReader, error) {
 	tables := f.Tables()
@@ -458,7 +461,8 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 	case len(model) == 0 && len(tree) > 0:
 		return arrowconv.NewTreeReader(f, "", opts)
 	case len(tables) == 0:
-		return nil, usagef("the file has no tables")
+		// A data condition, not a usage mistake: exit 1.
+		return nil, errNoTables
 	}
 	return nil, usagef("the file has several tables; pick one with --table (tables: %s)", strings.Join(tables, ", "))
 }
@@ -619,6 +623,9 @@ func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress,
 		return nil, nil, &fileError{name, err}
 	}
 	rdr, err := openProjected(in.file, j.table, q)
+	if errors.Is(err, errNoTables) && j.recover && j.schemaFrom == "" {
+		err = fmt.Errorf("%w: the recovery scan found no table schema (a TsFile keeps them in its footer, which is lost); if the file holds chunks of a table, --schema-from INTACT takes the schemas from an intact file of the same writer and reads them as its tables", err)
+	}
 	if err != nil {
 		in.close()
 		return nil, nil, &fileError{name, err}

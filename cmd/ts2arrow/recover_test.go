@@ -169,3 +169,22 @@ func TestRecoverZeroRowsHints(t *testing.T) {
 	require.Contains(t, errOut, "ts2arrow: wrote 0 rows to "+out+" (no row matched --where region=zz)\n")
 	require.Contains(t, errOut, "ts2arrow: region has no value \"zz\" in the inputs; values include: ")
 }
+
+// TestNoTablesIsADataCondition: a file without tables is not a usage
+// mistake (issue 29): exit 1, and under --recover the message says what
+// --schema-from would do.
+func TestNoTablesIsADataCondition(t *testing.T) {
+	dir := t.TempDir()
+	sample, err := os.ReadFile("../../testdata/sample.tsfile")
+	require.NoError(t, err)
+	head := filepath.Join(dir, "head.tsfile")
+	require.NoError(t, os.WriteFile(head, sample[:12], 0o644))
+	code, _, errOut := runCLI("convert", head, "--recover", "-o", filepath.Join(dir, "x.csv"))
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "the file has no tables: the recovery scan found no table schema")
+	require.Contains(t, errOut, "--schema-from INTACT")
+	// With --schema-from the hint is not given (the schemas came from there).
+	code, _, errOut = runCLI("convert", head, "--recover", "--schema-from", "../../testdata/sample.tsfile", "-o", filepath.Join(dir, "y.csv"))
+	require.NotEqual(t, 2, code, errOut)
+	require.NotContains(t, errOut, "--schema-from INTACT")
+}
