@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -432,6 +433,18 @@ func (r *Reader) startDevice(dev tsfile.DeviceID, series []tsfile.TimeseriesMeta
 		}
 		if j, ok := r.lay.byName[s.Measurement]; ok && r.lay.fields[j].dataType != s.DataType {
 			return corruptf(s.Offset, "timeseries metadata", "series %q of device %s is %s, but its column is %s", s.Measurement, dev, s.DataType, r.lay.fields[j].dataType)
+		}
+		if r.lay.isTable && s.IsValueColumn() {
+			// The index and the table schema must agree: a series that
+			// is no FIELD of the schema (a name or category byte
+			// damaged in either) would read as a column of nulls and
+			// its values would vanish, silently.
+			if _, ok := r.base.byName[s.Measurement]; !ok {
+				err := corruptf(s.Offset, "timeseries metadata", "series %q of device %s is not a FIELD column of table %q (%s): the index and the table schema disagree; read with --lenient to go on without it", s.Measurement, dev, r.lay.table, strings.Join(r.base.names(), ", "))
+				if err = r.f.Tolerate(err); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	aligned := timeCol != nil
