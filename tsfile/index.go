@@ -266,6 +266,11 @@ func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
 		if len(out) > 0 && compareStrings(out[len(out)-1].Measurement, t.Measurement) >= 0 {
 			return corruptf(t.Offset, "timeseries metadata", "series %q does not sort after %q", t.Measurement, out[len(out)-1].Measurement)
 		}
+		if !validName(t.Measurement) {
+			if err := f.Tolerate(corruptf(t.Offset, "timeseries metadata", "measurement name %q is not valid UTF-8 or holds a NUL: a damaged name; read with --lenient to go on", t.Measurement)); err != nil {
+				return err
+			}
+		}
 		out = append(out, *t)
 		return nil
 	})

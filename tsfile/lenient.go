@@ -3,7 +3,10 @@ package tsfile
 import (
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Warning is a problem a lenient read (ReadOptions.Lenient) worked around
@@ -140,6 +143,43 @@ func (f *File) checkSeriesStats(t *TimeseriesMetadata) error {
 	}
 	if sum != t.Statistics.Count {
 		return f.Tolerate(corruptf(t.Offset, "timeseries metadata", "series %q: its chunks count %d points, its statistics %d", t.Measurement, sum, t.Statistics.Count))
+	}
+	return nil
+}
+
+// validName reports whether a table, column or measurement name is what a
+// writer can store: valid UTF-8 without NUL. IoTDB refuses both in names,
+// so either is a damaged byte, which would otherwise rename a column (or
+// part it from its series) without an error.
+func validName(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// checkSchemaNames refuses (or, under Lenient, warns of) table schemas
+// whose table or column names are damaged.
+func (f *File) checkSchemaNames(m *FileMetadata) error {
+	names := make([]string, 0, len(m.TableSchemas))
+	for name := range m.TableSchemas {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		bad := ""
+		if !validName(name) {
+			bad = name
+		}
+		for _, c := range m.TableSchemas[name].Columns {
+			if bad == "" && !validName(c.Name) {
+				bad = c.Name
+			}
+		}
+		if bad == "" {
+			continue
+		}
+		err := corruptf(f.metaPos, "table schema", "table %q: name %q is not valid UTF-8 or holds a NUL: a damaged name; read with --lenient to go on", name, bad)
+		if err = f.Tolerate(err); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package tsfile
 import (
 	"bytes"
 	"encoding/binary"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -141,4 +142,23 @@ func TestSeriesStatisticsMustAddUp(t *testing.T) {
 			require.Contains(t, f.Warnings()[0].String(), tc.msg)
 		})
 	}
+}
+
+// TestDamagedSchemaName: a NUL in a column name of the table schema is
+// ErrCorrupt (a renamed column with no error otherwise), a warning under
+// Lenient.
+func TestDamagedSchemaName(t *testing.T) {
+	b, err := os.ReadFile("../testdata/sample.tsfile")
+	require.NoError(t, err)
+	i := bytes.Index(b, []byte("region"))
+	require.Positive(t, i)
+	b = bytes.Clone(b)
+	b[i+2] = 0
+	_, err = Open(bytes.NewReader(b), int64(len(b)), nil)
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.Contains(t, err.Error(), "is not valid UTF-8 or holds a NUL")
+	f, err := Open(bytes.NewReader(b), int64(len(b)), &ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	require.NotEmpty(t, f.Warnings())
+	require.Contains(t, f.Warnings()[0].Msg, "is not valid UTF-8 or holds a NUL")
 }
