@@ -694,12 +694,14 @@ func (s *fileStream) next() (arrow.RecordBatch, error) {
 func (s *fileStream) release() { s.rd.Release() }
 
 // deviceSeq reads the devices of a unit one after another; each device's
-// entries whose times overlap are merged.
+// entries whose times overlap are merged. sources opens the cursors of an
+// entry: r.deviceSources (a reader per file and device) when nil.
 type deviceSeq struct {
-	r   *Reader
-	u   *unit
-	i   int // next entry
-	cur producer
+	r       *Reader
+	u       *unit
+	i       int // next entry
+	cur     producer
+	sources func(e *entry, rank int) ([]*cursor, error)
 }
 
 func (s *deviceSeq) next() (arrow.RecordBatch, error) {
@@ -721,9 +723,13 @@ func (s *deviceSeq) next() (arrow.RecordBatch, error) {
 		for j < len(s.u.entries) && s.u.entries[j].dev.Equal(s.u.entries[s.i].dev) {
 			j++
 		}
-		group := append([]entry(nil), s.u.entries[s.i:j]...)
+		group := s.u.entries[s.i:j]
 		s.i = j
-		p, err := s.r.deviceProducer(group, s.r.deviceSources)
+		sources := s.sources
+		if sources == nil {
+			sources = s.r.deviceSources
+		}
+		p, err := s.r.deviceProducer(group, sources)
 		if err != nil {
 			return nil, err
 		}

@@ -16,12 +16,9 @@ import (
 // stream handing the merge the batches of the current device. A file is
 // read once, in batches of up to BatchSize rows of one device.
 type unitStreams struct {
-	r       *Reader
-	u       *unit
-	streams map[*dataFile]*fileDevStream
-	infos   map[entryKey]*devInfo
-	i       int // next entry
-	cur     producer
+	deviceSeq // its sources are views of the streams
+	streams   map[*dataFile]*fileDevStream
+	infos     map[entryKey]*devInfo
 }
 
 // fileDevStream is one file's reader in a unitStreams. Its reader runs on
@@ -164,7 +161,8 @@ func (fs *fileDevStream) release() {
 // newUnitStreams checks every device of the unit against the files' index
 // and opens a reader per file.
 func (r *Reader) newUnitStreams(u *unit) (*unitStreams, error) {
-	s := &unitStreams{r: r, u: u, streams: map[*dataFile]*fileDevStream{}, infos: map[entryKey]*devInfo{}}
+	s := &unitStreams{deviceSeq: deviceSeq{r: r, u: u}, streams: map[*dataFile]*fileDevStream{}, infos: map[entryKey]*devInfo{}}
+	s.sources = s.streamSources
 	devs := map[*dataFile][]tsfile.DeviceID{}
 	whole := map[*dataFile]bool{} // a file with overlapping flushes: read all its times
 	for i := range u.entries {
@@ -213,36 +211,9 @@ func (r *Reader) newUnitStreams(u *unit) (*unitStreams, error) {
 	return s, nil
 }
 
-func (s *unitStreams) next() (arrow.RecordBatch, error) {
-	for {
-		if s.cur != nil {
-			rec, err := s.cur.next()
-			if err != nil || rec != nil {
-				return rec, err
-			}
-			s.cur.release()
-			s.cur = nil
-		}
-		if s.i >= len(s.u.entries) {
-			return nil, nil
-		}
-		j := s.i + 1
-		for j < len(s.u.entries) && s.u.entries[j].dev.Equal(s.u.entries[s.i].dev) {
-			j++
-		}
-		group := s.u.entries[s.i:j]
-		s.i = j
-		p, err := s.r.deviceProducer(group, s.sources)
-		if err != nil {
-			return nil, err
-		}
-		s.cur = p
-	}
-}
-
-// sources returns the cursors of one device of one file: a view of the
-// file's stream, or its flushes when they overlap (segments).
-func (s *unitStreams) sources(e *entry, rank int) ([]*cursor, error) {
+// streamSources returns the cursors of one device of one file: a view of
+// the file's stream, or its flushes when they overlap (segments).
+func (s *unitStreams) streamSources(e *entry, rank int) ([]*cursor, error) {
 	info := s.infos[entryKey{e.df, e.dev.Key()}]
 	if info == nil || (!s.r.d.opts.CountDeletions && covers(info.dels.rows, e.start, e.end)) {
 		return nil, nil
@@ -270,10 +241,7 @@ type entryKey struct {
 }
 
 func (s *unitStreams) release() {
-	if s.cur != nil {
-		s.cur.release()
-		s.cur = nil
-	}
+	s.deviceSeq.release()
 	for _, fs := range s.streams {
 		fs.release()
 	}
