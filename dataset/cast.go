@@ -103,6 +103,18 @@ func castColumn(mem memory.Allocator, arr arrow.Array, from, to tsfile.DataType,
 	return b.NewArray(), nil
 }
 
+// appendEach appends get(i) for every row i of arr to b with app, and a
+// null where arr holds one: the loop of every cast.
+func appendEach[T any](b array.Builder, arr arrow.Array, get func(int) T, app func(T)) {
+	for i := range arr.Len() {
+		if arr.IsNull(i) {
+			b.AppendNull()
+		} else {
+			app(get(i))
+		}
+	}
+}
+
 // wrongArrow is the error for an array or a target type that is not what
 // arrowconv produces for the TsFile type: a mistake of the caller.
 func wrongArrow(what string, t tsfile.DataType, dt arrow.DataType) error {
@@ -139,13 +151,7 @@ func castToInt64(b array.Builder, arr arrow.Array, from, to tsfile.DataType) err
 	default:
 		return wrongArrow("target", to, b.Type())
 	}
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			b.AppendNull()
-		} else {
-			app(get(i))
-		}
-	}
+	appendEach(b, arr, get, app)
 	return nil
 }
 
@@ -158,14 +164,8 @@ func castToFloat32(b array.Builder, arr arrow.Array, from tsfile.DataType) error
 	if !ok {
 		return wrongArrow("target", tsfile.Float, b.Type())
 	}
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			bb.AppendNull()
-		} else {
-			// Java's (float) int rounds to nearest even above 2^24, as Go does.
-			bb.Append(float32(a.Value(i)))
-		}
-	}
+	// Java's (float) int rounds to nearest even above 2^24, as Go does.
+	appendEach(b, arr, func(i int) float32 { return float32(a.Value(i)) }, bb.Append)
 	return nil
 }
 
@@ -197,13 +197,7 @@ func castToFloat64(b array.Builder, arr arrow.Array, from tsfile.DataType) error
 	if !ok {
 		return wrongArrow("target", tsfile.Double, b.Type())
 	}
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			bb.AppendNull()
-		} else {
-			bb.Append(get(i))
-		}
-	}
+	appendEach(b, arr, get, bb.Append)
 	return nil
 }
 
@@ -267,13 +261,7 @@ func castToText(b array.Builder, arr arrow.Array, from, to tsfile.DataType) erro
 	default:
 		return wrongArrow("target", to, b.Type())
 	}
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			b.AppendNull()
-		} else {
-			app(get(i))
-		}
-	}
+	appendEach(b, arr, get, app)
 	return nil
 }
 
@@ -293,13 +281,7 @@ func castToBlob(b array.Builder, arr arrow.Array, from tsfile.DataType) error {
 	if !ok || bb.Type().ID() != arrow.BINARY {
 		return wrongArrow("target", tsfile.Blob, b.Type())
 	}
-	for i := range arr.Len() {
-		if arr.IsNull(i) {
-			bb.AppendNull()
-		} else {
-			bb.AppendString(get(i))
-		}
-	}
+	appendEach(b, arr, get, bb.AppendString)
 	return nil
 }
 
