@@ -163,6 +163,22 @@ func copyFixed(mem memory.Allocator, ps pieces, w, total int) *memory.Buffer {
 // it is. Bitmaps, whose last byte is written in part, keep zeroed buffers.
 func unzeroed(mem memory.Allocator) memory.Allocator { return scan.BuilderAlloc(mem) }
 
+// copyValues copies the values of rows [off, off+n) of d into a new buffer:
+// w bytes a row, or bits (booleans) for w == 0.
+func copyValues(mem memory.Allocator, d arrow.ArrayData, off, n, w int) *memory.Buffer {
+	if w == 0 {
+		vals := memory.NewResizableBuffer(mem) // a bitmap: zeroed, its last byte written in part
+		vals.Resize(int(bitutil.BytesForBits(int64(n))))
+		bitutil.CopyBitmap(d.Buffers()[1].Bytes(), d.Offset()+off, n, vals.Bytes(), 0)
+		return vals
+	}
+	vals := memory.NewResizableBuffer(unzeroed(mem))
+	vals.Resize(n * w)
+	b0 := (d.Offset() + off) * w
+	copy(vals.Bytes(), d.Buffers()[1].Bytes()[b0:b0+n*w])
+	return vals
+}
+
 // concatSlices is concat's general path.
 func concatSlices(mem memory.Allocator, ps pieces, validity *memory.Buffer) (arrow.Array, error) {
 	if validity != nil {
@@ -267,18 +283,7 @@ func patch(mem memory.Allocator, base arrow.Array, bOff, n int, overs []arrow.Ar
 		vb = valid.Bytes()
 		bitutil.CopyBitmap(bd.Buffers()[0].Bytes(), bd.Offset()+bOff, n, vb, 0)
 	}
-	vals := memory.NewResizableBuffer(mem)
-	if w > 0 {
-		vals = memory.NewResizableBuffer(unzeroed(mem))
-	}
-	if w == 0 {
-		vals.Resize(int(bitutil.BytesForBits(int64(n))))
-		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, vals.Bytes(), 0)
-	} else {
-		vals.Resize(n * w)
-		b0 := (bd.Offset() + bOff) * w
-		copy(vals.Bytes(), bd.Buffers()[1].Bytes()[b0:b0+n*w])
-	}
+	vals := copyValues(mem, bd, bOff, n, w)
 	dst := vals.Bytes()
 	type over struct {
 		valid, vals []byte
@@ -405,19 +410,8 @@ func fillFrom(mem memory.Allocator, base arrow.Array, bOff, n int, over arrow.Ar
 	if over.NullN() > 0 && od.Buffers()[0] != nil {
 		ovalid = od.Buffers()[0].Bytes()
 	}
-	vals := memory.NewResizableBuffer(mem)
-	if w > 0 {
-		vals = memory.NewResizableBuffer(unzeroed(mem))
-	}
+	vals := copyValues(mem, bd, bOff, n, w)
 	src := od.Buffers()[1].Bytes()
-	if w == 0 {
-		vals.Resize(int(bitutil.BytesForBits(int64(n))))
-		bitutil.CopyBitmap(bd.Buffers()[1].Bytes(), bd.Offset()+bOff, n, vals.Bytes(), 0)
-	} else {
-		vals.Resize(n * w)
-		b0 := (bd.Offset() + bOff) * w
-		copy(vals.Bytes(), bd.Buffers()[1].Bytes()[b0:b0+n*w])
-	}
 	dst := vals.Bytes()
 	for i := 0; i < n; i++ {
 		if bitutil.BitIsSet(vb, i) {
