@@ -745,17 +745,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 		return in, rdr, nil
 	}, done: func(in *input) { j.finishInput(in, stderr) }}
 	defer chain.Release()
-	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
-	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
-	var err error
-	if j.out == "-" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		if err = write(bw); err == nil {
-			err = bw.Flush()
-		}
-	} else {
-		err = j.dst.writeFile(write)
-	}
+	err := j.writeChain(chain, stdout)
 	prog.finish(err == nil)
 	if err != nil {
 		return chain.wrap(err)
@@ -766,6 +756,21 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows to %s\n", chain.rows, j.out)
 	}
 	return nil
+}
+
+// writeChain writes the chained batches in the job's format to OUT, through
+// its temporary file (dst.writeFile), or to standard output for -o -.
+func (j *convertJob) writeChain(chain *chainReader, stdout io.Writer) error {
+	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
+	if j.out != "-" {
+		return j.dst.writeFile(write)
+	}
+	bw := bufio.NewWriterSize(stdout, 1<<16)
+	if err := write(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // chainReader reads the inputs one after another as one record stream,

@@ -9,7 +9,6 @@ package main
 // single-file path. --raw keeps the single-file path.
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +22,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
-	"github.com/tsarrow/tsarrow/fromarrow"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -463,16 +461,7 @@ func (j *convertJob) runDataset(ctx context.Context, r *resolved, stdout, stderr
 	}
 	chain := singleChain(ctx, rdr, prog)
 	defer chain.Release()
-	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
-	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
-	if j.out == "-" {
-		bw := bufio.NewWriterSize(stdout, 1<<16)
-		if err = write(bw); err == nil {
-			err = bw.Flush()
-		}
-	} else {
-		err = j.dst.writeFile(write)
-	}
+	err = j.writeChain(chain, stdout)
 	prog.finish(err == nil)
 	if err != nil {
 		return datasetError(chain.wrap(err))
