@@ -631,45 +631,45 @@ func (r *Reader) inspectDevice(e *entry) (*devInfo, error) {
 func (r *Reader) startUnit(u *unit) (producer, error) {
 	if len(u.files) == 1 {
 		// A file alone streams whole when none of its devices needs work.
+		// Otherwise it is read device by device; the devices already
+		// looked at keep their index entries, so each is read once.
 		df := u.files[0]
-		whole := true
+		infos := map[string]*devInfo{} // by DeviceID.Key
 		for i := range u.entries {
-			info, err := r.inspectDevice(&u.entries[i])
+			e := &u.entries[i]
+			info, err := r.inspectDevice(e)
 			if err != nil {
 				return nil, err
 			}
+			infos[e.dev.Key()] = info
 			if info.segmented || !info.dels.empty() {
-				whole = false
-				break
+				return &deviceSeq{r: r, u: u, sources: func(e *entry, rank int) ([]*cursor, error) {
+					return r.deviceSources(e, rank, infos[e.dev.Key()])
+				}}, nil
 			}
 		}
-		if whole {
-			lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
-			if t := r.opts.Time; t != nil {
-				lo, hi = t.Start, t.End
-			}
-			o, ok := r.fileOptions(df, r.opts.Devices, lo, hi, nil)
-			if !ok {
-				return nil, nil
-			}
-			if r.left > 0 {
-				o.Limit = r.left
-			}
-			rd, err := r.newFileReader(df, o)
-			if err != nil {
-				return nil, err
-			}
-			return &fileStream{r: r, df: df, rd: rd}, nil
+		lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+		if t := r.opts.Time; t != nil {
+			lo, hi = t.Start, t.End
 		}
-	}
-	if len(u.files) > 1 {
-		us, err := r.newUnitStreams(u)
+		o, ok := r.fileOptions(df, r.opts.Devices, lo, hi, nil)
+		if !ok {
+			return nil, nil
+		}
+		if r.left > 0 {
+			o.Limit = r.left
+		}
+		rd, err := r.newFileReader(df, o)
 		if err != nil {
-			return nil, err // not a nil *unitStreams in a non-nil producer
+			return nil, err
 		}
-		return us, nil
+		return &fileStream{r: r, df: df, rd: rd}, nil
 	}
-	return &deviceSeq{r: r, u: u}, nil
+	us, err := r.newUnitStreams(u)
+	if err != nil {
+		return nil, err // not a nil *unitStreams in a non-nil producer
+	}
+	return us, nil
 }
 
 // fileStream streams a whole file through arrowconv.
@@ -695,7 +695,7 @@ func (s *fileStream) release() { s.rd.Release() }
 
 // deviceSeq reads the devices of a unit one after another; each device's
 // entries whose times overlap are merged. sources opens the cursors of an
-// entry: r.deviceSources (a reader per file and device) when nil.
+// entry: per-device readers (deviceSources) or views of file streams.
 type deviceSeq struct {
 	r       *Reader
 	u       *unit
@@ -725,11 +725,7 @@ func (s *deviceSeq) next() (arrow.RecordBatch, error) {
 		}
 		group := s.u.entries[s.i:j]
 		s.i = j
-		sources := s.sources
-		if sources == nil {
-			sources = s.r.deviceSources
-		}
-		p, err := s.r.deviceProducer(group, sources)
+		p, err := s.r.deviceProducer(group, s.sources)
 		if err != nil {
 			return nil, err
 		}
@@ -819,10 +815,12 @@ func (r *Reader) deviceProducer(group []entry, sources func(e *entry, rank int) 
 
 // deviceSources opens the sources of one device of one file: usually one,
 // several when the file's chunk groups of the device overlap in time.
-func (r *Reader) deviceSources(e *entry, rank int) ([]*cursor, error) {
-	info, err := r.inspectDevice(e)
-	if err != nil {
-		return nil, err
+func (r *Reader) deviceSources(e *entry, rank int, info *devInfo) ([]*cursor, error) {
+	if info == nil {
+		var err error
+		if info, err = r.inspectDevice(e); err != nil {
+			return nil, err
+		}
 	}
 	lo, hi := e.start, e.end
 	if e.full {
