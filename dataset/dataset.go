@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -82,8 +83,10 @@ type dataFile struct {
 	idx int // position in Dataset.files, the tie-break of equal priorities
 	ver FileVersion
 	res *Resource // nil for a loose file without one
-	// resIdx finds a device in res.Devices by DeviceID.Key.
+	// resIdx finds a device in res.Devices by DeviceID.Key; tables are
+	// the tables of res.Devices, sorted.
 	resIdx map[string]int
+	tables []string
 	mods   *Mods // nil without mods
 	// modsPath is the mods file whose deletions apply ("" for none).
 	modsPath string
@@ -143,7 +146,10 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			df.resIdx = make(map[string]int, len(r.Devices))
 			for j, dt := range r.Devices {
 				df.resIdx[dt.Device.Key()] = j
+				df.tables = append(df.tables, dt.Device.Table())
 			}
+			slices.Sort(df.tables)
+			df.tables = slices.Compact(df.tables)
 			d.versions = append(d.versions, v)
 		}
 		switch {
@@ -247,21 +253,11 @@ func (d *Dataset) Layout() *Layout { return d.layout }
 func (d *Dataset) Tables() ([]Table, error) {
 	byName := map[string]*Table{}
 	for _, df := range d.files {
-		seen := map[string]bool{}
-		if df.res != nil {
-			for _, dt := range df.res.Devices {
-				seen[dt.Device.Table()] = true
-			}
-		} else {
-			tf, err := d.open(df)
-			if err != nil {
-				return nil, err
-			}
-			for _, t := range tf.Tables() {
-				seen[t] = true
-			}
+		names, err := d.tablesOf(df)
+		if err != nil {
+			return nil, err
 		}
-		for name := range seen {
+		for _, name := range names {
 			t := byName[name]
 			if t == nil {
 				t = &Table{Name: name}
@@ -281,6 +277,19 @@ func (d *Dataset) Tables() ([]Table, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// tablesOf returns the tables a file holds, sorted: from its resource's
+// devices (computed at Open), or for a loose file from its footer.
+func (d *Dataset) tablesOf(df *dataFile) ([]string, error) {
+	if df.res != nil {
+		return df.tables, nil
+	}
+	tf, err := d.open(df)
+	if err != nil {
+		return nil, err
+	}
+	return tf.Tables(), nil
 }
 
 // isTree tells a tree-model root from a table by the footer of the newest

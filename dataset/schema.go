@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -48,26 +49,11 @@ type tableSchema struct {
 func (d *Dataset) filesOf(table string) []*dataFile {
 	var out []*dataFile
 	for _, df := range d.files {
-		if df.res != nil {
-			for _, dt := range df.res.Devices {
-				if dt.Device.Table() == table {
-					out = append(out, df)
-					break
-				}
-			}
-			continue
-		}
-		tf, err := d.open(df)
-		if err != nil {
-			// Listed so that reading it reports the error.
+		names, err := d.tablesOf(df)
+		// A file that does not open is listed, so that reading it
+		// reports the error.
+		if _, found := slices.BinarySearch(names, table); found || err != nil {
 			out = append(out, df)
-			continue
-		}
-		for _, t := range tf.Tables() {
-			if t == table {
-				out = append(out, df)
-				break
-			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return lessPriority(out[i], out[j]) })
