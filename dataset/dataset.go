@@ -279,6 +279,42 @@ func (d *Dataset) Tables() ([]Table, error) {
 	return out, nil
 }
 
+// Devices lists the devices of a table in the data files, sorted by
+// DeviceID.Compare: from the files' resources, or for a loose file from its
+// index. It reads no data, so a CLI can resolve device names or partition
+// by device before reading.
+func (d *Dataset) Devices(table string) ([]tsfile.DeviceID, error) {
+	var out []tsfile.DeviceID
+	seen := map[string]bool{}
+	add := func(dev tsfile.DeviceID) {
+		if k := dev.Key(); !seen[k] && dev.Table() == table {
+			seen[k] = true
+			out = append(out, dev)
+		}
+	}
+	for _, df := range d.filesOf(table) {
+		if df.res != nil {
+			for _, dt := range df.res.Devices {
+				add(dt.Device)
+			}
+			continue
+		}
+		tf, err := d.open(df)
+		if err != nil {
+			return nil, err
+		}
+		devs, err := tf.Devices(table)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: %s: %w", df.Path, err)
+		}
+		for _, dev := range devs {
+			add(dev)
+		}
+	}
+	slices.SortFunc(out, tsfile.DeviceID.Compare)
+	return out, nil
+}
+
 // tablesOf returns the tables a file holds, sorted: from its resource's
 // devices (computed at Open), or for a loose file from its footer.
 func (d *Dataset) tablesOf(df *dataFile) ([]string, error) {

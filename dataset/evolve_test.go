@@ -282,3 +282,22 @@ func TestDatasetStaleResource(t *testing.T) {
 		})
 	}
 }
+
+// TestDatasetDevices: the devices of a table come from the resources,
+// each once, sorted; those of other tables are left out.
+func TestDatasetDevices(t *testing.T) {
+	ds, err := Open([]string{sampleDir}, nil)
+	require.NoError(t, err)
+	defer ds.Close()
+	devs, err := ds.Devices("weather")
+	require.NoError(t, err)
+	var names []string
+	for _, d := range devs {
+		names = append(names, d.String())
+	}
+	require.Equal(t, []string{"weather.north.p1", "weather.south.p2"}, names)
+	devs, err = ds.Devices("root.sg")
+	require.NoError(t, err)
+	require.Len(t, devs, 1)
+	require.Equal(t, "root.sg.d1", devs[0].TreePath())
+}

@@ -324,64 +324,15 @@ func (r *resolved) reader(o *arrowconv.Options) (*dataset.Reader, error) {
 // devices lists the devices of the dataset's files by table, sorted: from
 // each file's .resource, else (a loose file) from the file's own index.
 func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
+	tables, err := r.ds.Tables()
+	if err != nil {
+		return nil, datasetError(err)
+	}
 	out := map[string][]tsfile.DeviceID{}
-	seen := map[string]bool{}
-	add := func(d tsfile.DeviceID) {
-		k := d.Key()
-		if !seen[k] {
-			seen[k] = true
-			out[d.Table()] = append(out[d.Table()], d)
+	for _, t := range tables {
+		if out[t.Name], err = r.ds.Devices(t.Name); err != nil {
+			return nil, datasetError(err)
 		}
-	}
-	for _, f := range r.ds.Layout().Files {
-		if f.Space != dataset.Unknown && f.Resource == "" {
-			continue // unsealed: the dataset leaves it out (a warning says so)
-		}
-		if f.Resource != "" {
-			if res, err := dataset.ReadResourceFile(f.Resource); err == nil {
-				for _, dt := range res.Devices {
-					add(dt.Device)
-				}
-				continue
-			}
-		}
-		devs, err := fileDevices(f.Path, r.ropts)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range devs {
-			add(d)
-		}
-	}
-	for _, devs := range out {
-		slices.SortFunc(devs, tsfile.DeviceID.Compare)
-	}
-	return out, nil
-}
-
-// fileDevices lists the devices of one data file from its index.
-func fileDevices(path string, ropts *tsfile.ReadOptions) ([]tsfile.DeviceID, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, err
-	}
-	f, err := tsfile.Open(fh, st.Size(), ropts)
-	if err != nil {
-		return nil, &fileError{path, err}
-	}
-	defer f.Close()
-	var out []tsfile.DeviceID
-	for _, t := range f.Tables() {
-		devs, err := f.Devices(t)
-		if err != nil {
-			return nil, &fileError{path, err}
-		}
-		out = append(out, devs...)
 	}
 	return out, nil
 }
