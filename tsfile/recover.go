@@ -229,6 +229,11 @@ func (c *chunkStatsReader) reset(dev DeviceID) {
 // add decodes every page of ch and returns the chunk's statistics.
 func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 	h := &ch.Header
+	if !validName(h.Measurement) {
+		// A damaged name: kept, it would make the rebuilt file one that
+		// readers refuse (File.Series checks the same).
+		return Statistics{}, corruptf(h.Offset, "chunk header", "measurement name %q is not valid UTF-8 or holds a NUL", h.Measurement)
+	}
 	sb := newStatsBuilder(h.DataType)
 	switch {
 	case h.IsTimeChunk():
