@@ -3,6 +3,7 @@ package arrowconv
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -440,7 +441,87 @@ func tableLayout(f *tsfile.File, table string) (*layout, error) {
 		l.byName[c.Name] = len(l.fields)
 		l.fields = append(l.fields, fieldColumn{name: c.Name, category: c.Category.String(), dataType: c.DataType})
 	}
+	if f.Options().Lenient {
+		if err := l.addOrphans(f, ts); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
+}
+
+// addOrphans makes a lenient read return the series of the table that its
+// schema does not list as FIELD columns, instead of dropping them: a name
+// or category byte damaged in the schema or the index would otherwise turn
+// real values into a column of nulls. A series named like a TAG or
+// ATTRIBUTE column proves that column a FIELD (neither kind has series), so
+// the column moves to the fields and the later TAGs take its DeviceID
+// segment; any other series becomes an extra FIELD column after the
+// schema's. Each repair is a warning. A strict read fails instead, in
+// Reader.startDevice, before any row of the device is returned.
+//
+// This walks the whole index of the table, so only lenient reads pay it.
+func (l *layout) addOrphans(f *tsfile.File, ts *tsfile.TableSchema) error {
+	devs, err := f.Devices(l.table)
+	if err != nil {
+		return err
+	}
+	for _, dev := range devs {
+		series, err := f.Series(dev)
+		if err != nil {
+			return err
+		}
+		for i := range series {
+			s := &series[i]
+			if !s.IsValueColumn() {
+				continue
+			}
+			if _, ok := l.byName[s.Measurement]; ok {
+				continue
+			}
+			if _, err := arrowType(s.DataType, arrow.Millisecond); err != nil {
+				return fmt.Errorf("arrowconv: table %q series %q of device %s: %w", l.table, s.Measurement, dev, err)
+			}
+			what, at := "read as an extra FIELD column", len(l.fields)
+			if k := slices.IndexFunc(l.consts, func(c constColumn) bool { return c.name == s.Measurement }); k >= 0 {
+				what = fmt.Sprintf("the schema's %s column %q is read as a FIELD", l.consts[k].category, s.Measurement)
+				l.dropConst(k)
+				// In its schema position among the fields.
+				at = 0
+				for _, c := range ts.Columns {
+					if c.Name == s.Measurement {
+						break
+					}
+					if _, ok := l.byName[c.Name]; ok {
+						at++
+					}
+				}
+			}
+			// The warning goes through Tolerate, which records it once
+			// however many readers plan this table.
+			if err := f.Tolerate(corruptf(s.Offset, "timeseries metadata", "series %q of device %s is not a FIELD column of table %q: the index and the table schema disagree; %s", s.Measurement, dev, l.table, what)); err != nil {
+				return err
+			}
+			l.fields = slices.Insert(l.fields, at, fieldColumn{name: s.Measurement, category: tsfile.Field.String(), dataType: s.DataType})
+			for j := at; j < len(l.fields); j++ {
+				l.byName[l.fields[j].name] = j
+			}
+		}
+	}
+	return nil
+}
+
+// dropConst removes constant column k; when it is a TAG, the TAGs after it
+// move one DeviceID segment up, where a schema without it puts them.
+func (l *layout) dropConst(k int) {
+	if c := l.consts[k]; c.tag > 0 {
+		for j := range l.consts {
+			if l.consts[j].tag > c.tag {
+				l.consts[j].tag--
+			}
+		}
+		l.tags--
+	}
+	l.consts = slices.Delete(l.consts, k, k+1)
 }
 
 // treeLayout plans the columns of the devices of tree-model tables: the
