@@ -16,7 +16,8 @@ import (
 
 // FileCipher is one file's Page AEAD state: its header, its profile, and
 // the AEAD keyed with the file's data key (DEK). It seals and opens page
-// bodies and computes and verifies chunk authentications. It is safe for
+// bodies, computes and verifies chunk authentications, and starts metadata
+// tags (NewMetadataMAC) under a key derived from the DEK. It is safe for
 // concurrent use.
 //
 // The FileCipher holds the only copy of the DEK this package keeps, and

@@ -358,9 +358,11 @@ func (f *File) verifyMetadata() error {
 	valueAt := f.size - tailSize - metadataAuthHexLen
 	p := props[at]
 	tag, err := hex.DecodeString(string(p.Value))
-	if at != len(props)-1 || p.Null || len(p.Value) != metadataAuthHexLen || err != nil || len(tag) != aead.MetadataTagSize {
+	// Lowercase only: the value is outside what the tag covers, so an
+	// upper-case spelling of the same tag would be a change that passes.
+	if at != len(props)-1 || p.Null || len(p.Value) != metadataAuthHexLen || err != nil || hex.EncodeToString(tag) != string(p.Value) {
 		return &FormatError{Offset: f.metaPos, Structure: structure, Kind: ErrCorrupt, Err: aead.ErrAuthentication,
-			Msg: fmt.Sprintf("the %s footer property must be the last one and hold %d hex digits: the footer was changed after writing; do not trust this file's index or footer",
+			Msg: fmt.Sprintf("the %s footer property must be the last one and hold %d lowercase hex digits: the footer was changed after writing; do not trust this file's index or footer",
 				MetadataAuthProperty, metadataAuthHexLen)}
 	}
 	prefix, err := f.readAt(0, f.dataFrom, "file prefix")
@@ -389,7 +391,7 @@ func (f *File) verifyMetadata() error {
 	}
 	if err := mac.Verify(tag); err != nil {
 		return &FormatError{Offset: f.metaOffset, Structure: structure, Kind: ErrCorrupt, Err: err,
-			Msg: fmt.Sprintf("the tag does not match bytes [%d, %d) (index, table schemas, statistics, Bloom filter, footer properties) or the encryption header: they were changed after writing; do not trust this file, restore it from a copy",
+			Msg: fmt.Sprintf("bytes [%d, %d) (index, table schemas, statistics, Bloom filter, footer properties) or the file's header changed after writing; do not trust this file, restore it from a copy",
 				f.metaOffset, f.size)}
 	}
 	c.info.MetadataAuthenticated = true
