@@ -384,3 +384,47 @@ func FuzzMetadataTamper(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkOpenMetadataAuth opens an encrypted file with 2,000 series
+// (a metadata section of a few hundred KiB) with the key, so the tag is
+// verified, and with the tag property renamed in a version 2 file, so it is
+// not; the ratio is the cost of verification at Open.
+func BenchmarkOpenMetadataAuth(b *testing.B) {
+	reg := testKeys(b)
+	write := func(cfg string) []byte {
+		var out bytes.Buffer
+		c := aeadConfigs()[cfg]
+		c.Rand = &detRand{}
+		w, err := NewWriter(&out, &WriteOptions{Encryption: &c, Keys: reg})
+		require.NoError(b, err)
+		for d := range 200 {
+			var series []NonAlignedSeries
+			for s := range 10 {
+				v := NewValues(Int64, 2)
+				series = append(series, NonAlignedSeries{SeriesSchema: SeriesSchema{Name: fmt.Sprintf("s%02d", s), DataType: Int64, Encoding: Encoding(0), Compression: Compression(0)}, Times: []int64{1, 2}, Values: v})
+			}
+			require.NoError(b, w.WriteNonAligned(NewDeviceID(fmt.Sprintf("root.sg.d%04d", d)), series))
+		}
+		require.NoError(b, w.Close())
+		return out.Bytes()
+	}
+	v2 := write("v2-test")
+	stripped := bytes.Clone(v2)
+	stripped[bytes.LastIndex(stripped, []byte(MetadataAuthProperty))] ^= 0x20
+	for _, c := range []struct {
+		name string
+		data []byte
+	}{{"verified", v2}, {"no-tag", stripped}} {
+		b.Run(c.name, func(b *testing.B) {
+			_, metaOffset := metaRange(b, c.data)
+			b.SetBytes(int64(len(c.data) - metaOffset))
+			for b.Loop() {
+				f, err := Open(bytes.NewReader(c.data), int64(len(c.data)), &ReadOptions{Keys: reg})
+				if err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
+			}
+		})
+	}
+}
