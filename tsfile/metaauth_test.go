@@ -239,7 +239,15 @@ func TestPageAEADMetadataAuthAbsent(t *testing.T) {
 func TestPageAEADMetadataAuthWriterRules(t *testing.T) {
 	_, err := NewWriter(&bytes.Buffer{}, &WriteOptions{Properties: []Property{{Key: MetadataAuthProperty, Value: []byte("x")}}})
 	require.ErrorContains(t, err, "reserved")
-	for i, b := range [][]byte{sweepLayouts(t)[1].data} {
+	legacy := sweepLayoutsWith(t, func(o *WriteOptions) *WriteOptions {
+		var cp WriteOptions
+		if o != nil {
+			cp = *o
+		}
+		cp.LegacyEncryption = legacyProps("1", aead.LegacyTypeAES128, []byte("0123456789abcdef"))
+		return &cp
+	})[1].data
+	for i, b := range [][]byte{sweepLayouts(t)[1].data, legacy} {
 		f, err := Open(bytes.NewReader(b), int64(len(b)), nil)
 		require.NoError(t, err, i)
 		_, ok := f.Metadata.Property(MetadataAuthProperty)
