@@ -148,6 +148,9 @@ func Open(r io.ReaderAt, size int64, opts *ReadOptions) (*File, error) {
 		err = f.readFooter()
 	}
 	if err == nil {
+		err = f.verifyMetadata()
+	}
+	if err == nil {
 		err = f.readLegacyEncryption()
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package tsfile
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -43,8 +44,10 @@ type WriteOptions struct {
 	// Encryption, when set, writes a Page AEAD file (PAGE-AEAD.md): a
 	// FileEncryptionHeader after the version byte, a fresh data key
 	// wrapped by the provider's key-encryption key, every page body
-	// sealed, and chunk ordinals (and, with header version 3, chunk
-	// proofs) after each chunk header.
+	// sealed, chunk ordinals (and, with header version 3, chunk proofs)
+	// after each chunk header, and the metadata authentication tag as the
+	// last footer property (MetadataAuthProperty), whatever the header
+	// version.
 	Encryption *aead.WriterConfig
 	// Keys resolves Encryption.ProviderID when Encryption.Provider is nil.
 	Keys *aead.Registry
@@ -118,6 +121,13 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 	default:
 		return r, fmt.Errorf("tsfile: cannot write format version %d (versions %d and %d can be written)", r.Version, VersionV3, Version)
 	}
+	for _, p := range r.Properties {
+		if p.Key == MetadataAuthProperty {
+			// A caller's value would either be overwritten or, in a
+			// plaintext file, pass for a tag that is not there.
+			return r, fmt.Errorf("tsfile: footer property %q is reserved for the metadata authentication tag of encrypted files", MetadataAuthProperty)
+		}
+	}
 	return r, nil
 }
 
@@ -162,7 +172,9 @@ type Writer struct {
 	comp    []byte
 	sealed  []byte
 
-	cipher  *aead.FileCipher // Page AEAD, or nil
+	cipher  *aead.FileCipher  // Page AEAD, or nil
+	prefix  []byte            // Page AEAD: the bytes before the data section, which the metadata tag binds
+	mac     *aead.MetadataMAC // while the metadata section is written: every byte written goes into it
 	legacy  *aead.LegacyScheme
 	suffix  int   // chunk header suffix fields, as fileCrypt.suffix
 	ordinal int64 // the next chunk_ordinal
@@ -221,6 +233,7 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 		}
 		tw.cipher = c
 		tw.suffix = (&fileCrypt{info: Encryption{Header: c.Header()}}).suffix()
+		tw.prefix = append(append([]byte(Magic), o.Version), hb...)
 		tw.write(hb)
 	}
 	return tw, tw.err
@@ -240,6 +253,9 @@ func (w *Writer) write(b []byte) {
 	n, err := w.w.Write(b)
 	w.pos += int64(n)
 	w.err = err
+	if w.mac != nil {
+		w.mac.Write(b[:n])
+	}
 }
 
 // Offset returns the number of bytes written so far.
@@ -803,6 +819,15 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	metaOffset := w.pos
+	if w.cipher != nil && !w.v3 {
+		// Everything from here to the tail magic is authenticated.
+		mac, err := w.cipher.NewMetadataMAC(w.prefix, metaOffset)
+		if err != nil {
+			w.err = fmt.Errorf("tsfile: metadata authentication: %w", err)
+			return w.err
+		}
+		w.mac = mac
+	}
 	w.write([]byte{MarkerSeparator})
 
 	devs := append([]*deviceState(nil), w.order...)
@@ -942,14 +967,29 @@ func (w *Writer) footerProperties() []Property {
 			{Key: aead.LegacyPropKey, Value: []byte{}},
 		}
 	}
-	return append(props, w.opts.Properties...)
+	props = append(props, w.opts.Properties...)
+	if w.mac != nil {
+		// Last, so that its value is the last bytes of TsFileMetadata;
+		// finish fills it in.
+		props = append(props, Property{Key: MetadataAuthProperty, Value: []byte(metadataAuthPlaceholder)})
+	}
+	return props
 }
 
 // finish writes the footer fm, its length and the tail magic, and flushes.
 func (w *Writer) finish(fm []byte) error {
+	tail := append(appendInt32(nil, int32(len(fm))), Magic...)
+	if mac := w.mac; mac != nil {
+		// The tag covers the footer with its own value as the
+		// placeholder, the length and the tail magic; then the value
+		// replaces the placeholder, which has the same length.
+		w.mac = nil
+		mac.Write(fm)
+		mac.Write(tail)
+		hex.Encode(fm[len(fm)-metadataAuthHexLen:], mac.Sum(nil))
+	}
 	w.write(fm)
-	w.write(appendInt32(nil, int32(len(fm))))
-	w.write([]byte(Magic))
+	w.write(tail)
 	if w.err == nil {
 		w.err = w.w.Flush()
 	}

@@ -189,3 +189,49 @@ func TestLegacyMasterKey(t *testing.T) {
 	require.Contains(t, stdout, "level 2 (org.apache.tsfile.encrypt.AES128) (locked:")
 	require.Contains(t, stdout, "master key")
 }
+
+// TestEncryptedMetadataTamper: with the key, a changed byte anywhere in
+// the index or footer of an encrypted file fails before any row is
+// written, even with --lenient, with one line naming the metadata
+// authentication; without the key the structure still inspects.
+func TestEncryptedMetadataTamper(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, dir, "keys.txt", "prod 3 "+kek256+"\n")
+	enc := filepath.Join(dir, "enc.tsfile")
+	code, _, stderr := runCLI("convert", sample, "-o", enc, "--encrypt-key", "prod", "--encrypt-key-version", "3", "--kek-file", keys)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(enc)
+	require.NoError(t, err)
+	tail := len(b) - 4096 // the footer region of this small file
+	for _, c := range []struct {
+		name string
+		at   func() int
+	}{
+		// A series name in TimeseriesMetadata: hum -> hUm.
+		{"measurement name", func() int { return bytes.Index(b[tail:], []byte("humidity")) + tail + 1 }},
+		// The legacy property value, which nothing else checks.
+		{"footer property", func() int { return bytes.LastIndex(b, []byte("UNENCRYPTED")) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			i := c.at()
+			require.Greater(t, i, tail)
+			m := bytes.Clone(b)
+			m[i] ^= 0x20
+			bad := filepath.Join(dir, "bad.tsfile")
+			require.NoError(t, os.WriteFile(bad, m, 0o600))
+			for _, lenient := range [][]string{nil, {"--lenient"}} {
+				out := filepath.Join(dir, "x.csv")
+				code, stdout, stderr := runCLI(append([]string{"convert", bad, "-o", out, "--force", "--kek-file", keys}, lenient...)...)
+				require.Equal(t, 1, code, stderr)
+				require.Empty(t, stdout)
+				require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %s", stderr)
+				require.Contains(t, stderr, "metadata authentication")
+				require.Contains(t, stderr, "restore it from a copy")
+				_, err := os.Stat(out)
+				require.True(t, os.IsNotExist(err), "nothing is left behind")
+			}
+			code, _, stderr := runCLI("inspect", bad)
+			require.Equal(t, 0, code, stderr)
+		})
+	}
+}
