@@ -107,6 +107,7 @@ func TestEncryptedErrors(t *testing.T) {
 	require.Equal(t, "prod", info.PageAEAD.KeyID)
 	require.Equal(t, "3", info.PageAEAD.KeyVersion)
 	require.Contains(t, info.PageAEAD.Locked, "prod")
+	require.Equal(t, "unchecked", info.PageAEAD.MetadataAuth, "the tag is there but needs the key")
 	require.Positive(t, info.Chunks)
 
 	// With the key: not locked, and still no key bytes anywhere, neither
@@ -116,6 +117,7 @@ func TestEncryptedErrors(t *testing.T) {
 	require.Contains(t, stdout, "Page AEAD (AES_GCM_256_AES_WRAP_256_V1)")
 	require.Contains(t, stdout, `id "prod" version "3"`)
 	require.NotContains(t, stdout, "locked:")
+	require.Contains(t, stdout, "metadata:  authenticated")
 	b, err := os.ReadFile(enc)
 	require.NoError(t, err)
 	h, _, _, err := aead.ParseHeader(b[7:])
