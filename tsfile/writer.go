@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/bitmap"
@@ -192,8 +194,9 @@ type deviceState struct {
 }
 
 type seriesState struct {
-	meta  TimeseriesMetadata
-	stats *statsBuilder
+	meta   TimeseriesMetadata
+	stats  *statsBuilder
+	schema SeriesSchema // as first written, for the empty chunks of groups without it
 }
 
 // NewWriter writes the file prefix to w and returns a Writer.
@@ -383,8 +386,17 @@ func checkSeries(s *SeriesSchema) error {
 }
 
 // WriteAligned writes one aligned chunk group: a time chunk for times and a
-// value chunk per column. Columns absent from cols get no chunk (all null
-// in this group); a column that is null everywhere gets an empty chunk.
+// value chunk per column. A column that is null everywhere gets an empty
+// chunk (data_size 0), and so does every column of the device that cols
+// leave out: each FIELD of a registered table, and each column an earlier
+// group of the device had. The upstream Java reader pairs the i-th value
+// chunk of a column with the i-th time chunk of its device
+// (AbstractAlignedTimeSeriesMetadata.getAlignedChunkMetadata in
+// apache/tsfile) and fails on a column with fewer chunks, so this is what
+// its writer does (ValueChunkWriter.writeAllPagesOfChunkToTsFile writes the
+// header of an empty value chunk). For the same reason a device not of a
+// registered table takes no new column after its first group: give every
+// column, all null if need be, in the first one.
 func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn) error {
 	if err := w.usable(); err != nil {
 		return err
@@ -399,7 +411,8 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 	if err := checkTimes(times, d.lastEnd, d.hasData && !w.opts.Overlapping); err != nil {
 		return fmt.Errorf("%w (device %s)", err, dev)
 	}
-	if ts, ok := w.tables[dev.Table()]; ok {
+	ts, isTable := w.tables[dev.Table()]
+	if isTable {
 		if err := checkTableDevice(ts, dev, cols); err != nil {
 			return err
 		}
@@ -420,10 +433,15 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		if c.Values.Type != c.DataType || c.Values.Len() != len(times) || (c.Values.Null != nil && len(c.Values.Null) != len(times)) {
 			return fmt.Errorf("tsfile: column %q has %d %s values for %d rows", c.Name, c.Values.Len(), c.Values.Type, len(times))
 		}
-		if s, ok := d.series[c.Name]; ok && s.meta.DataType != c.DataType {
+		s, ok := d.series[c.Name]
+		if ok && s.meta.DataType != c.DataType {
 			return fmt.Errorf("tsfile: column %q changes type from %s to %s", c.Name, s.meta.DataType, c.DataType)
 		}
+		if !ok && !isTable && d.hasData {
+			return fmt.Errorf("tsfile: column %q of aligned device %s is new after its first chunk group; upstream readers pair a column's value chunks with the device's time chunks by position, so give every column (all null if need be) in the device's first group", c.Name, dev)
+		}
 	}
+	absent := absentColumns(d, ts, seen)
 	bounds := w.pageBounds(times, cols)
 	w.chunkGroupHeader(d.id) // one spelling of a v3 path per device
 	// Time chunk.
@@ -466,11 +484,39 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 			return err
 		}
 	}
+	for i := range absent {
+		if err := w.writeChunk(d, &absent[i], MarkerValueChunkHeader, nil, 0x40); err != nil {
+			return err
+		}
+	}
 	if end := times[len(times)-1]; !d.hasData || end > d.lastEnd {
 		d.lastEnd = end
 	}
 	d.hasData = true
 	return w.err
+}
+
+// absentColumns lists the columns of the device that a group's cols leave
+// out (see WriteAligned): the FIELDs of its table ts in schema order, or,
+// without one, the value columns its earlier groups had, in name order.
+// seen holds the names in cols.
+func absentColumns(d *deviceState, ts *TableSchema, seen map[string]bool) []SeriesSchema {
+	var absent []SeriesSchema
+	if ts != nil {
+		for _, c := range ts.Columns {
+			if c.Category == Field && !seen[c.Name] {
+				absent = append(absent, SeriesSchema{Name: c.Name, DataType: c.DataType, Encoding: c.Encoding, Compression: c.Compression})
+			}
+		}
+		return absent
+	}
+	for name, s := range d.series {
+		if name != "" && !seen[name] {
+			absent = append(absent, s.schema)
+		}
+	}
+	slices.SortFunc(absent, func(a, b SeriesSchema) int { return strings.Compare(a.Name, b.Name) })
+	return absent
 }
 
 func checkTableDevice(ts *TableSchema, dev DeviceID, cols []AlignedColumn) error {
@@ -794,7 +840,7 @@ func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages 
 	}
 	ss, ok := d.series[s.Name]
 	if !ok {
-		ss = &seriesState{meta: TimeseriesMetadata{Type: role, Measurement: s.Name, DataType: s.DataType}, stats: newStatsBuilder(s.DataType)}
+		ss = &seriesState{meta: TimeseriesMetadata{Type: role, Measurement: s.Name, DataType: s.DataType}, stats: newStatsBuilder(s.DataType), schema: *s}
 		d.series[s.Name] = ss
 	}
 	ss.meta.Chunks = append(ss.meta.Chunks, ChunkMetadata{Offset: off, Statistics: st})

@@ -654,7 +654,12 @@ func printSeries(w io.Writer, series []inspectSeries) {
 	for i, s := range series {
 		for _, c := range s.ChunksDetail {
 			pages := fmt.Sprintf("pages=%d", c.Pages)
-			if c.SinglePage {
+			switch {
+			case c.DataSize == 0:
+				// What the reference writer gives a column with no
+				// value in an aligned chunk group.
+				pages += " (empty value chunk)"
+			case c.SinglePage:
 				pages += " (single-page chunk)"
 			}
 			if c.EmptyPages > 0 {
