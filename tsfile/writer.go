@@ -991,9 +991,11 @@ func (w *Writer) writeDeviceIndex(list []deviceRoot) *IndexNode {
 }
 
 // footerProperties returns the footer properties of a v4 file: the legacy
-// encryption properties that are set, or else the three "unencrypted"
-// ones the reference writer always writes (unless NoEncryptionProperties),
-// followed by WriteOptions.Properties.
+// encryption properties that are set; for a Page AEAD file, the three with
+// an encryptLevel that readers without Page AEAD refuse
+// (aead.LegacyLevelPageAEAD); or else the three "unencrypted" ones the
+// reference writer always writes (unless NoEncryptionProperties); then
+// WriteOptions.Properties.
 func (w *Writer) footerProperties() []Property {
 	var props []Property
 	if l := w.opts.LegacyEncryption; l != nil {
@@ -1005,6 +1007,14 @@ func (w *Writer) footerProperties() []Property {
 			if p.ok {
 				props = append(props, Property{Key: p.key, Value: p.value})
 			}
+		}
+	} else if w.cipher != nil {
+		// Whatever NoEncryptionProperties says: an encrypted file must
+		// fail loudly in readers that do not know Page AEAD.
+		props = []Property{
+			{Key: aead.LegacyPropLevel, Value: []byte(aead.LegacyLevelPageAEAD)},
+			{Key: aead.LegacyPropType, Value: []byte(aead.LegacyTypeUnencrypted)},
+			{Key: aead.LegacyPropKey, Value: []byte{}},
 		}
 	} else if !w.opts.NoEncryptionProperties {
 		props = []Property{

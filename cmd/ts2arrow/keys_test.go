@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -235,5 +236,45 @@ func TestEncryptedMetadataTamper(t *testing.T) {
 			code, _, stderr := runCLI("inspect", bad)
 			require.Equal(t, 0, code, stderr)
 		})
+	}
+}
+
+// TestEncryptHeaderVersion: --encrypt-header-version writes each Page AEAD
+// header version, every one with the footer encryptLevel that readers
+// without Page AEAD refuse, and each reads back as the plaintext sample.
+func TestEncryptHeaderVersion(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, dir, "keys.txt", "prod 3 "+kek256+"\n")
+	plain := filepath.Join(dir, "plain.csv")
+	code, _, stderr := runCLI("convert", sample, "-o", plain)
+	require.Equal(t, 0, code, stderr)
+	want, err := os.ReadFile(plain)
+	require.NoError(t, err)
+	for _, v := range []string{"1", "2", "3"} {
+		enc := filepath.Join(dir, "enc"+v+".tsfile")
+		code, _, stderr := runCLI("convert", sample, "-o", enc, "--encrypt-key", "prod", "--encrypt-key-version", "3", "--encrypt-header-version", v, "--kek-file", keys)
+		require.Equal(t, 0, code, stderr)
+		code, stdout, stderr := runCLI("inspect", "--json", "--kek-file", keys, enc)
+		require.Equal(t, 0, code, stderr)
+		var info inspectFile
+		require.NoError(t, json.Unmarshal([]byte(stdout), &info))
+		require.Equal(t, v, strconv.Itoa(info.PageAEAD.HeaderVersion))
+		require.Equal(t, aead.LegacyLevelPageAEAD, info.Properties["encryptLevel"], "a reader without Page AEAD refuses the file")
+		require.Equal(t, "authenticated", info.PageAEAD.MetadataAuth)
+		out := filepath.Join(dir, "dec"+v+".csv")
+		code, _, stderr = runCLI("convert", enc, "-o", out, "--kek-file", keys)
+		require.Equal(t, 0, code, stderr)
+		got, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, got), "header version %s", v)
+	}
+	for _, args := range [][]string{
+		{"--encrypt-key", "prod", "--encrypt-header-version", "4", "--kek-file", keys},
+		{"--encrypt-key", "prod", "--encrypt-header-version", "0", "--kek-file", keys},
+		{"--encrypt-header-version", "2"},
+	} {
+		code, _, stderr := runCLI(append([]string{"convert", sample, "-o", filepath.Join(dir, "bad.tsfile")}, args...)...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "--encrypt-", "%v", args)
 	}
 }
