@@ -289,6 +289,8 @@ func (s *Server) admit(ctx context.Context, st *streamStats, share int64, batch 
 	if err != nil {
 		return nil, err
 	}
+	st.share.Store(share)
+	st.batch.Store(int64(batch))
 	return &admission{share: share, batch: batch, done: done}, nil
 }
 

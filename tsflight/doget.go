@@ -29,6 +29,8 @@ type streamStats struct {
 	rows, bytes atomic.Int64
 	progress    atomic.Int64 // UnixNano of the last batch decoded or accepted
 	queued      atomic.Bool  // waiting to be admitted, which is not idling
+	share       atomic.Int64 // bytes of the memory budget reserved, once admitted
+	batch       atomic.Int64 // rows per batch its share allows (DoGet)
 	meter       atomic.Pointer[scan.Meter]
 }
 
@@ -357,6 +359,12 @@ func (s *Server) logStream(ctx context.Context, rpc string, g *grant, st *stream
 		attrs = append(attrs, slog.Int64("rows", st.rows.Load()), slog.Int64("bytes", st.bytes.Load()))
 		if m := st.meter.Load(); m != nil {
 			attrs = append(attrs, slog.Int64("peak_memory", m.Peak()))
+		}
+		if sh := st.share.Load(); sh > 0 {
+			attrs = append(attrs, slog.Int64("memory_share", sh))
+		}
+		if b := st.batch.Load(); b > 0 {
+			attrs = append(attrs, slog.Int64("batch_rows", b))
 		}
 	}
 	attrs = append(attrs, slog.Duration("duration", time.Since(began)))

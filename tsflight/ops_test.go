@@ -296,7 +296,8 @@ func TestLogLines(t *testing.T) {
 	rows := readFlight(t, context.Background(), c, fi)
 	log := srv.log.String()
 	for _, want := range []string{"msg=stream", "rpc=DoGet", "client=127.0.0.1:", "table=weather", "file=b.tsfile",
-		fmt.Sprintf("rows=%d", len(rows)), "bytes=", "duration=", "code=OK", "where=map[region:north]"} {
+		fmt.Sprintf("rows=%d", len(rows)), "bytes=", "duration=", "code=OK", "where=map[region:north]",
+		"memory_share=", "batch_rows="} {
 		assert.Contains(t, log, want)
 	}
 }
