@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"strings"
 	"sync"
@@ -445,5 +446,36 @@ func TestSizeStream(t *testing.T) {
 			assert.LessOrEqual(t, share, tc.shareAtMost)
 			assert.GreaterOrEqual(t, share, int64(float64(batchesInFlight*batch)*tc.width))
 		})
+	}
+}
+
+// GoMemoryLimit sets the runtime's soft limit from the budget for the
+// server's life and restores the previous one at Shutdown; without it the
+// runtime is left alone.
+func TestGoMemoryLimit(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT is set, which the option defers to")
+	}
+	prev := debug.SetMemoryLimit(-1)
+	for _, set := range []bool{false, true} {
+		srv := startServerNoCleanup(t, Options{Root: t.TempDir(), MemoryLimit: 512 << 20, GoMemoryLimit: set})
+		want := prev
+		if set {
+			want = (512 << 20) + (128 << 20)
+		}
+		assert.Equal(t, want, debug.SetMemoryLimit(-1), "GoMemoryLimit %v", set)
+		srv.stop(t)
+		assert.Equal(t, prev, debug.SetMemoryLimit(-1), "restored at Shutdown")
+	}
+}
+
+func TestDefaultMemoryLimit(t *testing.T) {
+	d := DefaultMemoryLimit()
+	assert.Positive(t, d)
+	assert.LessOrEqual(t, d, int64(4<<30))
+	if runtime.GOOS == "linux" {
+		phys := physicalMemory()
+		require.Positive(t, phys, "sysinfo")
+		assert.Equal(t, min(phys/4, 4<<30), d)
 	}
 }
