@@ -216,10 +216,10 @@ func TestManyClientsWithinBudget(t *testing.T) {
 	// The clients run in this process too: their batches and connections
 	// count in the live heap besides the server's.
 	const budget = 40 << 20
-	const clients, rounds = 32, 3
-	rows := int64(25_000)
+	const clients = 32
+	rows, rounds := int64(25_000), 3
 	if raceEnabled {
-		rows = 3000
+		rows, rounds = 2000, 2
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	func() {
