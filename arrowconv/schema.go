@@ -87,7 +87,9 @@ type Options struct {
 	// Nil keeps every device.
 	Devices []tsfile.DeviceID
 	// Where keeps only the devices whose constant columns (TAG or device
-	// column) equal the given values; a null never matches.
+	// column) equal the given values. A null TAG never equals a value; the
+	// value NullTag (`\N`) asks for the devices whose TAG is null instead
+	// (WHERE tag IS NULL), and `\\N` for the literal value `\N`.
 	Where map[string]string
 	// Limit stops the stream after this many rows; 0 means no limit.
 	Limit int64
@@ -245,15 +247,39 @@ func TableArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schem
 	return s.arrowSchema(o.TimeUnit.Unit()), nil
 }
 
+// NullTag is the Options.Where value that matches a null TAG, as WHERE
+// tag IS NULL does (apache/tsfile PR #848 gave upstream's tag filters IS
+// NULL). It is the marker upstream's logical series paths give a null tag
+// (python/tsfile/dataset/metadata.py): a backslash and N. So that every
+// stored value can still be asked for, k > 1 backslashes and N match the
+// value of k-1 backslashes and N (`\\N` matches the two characters `\N`);
+// every other value matches itself. A file stores a null TAG as a null
+// DeviceID segment, never as these characters.
+const NullTag = `\N`
+
+// ParseWhereValue decodes an Options.Where value: null reports the
+// NullTag marker, otherwise value is the TAG value to match.
+func ParseWhereValue(v string) (value string, null bool) {
+	if v == NullTag {
+		return "", true
+	}
+	if k := len(v) - 1; k > 1 && v[k] == 'N' && strings.Count(v[:k], `\`) == k {
+		return v[1:], false
+	}
+	return v, false
+}
+
 // whereCond is one resolved Options.Where entry: the constant column's
-// DeviceID segment (or constDevice) must equal value.
+// DeviceID segment (or constDevice) must equal value, or be null.
 type whereCond struct {
 	name  string
 	tag   int
 	value string
+	null  bool // IS NULL: the segment must be null
 }
 
-// matches reports whether dev satisfies every condition.
+// matches reports whether dev satisfies every condition. A TAG segment
+// past the stored ones is null: devices drop their trailing null TAGs.
 func matches(conds []whereCond, dev tsfile.DeviceID) bool {
 	for _, c := range conds {
 		var v string
@@ -262,6 +288,13 @@ func matches(conds []whereCond, dev tsfile.DeviceID) bool {
 			v = dev.String()
 		} else {
 			v, ok = dev.Segment(c.tag)
+		}
+		if c.null {
+			// The device column of a tree model is never null.
+			if ok {
+				return false
+			}
+			continue
 		}
 		if !ok || v != c.value {
 			return false
@@ -284,7 +317,8 @@ func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
 			if c.tag == constAttribute {
 				return nil, nil, fmt.Errorf("arrowconv: cannot filter on ATTRIBUTE column %q: attribute values are not stored in the file", name)
 			}
-			conds = append(conds, whereCond{name: name, tag: c.tag, value: v})
+			val, null := ParseWhereValue(v)
+			conds = append(conds, whereCond{name: name, tag: c.tag, value: val, null: null})
 			found = true
 		}
 		if !found {

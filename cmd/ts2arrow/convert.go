@@ -61,7 +61,8 @@ The query:
                      --columns device, the times of all its series)
   --device D         only device D (repeatable; as "inspect" prints it)
   --where tag=value  only devices whose TAG (or tree model device) column
-                     has this value (repeatable; all must hold)
+                     has this value (repeatable; all must hold); tag=\N
+                     keeps those whose TAG is null, tag=\\N the value \N
   --start, --end     an inclusive time range: integers in the stored unit,
                      or RFC 3339 times (2024-05-01T12:00:00Z, 2024-05-01)
   --time-unit        the unit of the stored timestamps: s, ms (default),
