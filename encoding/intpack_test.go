@@ -285,3 +285,20 @@ func intPackFuzz(f *testing.F, e encoding.Encoding) {
 func FuzzDecodeDescendingBitPacking(f *testing.F) { intPackFuzz(f, encoding.DescendingBitPacking) }
 func FuzzDecodeSeparateStorage(f *testing.F)      { intPackFuzz(f, encoding.SeparateStorage) }
 func FuzzDecodeLaminar(f *testing.F)              { intPackFuzz(f, encoding.Laminar) }
+
+// TestLaminarCountHugeRun counts a 30-byte LAMINAR stream that claims 2^30 values of width 0,
+// all their width steps in one repeated RLE run: counting (which a time stream's length comes
+// from) takes the run at once instead of value by value, and decoding is bounded by the
+// destination, which rejects the block.
+func TestLaminarCountHugeRun(t *testing.T) {
+	const n = 1 << 30
+	h := uint32(n-1) << 1 // a repeated run of n-1 zero steps
+	pkg := []byte{1, byte(h | 0x80), byte(h>>7 | 0x80), byte(h>>14 | 0x80), byte(h>>21 | 0x80), byte(h >> 28), 0}
+	src := cat(be32(n), be32(n), be32(n), be32(0), []byte{byte(len(pkg))}, pkg, be32(0))
+	c, err := encoding.CountInt64(encoding.Laminar, src)
+	require.NoError(t, err)
+	require.Equal(t, n, c)
+	err = encoding.DecodeInt64(encoding.Laminar, make([]int64, 10), src)
+	require.ErrorIs(t, err, encoding.ErrCorrupt)
+	require.Contains(t, err.Error(), "block of 1073741824 values where 10 remain")
+}

@@ -179,7 +179,20 @@ func (r *laminarReader) array(out []uint64, lo, hi, off int) (int, int, error) {
 	vals := r.src[pkgEnd:]
 	limitBits := 8 * uint(len(vals))
 	w, pos := uint(w32), uint(0)
-	for i := range k {
+	for i := 0; i < k; i++ {
+		if i > 0 && out == nil && f.open && f.run.packed < 0 && f.run.value == 0 && f.i < f.run.n {
+			// Counting: a repeated run of zero steps gives the next values this width, so
+			// they are skipped at once. A run claims up to 2^30 values in a few bytes, and
+			// counting has no destination to bound the array by.
+			t := min(k-i, f.run.n-f.i)
+			if pos+uint(t)*w > limitBits {
+				return 0, 0, r.corrupt(pkgEnd+int(pos/8), "values %d to %d of %d bits run past the stream", i, i+t-1, w)
+			}
+			pos += uint(t) * w
+			f.i += t
+			i += t - 1
+			continue
+		}
 		if i > 0 {
 			for {
 				x, err := f.next()
