@@ -17,7 +17,7 @@ import (
 //
 //	DescendingBitPackingEncoder.java, DescendingBitPackingDecoder.java (decoder at commit
 //	79193137518c35fefd87190315f4f77a08560b92; the encoder's Arrays.sort version, which
-//	replaced an Nd4j sort that gave the same order)
+//	replaced an Nd4j sort with the same value order; equal values keep their positions' order)
 //	SeparateStorageEncoder.java, SeparateStorageDecoder.java (commit 6784f4bfef2a14c1ba5adda963f7773fa37eef4f)
 //	LaminarEncoder.java, LaminarDecoder.java (commit 1176ac0e76f63bd9a9fdeaa57a8c5748f57deabc,
 //	the byte-aligned form with an RLE stream of width steps; an earlier bit-stream form built
@@ -213,7 +213,8 @@ func appendDBPBlock(dst []byte, u []uint64) ([]byte, error) {
 		prev = uint(bits.Len64(u[p]))
 	}
 	dst = w.finish()
-	// Java's buffer holds w0 more bits than the values use; the rest is zeros.
+	// Java sizes the buffer for the values' widths plus w0, which is the last value's width
+	// more than the fields use; the rest is zeros.
 	for len(dst)-start < vl {
 		dst = append(dst, 0)
 	}
