@@ -14,8 +14,8 @@ import (
 )
 
 // intPackFile writes a table whose integer FIELD columns (INT32, INT64, TIMESTAMP, DATE) and
-// whose time column all use enc, over three pages per chunk and with nulls, and returns its
-// path.
+// whose time column all use enc, over several pages per chunk and with nulls (the INT64
+// column's rows from 20,000 on all null, so its last pages are empty), and returns its path.
 func intPackFile(t *testing.T, enc tsfile.Encoding) string {
 	t.Helper()
 	var buf bytes.Buffer
@@ -54,7 +54,7 @@ func intPackFile(t *testing.T, enc tsfile.Encoding) string {
 			default:
 				v.Int64s[i] = x
 			}
-			v.Null[i] = i%13 == 5 || (i >= 12_000 && i < 12_500)
+			v.Null[i] = i%13 == 5 || (i >= 12_000 && i < 12_500) || (c == 1 && i >= 20_000)
 		}
 		ac = append(ac, tsfile.AlignedColumn{SeriesSchema: tsfile.SeriesSchema{Name: n, DataType: types[n], Encoding: enc}, Values: v})
 	}
@@ -84,6 +84,10 @@ func TestTsFile23IntegerEncodings(t *testing.T) {
 			for _, d := range info.Tables[0].Devices {
 				for _, s := range d.Series {
 					require.Equal(t, enc.String(), s.Encoding, s.Measurement)
+					if s.Measurement == "i64" {
+						// The all-null page is a page of its own, an empty block.
+						require.Positive(t, s.EmptyPages, "%d pages", s.Pages)
+					}
 				}
 			}
 			code, out, errOut := runCLI("inspect", p)
