@@ -15,7 +15,8 @@ import (
 // Compression.md; every combination must survive the writer and reader.
 var (
 	allEncodings = []Encoding{encoding.Plain, encoding.Dictionary, encoding.RLE, encoding.TS2Diff, encoding.GorillaV1,
-		encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE, encoding.Camel}
+		encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE, encoding.Camel,
+		encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar}
 	allCompressions = []Compression{encoding.Uncompressed, encoding.Snappy, encoding.Gzip, encoding.LZ4, encoding.ZSTD, encoding.LZMA2}
 )
 
@@ -179,5 +180,24 @@ func TestUnsupportedCodecsAreNamed(t *testing.T) {
 			require.ErrorContains(t, err, e.String())
 			require.ErrorIs(t, err, encoding.ErrUnsupported)
 		}
+	}
+}
+
+// TestTsFile23EncodingTypes pins the types TsFile 2.3's integer encodings accept, as
+// TSEncoding.TYPE_SUPPORTED_ENCODINGS lists them upstream: the integer types and the aligned
+// time column, nothing else.
+func TestTsFile23EncodingTypes(t *testing.T) {
+	for _, e := range []Encoding{encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar} {
+		for _, dt := range append(allValueTypes, Vector) {
+			want := dt == Int32 || dt == Int64 || dt == Timestamp || dt == Date || dt == Vector
+			require.Equal(t, want, encodingAllowed(dt, e), "%v %v", dt, e)
+		}
+		w, err := NewWriter(&bytes.Buffer{}, nil)
+		require.NoError(t, err)
+		err = w.WriteAligned(NewDeviceID("root.sg", "d"), []int64{1}, []AlignedColumn{{
+			SeriesSchema: SeriesSchema{Name: "f", DataType: Double, Encoding: e},
+			Values:       Values{Type: Double, Float64s: []float64{1}},
+		}})
+		require.ErrorContains(t, err, e.String()+" cannot encode DOUBLE")
 	}
 }
