@@ -264,7 +264,7 @@ func (s *Statistics) CheckBoolSummary(n int, first, last bool, trues int) error 
 	case last != s.LastBool:
 		return mismatch("last", last, s.LastBool)
 	case int64(trues) != s.TrueCount:
-		return mismatch("true count (sum)", trues, s.TrueCount)
+		return mismatch("true count", trues, s.TrueCount)
 	}
 	return nil
 }
