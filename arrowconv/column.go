@@ -306,12 +306,14 @@ type fixedBuilder[T fixedType] struct {
 	// post converts freshly decoded compacted values in place (DATE).
 	post func([]T) error
 	// check compares a page's decoded compacted values, before post,
-	// with its statistics; nil for builders that are not value columns.
-	check func(*tsfile.Statistics, []T) error
+	// with its statistics, all of them when exact (see
+	// tsfile.Statistics.CheckInt64s); nil for builders that are not
+	// value columns.
+	check func(st *tsfile.Statistics, v []T, exact bool) error
 }
 
 // checked gives b the statistics check of its values.
-func checked[T fixedType](b *fixedBuilder[T], check func(*tsfile.Statistics, []T) error) *fixedBuilder[T] {
+func checked[T fixedType](b *fixedBuilder[T], check func(*tsfile.Statistics, []T, bool) error) *fixedBuilder[T] {
 	b.check = check
 	return b
 }
@@ -347,10 +349,16 @@ func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int,
 	if err := b.decode(enc, dst[:k], src); err != nil {
 		return err
 	}
-	// The values are still in the cache the decoder wrote them to.
+	// The values are still in the cache the decoder wrote them to. A
+	// damaged PLAIN value changes alone, and often only the exact sum
+	// or min/max shows it, so PLAIN pages get every check; the other
+	// encodings carry a damaged value into the ones after it (GORILLA's
+	// XOR chain, TS_2DIFF's deltas), which count, first, last and a sum
+	// within its rounding bound see at a fraction of the cost (see
+	// tsfile.Statistics.CheckInt64s).
 	var bad error
 	if st != nil && b.check != nil {
-		bad = b.check(st, dst[:k])
+		bad = b.check(st, dst[:k], enc == encoding.Plain)
 	}
 	if b.post != nil {
 		if err := b.post(dst[:k]); err != nil {
@@ -483,10 +491,6 @@ func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src
 	if err := encoding.DecodeBool(enc, s[:k], src); err != nil {
 		return err
 	}
-	var bad error
-	if st != nil {
-		bad = st.CheckBools(s[:k])
-	}
 	b.reserve(n)
 	if k == n {
 		b.valid.setValid(b.n, n)
@@ -497,8 +501,35 @@ func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src
 	w := bitutil.NewBitmapWriter(b.values.Buf(), b.n, n)
 	w.AppendBools(s)
 	w.Finish()
+	var bad error
+	if st != nil {
+		// Nulls were scattered in as false, so the page's set bits are
+		// its true values: a popcount, not a pass over the bools.
+		first, last := false, false
+		if k > 0 {
+			first, last = firstLastPresent(s, present, n)
+		}
+		bad = st.CheckBoolSummary(k, first, last, bitutil.CountSetBits(b.values.Buf(), b.n, n))
+	}
 	b.n += n
 	return bad
+}
+
+// firstLastPresent returns the values of the first and last present
+// positions of s, n positions with present their MSB-first bitmap (nil:
+// all present); at least one is present.
+func firstLastPresent(s []bool, present []byte, n int) (first, last bool) {
+	if present == nil {
+		return s[0], s[n-1]
+	}
+	i, j := 0, n-1
+	for !bitmap.GetMSB(present, i) {
+		i++
+	}
+	for !bitmap.GetMSB(present, j) {
+		j--
+	}
+	return s[i], s[j]
 }
 
 func (b *boolBuilder) gather(src valueBuilder, idx []int32) error {

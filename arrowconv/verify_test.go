@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -28,7 +29,7 @@ func verifyCol(dt tsfile.DataType, n int, nulls bool) tsfile.Values {
 		}
 		switch dt {
 		case tsfile.Boolean:
-			v.Bools = append(v.Bools, x%2 == 0)
+			v.Bools = append(v.Bools, x%2 == 1)
 		case tsfile.Int32:
 			v.Int32s = append(v.Int32s, int32(x))
 		case tsfile.Date:
@@ -57,6 +58,27 @@ func verifyCol(dt tsfile.DataType, n int, nulls bool) tsfile.Values {
 // non-aligned device root.v.na of every type over 6 points and a series
 // "one" of 3.
 func verifyFile(t testing.TB) []byte {
+	return verifyFileEnc(t, func(tsfile.DataType) tsfile.Encoding { return encoding.Plain })
+}
+
+// fastEncodings are encodings other than PLAIN for each type, whose
+// pages get the fast check (see tsfile.Statistics.CheckInt64s).
+func fastEncodings(dt tsfile.DataType) tsfile.Encoding {
+	switch dt {
+	case tsfile.Boolean:
+		return encoding.RLE
+	case tsfile.Float, tsfile.Double:
+		return encoding.Gorilla
+	case tsfile.Text, tsfile.String:
+		return encoding.Dictionary
+	case tsfile.Blob:
+		return encoding.Plain
+	}
+	return encoding.TS2Diff
+}
+
+// verifyFileEnc is verifyFile with the value encodings of enc.
+func verifyFileEnc(t testing.TB, enc func(tsfile.DataType) tsfile.Encoding) []byte {
 	var buf bytes.Buffer
 	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{MaxPointsPerPage: 4, TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain)})
 	require.NoError(t, err)
@@ -64,13 +86,13 @@ func verifyFile(t testing.TB) []byte {
 	var cols []tsfile.AlignedColumn
 	var series []tsfile.NonAlignedSeries
 	schema := func(name string, dt tsfile.DataType) tsfile.SeriesSchema {
-		return tsfile.SeriesSchema{Name: name, DataType: dt, Encoding: encoding.Plain, Compression: encoding.Uncompressed}
+		return tsfile.SeriesSchema{Name: name, DataType: dt, Encoding: enc(dt), Compression: encoding.Uncompressed}
 	}
 	for _, dt := range verifyTypes {
 		cols = append(cols, tsfile.AlignedColumn{SeriesSchema: schema("s_"+dt.String(), dt), Values: verifyCol(dt, len(times), false)})
 		series = append(series, tsfile.NonAlignedSeries{SeriesSchema: schema("s_"+dt.String(), dt), Times: times, Values: verifyCol(dt, len(times), false)})
 	}
-	for _, dt := range []tsfile.DataType{tsfile.Text, tsfile.Int32} {
+	for _, dt := range []tsfile.DataType{tsfile.Text, tsfile.Int32, tsfile.Boolean} {
 		cols = append(cols, tsfile.AlignedColumn{SeriesSchema: schema("n_"+dt.String(), dt), Values: verifyCol(dt, len(times), true)})
 	}
 	require.NoError(t, w.WriteAligned(tsfile.NewDeviceID("root", "v", "al"), times, cols))
@@ -248,6 +270,77 @@ func TestVerifyPages(t *testing.T) {
 			require.Len(t, warns, 1)
 			require.Contains(t, warns[0].Msg, " "+c.stat+" is ")
 			require.Equal(t, silent, rows)
+		})
+	}
+}
+
+// TestVerifyPagesFast: pages of encodings other than PLAIN get the fast
+// check: count, first, last and the sum within its rounding bound, not min
+// and max (see tsfile.Statistics.CheckInt64s).
+func TestVerifyPagesFast(t *testing.T) {
+	clean := verifyFileEnc(t, fastEncodings)
+	cases := []struct {
+		name, stat string // stat "" is an intact read
+		damage     func() []byte
+	}{
+		{"INT64 last", "last", func() []byte {
+			return withStats(t, clean, "al", "s_INT64", 0, func(s *tsfile.Statistics) { s.LastInt++ })
+		}},
+		{"INT64 sum", "sum", func() []byte {
+			return withStats(t, clean, "al", "s_INT64", 1, func(s *tsfile.Statistics) { s.Sum += 1 })
+		}},
+		{"INT32 sum", "sum", func() []byte {
+			return withStats(t, clean, "na", "s_INT32", 0, func(s *tsfile.Statistics) { s.SumInt-- })
+		}},
+		{"DOUBLE sum", "sum", func() []byte {
+			return withStats(t, clean, "al", "s_DOUBLE", 0, func(s *tsfile.Statistics) { s.Sum *= 1 + 1e-9 })
+		}},
+		{"FLOAT first", "first", func() []byte {
+			return withStats(t, clean, "al", "s_FLOAT", 1, func(s *tsfile.Statistics) { s.FirstFloat++ })
+		}},
+		{"TIMESTAMP count", "count", func() []byte {
+			return withStats(t, clean, "na", "s_TIMESTAMP", 0, func(s *tsfile.Statistics) { s.Count++ })
+		}},
+		{"nulls: BOOLEAN true count", "true count", func() []byte {
+			return withStats(t, clean, "al", "n_BOOLEAN", 0, func(s *tsfile.Statistics) { s.TrueCount++ })
+		}},
+		{"nulls: BOOLEAN last", "last", func() []byte {
+			return withStats(t, clean, "al", "n_BOOLEAN", 0, func(s *tsfile.Statistics) { s.LastBool = !s.LastBool })
+		}},
+		{"BOOLEAN first", "first", func() []byte {
+			return withStats(t, clean, "al", "s_BOOLEAN", 1, func(s *tsfile.Statistics) { s.FirstBool = !s.FirstBool })
+		}},
+		{"STRING last", "last", func() []byte {
+			return withStats(t, clean, "na", "s_STRING", 0, func(s *tsfile.Statistics) { s.Last[1]++ })
+		}},
+		{"DOUBLE sum within the rounding bound", "", func() []byte {
+			return withStats(t, clean, "al", "s_DOUBLE", 0, func(s *tsfile.Statistics) { s.Sum = math.Nextafter(s.Sum, 0) })
+		}},
+		{"INT64 max, not checked", "", func() []byte {
+			return withStats(t, clean, "al", "s_INT64", 0, func(s *tsfile.Statistics) { s.MaxInt++ })
+		}},
+		{"DOUBLE min, not checked", "", func() []byte {
+			return withStats(t, clean, "al", "s_DOUBLE", 1, func(s *tsfile.Statistics) { s.MinFloat-- })
+		}},
+	}
+	want, warns, err := readTree(t, clean, tsfile.ReadOptions{}, 1)
+	require.NoError(t, err)
+	require.Empty(t, warns)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := c.damage()
+			rows, _, err := readTree(t, b, tsfile.ReadOptions{}, 2)
+			if c.stat == "" {
+				require.NoError(t, err)
+				require.Equal(t, want, rows)
+				return
+			}
+			require.ErrorIs(t, err, tsfile.ErrCorrupt)
+			require.Contains(t, err.Error(), " "+c.stat+" is ")
+			rows, warns, err := readTree(t, b, tsfile.ReadOptions{Lenient: true}, 1)
+			require.NoError(t, err)
+			require.Len(t, warns, 1)
+			require.Equal(t, want, rows) // the statistics were the damaged part
 		})
 	}
 }

@@ -288,3 +288,58 @@ func TestReadRowsVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckFast: without exact, count, first, last and the sum are
+// checked, the sum within its rounding bound, and min and max are not.
+func TestCheckFast(t *testing.T) {
+	d := Values{Type: Double, Float64s: []float64{1e16, 1, -1e16, 1, 3, 2}}
+	s := statsOf(d)
+	require.NoError(t, s.CheckFloat64s(d.Float64s, false))
+	require.NoError(t, s.CheckFloat64s(d.Float64s, true))
+	// The same values in another order, first and last kept: within the
+	// bound, while the exact check tells the orders apart.
+	r := []float64{1e16, -1e16, 1, 1, 3, 2}
+	require.NoError(t, s.CheckFloat64s(r, false))
+	var m *StatisticsMismatch
+	require.ErrorAs(t, s.CheckFloat64s(r, true), &m)
+	require.Equal(t, "sum", m.Statistic)
+	// A value moved by more than the bound fails.
+	r[2] = 1e9
+	require.ErrorAs(t, s.CheckFloat64s(r, false), &m)
+	require.Equal(t, "sum", m.Statistic)
+	for _, c := range []struct {
+		stat string
+		set  func(*Statistics)
+		fast bool // the fast check sees it
+	}{
+		{"min", func(s *Statistics) { s.MinInt--; s.MinFloat-- }, false},
+		{"max", func(s *Statistics) { s.MaxInt++; s.MaxFloat++ }, false},
+		{"first", func(s *Statistics) { s.FirstInt++; s.FirstFloat++ }, true},
+		{"last", func(s *Statistics) { s.LastInt--; s.LastFloat-- }, true},
+		{"sum", func(s *Statistics) { s.SumInt += 3; s.Sum += 3 }, true},
+		{"count", func(s *Statistics) { s.Count-- }, true},
+	} {
+		for _, dt := range []DataType{Int32, Int64, Float, Double} {
+			v := verifyValues(dt)
+			st := statsOf(v)
+			c.set(&st)
+			var err error
+			switch dt {
+			case Int32:
+				err = st.CheckInt32s(v.Int32s, false)
+			case Int64:
+				err = st.CheckInt64s(v.Int64s, false)
+			case Float:
+				err = st.CheckFloat32s(v.Float32s, false)
+			case Double:
+				err = st.CheckFloat64s(v.Float64s, false)
+			}
+			if !c.fast {
+				require.NoError(t, err, "%s %s", dt, c.stat)
+				continue
+			}
+			require.ErrorAs(t, err, &m, "%s %s", dt, c.stat)
+			require.Equal(t, c.stat, m.Statistic, "%s", dt)
+		}
+	}
+}
