@@ -146,7 +146,10 @@ func (s *Statistics) CheckInt32s(v []int32, exact bool) error {
 	if err := s.checkInts(lo, hi, int64(v[0]), int64(v[len(v)-1])); err != nil {
 		return err
 	}
-	if sum != s.SumInt {
+	// Older writers kept an INT32 sum in a double (IntegerStatistics'
+	// sumValue in apache/iotdb's tsfile before the long one), in the
+	// same eight bytes: read so, it is the same sum, exact below 2^53.
+	if sum != s.SumInt && math.Float64frombits(uint64(s.SumInt)) != float64(sum) {
 		return mismatch("sum", sum, s.SumInt)
 	}
 	return nil
