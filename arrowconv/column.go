@@ -43,8 +43,12 @@ type valueBuilder interface {
 	builder
 	// appendPage decodes the encoded non-null values of a page of n
 	// positions straight into the column; present is the MSB-first
-	// present bitmap, or nil when every position has a value.
-	appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error
+	// present bitmap, or nil when every position has a value. With st
+	// (the page's statistics, see tsfile.PageStatistics) it checks the
+	// decoded values against them in the same pass over the fresh page,
+	// and returns a *tsfile.StatisticsMismatch after appending the page
+	// whole, so that a lenient caller can keep it.
+	appendPage(enc tsfile.Encoding, present []byte, n int, src []byte, st *tsfile.Statistics) error
 	// gather appends, for each idx[i], row idx[i] of src (a builder of the
 	// same kind) or a null when idx[i] < 0.
 	gather(src valueBuilder, idx []int32) error
@@ -66,15 +70,16 @@ func newValueBuilder(mem memory.Allocator, t tsfile.DataType, dt arrow.DataType,
 	case tsfile.Boolean:
 		return &boolBuilder{flatBase: newFlat(base, arrow.FixedWidthTypes.Boolean, 1)}
 	case tsfile.Int32:
-		return newFixed(base, dt, encoding.DecodeInt32, nil)
+		return checked(newFixed(base, dt, encoding.DecodeInt32, nil), (*tsfile.Statistics).CheckInt32s)
 	case tsfile.Date:
-		return newFixed(base, dt, encoding.DecodeInt32, datesToDays)
+		// Checked before datesToDays: the statistics hold yyyymmdd.
+		return checked(newFixed(base, dt, encoding.DecodeInt32, datesToDays), (*tsfile.Statistics).CheckInt32s)
 	case tsfile.Int64, tsfile.Timestamp:
-		return newFixed(base, dt, encoding.DecodeInt64, nil)
+		return checked(newFixed(base, dt, encoding.DecodeInt64, nil), (*tsfile.Statistics).CheckInt64s)
 	case tsfile.Float:
-		return newFixed(base, dt, encoding.DecodeFloat32, nil)
+		return checked(newFixed(base, dt, encoding.DecodeFloat32, nil), (*tsfile.Statistics).CheckFloat32s)
 	case tsfile.Double:
-		return newFixed(base, dt, encoding.DecodeFloat64, nil)
+		return checked(newFixed(base, dt, encoding.DecodeFloat64, nil), (*tsfile.Statistics).CheckFloat64s)
 	case tsfile.Text, tsfile.String:
 		b := newBinaryBuilder(base, dt)
 		b.text = t
@@ -300,6 +305,17 @@ type fixedBuilder[T fixedType] struct {
 	decode func(encoding.Encoding, []T, []byte) error
 	// post converts freshly decoded compacted values in place (DATE).
 	post func([]T) error
+	// check compares a page's decoded compacted values, before post,
+	// with its statistics, all of them when exact (see
+	// tsfile.Statistics.CheckInt64s); nil for builders that are not
+	// value columns.
+	check func(st *tsfile.Statistics, v []T, exact bool) error
+}
+
+// checked gives b the statistics check of its values.
+func checked[T fixedType](b *fixedBuilder[T], check func(*tsfile.Statistics, []T, bool) error) *fixedBuilder[T] {
+	b.check = check
+	return b
 }
 
 func newFixed[T fixedType](base colBase, dt arrow.DataType, decode func(encoding.Encoding, []T, []byte) error, post func([]T) error) *fixedBuilder[T] {
@@ -323,7 +339,7 @@ func (b *fixedBuilder[T]) appendSlice(v []T) {
 	b.n += len(v)
 }
 
-func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error {
+func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte, st *tsfile.Statistics) error {
 	k := n
 	if present != nil {
 		k = bitmap.CountMSB(present, n)
@@ -332,6 +348,17 @@ func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int,
 	dst := b.data()[b.n : b.n+n]
 	if err := b.decode(enc, dst[:k], src); err != nil {
 		return err
+	}
+	// The values are still in the cache the decoder wrote them to. A
+	// damaged PLAIN value changes alone, and often only the exact sum
+	// or min/max shows it, so PLAIN pages get every check; the other
+	// encodings carry a damaged value into the ones after it (GORILLA's
+	// XOR chain, TS_2DIFF's deltas), which count, first, last and a sum
+	// within its rounding bound see at a fraction of the cost (see
+	// tsfile.Statistics.CheckInt64s).
+	var bad error
+	if st != nil && b.check != nil {
+		bad = b.check(st, dst[:k], enc == encoding.Plain)
 	}
 	if b.post != nil {
 		if err := b.post(dst[:k]); err != nil {
@@ -345,7 +372,7 @@ func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int,
 		b.valid.fromMSB(b.mem, b.n, present, n, b.cap)
 	}
 	b.n += n
-	return nil
+	return bad
 }
 
 // appendTimes decodes an aligned time page or a non-aligned time stream at
@@ -426,7 +453,7 @@ func (b *boolBuilder) appendNulls(k int) {
 	b.n += k
 }
 
-func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error {
+func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte, st *tsfile.Statistics) error {
 	k := n
 	if present != nil {
 		k = bitmap.CountMSB(present, n)
@@ -447,9 +474,15 @@ func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src
 		if !aligned {
 			bitutil.CopyBitmap(b.packed, 0, n, b.values.Buf(), b.n)
 		}
+		var bad error
+		if st != nil {
+			// Counted on the bits: a popcount, not a pass over bools.
+			v := b.values.Buf()
+			bad = st.CheckBoolSummary(n, n > 0 && bitutil.BitIsSet(v, b.n), n > 0 && bitutil.BitIsSet(v, b.n+n-1), bitutil.CountSetBits(v, b.n, n))
+		}
 		b.valid.setValid(b.n, n)
 		b.n += n
-		return nil
+		return bad
 	}
 	if cap(b.scratch) < n {
 		b.scratch = make([]bool, n)
@@ -468,8 +501,35 @@ func (b *boolBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src
 	w := bitutil.NewBitmapWriter(b.values.Buf(), b.n, n)
 	w.AppendBools(s)
 	w.Finish()
+	var bad error
+	if st != nil {
+		// Nulls were scattered in as false, so the page's set bits are
+		// its true values: a popcount, not a pass over the bools.
+		first, last := false, false
+		if k > 0 {
+			first, last = firstLastPresent(s, present, n)
+		}
+		bad = st.CheckBoolSummary(k, first, last, bitutil.CountSetBits(b.values.Buf(), b.n, n))
+	}
 	b.n += n
-	return nil
+	return bad
+}
+
+// firstLastPresent returns the values of the first and last present
+// positions of s, n positions with present their MSB-first bitmap (nil:
+// all present); at least one is present.
+func firstLastPresent(s []bool, present []byte, n int) (first, last bool) {
+	if present == nil {
+		return s[0], s[n-1]
+	}
+	i, j := 0, n-1
+	for !bitmap.GetMSB(present, i) {
+		i++
+	}
+	for !bitmap.GetMSB(present, j) {
+		j--
+	}
+	return s[i], s[j]
 }
 
 func (b *boolBuilder) gather(src valueBuilder, idx []int32) error {
@@ -579,7 +639,7 @@ func (b *binaryBuilder) appendConst(v string, ok bool, k int) error {
 	return nil
 }
 
-func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte) error {
+func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, src []byte, st *tsfile.Statistics) error {
 	k := n
 	if present != nil {
 		k = bitmap.CountMSB(present, n)
@@ -636,6 +696,10 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 	if !inPlace {
 		copy(b.values.Buf()[b.size:], data)
 	}
+	var bad error
+	if st != nil {
+		bad = b.checkPage(st, offs, k, n, len(data))
+	}
 	if k == n {
 		b.valid.setValid(b.n, n)
 	} else {
@@ -648,9 +712,34 @@ func (b *binaryBuilder) appendPage(enc tsfile.Encoding, present []byte, n int, s
 	b.rows += int64(n)
 	b.decoded += int64(len(data))
 	if b.text != 0 {
-		return b.checkUTF8(b.n-n, b.n)
+		if err := b.checkUTF8(b.n-n, b.n); err != nil {
+			return err
+		}
 	}
-	return nil
+	return bad
+}
+
+// checkPage compares the page just decoded (its k values, size bytes, at
+// b.size in the value buffer, not yet counted in b) with its statistics:
+// the count, and the first and last value. Their ends are the page's
+// offsets (absolute, when the page has no nulls) or b.ends (relative to
+// the page's bytes, when it has).
+func (b *binaryBuilder) checkPage(st *tsfile.Statistics, offs []int32, k, n, size int) error {
+	if k == 0 {
+		return st.CheckCount(0)
+	}
+	end := func(i int) int {
+		if k == n {
+			return int(offs[b.n+1+i]) - b.size
+		}
+		return int(b.ends[i])
+	}
+	vals := b.values.Buf()[b.size : b.size+size]
+	lastStart := 0
+	if k > 1 {
+		lastStart = end(k - 2)
+	}
+	return st.CheckBinary(k, vals[:end(0)], vals[lastStart:end(k-1)])
 }
 
 // checkUTF8 verifies that the values of rows [from, to) are UTF-8. Each

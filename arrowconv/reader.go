@@ -2,6 +2,7 @@ package arrowconv
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -34,6 +35,9 @@ type Reader struct {
 	f      *tsfile.File
 	opts   Options
 	schema *arrow.Schema
+	// verify checks each decoded page against its statistics (unless
+	// tsfile.ReadOptions.NoVerify).
+	verify bool
 	lay    *layout
 	where  []whereCond
 	full   []string // every value column of the unprojected layout, for the bloom filter
@@ -134,7 +138,8 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit.Unit()), left: -1}
+	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit.Unit()), left: -1,
+		verify: !f.Options().NoVerify}
 	r.team.Size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)
@@ -1054,6 +1059,38 @@ func (r *Reader) decodeTimePages(c *alignedCursor) error {
 			return pageError(&tc.Header, &tc.Pages[i], "aligned time page", err)
 		}
 		c.counts[k] = n
+		if r.verify {
+			if err := r.verifyTimePage(c, i, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// verifyTimePage checks the start and end time of time page i, just
+// decoded with n timestamps, against its statistics (or its chunk's, for
+// a chunk of one page). Its count is checkWindow's to check, always, since
+// the value columns are cut by it; a page whose count is off is left to
+// that check.
+func (r *Reader) verifyTimePage(c *alignedCursor, i, n int) error {
+	st, fromChunk := tsfile.PageStatistics(&c.time.Pages[i].Header, &c.set.Time.Statistics)
+	if st == nil || n == 0 || int64(n) != st.Count {
+		return nil
+	}
+	ts := r.time.data()[r.time.Len()-n : r.time.Len()]
+	// The writers' time pages rise, so the least and greatest timestamps
+	// are the first and last; only a page where they are not (the
+	// statistics then likely contradict it) pays for a pass.
+	if ts[0] == st.StartTime && ts[n-1] == st.EndTime {
+		return nil
+	}
+	lo, hi := ts[0], ts[0]
+	for _, t := range ts {
+		lo, hi = min(lo, t), max(hi, t)
+	}
+	if m := st.CheckTimeRange(lo, hi); m != nil {
+		return r.f.Tolerate(tsfile.PageStatisticsError(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, fromChunk, m))
 	}
 	return nil
 }
@@ -1106,8 +1143,24 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 		if bitmap.AllSetMSB(present, n) {
 			present = nil
 		}
-		if err := b.appendPage(vc.Header.Encoding, present, n, values); err != nil {
-			return pageError(&vc.Header, p, "aligned value page", err)
+		var want *tsfile.Statistics
+		fromChunk := false
+		if r.verify {
+			want, fromChunk = p.Header.Statistics, false
+			if want == nil {
+				if cm, ok := c.set.Values[r.lay.fields[j].name]; ok {
+					want, fromChunk = tsfile.PageStatistics(&p.Header, &cm.Statistics)
+				}
+			}
+		}
+		if err := b.appendPage(vc.Header.Encoding, present, n, values, want); err != nil {
+			var m *tsfile.StatisticsMismatch
+			if !errors.As(err, &m) {
+				return pageError(&vc.Header, p, "aligned value page", err)
+			}
+			if err := r.f.Tolerate(tsfile.PageStatisticsError(r.dev.String(), &vc.Header, i, &p.Header, fromChunk, m)); err != nil {
+				return err
+			}
 		}
 		got[k] = n
 	}

@@ -2,6 +2,7 @@ package arrowconv
 
 import (
 	"cmp"
+	"errors"
 	"math"
 	"slices"
 	"sort"
@@ -522,20 +523,46 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 	if err != nil {
 		return false, pageError(h, p, "non-aligned page time stream", err)
 	}
-	if err := c.vals.appendPage(h.Encoding, nil, n, vs); err != nil {
-		return false, pageError(h, p, "non-aligned page value stream", err)
+	var want *tsfile.Statistics
+	fromChunk := false
+	if r.verify {
+		want, fromChunk = tsfile.PageStatistics(&p.Header, &cm.Statistics)
+	}
+	var bad error // a contradiction of the values, reported after the timestamps'
+	if err := c.vals.appendPage(h.Encoding, nil, n, vs, want); err != nil {
+		if !errors.As(err, new(*tsfile.StatisticsMismatch)) {
+			return false, pageError(h, p, "non-aligned page value stream", err)
+		}
+		bad = err
 	}
 	lo, hi, what := cm.Statistics.StartTime, cm.Statistics.EndTime, "chunk"
 	if st := p.Header.Statistics; st != nil && (st.StartTime > lo || st.EndTime < hi) {
 		lo, hi, what = max(lo, st.StartTime), min(hi, st.EndTime), "page and chunk"
 	}
 	sorted := true
-	for k, t := range c.times.data()[from : from+n] {
+	times := c.times.data()[from : from+n]
+	least, greatest := lo, hi
+	if n > 0 {
+		least, greatest = times[0], times[0]
+	}
+	for k, t := range times {
 		if t < lo || t > hi {
 			return false, corruptf(p.Header.BodyOffset(), "non-aligned page", "timestamp %d of %s chunk %q (chunk at offset %d) lies outside the time range [%d, %d] of its %s statistics", t, h.DataType, h.Measurement, h.Offset, lo, hi, what)
 		}
-		if k > 0 && t <= c.times.data()[from+k-1] {
+		if k > 0 && t <= times[k-1] {
 			sorted = false
+		}
+		least, greatest = min(least, t), max(greatest, t)
+	}
+	// The loop above keeps each timestamp within the statistics; with
+	// verification they must also reach both ends, and the values agree.
+	if want != nil && bad == nil && n > 0 && int64(n) == want.Count {
+		bad = want.CheckTimeRange(least, greatest)
+	}
+	if bad != nil {
+		err := tsfile.PageStatisticsError(r.dev.String(), h, i, &p.Header, fromChunk, bad)
+		if err = r.f.Tolerate(err); err != nil {
+			return false, err
 		}
 	}
 	return sorted, nil

@@ -99,7 +99,11 @@ func treeOpener(f *tsfile.File) func(*Options) (*Reader, error) {
 // pages may go back in time and repeat timestamps, and chunks may overlap,
 // as in files flushed out of order. Statistics keep their first and last
 // timestamps, so the generators make those the smallest and the largest.
-const treeSkewBase = int64(0x6d) << 56
+// The base is two bytes, 0x6d 0x5a, with k in the 15 bits under them: a
+// single 0x6d byte also began windows of 8 bytes that were not times (the
+// low byte of an INT64 statistic followed by a small one), whose shifting
+// damaged the statistics, which page verification then refused.
+const treeSkewBase = int64(0x6d5a) << 48
 
 // treeWriter writes tree-model files whose non-aligned series are written in
 // any time order.
@@ -190,6 +194,7 @@ func (w *treeWriter) group(dev tsfile.DeviceID, series ...treeSeries) {
 			row[s.name] = canonValue(v, i)
 		}
 		w.most = max(w.most, w.count[k])
+		require.Less(w.t, w.most, int64(1)<<15, "k must stay under treeSkewBase's bytes")
 		w.chunks[k] = append(w.chunks[k], s.times...)
 		ns = append(ns, tsfile.NonAlignedSeries{SeriesSchema: tsfile.SeriesSchema{Name: s.name, DataType: s.dt}, Times: skewed, Values: v})
 	}
@@ -929,7 +934,7 @@ func TestTreeStreamTypes(t *testing.T) {
 			require.NoError(t, err)
 			decoded := func(limit int) valueBuilder {
 				b := newValueBuilder(mem, dt, at, limit)
-				require.NoError(t, b.appendPage(c.Header.Encoding, present, n, vs))
+				require.NoError(t, b.appendPage(c.Header.Encoding, present, n, vs, nil))
 				return b
 			}
 			want := treeDrainBuilder(t, decoded(n), n)
@@ -972,7 +977,7 @@ func TestTreeStreamTypes(t *testing.T) {
 			require.True(t, resetRows(src))
 			require.Zero(t, src.Len())
 			k := n - len(nulls)
-			require.NoError(t, src.appendPage(c.Header.Encoding, nil, k, vs))
+			require.NoError(t, src.appendPage(c.Header.Encoding, nil, k, vs, nil))
 			var valid []string
 			for _, cell := range want {
 				if cell != nullCell {

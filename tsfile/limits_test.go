@@ -132,10 +132,11 @@ func handFile(chunks [][]byte, firstName string, series func(offs []int64) [][]b
 }
 
 // int32Series is the TimeseriesMetadata of a non-aligned INT32 series "s"
-// of one chunk at off.
+// of one chunk at off, whose statistics are validChunk's point.
 func int32Series(off int64) []byte {
+	st := Statistics{Type: Int32, Count: 1, StartTime: 5, EndTime: 5, MinInt: 7, MaxInt: 7, FirstInt: 7, LastInt: 7, SumInt: 7}
 	return appendTimeseriesMetadata(nil, &TimeseriesMetadata{Measurement: "s", DataType: Int32,
-		Statistics: Statistics{Type: Int32, Count: 1}, Chunks: []ChunkMetadata{{Offset: off}}})
+		Statistics: st, Chunks: []ChunkMetadata{{Offset: off}}})
 }
 
 // footerWith returns a file whose data section is one valid chunk group

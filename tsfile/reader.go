@@ -61,6 +61,14 @@ type ReadOptions struct {
 	// can show the structure of a file it cannot decrypt. Nothing read
 	// this way is authenticated; pages stay unreadable.
 	Unauthenticated bool
+	// NoVerify skips checking each decoded page against its statistics
+	// (count, time range, min, max, first, last, sum; see
+	// Statistics.CheckValues), which readers do by default because a page
+	// body has no checksum: damage to it otherwise decodes to other values
+	// without an error. Set it to read files whose statistics are known
+	// to be wrong while their values are right (a writer bug), or to save
+	// the check's cost (a few percent of a scan) on trusted files.
+	NoVerify bool
 
 	quirks uint8 // footer quirks to parse with (lenient retries)
 }

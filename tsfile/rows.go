@@ -45,6 +45,9 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 			if err != nil {
 				return nil, err
 			}
+			if err := f.verifyPage(tc, i, &set.Time.Statistics, func(s *Statistics) error { return s.CheckTimes(out.Times[before:]) }); err != nil {
+				return nil, err
+			}
 			pageCounts = append(pageCounts, len(out.Times)-before)
 		}
 		for name, col := range out.Columns {
@@ -80,11 +83,32 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 				if err != nil {
 					return nil, err
 				}
+				if err := f.verifyPage(vc, i, &cm.Statistics, func(s *Statistics) error { return s.CheckValues(&v) }); err != nil {
+					return nil, err
+				}
 				appendValues(col, v)
 			}
 		}
 	}
 	return out, nil
+}
+
+// verifyPage checks decoded page i of chunk c with check against the
+// page's statistics (or cm, the chunk's, for a chunk of one page), unless
+// ReadOptions.NoVerify; a contradiction is ErrCorrupt, a warning under
+// ReadOptions.Lenient, when the decoded values are kept.
+func (f *File) verifyPage(c *Chunk, i int, cm *Statistics, check func(*Statistics) error) error {
+	if f.opts.NoVerify {
+		return nil
+	}
+	st, fromChunk := PageStatistics(&c.Pages[i].Header, cm)
+	if st == nil {
+		return nil
+	}
+	if m := check(st); m != nil {
+		return f.Tolerate(PageStatisticsError("", &c.Header, i, &c.Pages[i].Header, fromChunk, m))
+	}
+	return nil
 }
 
 func checkValueChunk(h *ChunkHeader, name string, t DataType) error {
@@ -113,6 +137,15 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 				return nil, Values{}, err
 			}
 			t, v, err := decodeNonAlignedPage(&c.Header, f.opts.NonAlignedTimeEncoding.Encoding(), p, c.Pages[i].Header.BodyOffset(), f.opts.MaxPagePoints)
+			if err != nil {
+				return nil, Values{}, err
+			}
+			err = f.verifyPage(c, i, &cm.Statistics, func(s *Statistics) error {
+				if err := s.CheckTimes(t); err != nil {
+					return err
+				}
+				return s.CheckValues(&v)
+			})
 			if err != nil {
 				return nil, Values{}, err
 			}

@@ -28,8 +28,8 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--start T] [--end T] [--time-unit ms] [--batch-size N]
                         [--compression NAME] [--row-group-size N]
                         [--partition-by table|device] [--force] [--quiet|--verbose]
-                        [--lenient] [--recover [--schema-from FILE]] [--tags a,b]
-                        [--raw]
+                        [--lenient] [--no-verify] [--recover [--schema-from FILE]]
+                        [--tags a,b] [--raw]
 
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
 (every *.tsfile under it), a glob pattern ("data/*.tsfile", quoted so the
@@ -104,6 +104,13 @@ statistics that disagree with the data, with a warning on standard error
 for each instead of failing. --recover converts what "ts2arrow recover"
 would keep of a file whose writer never finished it, without writing a
 fixed copy; --schema-from names an intact file to take table schemas from.
+
+Every page read is checked against its statistics (count, time range, min,
+max, first, last, sum): a page body has no checksum, and a damaged one would
+otherwise give other values without an error. A page that contradicts them
+fails the conversion; under --lenient it is a warning and its values are
+kept. --no-verify skips the check (files whose writer wrote wrong
+statistics, or a few percent of speed on trusted files).
 
 A tree-model file converts all its devices as "time, device,
 <measurements>" unless --table names one of its path prefixes.
@@ -180,6 +187,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	schemaFrom := fs.String("schema-from", "", "with --recover: intact TsFile to take table schemas from")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks and inconsistent statistics, reporting warnings")
 	rawFiles := fs.Bool("raw", false, "read every *.tsfile as it is, also in an IoTDB data directory or beside mods files (see above)")
+	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics")
 	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
@@ -196,6 +204,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ropts.NoVerify = *noVerify
 	var tsWrite *tsfile.WriteOptions
 	if *encKey != "" {
 		if ropts.Keys == nil {

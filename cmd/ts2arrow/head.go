@@ -19,7 +19,7 @@ import (
 )
 
 const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] [--width 40]
-                     [--time-format rfc3339|raw] [--time-unit U] [--raw]
+                     [--time-format rfc3339|raw] [--time-unit U] [--raw] [--no-verify]
 
 Prints the first rows of FILE, as "ts2arrow convert" would convert them, as
 an aligned table: a header row of column names, a rule, then one line per
@@ -66,6 +66,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	rawFiles := fs.Bool("raw", false, "read FILE as it is, also in an IoTDB data directory or beside mods files (see above)")
+	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
@@ -102,6 +103,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ropts.NoVerify = *noVerify
 	// The batch is the rows asked for, so that the reader decodes no more
 	// pages than those rows need and stops (Limit) after them.
 	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),

@@ -31,7 +31,7 @@ const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-
                       [--stream-memory BYTES] [--idle-timeout DUR]
                       [--stream-timeout DUR] [--rescan DUR] [--ticket-key-file F]
                       [--ticket-ttl DUR] [--time-unit ms] [--batch-size N]
-                      [--log-format text|json] [--quiet|--verbose] [--raw]
+                      [--log-format text|json] [--quiet|--verbose] [--raw] [--no-verify]
 
 Serves the TsFiles under DIR (recursively; names starting with "." are
 skipped) over Apache Arrow Flight, for pyarrow.flight, Spark and any other
@@ -242,6 +242,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
 	verbose := fs.Bool("verbose", false, "log debug lines too")
 	rawFiles := fs.Bool("raw", false, "serve the TsFiles of IoTDB data directories one by one, as they are (see above)")
+	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
 	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -251,6 +252,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ropts.NoVerify = *noVerify
 	if len(pos) > 0 {
 		return usagef("serve takes no arguments (got %q); name the directory with --root DIR", pos[0])
 	}
