@@ -1,6 +1,9 @@
 package encoding
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // LZO pages hold one raw LZO1X block: no header, no length prefix, the stream's own end
 // marker last, and the exact decoded length in the page header. Only the C++ TsFile writer
@@ -169,8 +172,9 @@ func lzoDecode(out, src []byte) error {
 			ip += 2
 			dist = (t&8)<<11 + d>>2
 			if dist == 0 {
-				// Every compressor ends a block with 0x11 0x00 0x00; lzokay's decoder
-				// also requires the marker's length to be 3.
+				// Every compressor ends a block with 0x11 0x00 0x00. liblzo2 accepts any
+				// length field in the marker; lzokay's decoder, the C++ writer's own,
+				// requires 3 (opcode 0x11), and so does this one.
 				if t != 0x11 {
 					return lzoError(fmt.Sprintf("end marker with opcode %#02x, not 0x11", t), at, op)
 				}
@@ -226,17 +230,28 @@ func lzoDecode(out, src []byte) error {
 		if len(src)-ip < next {
 			return lzoError("literals past the end of the block", at, op)
 		}
-		// A match may overlap its own output (distance < length), repeating a pattern;
-		// copying what is already there doubles the span each round.
 		from := op - dist
-		end := op + length
-		for op < end {
-			op += copy(out[op:end], out[from:op])
+		if length <= 8 && dist >= 8 && len(out)-op >= 8 {
+			// Most matches are short: one 8-byte move, whose excess bytes past the
+			// match stay inside out and are overwritten by what follows.
+			binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[from:]))
+			op += length
+		} else {
+			// A match may overlap its own output (distance < length), repeating a
+			// pattern; copying what is already there doubles the span each round.
+			end := op + length
+			for op < end {
+				op += copy(out[op:end], out[from:op])
+			}
 		}
-		for range next {
-			out[op] = src[ip]
-			op++
-			ip++
+		if next > 0 {
+			if len(src)-ip >= 4 && len(out)-op >= 4 {
+				binary.LittleEndian.PutUint32(out[op:], binary.LittleEndian.Uint32(src[ip:]))
+			} else {
+				copy(out[op:op+next], src[ip:])
+			}
+			op += next
+			ip += next
 		}
 		state = next
 	}
