@@ -773,6 +773,12 @@ func emptyStats(t DataType) Statistics {
 // the multi-page marker of the column role; role is the timeseries_type
 // role bits.
 func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages []builtPage, role byte) error {
+	if s.Compression == encoding.LZO {
+		// The LZO codec only decodes (encoding/compress_lzo.go), and its Compress would
+		// refuse each page; refusing here covers chunks with no page to compress too, so
+		// that no file we write claims LZO.
+		return fmt.Errorf("tsfile: series %q: LZO pages can be read but not written; choose SNAPPY, LZ4, ZSTD, GZIP or LZMA2: %w", s.Name, encoding.ErrUnsupported)
+	}
 	codec, err := encoding.LookupCodec(s.Compression)
 	if err != nil {
 		return fmt.Errorf("tsfile: series %q: %w", s.Name, err)
