@@ -3,6 +3,7 @@ package encoding_test
 import (
 	"bufio"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -146,7 +147,8 @@ func TestIntPackJavaSafeRoundTrip(t *testing.T) {
 
 // TestIntPackDumpJavaPages writes random pages and this package's encoding of them, one
 // "encoding values hex" line each, to the file named by TSARROW_INTPACK_JAVA_PAGES, for a
-// harness that runs the upstream Java decoders on them (see javaCheckedGolden). It is skipped
+// harness that runs the upstream Java decoders on them (see testdata/intpack-java-checked.txt).
+// It is skipped
 // unless that variable is set.
 func TestIntPackDumpJavaPages(t *testing.T) {
 	path := os.Getenv("TSARROW_INTPACK_JAVA_PAGES")
@@ -173,4 +175,50 @@ func TestIntPackDumpJavaPages(t *testing.T) {
 	}
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
+}
+
+// TestIntPackJavaCheckedGolden pins pages on which the upstream Java decoders fail on their
+// own encoders' bytes (testdata/intpack-java-checked.txt, whose header says which decoders
+// and when): the encoders here write exactly the bytes those decoders were seen to read
+// correctly, and the decoder here reads both those and the upstream encoder's bytes.
+func TestIntPackJavaCheckedGolden(t *testing.T) {
+	data, err := os.ReadFile("testdata/intpack-java-checked.txt")
+	require.NoError(t, err)
+	count := map[encoding.Encoding]int{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		require.Len(t, f, 5, "line %d", i+1)
+		var code int
+		_, err := fmt.Sscan(f[0], &code)
+		require.NoError(t, err)
+		e := encoding.Encoding(code)
+		require.Contains(t, []encoding.Encoding{encoding.SeparateStorage, encoding.Laminar}, e, "line %d", i+1)
+		var v []int64
+		for _, s := range strings.Split(f[1], ",") {
+			var x int64
+			_, err := fmt.Sscan(s, &x)
+			require.NoError(t, err)
+			v = append(v, x)
+		}
+		count[e]++
+		ours, err := hex.DecodeString(f[2])
+		require.NoError(t, err)
+		upstream, err := hex.DecodeString(f[3])
+		require.NoError(t, err)
+		require.NotEqual(t, ours, upstream, "line %d", i+1)
+
+		got, err := encoding.AppendEncodedInt64(e, nil, v)
+		require.NoError(t, err, "line %d", i+1)
+		require.Equal(t, f[2], hex.EncodeToString(got), "line %d: %v bytes differ from the Java-checked ones", i+1, e)
+		for _, src := range [][]byte{ours, upstream} {
+			dst := make([]int64, len(v))
+			require.NoError(t, encoding.DecodeInt64(e, dst, src), "line %d", i+1)
+			require.Equal(t, v, dst, "line %d", i+1)
+		}
+	}
+	require.Greater(t, count[encoding.SeparateStorage], 40)
+	require.Greater(t, count[encoding.Laminar], 40)
 }
