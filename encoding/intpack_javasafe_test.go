@@ -148,8 +148,7 @@ func TestIntPackJavaSafeRoundTrip(t *testing.T) {
 // TestIntPackDumpJavaPages writes random pages and this package's encoding of them, one
 // "encoding values hex" line each, to the file named by TSARROW_INTPACK_JAVA_PAGES, for a
 // harness that runs the upstream Java decoders on them (see testdata/intpack-java-checked.txt).
-// It is skipped
-// unless that variable is set.
+// It is skipped unless that variable is set.
 func TestIntPackDumpJavaPages(t *testing.T) {
 	path := os.Getenv("TSARROW_INTPACK_JAVA_PAGES")
 	if path == "" {
