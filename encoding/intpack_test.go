@@ -64,6 +64,8 @@ var intPackGolden = []struct {
 	{encoding.Laminar, []int64{100, 0, 9, 82, 0, 0, 7, 0, 0, 0}, "0000000a00000001000000010000000800c80000000300000008040103067812a4e01250", false, "0000000a00000000000000000000000400000008040103073cc812a4e00236"},
 	{encoding.Laminar, []int64{math.MinInt32, math.MaxInt32, 0, -7, 123456}, "000000050000000200000002000000200401030100fffffffffffffffe0000000200000012040103010000037c480028", true, ""},
 	{encoding.Laminar, []int64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, "0000001a0000001600000016000000030701160005038000db6db6db6aaaaa00000000", true, ""},
+	// The cuts 0 and 3 tie for the least estimated size; Java keeps the first.
+	{encoding.Laminar, []int64{0, -2, -4}, "000000030000000000000000000000020000000304010301007c60", true, ""},
 }
 
 func TestIntPackJavaGolden(t *testing.T) {
