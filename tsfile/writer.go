@@ -493,7 +493,7 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 			if errors.Is(err, encoding.ErrLaminarSingleValue) {
 				// Restart the chunk in the fallback (see SeriesSchema).
 				c = withLaminarFallback(c)
-				pages, allNull, p = pages[:0], true, -1
+				pages, p = pages[:0], -1 // allNull is false anyway: the failed page holds a value
 				continue
 			}
 			if err != nil {

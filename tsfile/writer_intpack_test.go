@@ -42,9 +42,9 @@ func TestTsFile23OneValueChunks(t *testing.T) {
 		{"DBP one value", encoding.DescendingBitPacking, []int64{1700000000000}, int64s(42), 0, encoding.DescendingBitPacking, false},
 		{"SS one value", encoding.SeparateStorage, []int64{1700000000000}, int64s(42), 0, encoding.SeparateStorage, false},
 		{"SS one zero", encoding.SeparateStorage, []int64{1700000000000}, int64s(0), 0, encoding.SeparateStorage, false},
-		{"LAMINAR one value", encoding.Laminar, []int64{1700000000000}, int64s(42), 0, laminarFallback, false},
+		{"LAMINAR one value", encoding.Laminar, []int64{1700000000000}, int64s(42), 0, encoding.TS2Diff, false},
 		{"LAMINAR one zero at time 0", encoding.Laminar, []int64{0}, int64s(0), 0, encoding.Laminar, true},
-		{"LAMINAR last page of one", encoding.Laminar, []int64{10, 20, 30, 40, 50}, int64s(1, 2, 3, 4, -5), 2, laminarFallback, false},
+		{"LAMINAR last page of one", encoding.Laminar, []int64{10, 20, 30, 40, 50}, int64s(1, 2, 3, 4, -5), 2, encoding.TS2Diff, false},
 		{"LAMINAR pages of two", encoding.Laminar, []int64{10, 20, 30, 40}, int64s(1, 0, 0, 4), 2, encoding.Laminar, false},
 		{"DBP last page of one", encoding.DescendingBitPacking, []int64{10, 20, 30}, int64s(1, 2, 3), 2, encoding.DescendingBitPacking, false},
 		{"SS last page of one", encoding.SeparateStorage, []int64{10, 20, 30}, int64s(1, 2, 3), 2, encoding.SeparateStorage, false},
@@ -108,7 +108,7 @@ func TestLaminarNullsAndInt32(t *testing.T) {
 		{SeriesSchema: SeriesSchema{Name: "two", DataType: Int32, Encoding: encoding.Laminar}, Values: Values{Type: Int32, Int32s: []int32{0, 3, 0, 5}, Null: []bool{true, false, true, false}}},
 		{SeriesSchema: SeriesSchema{Name: "none", DataType: Int32, Encoding: encoding.Laminar}, Values: Values{Type: Int32, Int32s: make([]int32, 4), Null: []bool{true, true, true, true}}},
 	}
-	want := map[string]Encoding{"": encoding.TS2Diff, "i64": laminarFallback, "zero": encoding.Laminar, "i32": laminarFallback, "date": laminarFallback, "two": encoding.Laminar, "none": encoding.Laminar}
+	want := map[string]Encoding{"": encoding.TS2Diff, "i64": encoding.TS2Diff, "zero": encoding.Laminar, "i32": encoding.TS2Diff, "date": encoding.TS2Diff, "two": encoding.Laminar, "none": encoding.Laminar}
 	var out bytes.Buffer
 	w, err := NewWriter(&out, nil)
 	require.NoError(t, err)
