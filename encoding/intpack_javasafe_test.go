@@ -111,9 +111,8 @@ func requireJavaSafe(t *testing.T, e encoding.Encoding, v []int64, b []byte) {
 func TestIntPackJavaSafeRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 16))
 	pages := javaSafePages(r, 3000)
-	for _, v := range [][]int64{{0}, {7}, {-1}, {math.MinInt64}, {0, 0}, {0, 5}, {5, 0}, {5, 5}, {0, 0, 9}, {9, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}} {
-		pages = append(pages, v)
-	}
+	pages = append(pages, [][]int64{{0}, {7}, {-1}, {math.MinInt64}, {0, 0}, {0, 5}, {5, 0}, {5, 5}, {0, 0, 9}, {9, 0, 0}, {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}}...)
+
 	refused := 0
 	for _, v := range pages {
 		for _, e := range intPackEncodings {

@@ -24,8 +24,8 @@ import (
 // unboxes all of them), which its encoder writes for all-zero pages and for sparse ones. This
 // package reads those blocks as the layout says, low parts of zero, but never writes one: its
 // encoder picks the best b in 1..64 instead, which is the Java encoder's b wherever that is
-// not 0 (so those blocks stay byte for byte the same) and costs at most one bit per value
-// where it is. Every block it writes reads back correctly in that Java decoder.
+// not 0 (so those blocks stay byte for byte the same) and, where it is, costs at most one
+// bit per value by the encoder's own size estimate. Every block it writes reads back correctly in that Java decoder.
 
 // ssMinWidth is the least split width the encoder writes: the Java decoder fails on 0.
 const ssMinWidth = 1
