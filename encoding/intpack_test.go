@@ -2,6 +2,7 @@ package encoding_test
 
 import (
 	"encoding/hex"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -21,43 +22,50 @@ var intPackEncodings = []encoding.Encoding{encoding.DescendingBitPacking, encodi
 // value list as one page (encode each value, then flush). javaDecodes says whether the upstream
 // Java decoder of the same commit reads the stream back: it does not for SEPARATE_STORAGE blocks
 // split at width 0 (NullPointerException) nor for LAMINAR blocks with an array of one value (it
-// skips the empty width-step package the encoder writes), and this package reads both.
+// skips the empty width-step package the encoder writes), and this package reads both. Where it
+// does not, ours holds what this package's encoder writes instead (see sepstorage.go and
+// laminar.go), or "refused" for the LAMINAR page of one non-zero value, which it cannot write
+// so that decoder reads it; the Java decoder of those commits read each ours stream back to
+// its values, checked on 2026-12-05. Elsewhere the encoder writes hex byte for byte.
 var intPackGolden = []struct {
 	enc         encoding.Encoding
 	v           []int64
-	hex         string
+	hex         string // the upstream Java encoder's bytes
 	javaDecodes bool
+	ours        string // "" when the encoder writes hex
 }{
-	{encoding.DescendingBitPacking, []int64{0, -1, 1, -2, 2, 0, 0, -3, 3, 0, -4, 0, 0, 0, 4, -5, 5, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 0, 0, 5, -5, 10, -2, 4, 3, 2, 1, -1, 2, -3, 1, 2, 1, 1, -1, -1, 0, 0, 0}, "0000002b0000001f4525136505cf60e6ca21c1e111d8230da09e8a49417e69c00000003200000040fffffffffffffffffffffffffffffffefffffffffffffffdfffffffffffffffc0000000000000014554cc43ed6c923eaa780", true},
-	{encoding.DescendingBitPacking, []int64{1, 2, 3}, "0000000300000003900000000200000003d100", true},
-	{encoding.DescendingBitPacking, []int64{5}, "00000001000000010000000100000004a0", true},
-	{encoding.DescendingBitPacking, []int64{0, 0, 0, 0}, "0000000400000000", true},
-	{encoding.DescendingBitPacking, []int64{-1, 1000, 7, 0, 0, 0, 3}, "00000007000000042b00000000040000000bfa003988", true},
-	{encoding.DescendingBitPacking, []int64{math.MinInt64, math.MinInt64}, "0000000200000002400000001800000040ffffffffffffffffffffffffffffffff0000000000000000", true},
-	{encoding.DescendingBitPacking, []int64{0, 0, 0, 0, 0, 0, 0, 0, 0, 9}, "0000000a000000019000000002000000059000", true},
-	{encoding.DescendingBitPacking, []int64{100, 0, 9, 82, 0, 0, 7, 0, 0, 0}, "0000000a0000000403260000000500000008c8a4127000", true},
-	{encoding.DescendingBitPacking, []int64{math.MinInt32, math.MaxInt32, 0, -7, 123456}, "000000050000000406300000000f00000020fffffffffffffffe0003c480000340", true},
-	{encoding.DescendingBitPacking, []int64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, "0000001a0000001600443214c74254b635cf84653a540000000800000003db6db6db65555500", true},
-	{encoding.SeparateStorage, []int64{0, -1, 1, -2, 2, 0, 0, -3, 3, 0, -4, 0, 0, 0, 4, -5, 5, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 0, 0, 5, -5, 10, -2, 4, 3, 2, 1, -1, 2, -3, 1, 2, 1, 1, -1, -1, 0, 0, 0}, "0000002b000000040000002b000000054524d464000000260000003cffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff00000000000000100123400560700089afecd00a94386421452422110000", true},
-	{encoding.SeparateStorage, []int64{1, 2, 3}, "000000030000000300000003000000005300", true},
-	{encoding.SeparateStorage, []int64{5}, "000000010000000000000001000000010000000100000004a0", false},
-	{encoding.SeparateStorage, []int64{0, 0, 0, 0}, "00000004000000000000000400000000", false},
-	{encoding.SeparateStorage, []int64{-1, 1000, 7, 0, 0, 0, 3}, "000000070000000000000007000000042b00000000040000000bfa003988", false},
-	{encoding.SeparateStorage, []int64{math.MinInt64, math.MinInt64}, "00000002000000400000000200000002400000001800000040ffffffffffffffffffffffffffffffff000000000000000000000000000000000000000000000000", true},
-	{encoding.SeparateStorage, []int64{0, 0, 0, 0, 0, 0, 0, 0, 0, 9}, "0000000a000000000000000a000000019000000002000000059000", false},
-	{encoding.SeparateStorage, []int64{100, 0, 9, 82, 0, 0, 7, 0, 0, 0}, "0000000a000000000000000a0000000403260000000500000008c8a4127000", false},
-	{encoding.SeparateStorage, []int64{math.MinInt32, math.MaxInt32, 0, -7, 123456}, "0000000500000000000000050000000406300000000f00000020fffffffffffffffe0003c480000340", false},
-	{encoding.SeparateStorage, []int64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, "0000001a000000030000001a00000000db6db6db649249248000", true},
-	{encoding.Laminar, []int64{0, -1, 1, -2, 2, 0, 0, -3, 3, 0, -4, 0, 0, 0, 4, -5, 5, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 0, 0, 5, -5, 10, -2, 4, 3, 2, 1, -1, 2, -3, 1, 2, 1, 1, -1, -1, 0, 0, 0}, "0000002b00000000000000000000001f000000400a011a0076010705120120000000000000000100000000000000020000000000000003000000000000000400000000000000050000000000000006000000000000000700000000000000080000000000000009000000000000000afffffffffffffffffffffffffffffffefffffffffffffffcfffffffffffffffd526871a232a9580420c41c828e3d04524d45d865a6dc75e7e08628e49669c0", true},
-	{encoding.Laminar, []int64{1, 2, 3}, "000000030000000300000003000000030401030200530000000000", true},
-	{encoding.Laminar, []int64{5}, "000000010000000000000000000000010000000400a0", false},
-	{encoding.Laminar, []int64{0, 0, 0, 0}, "00000004000000000000000000000000", true},
-	{encoding.Laminar, []int64{-1, 1000, 7, 0, 0, 0, 3}, "0000000700000003000000030000000b050105017f00003f4380000000010000000300c060", false},
-	{encoding.Laminar, []int64{math.MinInt64, math.MinInt64}, "000000020000000200000002000000400401030100ffffffffffffffffffffffffffffffff00000000", true},
-	{encoding.Laminar, []int64{0, 0, 0, 0, 0, 0, 0, 0, 0, 9}, "0000000a00000000000000000000000100000005009090", false},
-	{encoding.Laminar, []int64{100, 0, 9, 82, 0, 0, 7, 0, 0, 0}, "0000000a00000001000000010000000800c80000000300000008040103067812a4e01250", false},
-	{encoding.Laminar, []int64{math.MinInt32, math.MaxInt32, 0, -7, 123456}, "000000050000000200000002000000200401030100fffffffffffffffe0000000200000012040103010000037c480028", true},
-	{encoding.Laminar, []int64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, "0000001a0000001600000016000000030701160005038000db6db6db6aaaaa00000000", true},
+	{encoding.DescendingBitPacking, []int64{0, -1, 1, -2, 2, 0, 0, -3, 3, 0, -4, 0, 0, 0, 4, -5, 5, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 0, 0, 5, -5, 10, -2, 4, 3, 2, 1, -1, 2, -3, 1, 2, 1, 1, -1, -1, 0, 0, 0}, "0000002b0000001f4525136505cf60e6ca21c1e111d8230da09e8a49417e69c00000003200000040fffffffffffffffffffffffffffffffefffffffffffffffdfffffffffffffffc0000000000000014554cc43ed6c923eaa780", true, ""},
+	{encoding.DescendingBitPacking, []int64{1, 2, 3}, "0000000300000003900000000200000003d100", true, ""},
+	{encoding.DescendingBitPacking, []int64{5}, "00000001000000010000000100000004a0", true, ""},
+	{encoding.DescendingBitPacking, []int64{0, 0, 0, 0}, "0000000400000000", true, ""},
+	{encoding.DescendingBitPacking, []int64{-1, 1000, 7, 0, 0, 0, 3}, "00000007000000042b00000000040000000bfa003988", true, ""},
+	{encoding.DescendingBitPacking, []int64{math.MinInt64, math.MinInt64}, "0000000200000002400000001800000040ffffffffffffffffffffffffffffffff0000000000000000", true, ""},
+	{encoding.DescendingBitPacking, []int64{0, 0, 0, 0, 0, 0, 0, 0, 0, 9}, "0000000a000000019000000002000000059000", true, ""},
+	{encoding.DescendingBitPacking, []int64{100, 0, 9, 82, 0, 0, 7, 0, 0, 0}, "0000000a0000000403260000000500000008c8a4127000", true, ""},
+	{encoding.DescendingBitPacking, []int64{math.MinInt32, math.MaxInt32, 0, -7, 123456}, "000000050000000406300000000f00000020fffffffffffffffe0003c480000340", true, ""},
+	{encoding.DescendingBitPacking, []int64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, "0000001a0000001600443214c74254b635cf84653a540000000800000003db6db6db65555500", true, ""},
+	{encoding.SeparateStorage, []int64{0, -1, 1, -2, 2, 0, 0, -3, 3, 0, -4, 0, 0, 0, 4, -5, 5, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 0, 0, 5, -5, 10, -2, 4, 3, 2, 1, -1, 2, -3, 1, 2, 1, 1, -1, -1, 0, 0, 0}, "0000002b000000040000002b000000054524d464000000260000003cffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff00000000000000100123400560700089afecd00a94386421452422110000", true, ""},
+	{encoding.SeparateStorage, []int64{1, 2, 3}, "000000030000000300000003000000005300", true, ""},
+	{encoding.SeparateStorage, []int64{5}, "000000010000000000000001000000010000000100000004a0", false, "000000010000000100000001000000010000000100000003a000"},
+	{encoding.SeparateStorage, []int64{0, 0, 0, 0}, "00000004000000000000000400000000", false, "0000000400000001000000040000000000"},
+	{encoding.SeparateStorage, []int64{-1, 1000, 7, 0, 0, 0, 3}, "000000070000000000000007000000042b00000000040000000bfa003988", false, "000000070000000100000007000000032b00000000040000000afa00760080"},
+	{encoding.SeparateStorage, []int64{math.MinInt64, math.MinInt64}, "00000002000000400000000200000002400000001800000040ffffffffffffffffffffffffffffffff000000000000000000000000000000000000000000000000", true, ""},
+	{encoding.SeparateStorage, []int64{0, 0, 0, 0, 0, 0, 0, 0, 0, 9}, "0000000a000000000000000a000000019000000002000000059000", false, "0000000a000000010000000a00000001900000000100000004900000"},
+	{encoding.SeparateStorage, []int64{100, 0, 9, 82, 0, 0, 7, 0, 0, 0}, "0000000a000000000000000a0000000403260000000500000008c8a4127000", false, "0000000a000000010000000a0000000403260000000400000007c9484b800000"},
+	{encoding.SeparateStorage, []int64{math.MinInt32, math.MaxInt32, 0, -7, 123456}, "0000000500000000000000050000000406300000000f00000020fffffffffffffffe0003c480000340", false, "0000000500000001000000050000000406300000000f0000001ffffffffffffffffc000f120000180090"},
+	{encoding.SeparateStorage, []int64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, "0000001a000000030000001a00000000db6db6db649249248000", true, ""},
+	{encoding.Laminar, []int64{0, -1, 1, -2, 2, 0, 0, -3, 3, 0, -4, 0, 0, 0, 4, -5, 5, math.MinInt64, math.MaxInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 0, 0, 5, -5, 10, -2, 4, 3, 2, 1, -1, 2, -3, 1, 2, 1, 1, -1, -1, 0, 0, 0}, "0000002b00000000000000000000001f000000400a011a0076010705120120000000000000000100000000000000020000000000000003000000000000000400000000000000050000000000000006000000000000000700000000000000080000000000000009000000000000000afffffffffffffffffffffffffffffffefffffffffffffffcfffffffffffffffd526871a232a9580420c41c828e3d04524d45d865a6dc75e7e08628e49669c0", true, ""},
+	{encoding.Laminar, []int64{1, 2, 3}, "000000030000000300000003000000030401030200530000000000", true, ""},
+	{encoding.Laminar, []int64{5}, "000000010000000000000000000000010000000400a0", false, "refused"},
+	{encoding.Laminar, []int64{0, 0, 0, 0}, "00000004000000000000000000000000", true, ""},
+	{encoding.Laminar, []int64{-1, 1000, 7, 0, 0, 0, 3}, "0000000700000003000000030000000b050105017f00003f4380000000010000000300c060", false, "0000000700000002000000020000000b0401030100003f4000000002000000040401030280ec10"},
+	{encoding.Laminar, []int64{math.MinInt64, math.MinInt64}, "000000020000000200000002000000400401030100ffffffffffffffffffffffffffffffff00000000", true, ""},
+	{encoding.Laminar, []int64{0, 0, 0, 0, 0, 0, 0, 0, 0, 9}, "0000000a00000000000000000000000100000005009090", false, "0000000a0000000a0000000a00000005030112000000000000048000000000"},
+	{encoding.Laminar, []int64{100, 0, 9, 82, 0, 0, 7, 0, 0, 0}, "0000000a00000001000000010000000800c80000000300000008040103067812a4e01250", false, "0000000a00000000000000000000000400000008040103073cc812a4e00236"},
+	{encoding.Laminar, []int64{math.MinInt32, math.MaxInt32, 0, -7, 123456}, "000000050000000200000002000000200401030100fffffffffffffffe0000000200000012040103010000037c480028", true, ""},
+	{encoding.Laminar, []int64{3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0}, "0000001a0000001600000016000000030701160005038000db6db6db6aaaaa00000000", true, ""},
+	// The cuts 0 and 3 tie for the least estimated size; Java keeps the first.
+	{encoding.Laminar, []int64{0, -2, -4}, "000000030000000000000000000000020000000304010301007c60", true, ""},
 }
 
 func TestIntPackJavaGolden(t *testing.T) {
@@ -65,15 +73,29 @@ func TestIntPackJavaGolden(t *testing.T) {
 		t.Run(g.enc.String(), func(t *testing.T) {
 			want, err := hex.DecodeString(g.hex)
 			require.NoError(t, err)
-			got, err := encoding.AppendEncodedInt64(g.enc, nil, g.v)
-			require.NoError(t, err)
-			require.Equal(t, g.hex, hex.EncodeToString(got), "encoder output differs from the Java encoder's")
+			// The upstream bytes always read, whatever this encoder writes for them.
 			dst := make([]int64, len(g.v))
 			require.NoError(t, encoding.DecodeInt64(g.enc, dst, want))
 			require.Equal(t, g.v, dst)
 			n, err := encoding.CountInt64(g.enc, want)
 			require.NoError(t, err)
 			require.Equal(t, len(g.v), n)
+
+			require.Equal(t, g.javaDecodes, g.ours == "", "the encoder departs from upstream exactly where the Java decoder fails")
+			got, err := encoding.AppendEncodedInt64(g.enc, nil, g.v)
+			if g.ours == "refused" {
+				require.ErrorIs(t, err, encoding.ErrLaminarSingleValue)
+				return
+			}
+			require.NoError(t, err)
+			if g.ours != "" {
+				require.Equal(t, g.ours, hex.EncodeToString(got), "encoder output differs from the Java-checked bytes")
+				require.NoError(t, encoding.DecodeInt64(g.enc, dst, got))
+				require.Equal(t, g.v, dst)
+				want = got
+			} else {
+				require.Equal(t, g.hex, hex.EncodeToString(got), "encoder output differs from the Java encoder's")
+			}
 
 			// The Java Int encoders widen each value to a long, so an INT32 stream of values
 			// that fit is the same bytes.
@@ -147,6 +169,11 @@ func TestIntPackRoundTrip(t *testing.T) {
 		for name, v := range intPackSeries(r, n) {
 			for _, e := range intPackEncodings {
 				b, err := encoding.AppendEncodedInt64(e, nil, v)
+				if e == encoding.Laminar && n == 1 && v[0] != 0 {
+					// Refused; TestIntPackJavaSafeRoundTrip covers it.
+					require.ErrorIs(t, err, encoding.ErrLaminarSingleValue)
+					continue
+				}
 				require.NoError(t, err)
 				got := make([]int64, n)
 				require.NoError(t, encoding.DecodeInt64(e, got, b), "%v %s n=%d", e, name, n)
@@ -217,7 +244,7 @@ func TestIntPackCorrupt(t *testing.T) {
 		{"value bytes cut", encoding.DescendingBitPacking, 3, good[:len(good)-2], "value bits of 2 bytes, 0 left"},
 		{"values overrun", encoding.DescendingBitPacking, 3, set(good, 9, 0, 0, 0, 0), "value 0 of 3 bits runs past the 0 value bytes"},
 		{"trailing byte", encoding.DescendingBitPacking, 3, append(append([]byte{}, good...), 0), "1 bytes after the last of 3 values"},
-		{"trailing block", encoding.Laminar, 3, append(lam(1, 2, 3), lam(4)...), "bytes after the last of 3 values"},
+		{"trailing block", encoding.Laminar, 3, append(lam(1, 2, 3), lam(4, 4)...), "bytes after the last of 3 values"},
 		{"int32 overflow", encoding.DescendingBitPacking, -1, dbp(math.MaxInt32 + 1), "outside the INT32 range"},
 		{"split width 65", encoding.SeparateStorage, 3, set(ss(1, 2, 3), 4, 0, 0, 0, 65), "split width 65"},
 		{"high count differs", encoding.SeparateStorage, 3, set(ss(1, 2, 3), 8, 0, 0, 0, 2), "high parts hold 2 values in a block of 3"},
@@ -270,6 +297,9 @@ func intPackFuzz(f *testing.F, e encoding.Encoding) {
 		require.NoError(t, err)
 		require.Equal(t, int(n), c)
 		re, err := encoding.AppendEncodedInt64(e, nil, dst)
+		if errors.Is(err, encoding.ErrLaminarSingleValue) {
+			return // the one page the LAMINAR encoder refuses
+		}
 		require.NoError(t, err)
 		again := make([]int64, n)
 		require.NoError(t, encoding.DecodeInt64(e, again, re))

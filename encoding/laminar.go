@@ -1,6 +1,8 @@
 package encoding
 
 import (
+	"errors"
+	"fmt"
 	"math/bits"
 )
 
@@ -27,10 +29,17 @@ import (
 //	value bits              present if k > 0: each value in its width, padded to a byte
 //
 // For an array of one value the Java encoder still writes the RLE package, empty (the byte
-// 0x00), but the Java decoder at that commit reads no flags and so takes that byte as value
-// bits: it misreads (or fails on) every block with p = 1 or a single sparse value, both of
-// which its encoder writes. This package reads the layout its encoder writes, package
-// included, and writes it byte for byte.
+// 0x00), but the Java decoder at that commit reads no flags (its flag loop starts at the
+// second value, and IntRleDecoder reads the package on its first readInt) and so takes that
+// byte as value bits: it misreads (or fails on) every block with p = 1 or a single sparse
+// value, both of which its encoder writes. This package reads the layout its encoder writes,
+// package included. Its encoder never writes a one-value array: it picks the best cut p among
+// those that leave neither array with exactly one value, which is the Java encoder's p
+// wherever that one is safe (so those blocks stay byte for byte the same). Such a cut exists
+// for every page but one of a single non-zero value (p = 1 makes the dense array one value,
+// p = 0 the sparse one); that page has no layout both decoders read, and the encoder refuses
+// it with ErrLaminarSingleValue. An array of one zero value cannot arise: p = 1 is never
+// chosen and the sparse array holds only non-zero values.
 //
 // The reader here is stricter than Java's where Java would not fail but silently misplace
 // values: the flags must be exactly those needed, the dense array must hold p values, and
@@ -47,26 +56,45 @@ func laminarWidths(u []uint64) []uint8 {
 	return w
 }
 
-// laminarCut returns the p Java's partition picks for u.
-func laminarCut(u []uint64, lw []uint8) int {
+// ErrLaminarSingleValue is wrapped by the error the LAMINAR encoder returns for a page of
+// exactly one non-zero value, which no LAMINAR block can hold so that the upstream Java
+// decoder reads it (see laminar.go). A writer should store such a chunk in another encoding.
+// It is not ErrUnsupported: LAMINAR writes every other page of the integer types.
+var ErrLaminarSingleValue = errors.New("encoding: a LAMINAR page of one non-zero value has no layout the upstream Java decoder reads")
+
+// laminarSafeCut reports whether the Java decoder reads a block cut at p: neither array may
+// hold exactly one value. nzAfter is the number of non-zero values from p on, which the
+// sparse array holds.
+func laminarSafeCut(p, nzAfter int) bool { return p != 1 && nzAfter != 1 }
+
+// laminarCut returns the p Java's partition (LaminarEncoder.flush) picks for u among the cuts
+// that laminarSafeCut allows: the first of least estimated bits. ok is false if there is none
+// (a single non-zero value).
+func laminarCut(u []uint64, lw []uint8) (p int, ok bool) {
 	iw := int64(bits.Len(uint(len(u) - 1)))
 	var cur int64
+	nz := 0
 	for i, v := range u {
 		if v != 0 {
 			cur += 1 + int64(lw[i]) + iw
+			nz++
 		}
 	}
-	best, bestLen := 0, cur
+	best, bestLen := -1, int64(0)
+	if laminarSafeCut(0, nz) {
+		best, bestLen = 0, cur
+	}
 	for i, v := range u {
 		if v != 0 {
 			cur -= 1 + int64(lw[i]) + iw
+			nz--
 		}
 		cur += 1 + int64(lw[i])
-		if cur < bestLen {
+		if laminarSafeCut(i+1, nz) && (best < 0 || cur < bestLen) {
 			best, bestLen = i+1, cur
 		}
 	}
-	return best
+	return best, best >= 0
 }
 
 // appendLaminarArray appends one array as flushEncodeArray writes it.
@@ -96,17 +124,20 @@ func appendLaminarArray(dst []byte, v []uint64) ([]byte, error) {
 }
 
 // appendLaminarBlock appends u, the zigzagged values, as one block, byte for byte as
-// LaminarEncoder.flush writes it.
+// LaminarEncoder.flush writes it wherever the Java decoder reads that back (see laminarCut).
 func appendLaminarBlock(dst []byte, u []uint64) ([]byte, error) {
 	n := len(u)
 	if n > dbpMaxValues {
 		return dst, unsupportedCount(Laminar, n)
 	}
-	dst = appendInt32BE(dst, n)
 	if n == 0 {
-		return dst, nil
+		return appendInt32BE(dst, 0), nil
 	}
-	p := laminarCut(u, laminarWidths(u))
+	p, ok := laminarCut(u, laminarWidths(u))
+	if !ok {
+		return dst, fmt.Errorf("encoding: LAMINAR page of the one value %d (stored %d): %w", unzigzag64(u[0]), u[0], ErrLaminarSingleValue)
+	}
+	dst = appendInt32BE(dst, n)
 	dst = appendInt32BE(dst, p)
 	dst, err := appendLaminarArray(dst, u[:p])
 	if err != nil {

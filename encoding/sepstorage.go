@@ -15,16 +15,25 @@ import (
 //	low bits        present if b > 0: n fields of b bits, padded to a byte
 //
 // Java shifts by b mod 64, so b = 64 (chosen when every value is 64 bits wide) puts the whole
-// value in the high part and zero in the low bits; this package does the same. The encoder
-// picks the b in 0..64 that minimises the estimated bits (n*b for the low parts plus, for
-// each value wider than b, its extra width and a position), the first on ties.
+// value in the high part and zero in the low bits; this package does the same. The Java
+// encoder picks the b in 0..64 that minimises the estimated bits (n*b for the low parts plus,
+// for each value wider than b, its extra width and a position), the first on ties.
 //
 // The Java decoder at that commit throws a NullPointerException on every block with b = 0
-// (it never fills the low parts it then reads), which its encoder writes for all-zero pages
-// and for sparse ones. This package reads those blocks as the layout says: low parts of zero.
+// (SeparateStorageDecoder.loadNextBlock only fills its boxed low parts when b > 0, then
+// unboxes all of them), which its encoder writes for all-zero pages and for sparse ones. This
+// package reads those blocks as the layout says, low parts of zero, but never writes one: its
+// encoder picks the best b in 1..64 instead, which is the Java encoder's b wherever that is
+// not 0 (so those blocks stay byte for byte the same) and, where it is, costs at most one
+// bit per value by the encoder's own size estimate. Every block it writes reads back correctly in that Java decoder.
 
-// ssOptimalWidth returns the split width Java's getOptimalBitWidth picks for n values whose
-// bit lengths are counted in wc.
+// ssMinWidth is the least split width the encoder writes: the Java decoder fails on 0.
+const ssMinWidth = 1
+
+// ssOptimalWidth returns the split width Java's getOptimalBitWidth would pick for n values
+// whose bit lengths are counted in wc, among the widths 1..64 that the Java decoder reads
+// (see above): the first b >= 1 of least estimated bits. Where Java's own pick is not 0, it is
+// the first minimum overall and so also the first one from 1 on: the same b.
 func ssOptimalWidth(wc *[65]int64, n int) int {
 	var sum, weighted int64
 	for i, c := range wc {
@@ -38,7 +47,7 @@ func ssOptimalWidth(wc *[65]int64, n int) int {
 		curSum -= wc[i]
 		curWeighted -= wc[i] * int64(i)
 		l := sum*int64(i) + curSum*iw + (curWeighted - curSum*int64(i))
-		if bestLen == -1 || l < bestLen {
+		if i >= ssMinWidth && (bestLen == -1 || l < bestLen) {
 			best, bestLen = i, l
 		}
 	}
@@ -46,7 +55,8 @@ func ssOptimalWidth(wc *[65]int64, n int) int {
 }
 
 // appendSSBlock appends u, the zigzagged values, as one block, byte for byte as
-// SeparateStorageEncoder.flush writes it.
+// SeparateStorageEncoder.flush writes it except that the split width is never 0 (see
+// ssOptimalWidth).
 func appendSSBlock(dst []byte, u []uint64) ([]byte, error) {
 	n := len(u)
 	if n > dbpMaxValues {

@@ -28,7 +28,11 @@ type WriteOptions struct {
 	// reach this many bytes (default 64 KiB).
 	PageSizeTarget int
 	// TimeEncoding encodes aligned time chunks and the time streams of
-	// non-aligned pages (default TS_2DIFF).
+	// non-aligned pages (default TS_2DIFF). With LAMINAR, an aligned time
+	// chunk with a page of one row (and a non-zero time) is written in
+	// TS_2DIFF, as SeriesSchema.Encoding says; a non-aligned page of one
+	// such point is refused, since its chunk header has no time encoding
+	// to change.
 	TimeEncoding TimeEncoding
 	// TimeCompression compresses aligned time chunks (default UNCOMPRESSED).
 	TimeCompression Compression
@@ -137,6 +141,13 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 }
 
 // SeriesSchema names a measurement and how its chunks are written.
+//
+// Encoding LAMINAR has one exception: a chunk with a page of exactly one
+// non-null value that is not 0 is written in TS_2DIFF, and its chunk header
+// says so. No LAMINAR page of that one value reads correctly in the upstream
+// Java reader (its LaminarDecoder misreads a one-value array; see
+// encoding.ErrLaminarSingleValue), while each chunk header names its own
+// encoding, so the rest of the series keeps LAMINAR.
 type SeriesSchema struct {
 	Name        string
 	DataType    DataType
@@ -453,7 +464,13 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 	var pages []builtPage
 	for p := 0; p+1 < len(bounds); p++ {
 		lo, hi := bounds[p], bounds[p+1]
-		body, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding.Encoding(), nil, times[lo:hi])
+		body, err := encoding.AppendEncodedInt64(timeSeries.Encoding, nil, times[lo:hi])
+		if errors.Is(err, encoding.ErrLaminarSingleValue) {
+			// Restart the chunk in the fallback (see SeriesSchema); the Java
+			// reader takes the time encoding from this chunk's header.
+			timeSeries.Encoding, pages, p = laminarFallback, pages[:0], -1
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -473,6 +490,12 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		for p := 0; p+1 < len(bounds); p++ {
 			lo, hi := bounds[p], bounds[p+1]
 			bp, err := buildValuePage(c, times, lo, hi)
+			if errors.Is(err, encoding.ErrLaminarSingleValue) {
+				// Restart the chunk in the fallback (see SeriesSchema).
+				c = withLaminarFallback(c)
+				pages, p = pages[:0], -1 // allNull is false anyway: the failed page holds a value
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -588,20 +611,29 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		if err := checkTimes(s.Times, last, ok && !w.opts.Overlapping); err != nil {
 			return fmt.Errorf("%w (series %s.%s)", err, dev, s.Name)
 		}
+		if err := w.checkLaminarTimes(s); err != nil {
+			return fmt.Errorf("tsfile: series %s.%s: %w", dev, s.Name, err)
+		}
 	}
 	w.chunkGroupHeader(d.id) // one spelling of a v3 path per device
 	for i := range series {
 		s := &series[i]
 		var pages []builtPage
-		col := AlignedColumn{SeriesSchema: s.SeriesSchema, Values: s.Values}
-		bounds := w.pageBounds(s.Times, []AlignedColumn{col})
+		col := &AlignedColumn{SeriesSchema: s.SeriesSchema, Values: s.Values}
+		bounds := w.pageBounds(s.Times, []AlignedColumn{*col})
 		for p := 0; p+1 < len(bounds); p++ {
 			lo, hi := bounds[p], bounds[p+1]
 			ts, err := encoding.AppendEncodedInt64(w.opts.TimeEncoding.Encoding(), nil, s.Times[lo:hi])
 			if err != nil {
 				return err
 			}
-			vp, err := buildValuePage(&col, s.Times, lo, hi)
+			vp, err := buildValuePage(col, s.Times, lo, hi)
+			if errors.Is(err, encoding.ErrLaminarSingleValue) {
+				// Restart the chunk in the fallback (see SeriesSchema).
+				col = withLaminarFallback(col)
+				pages, p = pages[:0], -1
+				continue
+			}
 			if err != nil {
 				return err
 			}
@@ -612,12 +644,42 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 			payload = append(payload, vp.dense...)
 			pages = append(pages, builtPage{payload: payload, stats: vp.stats})
 		}
-		if err := w.writeChunk(d, &s.SeriesSchema, MarkerChunkHeader, pages, 0); err != nil {
+		if err := w.writeChunk(d, &col.SeriesSchema, MarkerChunkHeader, pages, 0); err != nil {
 			return err
 		}
 	}
 	d.hasData = true
 	return w.err
+}
+
+// checkLaminarTimes refuses, before anything of the group is written, a
+// non-aligned series whose LAMINAR time streams would hold a page of one
+// non-zero time: unlike an aligned time chunk, a non-aligned chunk header
+// records no time encoding, so there is none to fall back to.
+func (w *Writer) checkLaminarTimes(s *NonAlignedSeries) error {
+	if w.opts.TimeEncoding.Encoding() != encoding.Laminar {
+		return nil
+	}
+	bounds := w.pageBounds(s.Times, []AlignedColumn{{SeriesSchema: s.SeriesSchema, Values: s.Values}})
+	for p := 0; p+1 < len(bounds); p++ {
+		lo, hi := bounds[p], bounds[p+1]
+		if _, err := encoding.AppendEncodedInt64(encoding.Laminar, nil, s.Times[lo:hi]); err != nil {
+			return fmt.Errorf("page of the one point at time %d cannot be a LAMINAR time stream that upstream Java readers read; use another WriteOptions.TimeEncoding: %w", s.Times[lo], err)
+		}
+	}
+	return nil
+}
+
+// laminarFallback is the encoding of a chunk declared LAMINAR that has a page
+// of one non-zero value (see SeriesSchema): TS_2DIFF takes every type LAMINAR
+// does and every upstream reader decodes it.
+const laminarFallback = encoding.TS2Diff
+
+// withLaminarFallback returns a copy of c to be written in laminarFallback.
+func withLaminarFallback(c *AlignedColumn) *AlignedColumn {
+	fb := *c
+	fb.Encoding = laminarFallback
+	return &fb
 }
 
 // WriteOperationIndexRange writes an OperationIndexRange record after the
