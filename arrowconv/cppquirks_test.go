@@ -310,6 +310,16 @@ func TestCppInt32PlainShift(t *testing.T) {
 	for _, r := range rows {
 		require.NotEqual(t, "-2147483648", r[2])
 	}
+	// tsfile's row helpers alike.
+	f, err = tsfile.Open(bytes.NewReader(x), int64(len(x)), verifyReadOpts(tsfile.ReadOptions{Lenient: true}))
+	require.NoError(t, err)
+	cols, err = f.ReadAligned(ss)
+	require.NoError(t, err)
+	require.Equal(t, cppInt32s(false)[:4], cols.Columns["i32"].Int32s[:4])
+	require.NotEqual(t, int32(math.MinInt32), cols.Columns["i32"].Int32s[5])
+	warns = f.Warnings()
+	require.Contains(t, warns[len(warns)-1].Msg, "page 1: ")
+	require.Contains(t, warns[len(warns)-1].Msg, "the page body or its statistics are damaged")
 }
 
 // TestCppQuirksNoFalsePositive: conformant files read exactly as before
@@ -384,5 +394,63 @@ func TestCppQuirksNoFalsePositiveCorpus(t *testing.T) {
 			require.Zero(t, f.Quirks())
 			require.Empty(t, f.Warnings())
 		})
+	}
+}
+
+// TestCppFloatTS2DiffBitsEachPath reads each FLOAT/DOUBLE series alone,
+// strictly, through each decode path: arrowconv's aligned and non-aligned
+// ones and tsfile's ReadAligned and ReadNonAligned. Each notes the quirk.
+func TestCppFloatTS2DiffBitsEachPath(t *testing.T) {
+	b := cppQuirkFile(t, false)
+	want := cppWantRows(t, cppInt32s(false))
+	for _, dev := range []string{"al", "na"} {
+		id := tsfile.NewDeviceID("root", "v", dev)
+		for col, name := range []string{"f32bits", "f64bits"} {
+			t.Run(dev+"/"+name, func(t *testing.T) {
+				f := cppOpen(t, b)
+				mem := checkedMem(t)
+				r, err := NewTreeReader(f, "", &Options{Allocator: mem, Columns: []string{name}, Devices: []tsfile.DeviceID{id}})
+				require.NoError(t, err)
+				got := drain(t, r)
+				require.Len(t, got.rows, len(cppRows))
+				off := 0
+				if dev == "na" {
+					off = len(cppRows)
+				}
+				for i, row := range got.rows {
+					require.Equal(t, want[off+i][3+col], row[len(row)-1], "row %d", i)
+				}
+				require.Equal(t, tsfile.QuirkFloatTS2DIFFBits, f.Quirks())
+				require.Len(t, f.Warnings(), 1)
+
+				f = cppOpen(t, b)
+				ss, err := f.Series(id)
+				require.NoError(t, err)
+				var v *tsfile.Values
+				for k := range ss {
+					if ss[k].Measurement != name {
+						continue
+					}
+					if dev == "al" {
+						cols, err := f.ReadAligned([]tsfile.TimeseriesMetadata{ss[0], ss[k]})
+						require.NoError(t, err)
+						v = cols.Columns[name]
+					} else {
+						_, got, err := f.ReadNonAligned(&ss[k])
+						require.NoError(t, err)
+						v = &got
+					}
+				}
+				require.NotNil(t, v)
+				for i := range cppRows {
+					if col == 0 {
+						require.Equal(t, math.Float32bits(cppFloat32s()[i]), math.Float32bits(v.Float32s[i]))
+					} else {
+						require.Equal(t, math.Float64bits(cppFloat64s()[i]), math.Float64bits(v.Float64s[i]))
+					}
+				}
+				require.Equal(t, tsfile.QuirkFloatTS2DIFFBits, f.Quirks())
+			})
+		}
 	}
 }
