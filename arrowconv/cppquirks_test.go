@@ -3,6 +3,7 @@ package arrowconv
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -453,4 +454,81 @@ func TestCppFloatTS2DiffBitsEachPath(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestCppWrittenFiles reads files the C++ writer itself wrote
+// (testdata/cpp-codec): the values of codec.tsfile bit for bit, and the
+// pages of codec-lossy.tsfile that writer lost are never read silently.
+func TestCppWrittenFiles(t *testing.T) {
+	read := func(path string, o tsfile.ReadOptions, cols ...string) (*table, *tsfile.File, error) {
+		f, err := tsfile.OpenFile(path, &o)
+		require.NoError(t, err)
+		t.Cleanup(func() { f.Close() })
+		r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t), Columns: cols, BatchSize: 5})
+		require.NoError(t, err)
+		defer r.Release()
+		var got table
+		for r.Next() {
+			rec := r.RecordBatch()
+			for i := 0; i < int(rec.NumRows()); i++ {
+				row := make([]string, rec.NumCols())
+				for c := range row {
+					row[c] = canonArrow(rec.Column(c), i)
+				}
+				got.rows = append(got.rows, row)
+			}
+		}
+		return &got, f, r.Err()
+	}
+	const dir = "../testdata/cpp-codec/"
+	i32 := []int32{5, -3, 1<<30 - 1, -1 << 30, 7, -1, 0, 12, 1, 2, 3, -4}
+	f32, f64 := cppFloat32s(), cppFloat64s()
+	f64[4] = math.Float64frombits(0x7FF8000000000000) // C's NAN, which gen.cpp wrote
+	want := func(r int) []string {
+		return []string{fmt.Sprint(1700000000000 + int64(r)*1000), "root.sg.d1",
+			fmt.Sprintf("f32:%08x", math.Float32bits(f32[r])), fmt.Sprintf("f64:%016x", math.Float64bits(f64[r])), fmt.Sprint(i32[r])}
+	}
+
+	// The floats alone read strictly, with one warning naming the quirk.
+	got, f, err := read(dir+"codec.tsfile", tsfile.ReadOptions{}, "f32", "f64")
+	require.NoError(t, err)
+	require.Len(t, got.rows, 12)
+	for r, row := range got.rows {
+		w := want(r)
+		require.Equal(t, []string{w[0], w[2], w[3]}, row, "row %d", r) // projected: no device column
+	}
+	require.Equal(t, tsfile.QuirkFloatTS2DIFFBits, f.Quirks())
+	require.Len(t, f.Warnings(), 1)
+
+	// The INT32 column fails strictly naming the page and the writer.
+	_, _, err = read(dir+"codec.tsfile", tsfile.ReadOptions{})
+	require.ErrorIs(t, err, tsfile.ErrCorrupt)
+	require.Contains(t, err.Error(), `INT32 chunk "i32" at offset 703, page 0: min is 5 in the page body but -1073741824 in its statistics; read as INT32 PLAIN written as uvarint(v << 1), the page matches them: likely written by the C++ TsFile writer of early 2025`)
+
+	got, f, err = read(dir+"codec.tsfile", tsfile.ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	require.Len(t, got.rows, 12)
+	for r, row := range got.rows {
+		require.Equal(t, want(r), row, "row %d", r)
+	}
+	require.Equal(t, tsfile.QuirkFloatTS2DIFFBits|tsfile.QuirkInt32PlainShift, f.Quirks())
+	require.Len(t, f.Warnings(), 2)
+
+	// The lost pages fail strictly; under Lenient each is a warning of
+	// damage, never the quirk's reading.
+	_, _, err = read(dir+"codec-lossy.tsfile", tsfile.ReadOptions{}, "f32")
+	require.ErrorIs(t, err, tsfile.ErrCorrupt)
+	require.Contains(t, err.Error(), `FLOAT chunk "f32" at offset 19, page 0: last is`)
+	_, _, err = read(dir+"codec-lossy.tsfile", tsfile.ReadOptions{}, "i32")
+	require.ErrorIs(t, err, tsfile.ErrCorrupt)
+	require.Contains(t, err.Error(), "likely written by the C++ TsFile writer") // page 0 is the quirk's
+	_, f, err = read(dir+"codec-lossy.tsfile", tsfile.ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	var damaged []string
+	for _, w := range f.Warnings() {
+		if strings.Contains(w.Msg, "are damaged") {
+			damaged = append(damaged, w.Msg[strings.Index(w.Msg, "chunk"):strings.Index(w.Msg, ":")])
+		}
+	}
+	require.Equal(t, []string{`chunk "f32" at offset 19, page 0`, `chunk "f64" at offset 293, page 0`, `chunk "i32" at offset 655, page 1`}, damaged)
 }
