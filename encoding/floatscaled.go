@@ -84,8 +84,13 @@ func scaledPointScale(p uint32) float64 {
 //	                   (NaN, or beyond the int32 / int64 range)
 //
 // and a value marked in neither is round(v) without scaling (v * 10^p beyond the range, v
-// within it). This is the cross-language layout newer C++ writers follow as well (apache/
-// tsfile cpp/src/encoding/ts2diff_encoder.h after PRs #796 and #901).
+// within it). The section and the bitmaps cover the whole page, across TS_2DIFF blocks. This
+// is the layout upstream made the cross-language rule, which newer C++ writers follow as well
+// (apache/tsfile cpp/docs/ts2diff-float-double-wire-format.md, PRs #796 and #901). The C++
+// writers between those two PRs wrote the section and max_point_number before every block
+// instead; upstream's readers refuse that layout as a format error, and so does this one
+// (the second block's header does not parse), except for pages of one block, where the two
+// layouts agree.
 const (
 	scaledOverflowMarker    = 1<<31 - 1
 	scaledRawOverflowMarker = 1<<31 - 2

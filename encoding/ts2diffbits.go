@@ -14,8 +14,9 @@ import (
 //
 // Later upstream made the Java layout (floatscaled.go: max_point_number, then the scaled
 // integers) the one cross-language rule for FLOAT/DOUBLE TS_2DIFF, and newer C++ writers
-// follow it (apache/tsfile PRs #796 and #901); the raw-bits layout is read here only as that
-// one writer's quirk.
+// follow it (apache/tsfile PRs #796 and #901, cpp/docs/ts2diff-float-double-wire-format.md,
+// whose C++ reader refuses the raw-bits layout); the raw-bits layout is read here only as
+// that one writer's quirk, as issue 30 asks.
 //
 // Two details of that encoder matter to a reader only in that they cannot be undone:
 //   - A block's bit width is computed from max-min of its deltas in the value's own signed
