@@ -174,6 +174,22 @@ func TestScaledOverflowSection(t *testing.T) {
 	require.NoError(t, encoding.DecodeFloat64(encoding.RLE, got64, src))
 	require.Equal(t, []float64{0.07, 1e17}, got64)
 
+	// The per-block layout of C++ writers between apache/tsfile PRs #796 and #901, with
+	// max_point_number before each block, is refused as upstream refuses it: never read as
+	// other values.
+	v := make([]int64, 200)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	first, err := encoding.AppendEncodedInt64(encoding.TS2Diff, []byte{2}, v[:129])
+	require.NoError(t, err)
+	second, err := encoding.AppendEncodedInt64(encoding.TS2Diff, []byte{2}, v[129:])
+	require.NoError(t, err)
+	require.ErrorIs(t, encoding.DecodeFloat64(encoding.TS2Diff, make([]float64, 200), cat(first, second)), encoding.ErrCorrupt)
+	got129 := make([]float64, 129)
+	require.NoError(t, encoding.DecodeFloat64(encoding.TS2Diff, got129, first)) // one block: the layouts agree
+	require.Equal(t, 1.28, got129[128])
+
 	// A section that disagrees with the page's count, or is cut short, is corrupt.
 	require.ErrorIs(t, encoding.DecodeFloat64(encoding.RLE, make([]float64, 3), src), encoding.ErrCorrupt)
 	require.ErrorIs(t, encoding.DecodeFloat64(encoding.RLE, got64, src[:7]), encoding.ErrCorrupt)
