@@ -70,16 +70,30 @@ func newValueBuilder(mem memory.Allocator, t tsfile.DataType, dt arrow.DataType,
 	case tsfile.Boolean:
 		return &boolBuilder{flatBase: newFlat(base, arrow.FixedWidthTypes.Boolean, 1)}
 	case tsfile.Int32:
-		return checked(newFixed(base, dt, encoding.DecodeInt32, nil), (*tsfile.Statistics).CheckInt32s)
+		b := checked(newFixed(base, dt, encoding.DecodeInt32, nil), (*tsfile.Statistics).CheckInt32s)
+		b.checkPlain = tsfile.CheckInt32sPlain
+		return b
 	case tsfile.Date:
 		// Checked before datesToDays: the statistics hold yyyymmdd.
 		return checked(newFixed(base, dt, encoding.DecodeInt32, datesToDays), (*tsfile.Statistics).CheckInt32s)
 	case tsfile.Int64, tsfile.Timestamp:
 		return checked(newFixed(base, dt, encoding.DecodeInt64, nil), (*tsfile.Statistics).CheckInt64s)
 	case tsfile.Float:
-		return checked(newFixed(base, dt, encoding.DecodeFloat32, nil), (*tsfile.Statistics).CheckFloat32s)
+		b := checked(newFixed[float32](base, dt, nil, nil), (*tsfile.Statistics).CheckFloat32s)
+		b.decode = func(enc encoding.Encoding, dst []float32, src []byte) error {
+			q, err := tsfile.DecodeFloat32s(enc, dst, src)
+			b.quirk |= q
+			return err
+		}
+		return b
 	case tsfile.Double:
-		return checked(newFixed(base, dt, encoding.DecodeFloat64, nil), (*tsfile.Statistics).CheckFloat64s)
+		b := checked(newFixed[float64](base, dt, nil, nil), (*tsfile.Statistics).CheckFloat64s)
+		b.decode = func(enc encoding.Encoding, dst []float64, src []byte) error {
+			q, err := tsfile.DecodeFloat64s(enc, dst, src)
+			b.quirk |= q
+			return err
+		}
+		return b
 	case tsfile.Text, tsfile.String:
 		b := newBinaryBuilder(base, dt)
 		b.text = t
@@ -310,6 +324,29 @@ type fixedBuilder[T fixedType] struct {
 	// tsfile.Statistics.CheckInt64s); nil for builders that are not
 	// value columns.
 	check func(st *tsfile.Statistics, v []T, exact bool) error
+	// checkPlain, when set, replaces check for PLAIN pages: INT32's
+	// tsfile.CheckInt32sPlain, which tries the C++ writer's reading.
+	checkPlain func(st *tsfile.Statistics, v []T, exact bool) error
+	// quirk collects the writer quirks pages were decoded around since
+	// the last takeQuirk.
+	quirk tsfile.WriterQuirk
+}
+
+// takeQuirk returns and clears the writer quirks met since the last call.
+func (b *fixedBuilder[T]) takeQuirk() tsfile.WriterQuirk {
+	q := b.quirk
+	b.quirk = 0
+	return q
+}
+
+// noteQuirks notes on f, at the page at off, the writer quirks b decoded
+// its last pages around (FLOAT/DOUBLE TS_2DIFF over raw bits).
+func noteQuirks(f *tsfile.File, b valueBuilder, off int64) {
+	if qb, ok := b.(interface{ takeQuirk() tsfile.WriterQuirk }); ok {
+		if q := qb.takeQuirk(); q != 0 {
+			f.NoteQuirk(q, off, "page")
+		}
+	}
 }
 
 // checked gives b the statistics check of its values.
@@ -357,7 +394,17 @@ func (b *fixedBuilder[T]) appendPage(enc tsfile.Encoding, present []byte, n int,
 	// within its rounding bound see at a fraction of the cost (see
 	// tsfile.Statistics.CheckInt64s).
 	var bad error
-	if st != nil && b.check != nil {
+	switch {
+	case st == nil:
+		// Without statistics (--no-verify, or a chunk of one page whose
+		// index entry is missing) nothing can confirm the C++ writer's
+		// INT32 PLAIN reading, so the format's is kept.
+	case enc == encoding.Plain && b.checkPlain != nil:
+		// May leave the values in that writer's reading, with a
+		// *tsfile.QuirkMismatch: File.TolerateMismatch keeps them only
+		// under Lenient.
+		bad = b.checkPlain(st, dst[:k], true)
+	case b.check != nil:
 		bad = b.check(st, dst[:k], enc == encoding.Plain)
 	}
 	if b.post != nil {

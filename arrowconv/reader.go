@@ -1154,14 +1154,14 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 			}
 		}
 		if err := b.appendPage(vc.Header.Encoding, present, n, values, want); err != nil {
-			var m *tsfile.StatisticsMismatch
-			if !errors.As(err, &m) {
+			if !errors.As(err, new(*tsfile.StatisticsMismatch)) {
 				return pageError(&vc.Header, p, "aligned value page", err)
 			}
-			if err := r.f.Tolerate(tsfile.PageStatisticsError(r.dev.String(), &vc.Header, i, &p.Header, fromChunk, m)); err != nil {
+			if err := r.f.TolerateMismatch(r.dev.String(), &vc.Header, i, &p.Header, fromChunk, err); err != nil {
 				return err
 			}
 		}
+		noteQuirks(r.f, b, p.Header.Offset)
 		got[k] = n
 	}
 	return nil

@@ -560,11 +560,11 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 		bad = want.CheckTimeRange(least, greatest)
 	}
 	if bad != nil {
-		err := tsfile.PageStatisticsError(r.dev.String(), h, i, &p.Header, fromChunk, bad)
-		if err = r.f.Tolerate(err); err != nil {
+		if err := r.f.TolerateMismatch(r.dev.String(), h, i, &p.Header, fromChunk, bad); err != nil {
 			return false, err
 		}
 	}
+	noteQuirks(r.f, c.vals, p.Header.Offset)
 	return sorted, nil
 }
 

@@ -72,14 +72,119 @@ func scaledPointScale(p uint32) float64 {
 	return math.Pow10(int(p)) // +Inf beyond 308, as Math.pow gives
 }
 
-// scaledHeader reads the max_point_number field at the start of a non-empty src and returns
-// the scale and the offset of the integer stream.
-func scaledHeader(enc Encoding, typ string, src []byte) (float64, int, error) {
+// Newer Java writers (apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/encoding/
+// encoder/FloatEncoder.java since PRs #342 and #412, early 2025) keep values that cannot be
+// scaled: when a page has any, its stream starts with an overflow section before
+// max_point_number,
+//
+//	UVarInt marker     2^31-1, or 2^31-2 when some value is stored as its raw bits
+//	UVarInt size       the page's value count
+//	byte[size/8+1]     scaled: bit i (LSB first) set when value i is round(v * 10^p)
+//	byte[size/8+1]     raw, only under 2^31-2: bit i set when value i is its IEEE-754 bits
+//	                   (NaN, or beyond the int32 / int64 range)
+//
+// and a value marked in neither is round(v) without scaling (v * 10^p beyond the range, v
+// within it). The section and the bitmaps cover the whole page, across TS_2DIFF blocks. This
+// is the layout upstream made the cross-language rule, which newer C++ writers follow as well
+// (apache/tsfile cpp/docs/ts2diff-float-double-wire-format.md, PRs #796 and #901). The C++
+// writers between those two PRs wrote the section and max_point_number before every block
+// instead; upstream's readers refuse that layout as a format error, and so does this one
+// (the second block's header does not parse), except for pages of one block, where the two
+// layouts agree.
+const (
+	scaledOverflowMarker    = 1<<31 - 1
+	scaledRawOverflowMarker = 1<<31 - 2
+)
+
+// scaledKinds are the bitmaps of an overflow section; nil when the stream has none.
+type scaledKinds struct {
+	scaled, raw []byte // raw is nil under scaledOverflowMarker
+}
+
+// scaledHeader reads the max_point_number field at the start of a non-empty src of n values,
+// after any overflow section, and returns the scale, the offset of the integer stream and
+// the overflow section's bitmaps (nil without one).
+func scaledHeader(enc Encoding, typ string, src []byte, n int) (float64, int, *scaledKinds, error) {
 	p, k := uvarint32(src)
 	if k <= 0 {
-		return 0, 0, rleBadVarint(enc, typ, 0, k, "max_point_number")
+		return 0, 0, nil, rleBadVarint(enc, typ, 0, k, "max_point_number")
 	}
-	return scaledPointScale(p), k, nil
+	if p != scaledOverflowMarker && p != scaledRawOverflowMarker {
+		return scaledPointScale(p), k, nil, nil
+	}
+	off := k
+	size, k := uvarint32(src[off:])
+	if k <= 0 {
+		return 0, 0, nil, rleBadVarint(enc, typ, off, k, "overflow section size")
+	}
+	if int64(size) != int64(n) {
+		return 0, 0, nil, corrupt(enc, typ, off, "overflow section covers %d values, the page holds %d", size, n)
+	}
+	off += k
+	bm := n/8 + 1 // Java BitMap(size).getByteArray()
+	maps := 1
+	if p == scaledRawOverflowMarker {
+		maps = 2
+	}
+	if len(src)-off < maps*bm {
+		return 0, 0, nil, corrupt(enc, typ, off, "overflow section needs %d bitmap bytes, %d left", maps*bm, len(src)-off)
+	}
+	kinds := &scaledKinds{scaled: src[off : off+bm]}
+	off += bm
+	if maps == 2 {
+		kinds.raw = src[off : off+bm]
+		off += bm
+	}
+	p, k = uvarint32(src[off:])
+	if k <= 0 {
+		return 0, 0, nil, rleBadVarint(enc, typ, off, k, "max_point_number")
+	}
+	return scaledPointScale(p), off + k, kinds, nil
+}
+
+func (s *scaledKinds) isRaw(i int) bool    { return s.raw != nil && s.raw[i>>3]>>(i&7)&1 != 0 }
+func (s *scaledKinds) isScaled(i int) bool { return s.scaled[i>>3]>>(i&7)&1 != 0 }
+
+// scaledUnscaleKinds32 is scaledUnscale32 for a stream with an overflow section: raw values
+// are already their bits in place.
+func scaledUnscaleKinds32(dst []float32, k []int32, scale float64, s *scaledKinds) {
+	for i, x := range k {
+		switch {
+		case s.isRaw(i):
+		case s.isScaled(i):
+			dst[i] = float32(float64(x) / scale)
+		default:
+			dst[i] = float32(x)
+		}
+	}
+}
+
+func scaledUnscaleKinds64(dst []float64, k []int64, scale float64, s *scaledKinds) {
+	for i, x := range k {
+		switch {
+		case s.isRaw(i):
+		case s.isScaled(i):
+			dst[i] = float64(x) / scale
+		default:
+			dst[i] = float64(x)
+		}
+	}
+}
+
+func unscale32(dst []float32, k []int32, scale float64, s *scaledKinds) {
+	if s != nil {
+		scaledUnscaleKinds32(dst, k, scale, s)
+		return
+	}
+	scaledUnscale32(dst, k, scale)
+}
+
+func unscale64(dst []float64, k []int64, scale float64, s *scaledKinds) {
+	if s != nil {
+		scaledUnscaleKinds64(dst, k, scale, s)
+		return
+	}
+	scaledUnscale64(dst, k, scale)
 }
 
 // The integer stream is decoded in place: float32 and int32, float64 and int64 have the same
@@ -121,7 +226,7 @@ func decodeRLEFloat32(dst []float32, src []byte) error {
 	if len(dst) == 0 || len(src) == 0 {
 		return scaledNoValues(RLE, typeFloat32, len(dst), src)
 	}
-	scale, start, err := scaledHeader(RLE, typeFloat32, src)
+	scale, start, kinds, err := scaledHeader(RLE, typeFloat32, src, len(dst))
 	if err != nil {
 		return err
 	}
@@ -129,7 +234,7 @@ func decodeRLEFloat32(dst []float32, src []byte) error {
 	if err := decodeRLE(k, src, start, 4, typeFloat32); err != nil {
 		return err
 	}
-	scaledUnscale32(dst, k, scale)
+	unscale32(dst, k, scale, kinds)
 	return nil
 }
 
@@ -137,7 +242,7 @@ func decodeRLEFloat64(dst []float64, src []byte) error {
 	if len(dst) == 0 || len(src) == 0 {
 		return scaledNoValues(RLE, typeFloat64, len(dst), src)
 	}
-	scale, start, err := scaledHeader(RLE, typeFloat64, src)
+	scale, start, kinds, err := scaledHeader(RLE, typeFloat64, src, len(dst))
 	if err != nil {
 		return err
 	}
@@ -145,7 +250,7 @@ func decodeRLEFloat64(dst []float64, src []byte) error {
 	if err := decodeRLE(k, src, start, 8, typeFloat64); err != nil {
 		return err
 	}
-	scaledUnscale64(dst, k, scale)
+	unscale64(dst, k, scale, kinds)
 	return nil
 }
 
@@ -159,7 +264,7 @@ func decodeTS2DiffFloat32(dst []float32, src []byte) error {
 	if len(dst) == 0 || len(src) == 0 {
 		return scaledNoValues(TS2Diff, typeFloat32, len(dst), src)
 	}
-	scale, start, err := scaledHeader(TS2Diff, typeFloat32, src)
+	scale, start, kinds, err := scaledHeader(TS2Diff, typeFloat32, src, len(dst))
 	if err != nil {
 		return err
 	}
@@ -167,7 +272,7 @@ func decodeTS2DiffFloat32(dst []float32, src []byte) error {
 	if err := decodeTS2Diff(k, src[start:], 4, typeFloat32); err != nil {
 		return scaledAfterHeader(typeFloat32, start, err)
 	}
-	scaledUnscale32(dst, k, scale)
+	unscale32(dst, k, scale, kinds)
 	return nil
 }
 
@@ -175,7 +280,7 @@ func decodeTS2DiffFloat64(dst []float64, src []byte) error {
 	if len(dst) == 0 || len(src) == 0 {
 		return scaledNoValues(TS2Diff, typeFloat64, len(dst), src)
 	}
-	scale, start, err := scaledHeader(TS2Diff, typeFloat64, src)
+	scale, start, kinds, err := scaledHeader(TS2Diff, typeFloat64, src, len(dst))
 	if err != nil {
 		return err
 	}
@@ -183,7 +288,7 @@ func decodeTS2DiffFloat64(dst []float64, src []byte) error {
 	if err := decodeTS2Diff(k, src[start:], 8, typeFloat64); err != nil {
 		return scaledAfterHeader(typeFloat64, start, err)
 	}
-	scaledUnscale64(dst, k, scale)
+	unscale64(dst, k, scale, kinds)
 	return nil
 }
 

@@ -83,9 +83,10 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 				if err != nil {
 					return nil, err
 				}
-				if err := f.verifyPage(vc, i, &cm.Statistics, func(s *Statistics) error { return s.CheckValues(&v) }); err != nil {
+				if err := f.verifyPage(vc, i, &cm.Statistics, func(s *Statistics) error { return checkPageValues(s, &v, vc.Header.Encoding) }); err != nil {
 					return nil, err
 				}
+				f.notePageQuirk(&v, &vc.Pages[i].Header)
 				appendValues(col, v)
 			}
 		}
@@ -106,9 +107,17 @@ func (f *File) verifyPage(c *Chunk, i int, cm *Statistics, check func(*Statistic
 		return nil
 	}
 	if m := check(st); m != nil {
-		return f.Tolerate(PageStatisticsError("", &c.Header, i, &c.Pages[i].Header, fromChunk, m))
+		return f.TolerateMismatch("", &c.Header, i, &c.Pages[i].Header, fromChunk, m)
 	}
 	return nil
+}
+
+// notePageQuirk notes the writer quirk the values of the page with header
+// p were decoded around, if any.
+func (f *File) notePageQuirk(v *Values, p *PageHeader) {
+	if v.quirk != 0 {
+		f.NoteQuirk(v.quirk, p.Offset, "page")
+	}
 }
 
 func checkValueChunk(h *ChunkHeader, name string, t DataType) error {
@@ -144,11 +153,12 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 				if err := s.CheckTimes(t); err != nil {
 					return err
 				}
-				return s.CheckValues(&v)
+				return checkPageValues(s, &v, c.Header.Encoding)
 			})
 			if err != nil {
 				return nil, Values{}, err
 			}
+			f.notePageQuirk(&v, &c.Pages[i].Header)
 			times = append(times, t...)
 			appendValues(&vals, v)
 		}

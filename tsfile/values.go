@@ -22,6 +22,10 @@ type Values struct {
 	Float32s []float32
 	Float64s []float64
 	Binaries [][]byte
+
+	// quirk is a writer quirk a page's values were read around
+	// (decodeDense), for the reader to note with the page's offset.
+	quirk WriterQuirk
 }
 
 // Len returns the number of positions.
@@ -90,9 +94,9 @@ func decodeDense(t DataType, enc Encoding, src []byte, n int) (Values, error) {
 	case Int64, Timestamp:
 		err = encoding.DecodeInt64(enc, v.Int64s, src)
 	case Float:
-		err = encoding.DecodeFloat32(enc, v.Float32s, src)
+		v.quirk, err = DecodeFloat32s(enc, v.Float32s, src)
 	case Double:
-		err = encoding.DecodeFloat64(enc, v.Float64s, src)
+		v.quirk, err = DecodeFloat64s(enc, v.Float64s, src)
 	case Text, String, Blob, Object:
 		var offs []int32
 		var data []byte
@@ -143,6 +147,7 @@ func decodeValuePage(h *ChunkHeader, payload []byte, off int64, positions int) (
 		return dense, nil
 	}
 	v := NewValues(h.DataType, n)
+	v.quirk = dense.quirk
 	v.Null = make([]bool, n)
 	for i := range v.Null {
 		v.Null[i] = !bitmap.GetMSB(present, i)

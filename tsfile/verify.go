@@ -77,6 +77,12 @@ func PageStatistics(p *PageHeader, cm *Statistics) (*Statistics, bool) {
 // Both tsfile's row helpers and arrowconv report with it, so the wording
 // is one.
 func PageStatisticsError(dev string, h *ChunkHeader, i int, p *PageHeader, fromChunk bool, m error) error {
+	return pageStatisticsError(dev, h, i, p, fromChunk, m, "the page body or its statistics are damaged: read with --lenient (ReadOptions.Lenient) to keep the decoded values, or --no-verify (ReadOptions.NoVerify) to skip the check")
+}
+
+// pageStatisticsError is PageStatisticsError with what the message tells
+// the reader to do.
+func pageStatisticsError(dev string, h *ChunkHeader, i int, p *PageHeader, fromChunk bool, m error, todo string) error {
 	whose := ""
 	if fromChunk {
 		whose = " (the chunk's only page: its statistics are the chunk's, in the index)"
@@ -85,8 +91,8 @@ func PageStatisticsError(dev string, h *ChunkHeader, i int, p *PageHeader, fromC
 		dev = "device " + dev + ", "
 	}
 	return &FormatError{Offset: p.Offset, Structure: "page", Kind: ErrCorrupt,
-		Msg: fmt.Sprintf("%s%s chunk %q at offset %d, page %d%s: %v; the page body or its statistics are damaged: read with --lenient (ReadOptions.Lenient) to keep the decoded values, or --no-verify (ReadOptions.NoVerify) to skip the check",
-			dev, h.DataType, h.Measurement, h.Offset, i, whose, m)}
+		Msg: fmt.Sprintf("%s%s chunk %q at offset %d, page %d%s: %v; %s",
+			dev, h.DataType, h.Measurement, h.Offset, i, whose, m, todo)}
 }
 
 // CheckCount compares a page's value count with the statistics.
