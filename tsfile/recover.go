@@ -307,6 +307,9 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 			if err != nil {
 				return Statistics{}, err
 			}
+			if err := c.checkPage(h, &ch.Pages[i].Header, &v); err != nil {
+				return Statistics{}, err
+			}
 			ps := newStatsBuilder(h.DataType)
 			for j, t := range times {
 				if !v.IsNull(j) {
@@ -334,6 +337,9 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 			if err := checkAscending(times, off, sb); err != nil {
 				return Statistics{}, err
 			}
+			if err := c.checkPage(h, &ch.Pages[i].Header, &v); err != nil {
+				return Statistics{}, err
+			}
 			ps := newStatsBuilder(h.DataType)
 			for j, t := range times {
 				ps.add(t, &v, j)
@@ -348,6 +354,21 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 		return emptyStats(h.DataType), nil
 	}
 	return sb.result(), nil
+}
+
+// checkPage holds the decoded values of a page of a multi-page chunk to
+// the statistics its header declares, as a read does (verify.go), unless
+// ReadOptions.NoVerify: a group that keeps a page contradicting them would
+// rebuild into a file that does not read. A single-page chunk's
+// statistics are the rebuilt index's own, made from these values.
+func (c *chunkStatsReader) checkPage(h *ChunkHeader, p *PageHeader, v *Values) error {
+	if c.opts.NoVerify || p.Statistics == nil {
+		return nil
+	}
+	if m := p.Statistics.CheckValues(v); m != nil {
+		return corruptf(p.Offset, "page header", "%s chunk %q at offset %d: %v", h.DataType, h.Measurement, h.Offset, m)
+	}
+	return nil
 }
 
 // checkAscending requires a page's timestamps to rise, and to follow those
