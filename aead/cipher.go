@@ -16,7 +16,8 @@ import (
 
 // FileCipher is one file's Page AEAD state: its header, its profile, and
 // the AEAD keyed with the file's data key (DEK). It seals and opens page
-// bodies and computes and verifies chunk authentications. It is safe for
+// bodies, computes and verifies chunk authentications, and starts metadata
+// tags (NewMetadataMAC) under a key derived from the DEK. It is safe for
 // concurrent use.
 //
 // The FileCipher holds the only copy of the DEK this package keeps, and
@@ -34,8 +35,9 @@ type FileCipher struct {
 
 // cipherState is what Close destroys.
 type cipherState struct {
-	key  []byte // the DEK
-	aead cipher.AEAD
+	key     []byte // the DEK
+	metaKey []byte // derived from the DEK for metadata authentication (metadata.go)
+	aead    cipher.AEAD
 }
 
 // newFileCipher builds a FileCipher for a validated header, taking a copy
@@ -54,6 +56,10 @@ func newFileCipher(h *Header, p *Profile, key []byte) (*FileCipher, error) {
 	if err != nil {
 		clear(st.key)
 		return nil, fmt.Errorf("%w: %w", ErrKeySize, err) // unreachable: AES has 16-byte blocks
+	}
+	if st.metaKey, err = deriveMetadataKey(st.key, h.FileCryptoID); err != nil {
+		clear(st.key)
+		return nil, err
 	}
 	c := &FileCipher{header: h, profile: p, aadV: 1}
 	if h.HasOrdinal() {
@@ -343,6 +349,7 @@ func (c *FileCipher) Close() error {
 		return fmt.Errorf("%w: file cipher", ErrClosed)
 	}
 	clear(st.key)
+	clear(st.metaKey)
 	// st.aead keeps the expanded AES key schedule, which cannot be wiped;
 	// dropping st leaves it to the garbage collector.
 	return nil

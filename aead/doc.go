@@ -24,7 +24,8 @@
 //     from a parsed header (reading), [NewFileCipher] makes a fresh data key
 //     and header (writing). It seals and opens page bodies bound to their
 //     associated data (§7) and computes and verifies the proposed chunk
-//     authentication (§9).
+//     authentication (§9) and [MetadataMAC], tsarrow's metadata
+//     authentication tag, which the draft does not have.
 //   - [LegacyScheme] reads the older footer-property encryption
 //     (DataPages/Encryption.md), which Page AEAD replaces.
 //

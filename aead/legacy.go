@@ -68,6 +68,17 @@ const (
 	LegacyTypeAES128 = "org.apache.tsfile.encrypt.AES128"
 	// LegacyTypeUnencrypted is the class name of the no-op algorithm.
 	LegacyTypeUnencrypted = "org.apache.tsfile.encrypt.UNENCRYPTED"
+	// LegacyLevelPageAEAD is the encryptLevel a Page AEAD file carries so
+	// that readers which do not know Page AEAD refuse it. The Java
+	// reader's TsFileMetadata.deserializeFrom (apache/tsfile) accepts
+	// only "0", "1" and "2" and throws EncryptException "Unsupported
+	// encryptLevel: PageAEAD" for anything else, before any row is read;
+	// with the draft's "0" a reader without Page AEAD decodes sealed
+	// pages as plaintext (0 rows and no error for header version 1).
+	// Readers that know Page AEAD take the header at offset 7 and ignore
+	// the footer properties (PAGE-AEAD.md 2.4); ParseLegacy refuses the
+	// value, so a file whose header was stripped does not read either.
+	LegacyLevelPageAEAD = "PageAEAD"
 
 	legacyTypeAES128Short      = "AES128"
 	legacyTypeUnencryptedShort = "UNENCRYPTED"
@@ -133,6 +144,10 @@ func ParseLegacy(p LegacyProperties, unwrap LegacyUnwrapFunc) (*LegacyScheme, er
 			level = 1
 		case "2":
 			level = 2
+		case LegacyLevelPageAEAD:
+			// Only a Page AEAD writer stores it, and a reader only
+			// looks at these properties when the file has no header.
+			return nil, fmt.Errorf("%w: %s %s marks a Page AEAD file, but the file has no FileEncryptionHeader at offset 7: the header was removed or damaged; restore the file from a copy", ErrLegacyProperties, LegacyPropLevel, legacyQuote(p.Level))
 		default:
 			return nil, fmt.Errorf("%w: unknown %s %s", ErrLegacyProperties, LegacyPropLevel, legacyQuote(p.Level))
 		}

@@ -3,7 +3,10 @@ package arrowconv
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -75,4 +78,131 @@ func TestNameDamageIsNoSilentChange(t *testing.T) {
 			require.True(t, errors.Is(err, tsfile.ErrCorrupt), "%s at %d: %v", name, pos, err)
 		}
 	}
+}
+
+// schemaCategoryAt finds the last byte of the column_category int32 of
+// column name in the table schema of b: the name, its three type bytes and a
+// zero property_count, then a category of FIELD.
+func schemaCategoryAt(t *testing.T, b []byte, name string) int {
+	t.Helper()
+	for at := 0; ; {
+		i := bytes.Index(b[at:], []byte(name))
+		require.GreaterOrEqual(t, i, 0, "column %q in the table schema", name)
+		end := at + i + len(name)
+		at = end
+		if end+11 <= len(b) && bytes.Equal(b[end+3:end+11], []byte{0, 0, 0, 0, 0, 0, 0, byte(tsfile.Field)}) {
+			return end + 10
+		}
+	}
+}
+
+// columnValues reads one column of every row as text, in row order.
+func columnValues(rows []string, col string) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		for _, cell := range strings.Split(r, ",") {
+			if v, ok := strings.CutPrefix(cell, col+"="); ok {
+				out[i] = v
+			}
+		}
+	}
+	return out
+}
+
+// TestLenientKeepsOrphanData: where the table schema and the index disagree,
+// a strict read fails and a lenient one warns and still returns the values
+// of the series the schema does not list (issue 29), rather than a column of
+// nulls.
+func TestLenientKeepsOrphanData(t *testing.T) {
+	orig, err := os.ReadFile("../testdata/sample.tsfile")
+	require.NoError(t, err)
+	clean, err := readAllRows(orig, false)
+	require.NoError(t, err)
+	humidity := columnValues(clean, "humidity")
+	nulls := slices.Repeat([]string{"(null)"}, len(clean))
+	valid := len(slices.DeleteFunc(slices.Clone(humidity), func(v string) bool { return v == "(null)" }))
+	require.True(t, valid > len(humidity)/2 && valid < len(humidity), "the sample's humidity has values and nulls")
+	cases := []struct {
+		name   string
+		damage func(b []byte)
+		col    string // where the humidity values must be in a lenient read
+		gone   []string
+	}{
+		{"field becomes TAG", func(b []byte) { b[schemaCategoryAt(t, b, "humidity")] = byte(tsfile.Tag) }, "humidity", nil},
+		{"field becomes ATTRIBUTE", func(b []byte) { b[schemaCategoryAt(t, b, "humidity")] = byte(tsfile.Attribute) }, "humidity", nil},
+		{"name damaged in the index", func(b []byte) {
+			f, err := tsfile.Open(bytes.NewReader(orig), int64(len(orig)), nil)
+			require.NoError(t, err)
+			defer f.Close()
+			devs, err := f.Devices("weather")
+			require.NoError(t, err)
+			for _, d := range devs {
+				s, err := f.SeriesByName(d, "humidity")
+				require.NoError(t, err)
+				// timeseries_meta_type, a one-byte length, the name.
+				at := int(s.Offset) + 2
+				require.Equal(t, "humidity", string(b[at:at+8]))
+				b[at+4] = 0
+			}
+		}, "humi\x00ity", []string{"humidity"}},
+		{"name damaged in the schema", func(b []byte) { b[schemaCategoryAt(t, b, "humidity")-11] = 'X' }, "humidity", []string{"humiditX"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			b := bytes.Clone(orig)
+			tc.damage(b)
+			_, err := readAllRows(b, false)
+			require.ErrorIs(t, err, tsfile.ErrCorrupt)
+
+			f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), &tsfile.ReadOptions{Lenient: true})
+			require.NoError(t, err)
+			defer f.Close()
+			got, err := readAllRows(b, true)
+			require.NoError(t, err)
+			require.Len(t, got, len(clean))
+			require.Equal(t, humidity, columnValues(got, tc.col), "the humidity values are returned")
+			for _, c := range []string{"region", "station", "temperature", "label"} {
+				require.Equal(t, columnValues(clean, c), columnValues(got, c), "column %s", c)
+			}
+			for _, c := range tc.gone {
+				require.True(t, slices.Equal(nulls, columnValues(got, c)), "the damaged schema column %s is all null", c)
+			}
+			rd, err := NewTableReader(f, "weather", nil)
+			require.NoError(t, err)
+			defer rd.Release()
+			var found bool
+			for _, w := range f.Warnings() {
+				found = found || strings.Contains(w.Msg, fmt.Sprintf("series %q", tc.col)) && strings.Contains(w.Msg, "not a FIELD column")
+			}
+			require.True(t, found, "a warning names the series: %v", f.Warnings())
+			fld, ok := rd.Schema().FieldsByName(tc.col)
+			require.True(t, ok)
+			cat, _ := fld[0].Metadata.GetValue(MetaCategory)
+			require.Equal(t, "FIELD", cat)
+			if tc.gone == nil {
+				require.Equal(t, []int{4}, rd.Schema().FieldIndices(tc.col), "a repaired column keeps its schema position")
+			}
+		})
+	}
+}
+
+// TestDropConstRenumbersTags: a TAG the index proves a FIELD gives its
+// DeviceID segment to the TAGs after it.
+func TestDropConstRenumbersTags(t *testing.T) {
+	l := &layout{tags: 3, consts: []constColumn{
+		{name: "a", category: "TAG", tag: 1},
+		{name: "b", category: "TAG", tag: 2},
+		{name: "attr", category: "ATTRIBUTE", tag: constAttribute},
+		{name: "c", category: "TAG", tag: 3},
+	}}
+	l.dropConst(1)
+	require.Equal(t, 2, l.tags)
+	require.Equal(t, []constColumn{
+		{name: "a", category: "TAG", tag: 1},
+		{name: "attr", category: "ATTRIBUTE", tag: constAttribute},
+		{name: "c", category: "TAG", tag: 2},
+	}, l.consts)
+	l.dropConst(1)
+	require.Equal(t, 2, l.tags, "an ATTRIBUTE holds no segment")
+	require.Len(t, l.consts, 2)
 }

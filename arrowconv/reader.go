@@ -445,7 +445,7 @@ func (r *Reader) startDevice(dev tsfile.DeviceID, series []tsfile.TimeseriesMeta
 			// damaged in either) would read as a column of nulls and
 			// its values would vanish, silently.
 			if _, ok := r.base.byName[s.Measurement]; !ok {
-				err := corruptf(s.Offset, "timeseries metadata", "series %q of device %s is not a FIELD column of table %q (%s): the index and the table schema disagree; read with --lenient to go on without it", s.Measurement, dev, r.lay.table, strings.Join(r.base.names(), ", "))
+				err := corruptf(s.Offset, "timeseries metadata", "series %q of device %s is not a FIELD column of table %q (%s): the index and the table schema disagree; read with --lenient to get its values as an extra column", s.Measurement, dev, r.lay.table, strings.Join(r.base.names(), ", "))
 				if err = r.f.Tolerate(err); err != nil {
 					return err
 				}
@@ -1277,7 +1277,13 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		}
 		h := &vc.Header
 		if !h.IsValueChunk() || h.Measurement != f.name || h.DataType != f.dataType {
-			return corruptf(h.Offset, "chunk header", "expected the %s value chunk of %q, found marker 0x%02x %q %s", f.dataType, f.name, h.Marker, h.Measurement, h.DataType)
+			err := corruptf(h.Offset, "chunk header", "expected the %s value chunk of %q, found marker 0x%02x %q %s", f.dataType, f.name, h.Marker, h.Measurement, h.DataType)
+			// Only the name disagreeing is a damaged byte in one of the two
+			// copies of it; the chunk is still where the index points and
+			// of the type it says, so a lenient read keeps its values.
+			if !h.IsValueChunk() || h.DataType != f.dataType || r.f.Tolerate(err) != nil {
+				return err
+			}
 		}
 		values[j-1] = vc
 		return nil

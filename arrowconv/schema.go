@@ -3,6 +3,7 @@ package arrowconv
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +87,9 @@ type Options struct {
 	// Nil keeps every device.
 	Devices []tsfile.DeviceID
 	// Where keeps only the devices whose constant columns (TAG or device
-	// column) equal the given values; a null never matches.
+	// column) equal the given values. A null TAG never equals a value; the
+	// value NullTag (`\N`) asks for the devices whose TAG is null instead
+	// (WHERE tag IS NULL), and `\\N` for the literal value `\N`.
 	Where map[string]string
 	// Limit stops the stream after this many rows; 0 means no limit.
 	Limit int64
@@ -244,15 +247,39 @@ func TableArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schem
 	return s.arrowSchema(o.TimeUnit.Unit()), nil
 }
 
+// NullTag is the Options.Where value that matches a null TAG, as WHERE
+// tag IS NULL does (apache/tsfile PR #848 gave upstream's tag filters IS
+// NULL). It is the marker upstream's logical series paths give a null tag
+// (python/tsfile/dataset/metadata.py): a backslash and N. So that every
+// stored value can still be asked for, k > 1 backslashes and N match the
+// value of k-1 backslashes and N (`\\N` matches the two characters `\N`);
+// every other value matches itself. A file stores a null TAG as a null
+// DeviceID segment, never as these characters.
+const NullTag = `\N`
+
+// ParseWhereValue decodes an Options.Where value: null reports the
+// NullTag marker, otherwise value is the TAG value to match.
+func ParseWhereValue(v string) (value string, null bool) {
+	if v == NullTag {
+		return "", true
+	}
+	if k := len(v) - 1; k > 1 && v[k] == 'N' && strings.Count(v[:k], `\`) == k {
+		return v[1:], false
+	}
+	return v, false
+}
+
 // whereCond is one resolved Options.Where entry: the constant column's
-// DeviceID segment (or constDevice) must equal value.
+// DeviceID segment (or constDevice) must equal value, or be null.
 type whereCond struct {
 	name  string
 	tag   int
 	value string
+	null  bool // IS NULL: the segment must be null
 }
 
-// matches reports whether dev satisfies every condition.
+// matches reports whether dev satisfies every condition. A TAG segment
+// past the stored ones is null: devices drop their trailing null TAGs.
 func matches(conds []whereCond, dev tsfile.DeviceID) bool {
 	for _, c := range conds {
 		var v string
@@ -261,6 +288,13 @@ func matches(conds []whereCond, dev tsfile.DeviceID) bool {
 			v = dev.String()
 		} else {
 			v, ok = dev.Segment(c.tag)
+		}
+		if c.null {
+			// The device column of a tree model is never null.
+			if ok {
+				return false
+			}
+			continue
 		}
 		if !ok || v != c.value {
 			return false
@@ -283,7 +317,8 @@ func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
 			if c.tag == constAttribute {
 				return nil, nil, fmt.Errorf("arrowconv: cannot filter on ATTRIBUTE column %q: attribute values are not stored in the file", name)
 			}
-			conds = append(conds, whereCond{name: name, tag: c.tag, value: v})
+			val, null := ParseWhereValue(v)
+			conds = append(conds, whereCond{name: name, tag: c.tag, value: val, null: null})
 			found = true
 		}
 		if !found {
@@ -440,7 +475,87 @@ func tableLayout(f *tsfile.File, table string) (*layout, error) {
 		l.byName[c.Name] = len(l.fields)
 		l.fields = append(l.fields, fieldColumn{name: c.Name, category: c.Category.String(), dataType: c.DataType})
 	}
+	if f.Options().Lenient {
+		if err := l.addOrphans(f, ts); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
+}
+
+// addOrphans makes a lenient read return the series of the table that its
+// schema does not list as FIELD columns, instead of dropping them: a name
+// or category byte damaged in the schema or the index would otherwise turn
+// real values into a column of nulls. A series named like a TAG or
+// ATTRIBUTE column proves that column a FIELD (neither kind has series), so
+// the column moves to the fields and the later TAGs take its DeviceID
+// segment; any other series becomes an extra FIELD column after the
+// schema's. Each repair is a warning. A strict read fails instead, in
+// Reader.startDevice, before any row of the device is returned.
+//
+// This walks the whole index of the table, so only lenient reads pay it.
+func (l *layout) addOrphans(f *tsfile.File, ts *tsfile.TableSchema) error {
+	devs, err := f.Devices(l.table)
+	if err != nil {
+		return err
+	}
+	for _, dev := range devs {
+		series, err := f.Series(dev)
+		if err != nil {
+			return err
+		}
+		for i := range series {
+			s := &series[i]
+			if !s.IsValueColumn() {
+				continue
+			}
+			if _, ok := l.byName[s.Measurement]; ok {
+				continue
+			}
+			if _, err := arrowType(s.DataType, arrow.Millisecond); err != nil {
+				return fmt.Errorf("arrowconv: table %q series %q of device %s: %w", l.table, s.Measurement, dev, err)
+			}
+			what, at := "read as an extra FIELD column", len(l.fields)
+			if k := slices.IndexFunc(l.consts, func(c constColumn) bool { return c.name == s.Measurement }); k >= 0 {
+				what = fmt.Sprintf("the schema's %s column %q is read as a FIELD", l.consts[k].category, s.Measurement)
+				l.dropConst(k)
+				// In its schema position among the fields.
+				at = 0
+				for _, c := range ts.Columns {
+					if c.Name == s.Measurement {
+						break
+					}
+					if _, ok := l.byName[c.Name]; ok {
+						at++
+					}
+				}
+			}
+			// The warning goes through Tolerate, which records it once
+			// however many readers plan this table.
+			if err := f.Tolerate(corruptf(s.Offset, "timeseries metadata", "series %q of device %s is not a FIELD column of table %q: the index and the table schema disagree; %s", s.Measurement, dev, l.table, what)); err != nil {
+				return err
+			}
+			l.fields = slices.Insert(l.fields, at, fieldColumn{name: s.Measurement, category: tsfile.Field.String(), dataType: s.DataType})
+			for j := at; j < len(l.fields); j++ {
+				l.byName[l.fields[j].name] = j
+			}
+		}
+	}
+	return nil
+}
+
+// dropConst removes constant column k; when it is a TAG, the TAGs after it
+// move one DeviceID segment up, where a schema without it puts them.
+func (l *layout) dropConst(k int) {
+	if c := l.consts[k]; c.tag > 0 {
+		for j := range l.consts {
+			if l.consts[j].tag > c.tag {
+				l.consts[j].tag--
+			}
+		}
+		l.tags--
+	}
+	l.consts = slices.Delete(l.consts, k, k+1)
 }
 
 // treeLayout plans the columns of the devices of tree-model tables: the

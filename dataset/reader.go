@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -525,10 +526,22 @@ func (r *Reader) conform(df *dataFile, raw arrow.RecordBatch) (arrow.RecordBatch
 func (r *Reader) fileOptions(df *dataFile, devs []tsfile.DeviceID, lo, hi int64, skip map[string]bool) (*arrowconv.Options, bool) {
 	o := r.opts
 	fc := r.ts.fileCols[df]
-	for name := range r.opts.Where {
-		if _, ok := fc[name]; !ok {
-			return nil, false // a TAG the file lacks is null: nothing matches
+	own := false // o.Where is a copy fileOptions may change
+	for name, v := range r.opts.Where {
+		if _, ok := fc[name]; ok {
+			continue
 		}
+		// A TAG the file lacks is null for all its devices: no value
+		// matches, and IS NULL (arrowconv.NullTag) holds for every one,
+		// so the file is read without that condition, which arrowconv
+		// could not resolve against its schema.
+		if _, null := arrowconv.ParseWhereValue(v); !null {
+			return nil, false
+		}
+		if !own {
+			o.Where, own = maps.Clone(r.opts.Where), true
+		}
+		delete(o.Where, name)
 	}
 	o.Columns = []string{arrowconv.TimeColumn}
 	for _, i := range r.ts.keep[1:] {

@@ -7,7 +7,10 @@ import (
 )
 
 // Segment is one element of a DeviceID. A null segment is distinct from an
-// empty string.
+// empty string, from "null" and from `\N`: the format stores a null as a
+// VarString of length -1, which upstream still writes and reads after
+// apache/tsfile PR #848; that PR's `\N` marks a null TAG only in the
+// logical series paths of its Python layer, never in a file.
 type Segment struct {
 	Value string
 	Null  bool

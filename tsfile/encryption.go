@@ -1,13 +1,38 @@
 package tsfile
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/tsarrow/tsarrow/aead"
 )
+
+// MetadataAuthProperty is the footer property that holds the metadata
+// authentication tag of a Page AEAD file, tsarrow's extension of the
+// draft: aead.MetadataTagSize bytes as lowercase hex, always the last
+// property. Readers that do not know it keep it as an unknown property.
+// The tag covers every byte from meta_offset (the separator before the
+// index) to the end of the file, with this property's value read as
+// metadataAuthPlaceholder, and the file's bytes before its data section
+// (see aead.FileCipher.NewMetadataMAC).
+const MetadataAuthProperty = "tsarrow.metadataAuth"
+
+// metadataAuthHexLen is the length of the property's value.
+const metadataAuthHexLen = 2 * aead.MetadataTagSize
+
+// metadataAuthPlaceholder stands for the value while the tag is computed:
+// a fixed-length value makes the covered bytes the same before and after
+// the tag is filled in.
+var metadataAuthPlaceholder = strings.Repeat("0", metadataAuthHexLen)
+
+// metadataReadSize is how much of the metadata section verification reads
+// at a time: the section is streamed through the MAC, never held whole.
+const metadataReadSize = 1 << 20
 
 // maxChunkAuthSize bounds a chunk_authentication_size before it is checked
 // against the profile's overhead, so a damaged size never drives a read.
@@ -28,6 +53,13 @@ type Encryption struct {
 	// Locked is why pages cannot be decrypted (no registry given, no key
 	// for the key id), or nil when they can.
 	Locked error
+	// MetadataAuthenticated reports that Open verified the metadata
+	// authentication tag (MetadataAuthProperty) with the file's key: the
+	// index, table schemas, statistics, Bloom filter and footer
+	// properties are as the writer wrote them. It is false without the
+	// key, and for files without a tag (header versions 1 and 2 from
+	// other writers, or a version 3 file read with Lenient).
+	MetadataAuthenticated bool
 }
 
 // fileCrypt is an open file's decryption state, shared by every chunk read
@@ -286,4 +318,82 @@ func appendChunkSuffix(dst []byte, h *ChunkHeader, n int) []byte {
 		dst = append(dst, h.Auth...)
 	}
 	return dst
+}
+
+// verifyMetadata checks the metadata authentication tag of a Page AEAD
+// file whose key is available, before anything from the index is used: it
+// streams every byte from meta_offset to the end of the file through the
+// MAC, so index nodes, series metadata and everything else read later
+// from that region are the bytes the writer wrote (as long as the file
+// does not change while it is open).
+//
+// A file without the tag is refused when its header is version 3, a
+// version only tsarrow writes: there a missing tag means the property was
+// removed or renamed, which must not turn authentication off. Lenient
+// reads accept it with a warning, for tsarrow files written before the
+// tag existed. Versions 1 and 2 are what upstream's draft writes, which
+// has no tag, so there its absence is accepted silently; a tag that is
+// present is verified whatever the version.
+func (f *File) verifyMetadata() error {
+	c := f.crypt
+	if c == nil || c.info.Header == nil || c.cipher == nil || f.Version != Version {
+		return nil
+	}
+	props := f.Metadata.Properties
+	at := -1
+	for i := range props {
+		if props[i].Key == MetadataAuthProperty {
+			at = i
+		}
+	}
+	const structure = "metadata authentication"
+	if at < 0 {
+		if !c.info.Header.HasChunkAuth() {
+			return nil
+		}
+		return f.Tolerate(&FormatError{Offset: f.metaPos, Structure: structure, Kind: ErrCorrupt, Err: aead.ErrAuthentication,
+			Msg: fmt.Sprintf("a header version %d file has no %s footer property, so its index and footer [%d, %d) cannot be authenticated: the property was removed or renamed, or a tsarrow build older than the tag wrote the file; read with --lenient to accept unauthenticated metadata",
+				c.info.Header.Version, MetadataAuthProperty, f.metaOffset, f.size)})
+	}
+	valueAt := f.size - tailSize - metadataAuthHexLen
+	p := props[at]
+	tag, err := hex.DecodeString(string(p.Value))
+	// Lowercase only: the value is outside what the tag covers, so an
+	// upper-case spelling of the same tag would be a change that passes.
+	if at != len(props)-1 || p.Null || len(p.Value) != metadataAuthHexLen || err != nil || hex.EncodeToString(tag) != string(p.Value) {
+		return &FormatError{Offset: f.metaPos, Structure: structure, Kind: ErrCorrupt, Err: aead.ErrAuthentication,
+			Msg: fmt.Sprintf("the %s footer property must be the last one and hold %d lowercase hex digits: the footer was changed after writing; do not trust this file's index or footer",
+				MetadataAuthProperty, metadataAuthHexLen)}
+	}
+	prefix, err := f.readAt(0, f.dataFrom, "file prefix")
+	if err != nil {
+		return err
+	}
+	mac, err := c.cipher.NewMetadataMAC(prefix, f.metaOffset)
+	if err != nil {
+		return &FormatError{Offset: f.metaOffset, Structure: structure, Msg: "cannot start", Kind: ErrCorrupt, Err: err}
+	}
+	buf := make([]byte, min(f.size-f.metaOffset, metadataReadSize))
+	for off := f.metaOffset; off < f.size; {
+		b, err := f.readInto(buf[:min(int64(len(buf)), f.size-off)], off, "metadata section")
+		if err != nil {
+			return err
+		}
+		// The value as the writer hashed it: the placeholder.
+		if lo, hi := max(valueAt, off), min(valueAt+metadataAuthHexLen, off+int64(len(b))); lo < hi {
+			if !bytes.Equal(b[lo-off:hi-off], p.Value[lo-valueAt:hi-valueAt]) {
+				return corruptf(valueAt, structure, "the %s value is not the last bytes of TsFileMetadata", MetadataAuthProperty)
+			}
+			copy(b[lo-off:hi-off], metadataAuthPlaceholder)
+		}
+		mac.Write(b)
+		off += int64(len(b))
+	}
+	if err := mac.Verify(tag); err != nil {
+		return &FormatError{Offset: f.metaOffset, Structure: structure, Kind: ErrCorrupt, Err: err,
+			Msg: fmt.Sprintf("bytes [%d, %d) (index, table schemas, statistics, Bloom filter, footer properties) or the file's header changed after writing; do not trust this file, restore it from a copy",
+				f.metaOffset, f.size)}
+	}
+	c.info.MetadataAuthenticated = true
+	return nil
 }

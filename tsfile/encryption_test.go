@@ -458,18 +458,51 @@ func TestPageAEADChunkMoves(t *testing.T) {
 	}
 }
 
-// TestPageAEADLegacyPropertiesIgnored: a Page AEAD file's footer carries
-// the unencrypted legacy properties, which the header overrides.
+// legacyReaderRefuses is the encryptLevel rule of a reader that does not
+// know Page AEAD: the Java reader's TsFileMetadata.deserializeFrom
+// (apache/tsfile) takes an absent level or "0" as unencrypted, "1" and "2"
+// as the legacy scheme, and throws on anything else.
+func legacyReaderRefuses(level []byte, ok bool) bool {
+	return ok && string(level) != "0" && string(level) != "1" && string(level) != "2"
+}
+
+// TestPageAEADFooterProperties: every Page AEAD file carries an
+// encryptLevel that readers without Page AEAD refuse, so they fail
+// instead of decoding sealed pages as plaintext; the header overrides the
+// properties in our reader, and without the header they do not read.
 func TestPageAEADFooterProperties(t *testing.T) {
 	reg := testKeys(t)
-	b := sweepLayoutsWith(t, encrypting(t, reg, aeadConfigs()["v3-gcm128"]))[0].data
-	f, err := Open(bytes.NewReader(b), int64(len(b)), &ReadOptions{Keys: reg})
+	for name, cfg := range aeadConfigs() {
+		for _, noProps := range []bool{false, true} {
+			enc := encrypting(t, reg, cfg)
+			b := sweepLayoutsWith(t, func(o *WriteOptions) *WriteOptions {
+				o = enc(o)
+				o.NoEncryptionProperties = noProps
+				return o
+			})[0].data
+			f, err := Open(bytes.NewReader(b), int64(len(b)), &ReadOptions{Keys: reg})
+			require.NoError(t, err, name)
+			v, ok := f.Metadata.Property("encryptLevel")
+			require.True(t, legacyReaderRefuses(v, ok), "%s (NoEncryptionProperties %v): encryptLevel %q", name, noProps, v)
+			require.Nil(t, f.Encryption().Legacy)
+			require.Nil(t, f.Encryption().Locked)
+			f.Close()
+		}
+	}
+	// An unencrypted file keeps the reference writer's "0".
+	b := sweepLayoutsWith(t, nil)[0].data
+	f, err := Open(bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
-	defer f.Close()
 	v, ok := f.Metadata.Property("encryptLevel")
-	require.True(t, ok)
+	require.False(t, legacyReaderRefuses(v, ok))
 	require.Equal(t, "0", string(v))
-	require.Nil(t, f.Encryption().Legacy)
+
+	// The properties alone, as a file whose header was stripped would
+	// present them, do not read.
+	_, err = aead.ParseLegacy(aead.LegacyProperties{Level: []byte(aead.LegacyLevelPageAEAD), HasLevel: true,
+		Type: []byte(aead.LegacyTypeUnencrypted), HasType: true, Key: []byte{}, HasKey: true}, nil)
+	require.ErrorIs(t, err, aead.ErrLegacyProperties)
+	require.ErrorContains(t, err, "marks a Page AEAD file")
 }
 
 // TestPageAEADScannerRejectsLaterHeader: 0x06 is valid only at offset 7.

@@ -80,6 +80,61 @@ func TestGoldenDeviceID(t *testing.T) {
 	require.Equal(t, []byte{3, 2, 't', 1, 2, 'x'}, appendDeviceID(nil, DeviceIDFromSegments([]Segment{{Value: "t"}, {Null: true}, {Value: "x"}, {Null: true}})))
 }
 
+// TestGoldenDeviceIDNullMarker pins the bytes of null and `\N` segments as
+// upstream serializes a device ID: StringArrayDeviceID.serialize writes
+// each segment with ReadWriteIOUtils.writeVar, a null as VarInt(-1) = 01
+// (apache/tsfile java/.../file/metadata/StringArrayDeviceID.java); the C++
+// writer does the same with write_var_char_ptr (cpp/src/common/device_id.cc).
+// PR #848 left these bytes alone: its `\N` marks a null tag in the Python
+// layer's logical series paths (python/tsfile/dataset/metadata.py), never in
+// a file. So a stored `\N` is a two-character value, and files from before
+// and after the PR read alike.
+func TestGoldenDeviceIDNullMarker(t *testing.T) {
+	null := Segment{Null: true}
+	v := func(s string) Segment { return Segment{Value: s} }
+	for _, tc := range []struct {
+		name  string
+		segs  []Segment
+		bytes []byte
+	}{
+		{"null then the value \\N", []Segment{v("t"), null, v(`\N`)}, []byte{3, 2, 't', 1, 4, '\\', 'N'}},
+		// Were \N read as a null, this trailing segment would be dropped.
+		{"trailing \\N is a value", []Segment{v("t"), v(`\N`)}, []byte{2, 2, 't', 4, '\\', 'N'}},
+		{"the string null", []Segment{v("t"), v("null"), v("x")}, []byte{3, 2, 't', 8, 'n', 'u', 'l', 'l', 2, 'x'}},
+		{"empty is not null", []Segment{v("t"), v(""), v("x")}, []byte{3, 2, 't', 0, 2, 'x'}},
+		{"null", []Segment{v("t"), null, v("x")}, []byte{3, 2, 't', 1, 2, 'x'}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := DeviceIDFromSegments(tc.segs)
+			require.Equal(t, tc.bytes, appendDeviceID(nil, id))
+			d := newBuf(tc.bytes, 0, "t")
+			got := d.deviceID(0)
+			require.NoError(t, d.err)
+			require.Zero(t, d.remaining())
+			require.Equal(t, tc.segs, got.Segments())
+			require.True(t, got.Equal(id))
+		})
+	}
+	// The four spellings of the middle TAG are four devices; only String,
+	// the display form and Bloom filter path, writes a null as "null" (as
+	// upstream's toString and get_device_name do).
+	ids := []DeviceID{
+		DeviceIDFromSegments([]Segment{v("t"), null, v("x")}),
+		NewDeviceID("t", `\N`, "x"),
+		NewDeviceID("t", "null", "x"),
+		NewDeviceID("t", "", "x"),
+	}
+	keys := map[string]bool{}
+	for i, a := range ids {
+		keys[a.Key()] = true
+		for j, b := range ids {
+			require.Equal(t, i == j, a.Equal(b), "%d %d", i, j)
+		}
+	}
+	require.Len(t, keys, len(ids))
+	require.Equal(t, "t.null.x", ids[0].String())
+}
+
 func TestDeviceIDCompare(t *testing.T) {
 	null := DeviceIDFromSegments([]Segment{{Value: "t"}, {Null: true}, {Value: "a"}})
 	ordered := []DeviceID{

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync/atomic"
 
 	"github.com/tsarrow/tsarrow/aead"
 )
@@ -118,8 +119,9 @@ type File struct {
 	// Metadata is the decoded footer.
 	Metadata *FileMetadata
 
-	warn  warnings
-	crypt *fileCrypt // nil for plaintext files
+	warn   warnings
+	quirks atomic.Uint32 // WriterQuirks met so far
+	crypt  *fileCrypt    // nil for plaintext files
 
 	// v3devs holds every device entry of a v3 file by deviceKey (its
 	// segments), for lookups by any spelling of a device's path.
@@ -154,6 +156,9 @@ func Open(r io.ReaderAt, size int64, opts *ReadOptions) (*File, error) {
 	err := f.readPrefix()
 	if err == nil {
 		err = f.readFooter()
+	}
+	if err == nil {
+		err = f.verifyMetadata()
 	}
 	if err == nil {
 		err = f.readLegacyEncryption()

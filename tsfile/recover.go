@@ -3,10 +3,13 @@ package tsfile
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/tsarrow/tsarrow/aead"
 )
 
 // RecoverOptions configure Recover.
@@ -46,6 +49,11 @@ type Recovery struct {
 	schemasAt int64
 	opts      ReadOptions
 	version   byte // of the scanned file, which a rebuilt footer keeps
+	// Page AEAD: the header and the bytes before the data section, so a
+	// rebuilt footer gets a metadata authentication tag under the file's
+	// own key, as the writer would have written it.
+	cryptHeader *aead.Header
+	prefix      []byte
 }
 
 // RecoveredGroup is one complete chunk group.
@@ -127,6 +135,12 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 	if c := s.f.crypt; c != nil && c.info.Locked != nil {
 		// Every page must decrypt for its group to count as complete.
 		return nil, &FormatError{Offset: prefixSize, Structure: "file encryption header", Msg: "cannot recover an encrypted file without its key", Kind: ErrUnsupported, Err: c.info.Locked}
+	}
+	if c := s.f.crypt; c != nil && c.info.Header != nil {
+		rec.cryptHeader = c.info.Header.Clone()
+		if rec.prefix, err = s.f.readAt(0, s.f.dataFrom, "file prefix"); err != nil {
+			return nil, err
+		}
 	}
 	rec.ValidEnd = s.Offset()
 	var cur *RecoveredGroup
@@ -386,6 +400,18 @@ func (r *Recovery) footer(wopts *WriteOptions) ([]byte, error) {
 	var out bytes.Buffer
 	w := &Writer{w: bufio.NewWriter(&out), pos: r.ValidEnd, opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}}
 	w.setVersion()
+	if r.cryptHeader != nil {
+		ctx := r.opts.Context
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		c, err := aead.OpenFileCipher(ctx, r.opts.Keys, r.cryptHeader)
+		if err != nil {
+			return nil, fmt.Errorf("tsfile: authenticating the rebuilt footer: %w", err)
+		}
+		defer c.Close() // Close closes it too; a second Close is harmless
+		w.cipher, w.prefix = c, r.prefix
+	}
 	for _, t := range r.tables {
 		if err := w.RegisterTable(t); err != nil {
 			// A schema the file's own metadata holds, which the reader

@@ -3,11 +3,14 @@ package tsfile
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/bitmap"
@@ -43,8 +46,10 @@ type WriteOptions struct {
 	// Encryption, when set, writes a Page AEAD file (PAGE-AEAD.md): a
 	// FileEncryptionHeader after the version byte, a fresh data key
 	// wrapped by the provider's key-encryption key, every page body
-	// sealed, and chunk ordinals (and, with header version 3, chunk
-	// proofs) after each chunk header.
+	// sealed, chunk ordinals (and, with header version 3, chunk proofs)
+	// after each chunk header, and the metadata authentication tag as the
+	// last footer property (MetadataAuthProperty), whatever the header
+	// version.
 	Encryption *aead.WriterConfig
 	// Keys resolves Encryption.ProviderID when Encryption.Provider is nil.
 	Keys *aead.Registry
@@ -118,6 +123,13 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 	default:
 		return r, fmt.Errorf("tsfile: cannot write format version %d (versions %d and %d can be written)", r.Version, VersionV3, Version)
 	}
+	for _, p := range r.Properties {
+		if p.Key == MetadataAuthProperty {
+			// A caller's value would either be overwritten or, in a
+			// plaintext file, pass for a tag that is not there.
+			return r, fmt.Errorf("tsfile: footer property %q is reserved for the metadata authentication tag of encrypted files", MetadataAuthProperty)
+		}
+	}
 	return r, nil
 }
 
@@ -162,7 +174,9 @@ type Writer struct {
 	comp    []byte
 	sealed  []byte
 
-	cipher  *aead.FileCipher // Page AEAD, or nil
+	cipher  *aead.FileCipher  // Page AEAD, or nil
+	prefix  []byte            // Page AEAD: the bytes before the data section, which the metadata tag binds
+	mac     *aead.MetadataMAC // while the metadata section is written: every byte written goes into it
 	legacy  *aead.LegacyScheme
 	suffix  int   // chunk header suffix fields, as fileCrypt.suffix
 	ordinal int64 // the next chunk_ordinal
@@ -180,8 +194,9 @@ type deviceState struct {
 }
 
 type seriesState struct {
-	meta  TimeseriesMetadata
-	stats *statsBuilder
+	meta   TimeseriesMetadata
+	stats  *statsBuilder
+	schema SeriesSchema // as first written, for the empty chunks of groups without it
 }
 
 // NewWriter writes the file prefix to w and returns a Writer.
@@ -221,6 +236,7 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 		}
 		tw.cipher = c
 		tw.suffix = (&fileCrypt{info: Encryption{Header: c.Header()}}).suffix()
+		tw.prefix = append(append([]byte(Magic), o.Version), hb...)
 		tw.write(hb)
 	}
 	return tw, tw.err
@@ -240,6 +256,9 @@ func (w *Writer) write(b []byte) {
 	n, err := w.w.Write(b)
 	w.pos += int64(n)
 	w.err = err
+	if w.mac != nil {
+		w.mac.Write(b[:n])
+	}
 }
 
 // Offset returns the number of bytes written so far.
@@ -367,8 +386,17 @@ func checkSeries(s *SeriesSchema) error {
 }
 
 // WriteAligned writes one aligned chunk group: a time chunk for times and a
-// value chunk per column. Columns absent from cols get no chunk (all null
-// in this group); a column that is null everywhere gets an empty chunk.
+// value chunk per column. A column that is null everywhere gets an empty
+// chunk (data_size 0), and so does every column of the device that cols
+// leave out: each FIELD of a registered table, and each column an earlier
+// group of the device had. The upstream Java reader pairs the i-th value
+// chunk of a column with the i-th time chunk of its device
+// (AbstractAlignedTimeSeriesMetadata.getAlignedChunkMetadata in
+// apache/tsfile) and fails on a column with fewer chunks, so this is what
+// its writer does (ValueChunkWriter.writeAllPagesOfChunkToTsFile writes the
+// header of an empty value chunk). For the same reason a device not of a
+// registered table takes no new column after its first group: give every
+// column, all null if need be, in the first one.
 func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn) error {
 	if err := w.usable(); err != nil {
 		return err
@@ -383,7 +411,8 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 	if err := checkTimes(times, d.lastEnd, d.hasData && !w.opts.Overlapping); err != nil {
 		return fmt.Errorf("%w (device %s)", err, dev)
 	}
-	if ts, ok := w.tables[dev.Table()]; ok {
+	ts, isTable := w.tables[dev.Table()]
+	if isTable {
 		if err := checkTableDevice(ts, dev, cols); err != nil {
 			return err
 		}
@@ -404,10 +433,15 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		if c.Values.Type != c.DataType || c.Values.Len() != len(times) || (c.Values.Null != nil && len(c.Values.Null) != len(times)) {
 			return fmt.Errorf("tsfile: column %q has %d %s values for %d rows", c.Name, c.Values.Len(), c.Values.Type, len(times))
 		}
-		if s, ok := d.series[c.Name]; ok && s.meta.DataType != c.DataType {
+		s, ok := d.series[c.Name]
+		if ok && s.meta.DataType != c.DataType {
 			return fmt.Errorf("tsfile: column %q changes type from %s to %s", c.Name, s.meta.DataType, c.DataType)
 		}
+		if !ok && !isTable && d.hasData {
+			return fmt.Errorf("tsfile: column %q of aligned device %s is new after its first chunk group; upstream readers pair a column's value chunks with the device's time chunks by position, so give every column (all null if need be) in the device's first group", c.Name, dev)
+		}
 	}
+	absent := absentColumns(d, ts, seen)
 	bounds := w.pageBounds(times, cols)
 	w.chunkGroupHeader(d.id) // one spelling of a v3 path per device
 	// Time chunk.
@@ -450,11 +484,39 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 			return err
 		}
 	}
+	for i := range absent {
+		if err := w.writeChunk(d, &absent[i], MarkerValueChunkHeader, nil, 0x40); err != nil {
+			return err
+		}
+	}
 	if end := times[len(times)-1]; !d.hasData || end > d.lastEnd {
 		d.lastEnd = end
 	}
 	d.hasData = true
 	return w.err
+}
+
+// absentColumns lists the columns of the device that a group's cols leave
+// out (see WriteAligned): the FIELDs of its table ts in schema order, or,
+// without one, the value columns its earlier groups had, in name order.
+// seen holds the names in cols.
+func absentColumns(d *deviceState, ts *TableSchema, seen map[string]bool) []SeriesSchema {
+	var absent []SeriesSchema
+	if ts != nil {
+		for _, c := range ts.Columns {
+			if c.Category == Field && !seen[c.Name] {
+				absent = append(absent, SeriesSchema{Name: c.Name, DataType: c.DataType, Encoding: c.Encoding, Compression: c.Compression})
+			}
+		}
+		return absent
+	}
+	for name, s := range d.series {
+		if name != "" && !seen[name] {
+			absent = append(absent, s.schema)
+		}
+	}
+	slices.SortFunc(absent, func(a, b SeriesSchema) int { return strings.Compare(a.Name, b.Name) })
+	return absent
 }
 
 func checkTableDevice(ts *TableSchema, dev DeviceID, cols []AlignedColumn) error {
@@ -778,7 +840,7 @@ func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages 
 	}
 	ss, ok := d.series[s.Name]
 	if !ok {
-		ss = &seriesState{meta: TimeseriesMetadata{Type: role, Measurement: s.Name, DataType: s.DataType}, stats: newStatsBuilder(s.DataType)}
+		ss = &seriesState{meta: TimeseriesMetadata{Type: role, Measurement: s.Name, DataType: s.DataType}, stats: newStatsBuilder(s.DataType), schema: *s}
 		d.series[s.Name] = ss
 	}
 	ss.meta.Chunks = append(ss.meta.Chunks, ChunkMetadata{Offset: off, Statistics: st})
@@ -803,6 +865,15 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	metaOffset := w.pos
+	if w.cipher != nil && !w.v3 {
+		// Everything from here to the tail magic is authenticated.
+		mac, err := w.cipher.NewMetadataMAC(w.prefix, metaOffset)
+		if err != nil {
+			w.err = fmt.Errorf("tsfile: metadata authentication: %w", err)
+			return w.err
+		}
+		w.mac = mac
+	}
 	w.write([]byte{MarkerSeparator})
 
 	devs := append([]*deviceState(nil), w.order...)
@@ -920,9 +991,11 @@ func (w *Writer) writeDeviceIndex(list []deviceRoot) *IndexNode {
 }
 
 // footerProperties returns the footer properties of a v4 file: the legacy
-// encryption properties that are set, or else the three "unencrypted"
-// ones the reference writer always writes (unless NoEncryptionProperties),
-// followed by WriteOptions.Properties.
+// encryption properties that are set; for a Page AEAD file, the three with
+// an encryptLevel that readers without Page AEAD refuse
+// (aead.LegacyLevelPageAEAD); or else the three "unencrypted" ones the
+// reference writer always writes (unless NoEncryptionProperties); then
+// WriteOptions.Properties.
 func (w *Writer) footerProperties() []Property {
 	var props []Property
 	if l := w.opts.LegacyEncryption; l != nil {
@@ -935,6 +1008,14 @@ func (w *Writer) footerProperties() []Property {
 				props = append(props, Property{Key: p.key, Value: p.value})
 			}
 		}
+	} else if w.cipher != nil {
+		// Whatever NoEncryptionProperties says: an encrypted file must
+		// fail loudly in readers that do not know Page AEAD.
+		props = []Property{
+			{Key: aead.LegacyPropLevel, Value: []byte(aead.LegacyLevelPageAEAD)},
+			{Key: aead.LegacyPropType, Value: []byte(aead.LegacyTypeUnencrypted)},
+			{Key: aead.LegacyPropKey, Value: []byte{}},
+		}
 	} else if !w.opts.NoEncryptionProperties {
 		props = []Property{
 			{Key: aead.LegacyPropLevel, Value: []byte("0")},
@@ -942,14 +1023,29 @@ func (w *Writer) footerProperties() []Property {
 			{Key: aead.LegacyPropKey, Value: []byte{}},
 		}
 	}
-	return append(props, w.opts.Properties...)
+	props = append(props, w.opts.Properties...)
+	if w.mac != nil {
+		// Last, so that its value is the last bytes of TsFileMetadata;
+		// finish fills it in.
+		props = append(props, Property{Key: MetadataAuthProperty, Value: []byte(metadataAuthPlaceholder)})
+	}
+	return props
 }
 
 // finish writes the footer fm, its length and the tail magic, and flushes.
 func (w *Writer) finish(fm []byte) error {
+	tail := append(appendInt32(nil, int32(len(fm))), Magic...)
+	if mac := w.mac; mac != nil {
+		// The tag covers the footer with its own value as the
+		// placeholder, the length and the tail magic; then the value
+		// replaces the placeholder, which has the same length.
+		w.mac = nil
+		mac.Write(fm)
+		mac.Write(tail)
+		hex.Encode(fm[len(fm)-metadataAuthHexLen:], mac.Sum(nil))
+	}
 	w.write(fm)
-	w.write(appendInt32(nil, int32(len(fm))))
-	w.write([]byte(Magic))
+	w.write(tail)
 	if w.err == nil {
 		w.err = w.w.Flush()
 	}

@@ -762,8 +762,6 @@ var testHookDatasetChecked func(dir string)
 // parts of files. The directory is checked first: if any of its files'
 // versions differ from those the ticket was planned on, nothing is sent.
 func (s *Server) pumpDataset(ctx context.Context, g *grant, out grpc.ServerStream, st *streamStats) (err error) {
-	meter := scan.NewMeter(s.opts.Allocator)
-	st.meter.Store(meter)
 	e, err := s.cat.getDataset(g.Dataset.Dir)
 	if err != nil {
 		if errors.Is(err, errNotFound) {
@@ -779,13 +777,28 @@ func (s *Server) pumpDataset(ctx context.Context, g *grant, out grpc.ServerStrea
 		testHookDatasetChecked(e.rel)
 	}
 	opts := arrowconv.Options{
-		Allocator: meter, BatchSize: s.opts.BatchSize, Workers: s.opts.Workers,
+		BatchSize: s.opts.BatchSize, Workers: s.opts.Workers,
 		TimeUnit: s.opts.TimeUnit,
 		Columns:  g.Columns, Where: g.Where, Limit: g.Limit,
 	}
 	if g.Start != nil && g.End != nil {
 		opts.Time = &arrowconv.TimeRange{Start: *g.Start, End: *g.End}
 	}
+	// A resolved read has no one file's statistics to plan from: its
+	// share is sized by the schema's widths, the row count unknown.
+	width, cols := 64.0, 8
+	if sch, err := e.ds.Schema(g.Table, &arrowconv.Options{TimeUnit: opts.TimeUnit, Columns: g.Columns}); err == nil {
+		width, cols = schemaWidth(sch), len(sch.Fields())
+	}
+	share, batch := s.sizeStream(g.Limit, width, cols)
+	adm, err := s.admit(ctx, st, share, batch)
+	if err != nil {
+		return err
+	}
+	defer adm.release()
+	meter := scan.NewMeter(s.arrow)
+	st.meter.Store(meter)
+	opts.Allocator, opts.BatchSize = meter, adm.batch
 	rdr, err := e.ds.NewReader(g.Table, &opts)
 	if err != nil {
 		return s.datasetErr(e, err)

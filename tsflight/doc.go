@@ -20,4 +20,13 @@
 // refuses it with FAILED_PRECONDITION once any changed (a flush, a
 // compaction, a DELETE), and so does a read the directory changes under,
 // so that a stream never mixes two states of the directory.
+//
+// Streams are admitted against one server-wide memory budget,
+// Options.MemoryLimit: each reserves its share before it decodes, waits
+// in arrival order while the budget or the stream slots are spent, and
+// fails with RESOURCE_EXHAUSTED after Options.QueueWait. A DoGet's batches
+// are sized from its share. The package changes no process-wide setting
+// unless Options.GoMemoryLimit asks; it does force a garbage collection
+// and return free memory to the operating system once no stream has run
+// for Options.IdleRelease.
 package tsflight

@@ -28,6 +28,9 @@ import (
 type streamStats struct {
 	rows, bytes atomic.Int64
 	progress    atomic.Int64 // UnixNano of the last batch decoded or accepted
+	queued      atomic.Bool  // waiting to be admitted, which is not idling
+	share       atomic.Int64 // bytes of the memory budget reserved, once admitted
+	batch       atomic.Int64 // rows per batch its share allows (DoGet)
 	meter       atomic.Pointer[scan.Meter]
 }
 
@@ -48,11 +51,6 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 		s.logStream(ctx, "DoGet", nil, nil, began, err)
 		return toStatus(err)
 	}
-	release, err := s.acquireSlot(ctx)
-	if err != nil {
-		s.logStream(ctx, "DoGet", g, nil, began, err)
-		return err
-	}
 	st := &streamStats{}
 	st.touch()
 	pctx, cancel := context.WithCancel(ctx)
@@ -61,7 +59,6 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	s.streams.Add(1)
 	go func() {
 		defer s.streams.Done()
-		defer release()
 		done <- s.pump(pctx, g, stream, st)
 	}()
 
@@ -81,7 +78,7 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 				return nil
 			}
 		case <-tick.C:
-			if idle := time.Since(time.Unix(0, st.progress.Load())); idle > s.opts.IdleTimeout {
+			if idle := time.Since(time.Unix(0, st.progress.Load())); idle > s.opts.IdleTimeout && !st.queued.Load() {
 				err = status.Errorf(codes.DeadlineExceeded, "stream idle for %s (the client accepted nothing)", idle.Round(time.Second))
 			}
 		case <-overall:
@@ -108,8 +105,6 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 	if g.Dataset != nil {
 		return s.pumpDataset(ctx, g, out, st)
 	}
-	meter := scan.NewMeter(s.opts.Allocator)
-	st.meter.Store(meter)
 	entries := make([]*entry, 0, len(g.Parts))
 	defer func() { releaseAll(entries) }()
 	for _, p := range g.Parts {
@@ -129,13 +124,25 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		}
 	}
 	opts := arrowconv.Options{
-		Allocator: meter, BatchSize: s.opts.BatchSize, Workers: s.opts.Workers,
+		BatchSize: s.opts.BatchSize, Workers: s.opts.Workers,
 		TimeUnit: s.opts.TimeUnit,
 		Columns:  g.Columns, Where: g.Where,
 	}
 	if g.Start != nil && g.End != nil {
 		opts.Time = &arrowconv.TimeRange{Start: *g.Start, End: *g.End}
 	}
+	// The stream's share of the budget is reserved, and its batch size
+	// cut to fit, before anything is decoded.
+	rows, width, cols := s.estimateParts(g, entries, &opts)
+	share, batch := s.sizeStream(rows, width, cols)
+	adm, err := s.admit(ctx, st, share, batch)
+	if err != nil {
+		return err
+	}
+	defer adm.release()
+	meter := scan.NewMeter(s.arrow)
+	st.meter.Store(meter)
+	opts.Allocator, opts.BatchSize = meter, adm.batch
 	var w *batchWriter
 	var schema *arrow.Schema
 	defer func() {
@@ -204,6 +211,44 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		}
 	}
 	return nil
+}
+
+// estimateParts predicts the rows of a file stream, the Arrow bytes of one
+// of its rows and its column count from the files' statistics
+// (arrowconv.PlanTable), as GetFlightInfo does. A part that cannot be
+// planned counts at the width of its schema; reading it reports the error.
+func (s *Server) estimateParts(g *grant, entries []*entry, opts *arrowconv.Options) (rows int64, width float64, cols int) {
+	var bytes int64
+	for i, p := range g.Parts {
+		e := entries[i]
+		o := *opts
+		if devs, err := e.f.Devices(g.Table); err == nil && p.Lo >= 0 && p.Hi <= len(devs) && p.Lo < p.Hi {
+			o.Devices = devs[p.Lo:p.Hi]
+		}
+		var pl *arrowconv.Plan
+		var err error
+		if g.Tree {
+			pl, err = arrowconv.PlanTree(e.f, g.Table, &o)
+		} else {
+			pl, err = arrowconv.PlanTable(e.f, g.Table, &o)
+		}
+		if err != nil {
+			continue
+		}
+		r, b := pl.Totals(0)
+		rows, bytes = rows+r, bytes+b
+		cols = max(cols, len(pl.Schema.Fields()))
+		if rows == 0 && width == 0 {
+			width = schemaWidth(pl.Schema)
+		}
+	}
+	if rows > 0 {
+		width = float64(bytes) / float64(rows)
+	}
+	if g.Limit > 0 && (rows == 0 || rows > g.Limit) {
+		rows = g.Limit
+	}
+	return rows, width, cols
 }
 
 func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem memory.Allocator) []ipc.Option {
@@ -314,6 +359,12 @@ func (s *Server) logStream(ctx context.Context, rpc string, g *grant, st *stream
 		attrs = append(attrs, slog.Int64("rows", st.rows.Load()), slog.Int64("bytes", st.bytes.Load()))
 		if m := st.meter.Load(); m != nil {
 			attrs = append(attrs, slog.Int64("peak_memory", m.Peak()))
+		}
+		if sh := st.share.Load(); sh > 0 {
+			attrs = append(attrs, slog.Int64("memory_share", sh))
+		}
+		if b := st.batch.Load(); b > 0 {
+			attrs = append(attrs, slog.Int64("batch_rows", b))
 		}
 	}
 	attrs = append(attrs, slog.Duration("duration", time.Since(began)))

@@ -166,7 +166,7 @@ func TestCancelFreesMemory(t *testing.T) {
 	assert.Equal(t, codes.Canceled, status.Code(r.Err()), "%v", r.Err())
 	r.Release()
 	waitFor(t, "the cancelled stream's memory to return", func() bool { return mem.CurrentAlloc() == 0 })
-	waitFor(t, "the stream slot to be freed", func() bool { return len(srv.slots) == 0 })
+	waitFor(t, "the stream slot to be freed", func() bool { return srv.activeStreams() == 0 })
 }
 
 func TestIdleTimeout(t *testing.T) {
@@ -216,7 +216,7 @@ func TestMaxStreams(t *testing.T) {
 	_, err = s2.Recv()
 	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
 	cancel()
-	waitFor(t, "the slot", func() bool { return len(srv.slots) == 0 })
+	waitFor(t, "the slot", func() bool { return srv.activeStreams() == 0 })
 	rows, _ := doGet(t, context.Background(), c, fi.Endpoint[0])
 	assert.Len(t, rows, 4*60_000)
 }
@@ -296,7 +296,8 @@ func TestLogLines(t *testing.T) {
 	rows := readFlight(t, context.Background(), c, fi)
 	log := srv.log.String()
 	for _, want := range []string{"msg=stream", "rpc=DoGet", "client=127.0.0.1:", "table=weather", "file=b.tsfile",
-		fmt.Sprintf("rows=%d", len(rows)), "bytes=", "duration=", "code=OK", "where=map[region:north]"} {
+		fmt.Sprintf("rows=%d", len(rows)), "bytes=", "duration=", "code=OK", "where=map[region:north]",
+		"memory_share=", "batch_rows="} {
 		assert.Contains(t, log, want)
 	}
 }

@@ -93,12 +93,14 @@ func (sv *service) DoPut(stream arrowflight.FlightService_DoPutServer) (err erro
 	if !s.opts.AllowPut {
 		return toStatus(fmt.Errorf("%w: DoPut is disabled on this server (start it with --allow-put)", errDisabled))
 	}
-	release, err := s.acquireSlot(ctx)
+	// A DoPut's batches are the client's: its share is the fair one,
+	// whatever it holds.
+	adm, err := s.admit(ctx, &st, s.fairShare(), 0)
 	if err != nil {
 		return err
 	}
-	defer release()
-	meter := scan.NewMeter(s.opts.Allocator)
+	defer adm.release()
+	meter := scan.NewMeter(s.arrow)
 	st.meter.Store(meter)
 	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes}
 	rdr, err := arrowflight.NewRecordReader(cr, ipc.WithAllocator(meter))

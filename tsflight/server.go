@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -94,15 +95,39 @@ type Options struct {
 	// TicketTTL is how long a ticket stays valid (default 24h).
 	TicketTTL time.Duration
 
+	// MemoryLimit is the server-wide memory budget streams are admitted
+	// against (default DefaultMemoryLimit: a quarter of physical memory,
+	// capped at 4 GiB). Every DoGet and DoPut stream reserves its share
+	// before it decodes anything: at most StreamMemory and at most
+	// MemoryLimit/MaxStreams, less when its whole output is smaller, plus
+	// an allowance for its buffers outside Arrow. A DoGet stream's batch
+	// size is cut so that its batches in flight fit its share, by the
+	// bytes a row the file statistics predict, down to 256 rows.
+	MemoryLimit int64
 	// MaxStreams bounds concurrent DoGet and DoPut streams (default 64).
-	// A stream waits up to QueueWait (default 10s) for a slot before
-	// failing with RESOURCE_EXHAUSTED.
+	// A stream waits up to QueueWait (default 30s) for a slot and its
+	// share of MemoryLimit, in arrival order, before failing with
+	// RESOURCE_EXHAUSTED.
 	MaxStreams int
 	QueueWait  time.Duration
 	// StreamMemory bounds the Arrow memory one stream holds (default 1
-	// GiB), checked after each batch; a stream over it fails with
-	// RESOURCE_EXHAUSTED.
+	// GiB). It caps the stream's share of MemoryLimit, and is checked
+	// again after each batch, for estimates the data proves wrong: a
+	// stream over it fails with RESOURCE_EXHAUSTED.
 	StreamMemory int64
+	// GoMemoryLimit makes NewServer set the Go runtime's soft memory
+	// limit (debug.SetMemoryLimit) to MemoryLimit plus a quarter (at
+	// least 64 MiB), so that the garbage collector keeps the heap near
+	// the budget instead of letting it grow to twice the live data;
+	// Shutdown restores the previous limit. It is process-wide, so it is
+	// off unless asked for (the serve command asks), and a GOMEMLIMIT in
+	// the environment wins over it.
+	GoMemoryLimit bool
+	// IdleRelease is how long the server must run no stream before it
+	// returns freed memory to the operating system (default 5s; negative:
+	// never): a forced garbage collection, which also empties the
+	// readers' buffer pool, and debug.FreeOSMemory.
+	IdleRelease time.Duration
 	// IdleTimeout ends a stream whose client has accepted nothing for
 	// this long (default 2m); StreamTimeout ends any stream running this
 	// long (default: none). Both fail with DEADLINE_EXCEEDED.
@@ -161,10 +186,16 @@ func (o Options) withDefaults() (Options, error) {
 		o.MaxStreams = 64
 	}
 	if o.QueueWait <= 0 {
-		o.QueueWait = 10 * time.Second
+		o.QueueWait = 30 * time.Second
 	}
 	if o.StreamMemory <= 0 {
 		o.StreamMemory = 1 << 30
+	}
+	if o.MemoryLimit <= 0 {
+		o.MemoryLimit = DefaultMemoryLimit()
+	}
+	if o.IdleRelease == 0 {
+		o.IdleRelease = 5 * time.Second
 	}
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = 2 * time.Minute
@@ -195,7 +226,8 @@ type Server struct {
 	sign    *signer
 	grpc    *grpc.Server
 	health  *health.Server
-	slots   chan struct{}
+	budget  *memBudget
+	arrow   *scan.Meter // every stream's Arrow memory, under the streams' own meters
 	log     *slog.Logger
 	service *service
 
@@ -206,6 +238,8 @@ type Server struct {
 	hardStop chan struct{} // closed when Shutdown gives up draining
 	streams  sync.WaitGroup
 	holds    holdSet // DoGet batches gRPC may still be reading
+
+	restoreGoLimit func() // undoes GoMemoryLimit at Shutdown
 }
 
 // NewServer scans the root once and prepares the gRPC server; Serve starts
@@ -233,13 +267,17 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{
 		opts: o, cat: cat, log: o.Logger,
 		sign:     &signer{key: o.TicketKey, now: time.Now},
-		slots:    make(chan struct{}, o.MaxStreams),
+		budget:   newMemBudget(o.MemoryLimit, o.MaxStreams, o.IdleRelease),
+		arrow:    scan.NewMeter(o.Allocator),
 		health:   health.NewServer(),
 		stopScan: make(chan struct{}),
 		scanDone: make(chan struct{}),
 		hardStop: make(chan struct{}),
 	}
 	s.service = &service{s: s}
+	if o.GoMemoryLimit {
+		s.restoreGoLimit = setGoMemoryLimit(goMemoryLimit(o.MemoryLimit), o.Logger)
+	}
 	gopts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(s.unaryAuth),
 		grpc.ChainStreamInterceptor(s.streamAuth),
@@ -334,6 +372,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// batches it will never write.
 	s.holds.releaseAll()
 	s.cat.close()
+	s.budget.stop()
+	if s.restoreGoLimit != nil {
+		s.restoreGoLimit()
+	}
 	return err
 }
 
@@ -405,20 +447,6 @@ func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 		return err
 	}
 	return h(srv, ss)
-}
-
-// acquireSlot waits for a stream slot.
-func (s *Server) acquireSlot(ctx context.Context) (func(), error) {
-	t := time.NewTimer(s.opts.QueueWait)
-	defer t.Stop()
-	select {
-	case s.slots <- struct{}{}:
-		return func() { <-s.slots }, nil
-	case <-t.C:
-		return nil, status.Errorf(codes.ResourceExhausted, "all %d streams are busy; retry later", s.opts.MaxStreams)
-	case <-ctx.Done():
-		return nil, status.FromContextError(ctx.Err()).Err()
-	}
 }
 
 // service implements the Flight RPCs.

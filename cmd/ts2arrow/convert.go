@@ -61,7 +61,8 @@ The query:
                      --columns device, the times of all its series)
   --device D         only device D (repeatable; as "inspect" prints it)
   --where tag=value  only devices whose TAG (or tree model device) column
-                     has this value (repeatable; all must hold)
+                     has this value (repeatable; all must hold); tag=\N
+                     keeps those whose TAG is null, tag=\\N the value \N
   --start, --end     an inclusive time range: integers in the stored unit,
                      or RFC 3339 times (2024-05-01T12:00:00Z, 2024-05-01)
   --time-unit        the unit of the stored timestamps: s, ms (default),
@@ -194,6 +195,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	encKey := fs.String("encrypt-key", "", "for tsfile output: write Page AEAD, wrapping the data key with key `ID` of --kek-file/--kek-env")
 	encVersion := fs.String("encrypt-key-version", "1", "the key version of --encrypt-key")
 	encProfile := fs.String("encrypt-profile", aead.ProfileAESGCM256, "the Page AEAD profile of --encrypt-key")
+	encHeader := fs.Int("encrypt-header-version", 3, "the Page AEAD header `VERSION` of --encrypt-key: 3 (chunk proofs), or 1 or 2 for readers of the upstream draft")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -208,8 +210,11 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		if ropts.Keys == nil {
 			return usagef("--encrypt-key needs --kek-file or --kek-env")
 		}
+		if *encHeader < 1 || *encHeader > 3 {
+			return usagef("--encrypt-header-version %d: want 1, 2 or 3", *encHeader)
+		}
 		tsWrite = &tsfile.WriteOptions{Keys: ropts.Keys, Encryption: &aead.WriterConfig{
-			ProviderID: *keys.provider, ProfileID: *encProfile, KeyID: *encKey, KeyVersion: *encVersion}}
+			ProviderID: *keys.provider, ProfileID: *encProfile, KeyID: *encKey, KeyVersion: *encVersion, HeaderVersion: byte(*encHeader)}}
 	}
 	if len(pos) == 0 {
 		return usagef("convert needs at least one INPUT")
@@ -229,6 +234,11 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range []string{"encrypt-header-version", "encrypt-profile", "encrypt-key-version"} {
+		if set[name] && *encKey == "" {
+			return usagef("--%s applies with --encrypt-key only", name)
+		}
+	}
 	j.wopts = writeOptions{compression: *compression, rowGroupSize: *rowGroup}
 	if err := checkFormatOptions(j.format, j.wopts, set); err != nil {
 		return err

@@ -119,7 +119,9 @@ func (j *convertJob) emptyHints(ctx context.Context) []string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if v := j.query.Where[k]; !values[k][v] {
+		// A null is no value a column lists: IS NULL (tag=\N) gets no
+		// hint, and an escaped \\N names the value it stands for.
+		if v, null := arrowconv.ParseWhereValue(j.query.Where[k]); !null && !values[k][v] {
 			hints = append(hints, fmt.Sprintf("%s has no value %q in the inputs; %s", k, v, some("values include", values[k])))
 		}
 	}

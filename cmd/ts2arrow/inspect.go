@@ -86,6 +86,9 @@ type inspectAEAD struct {
 	FileCryptoID  string `json:"file_crypto_id"`
 	// Locked says why pages cannot be decrypted with the keys given.
 	Locked string `json:"locked,omitempty"`
+	// MetadataAuth says whether Open verified tsarrow's metadata tag:
+	// "authenticated", "unchecked" (no key) or "absent" (no tag).
+	MetadataAuth string `json:"metadata_auth"`
 }
 
 type inspectTable struct {
@@ -332,6 +335,15 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 		if e.Locked != nil {
 			info.PageAEAD.Locked = e.Locked.Error()
 		}
+		_, tagged := f.Metadata.Property(tsfile.MetadataAuthProperty)
+		switch {
+		case e.MetadataAuthenticated:
+			info.PageAEAD.MetadataAuth = "authenticated"
+		case !tagged:
+			info.PageAEAD.MetadataAuth = "absent"
+		default:
+			info.PageAEAD.MetadataAuth = "unchecked"
+		}
 	}
 	// Never show key material.
 	delete(info.Properties, aead.LegacyPropKey)
@@ -566,6 +578,11 @@ func printInspect(w io.Writer, info *inspectFile) {
 		if a.Locked != "" {
 			fmt.Fprintf(w, "  locked:    %s\n", a.Locked)
 		}
+		fmt.Fprintf(w, "  metadata:  %s\n", map[string]string{
+			"authenticated": "authenticated (index, schemas, statistics and footer as written)",
+			"unchecked":     "tagged, not checked without the key",
+			"absent":        "no metadata tag: index and footer are not authenticated",
+		}[a.MetadataAuth])
 	}
 	fmt.Fprintf(w, "chunks:      %d\n", info.Chunks)
 	fmt.Fprintf(w, "pages:       %d\n", info.Pages)
@@ -637,7 +654,12 @@ func printSeries(w io.Writer, series []inspectSeries) {
 	for i, s := range series {
 		for _, c := range s.ChunksDetail {
 			pages := fmt.Sprintf("pages=%d", c.Pages)
-			if c.SinglePage {
+			switch {
+			case c.DataSize == 0:
+				// What the reference writer gives a column with no
+				// value in an aligned chunk group.
+				pages += " (empty value chunk)"
+			case c.SinglePage:
 				pages += " (single-page chunk)"
 			}
 			if c.EmptyPages > 0 {

@@ -200,7 +200,7 @@ func TestInspectEmptyAndSinglePages(t *testing.T) {
 
 func TestInspectPagesText(t *testing.T) {
 	info := inspectJSON(t, sample)
-	chunkLine := regexp.MustCompile(`(?m)^      chunk +offset=\d+ +header=\d+ +data=\d+ +values=\d+ time=\d+\.\.\d+ +encoding=\S+ compression=\S+ pages=\d+`)
+	chunkLine := regexp.MustCompile(`(?m)^      chunk +offset=\d+ +header=\d+ +(data=\d+ +values=\d+ time=\d+\.\.\d+ +encoding=\S+ compression=\S+ pages=\d+|data=0 +values=0 +encoding=\S+ compression=\S+ pages=0 \(empty value chunk\))`)
 	pageLine := regexp.MustCompile(`(?m)^        page +offset=\d+ +header=\d+ +size=\d+/\d+ +(values=\d+ time=\d+\.\.\d+|empty|no statistics)$`)
 
 	code, out, stderr := runCLI("inspect", sample)

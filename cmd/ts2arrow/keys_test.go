@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,6 +108,7 @@ func TestEncryptedErrors(t *testing.T) {
 	require.Equal(t, "prod", info.PageAEAD.KeyID)
 	require.Equal(t, "3", info.PageAEAD.KeyVersion)
 	require.Contains(t, info.PageAEAD.Locked, "prod")
+	require.Equal(t, "unchecked", info.PageAEAD.MetadataAuth, "the tag is there but needs the key")
 	require.Positive(t, info.Chunks)
 
 	// With the key: not locked, and still no key bytes anywhere, neither
@@ -116,6 +118,7 @@ func TestEncryptedErrors(t *testing.T) {
 	require.Contains(t, stdout, "Page AEAD (AES_GCM_256_AES_WRAP_256_V1)")
 	require.Contains(t, stdout, `id "prod" version "3"`)
 	require.NotContains(t, stdout, "locked:")
+	require.Contains(t, stdout, "metadata:  authenticated")
 	b, err := os.ReadFile(enc)
 	require.NoError(t, err)
 	h, _, _, err := aead.ParseHeader(b[7:])
@@ -188,4 +191,90 @@ func TestLegacyMasterKey(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "level 2 (org.apache.tsfile.encrypt.AES128) (locked:")
 	require.Contains(t, stdout, "master key")
+}
+
+// TestEncryptedMetadataTamper: with the key, a changed byte anywhere in
+// the index or footer of an encrypted file fails before any row is
+// written, even with --lenient, with one line naming the metadata
+// authentication; without the key the structure still inspects.
+func TestEncryptedMetadataTamper(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, dir, "keys.txt", "prod 3 "+kek256+"\n")
+	enc := filepath.Join(dir, "enc.tsfile")
+	code, _, stderr := runCLI("convert", sample, "-o", enc, "--encrypt-key", "prod", "--encrypt-key-version", "3", "--kek-file", keys)
+	require.Equal(t, 0, code, stderr)
+	b, err := os.ReadFile(enc)
+	require.NoError(t, err)
+	tail := len(b) - 4096 // the footer region of this small file
+	for _, c := range []struct {
+		name string
+		at   func() int
+	}{
+		// A series name in TimeseriesMetadata: hum -> hUm.
+		{"measurement name", func() int { return bytes.Index(b[tail:], []byte("humidity")) + tail + 1 }},
+		// The legacy property value, which nothing else checks.
+		{"footer property", func() int { return bytes.LastIndex(b, []byte("UNENCRYPTED")) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			i := c.at()
+			require.Greater(t, i, tail)
+			m := bytes.Clone(b)
+			m[i] ^= 0x20
+			bad := filepath.Join(dir, "bad.tsfile")
+			require.NoError(t, os.WriteFile(bad, m, 0o600))
+			for _, lenient := range [][]string{nil, {"--lenient"}} {
+				out := filepath.Join(dir, "x.csv")
+				code, stdout, stderr := runCLI(append([]string{"convert", bad, "-o", out, "--force", "--kek-file", keys}, lenient...)...)
+				require.Equal(t, 1, code, stderr)
+				require.Empty(t, stdout)
+				require.Equal(t, 1, strings.Count(strings.TrimSpace(stderr), "\n")+1, "one line: %s", stderr)
+				require.Contains(t, stderr, "metadata authentication")
+				require.Contains(t, stderr, "restore it from a copy")
+				_, err := os.Stat(out)
+				require.True(t, os.IsNotExist(err), "nothing is left behind")
+			}
+			code, _, stderr := runCLI("inspect", bad)
+			require.Equal(t, 0, code, stderr)
+		})
+	}
+}
+
+// TestEncryptHeaderVersion: --encrypt-header-version writes each Page AEAD
+// header version, every one with the footer encryptLevel that readers
+// without Page AEAD refuse, and each reads back as the plaintext sample.
+func TestEncryptHeaderVersion(t *testing.T) {
+	dir := t.TempDir()
+	keys := writeKeys(t, dir, "keys.txt", "prod 3 "+kek256+"\n")
+	plain := filepath.Join(dir, "plain.csv")
+	code, _, stderr := runCLI("convert", sample, "-o", plain)
+	require.Equal(t, 0, code, stderr)
+	want, err := os.ReadFile(plain)
+	require.NoError(t, err)
+	for _, v := range []string{"1", "2", "3"} {
+		enc := filepath.Join(dir, "enc"+v+".tsfile")
+		code, _, stderr := runCLI("convert", sample, "-o", enc, "--encrypt-key", "prod", "--encrypt-key-version", "3", "--encrypt-header-version", v, "--kek-file", keys)
+		require.Equal(t, 0, code, stderr)
+		code, stdout, stderr := runCLI("inspect", "--json", "--kek-file", keys, enc)
+		require.Equal(t, 0, code, stderr)
+		var info inspectFile
+		require.NoError(t, json.Unmarshal([]byte(stdout), &info))
+		require.Equal(t, v, strconv.Itoa(info.PageAEAD.HeaderVersion))
+		require.Equal(t, aead.LegacyLevelPageAEAD, info.Properties["encryptLevel"], "a reader without Page AEAD refuses the file")
+		require.Equal(t, "authenticated", info.PageAEAD.MetadataAuth)
+		out := filepath.Join(dir, "dec"+v+".csv")
+		code, _, stderr = runCLI("convert", enc, "-o", out, "--kek-file", keys)
+		require.Equal(t, 0, code, stderr)
+		got, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, got), "header version %s", v)
+	}
+	for _, args := range [][]string{
+		{"--encrypt-key", "prod", "--encrypt-header-version", "4", "--kek-file", keys},
+		{"--encrypt-key", "prod", "--encrypt-header-version", "0", "--kek-file", keys},
+		{"--encrypt-header-version", "2"},
+	} {
+		code, _, stderr := runCLI(append([]string{"convert", sample, "-o", filepath.Join(dir, "bad.tsfile")}, args...)...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Contains(t, stderr, "--encrypt-", "%v", args)
+	}
 }

@@ -27,7 +27,8 @@ import (
 const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-file F] [--token-env VAR]
                       [--tls-cert F --tls-key F [--tls-client-ca F]] [--advertise URI]...
                       [--allow-put] [--compression zstd|lz4|none] [--partition-size BYTES]
-                      [--max-streams N] [--stream-memory BYTES] [--idle-timeout DUR]
+                      [--memory-limit BYTES] [--max-streams N] [--queue-wait DUR]
+                      [--stream-memory BYTES] [--idle-timeout DUR]
                       [--stream-timeout DUR] [--rescan DUR] [--ticket-key-file F]
                       [--ticket-ttl DUR] [--time-unit ms] [--batch-size N]
                       [--log-format text|json] [--quiet|--verbose] [--raw] [--no-verify]
@@ -105,9 +106,17 @@ Security:
                      file. Keep it secret; whoever holds it can mint tickets.
 
 Limits:
-  --max-streams N        concurrent DoGet and DoPut streams (default 64);
-                         a stream waits up to 10s for a slot, then fails
-                         with RESOURCE_EXHAUSTED
+  --memory-limit BYTES   the server's memory budget (default a quarter of
+                         physical memory, at most 4GiB): every stream
+                         reserves its share before it decodes (at most
+                         --stream-memory and the budget / --max-streams),
+                         and its batches are cut to fit it; the Go runtime's
+                         memory limit is set to the budget plus a quarter
+                         (unless GOMEMLIMIT is set)
+  --max-streams N        concurrent DoGet and DoPut streams (default 64)
+  --queue-wait DUR       how long a stream waits for a slot and its share
+                         of the budget before failing with
+                         RESOURCE_EXHAUSTED (default 30s)
   --stream-memory BYTES  Arrow memory one stream may hold (default 1GiB)
   --idle-timeout DUR     end a stream whose client accepted nothing for DUR
   --stream-timeout DUR   end any stream running longer (default: no limit)
@@ -214,7 +223,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	compression := fs.String("compression", "none", "default IPC body compression of DoGet streams: zstd, lz4 or none")
 	partition := byteSize(64 << 20)
 	fs.Var(&partition, "partition-size", "estimated Arrow bytes at which a flight's devices are cut into endpoints")
+	memoryLimit := byteSize(tsflight.DefaultMemoryLimit())
+	fs.Var(&memoryLimit, "memory-limit", "the server's memory budget, which streams are admitted against (a quarter of physical memory, at most 4GiB)")
 	maxStreams := fs.Int("max-streams", 64, "concurrent DoGet and DoPut streams")
+	queueWait := fs.Duration("queue-wait", 30*time.Second, "how long a stream waits for a slot and its share of --memory-limit")
 	streamMemory := byteSize(1 << 30)
 	fs.Var(&streamMemory, "stream-memory", "Arrow memory one stream may hold")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "end a stream whose client accepted nothing for this long")
@@ -273,6 +285,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usagef("--max-streams must be positive")
 	case streamMemory <= 0:
 		return usagef("--stream-memory must be positive")
+	case memoryLimit <= 0:
+		return usagef("--memory-limit must be positive")
+	case *queueWait <= 0:
+		return usagef("--queue-wait must be positive")
 	case *idle <= 0:
 		return usagef("--idle-timeout must be positive")
 	case *streamTimeout < 0:
@@ -311,6 +327,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		Root: *root, TimeUnit: arrowconv.TimeUnitOf(tu), BatchSize: *batch,
 		PartitionBytes: int64(partition), Advertise: advertise, AllowPut: *allowPut,
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
+		MemoryLimit: int64(memoryLimit), QueueWait: *queueWait, GoMemoryLimit: true,
 		IdleTimeout: *idle, StreamTimeout: *streamTimeout, TicketTTL: *ttl,
 		Rescan: *rescan, Logger: log, ReadOptions: ropts, MaxBatchBytes: int64(maxBatch),
 		Raw: *rawFiles,

@@ -146,6 +146,13 @@ func TestZeroRowsSaySo(t *testing.T) {
 			"ts2arrow: wrote 0 rows to " + out("p") + " (no row matched --where station=s9 --end 2024-01-01)\n" +
 				"ts2arrow: station has no value \"s9\" in the inputs; values include: s01, s02\n"},
 		{[]string{"convert", sample, "-o", out("c.csv"), "--where", "region=north", "--start", "1700000000000", "--end", "1700000000000"}, ""},
+		// IS NULL matched nothing, but a null is no value to list; the
+		// escaped \\N asks for the value \N, which is missing.
+		{[]string{"convert", sample, "-o", out("d.csv"), "--where", `station=\N`},
+			"ts2arrow: wrote 0 rows to " + out("d.csv") + " (no row matched --where 'station=\\N')\n"},
+		{[]string{"convert", sample, "-o", out("e.csv"), "--where", `station=\\N`},
+			"ts2arrow: wrote 0 rows to " + out("e.csv") + " (no row matched --where 'station=\\\\N')\n" +
+				"ts2arrow: station has no value \"\\\\N\" in the inputs; values include: s01, s02\n"},
 	} {
 		code, _, stderr := runCLI(tc.args...)
 		require.Equal(t, 0, code, "%v: %s", tc.args, stderr)

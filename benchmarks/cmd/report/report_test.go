@@ -161,6 +161,20 @@ BenchmarkDatasetRSS/plain/rows=1000000 1 1 ns/op 15 file-MB 50 peak-RSS-MB 99000
 			want:    row{Ratio: "1x plain", Met: "**no** (1000000 rows resolved, 990000 plain)"},
 		},
 		{
+			name:    "Flight load, memory back after it",
+			lines:   `BenchmarkFlightLoad/limit=256MiB 1 10294314854 ns/op 32 clients 31.1 idle-RSS-MB 102.7 peak-RSS-MB 2.24 MB-per-stream 36.6 after-RSS-MB 1.178 x-idle-after 4.03 file-MB 250000 rows`,
+			section: flightLoadSection,
+			c:       "server RSS after the load, budget 256MiB",
+			want:    row{Figure: "37 MB", Peer: "idle 31 MB", Ratio: "1.18x idle", Target: "<= 2x idle", Met: "yes"},
+		},
+		{
+			name:    "Flight load, memory not back",
+			lines:   `BenchmarkFlightLoad/limit=default 1 8417097560 ns/op 32 clients 32.7 idle-RSS-MB 1260.1 peak-RSS-MB 38.36 MB-per-stream 1262.2 after-RSS-MB 38.600 x-idle-after 4.03 file-MB 250000 rows`,
+			section: flightLoadSection,
+			c:       "peak server RSS, budget default",
+			want:    row{Figure: "1260 MB, 38.4 MB a stream", Peer: "idle 33 MB"},
+		},
+		{
 			name:    "conversion within 1.3x of pqarrow",
 			lines:   `BenchmarkToParquet/plain/workers=2-2 1 6220000000 ns/op 1610000 rows/s 5450000000 pqarrow-ns/op 1.14 x-pqarrow`,
 			section: conversionSection,

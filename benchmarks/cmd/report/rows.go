@@ -541,6 +541,46 @@ func datasetSection(r *results) section {
 	return s
 }
 
+// flightLoadSection is issue 29's case: 32 clients reading a 4 MB file 5
+// times each at once from a `ts2arrow serve` child (benchmarks/cmd/flightload),
+// at the default memory budget and at a small one.
+func flightLoadSection(r *results) section {
+	s := section{Title: "10. Flight server under load: 32 clients, 5 reads each of a 4 MB file"}
+	const backTarget = "<= 2x idle"
+	names := r.names("FlightLoad/")
+	if len(names) == 0 {
+		s.Rows = append(s.Rows, missing("server RSS after the load", backTarget))
+	}
+	for _, n := range names {
+		if !r.has(n, "peak-RSS-MB", "idle-RSS-MB", "MB-per-stream", "x-idle-after") {
+			s.Rows = append(s.Rows, missing(n, backTarget))
+			continue
+		}
+		label := "budget " + strings.TrimPrefix(strings.TrimPrefix(n, "FlightLoad/"), "limit=")
+		idle, _ := r.get(n, "idle-RSS-MB")
+		peak, _ := r.get(n, "peak-RSS-MB")
+		per, _ := r.get(n, "MB-per-stream")
+		after, _ := r.get(n, "after-RSS-MB")
+		xa, _ := r.get(n, "x-idle-after")
+		ns, _ := r.get(n, "ns/op")
+		s.Rows = append(s.Rows,
+			row{Case: "peak server RSS, " + label, Figure: fmt.Sprintf("%.0f MB, %.3g MB a stream", peak, per),
+				Peer: fmt.Sprintf("idle %.0f MB", idle), Ratio: x(peak/idle) + " idle", Limit: "-", XLimit: "-",
+				Target: "-", Met: "-"},
+			row{Case: "server RSS after the load, " + label, Figure: fmt.Sprintf("%.0f MB", after),
+				Peer: fmt.Sprintf("idle %.0f MB", idle), Ratio: x(xa) + " idle", Limit: "-", XLimit: "-",
+				Target: backTarget, Met: met(xa <= 2)},
+			row{Case: "load duration, " + label, Figure: duration(ns), Peer: "-", Ratio: "-", Limit: "-", XLimit: "-",
+				Target: "-", Met: "-"})
+	}
+	s.Note = "`benchmarks/cmd/flightload`: `ts2arrow serve` runs as a child on a root holding the 250,000-row " +
+		"default-mix file (4 MB); 32 arrow-go Flight clients, each on its own connection, read its table 5 times " +
+		"each, all at once, while the child's VmRSS is sampled every 5 ms (peak: the larger of that and VmHWM). " +
+		"Idle is its RSS once started, before any stream; after is its RSS 30 s (10 s with --quick) after the " +
+		"last stream ended. A stream is (peak - idle) / 32."
+	return s
+}
+
 // sections builds every table in RESULTS.md order.
 func sections(r *results) []section {
 	return []section{
@@ -553,6 +593,7 @@ func sections(r *results) []section {
 		aeadSection(r),
 		rssSection(r),
 		datasetSection(r),
+		flightLoadSection(r),
 	}
 }
 

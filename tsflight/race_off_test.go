@@ -1,0 +1,5 @@
+//go:build !race
+
+package tsflight
+
+const raceEnabled = false
