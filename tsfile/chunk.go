@@ -61,6 +61,9 @@ func (f *File) parseChunkHeaderAt(off int64) (ChunkHeader, error) {
 			if h.plainRole {
 				f.NoteQuirk(QuirkNoRoleBits, off, "chunk header")
 			}
+			// A value chunk without role bits may hold empty pages; which
+			// role it has is for the caller to say (AsValueChunk).
+			h.emptyPagesOK = f.plainValueChunk(&h)
 			if h.End() > end {
 				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d", h.DataSize, end)
 			}

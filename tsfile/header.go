@@ -20,6 +20,9 @@ type ChunkHeader struct {
 	// plainRole is set when the marker had no role bits and the reader
 	// added them (QuirkNoRoleBits); appendChunkHeader writes it back so.
 	plainRole bool
+	// emptyPagesOK lets a chunk without role bits in a file that showed
+	// QuirkNoRoleBits hold the empty pages of an aligned value chunk.
+	emptyPagesOK bool
 }
 
 // PlainRole reports whether the chunk's marker was written without its
@@ -148,7 +151,7 @@ func (d *buf) pageHeaderInto(ch *ChunkHeader, st *Statistics) PageHeader {
 		return p
 	}
 	if p.UncompressedSize == 0 {
-		if !ch.IsValueChunk() {
+		if !ch.IsValueChunk() && !ch.emptyPagesOK {
 			d.pos = start
 			d.fail("empty page in a chunk that is not an aligned value chunk")
 		}
