@@ -2,13 +2,17 @@ package arrowconv
 
 import (
 	"bytes"
-		"math/bits"
+	"io/fs"
+	"math/bits"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -218,5 +222,61 @@ func TestCPPLostFullPage(t *testing.T) {
 				require.Equal(t, tc.q&^tsfile.QuirkLostFullPage, f.Quirks()&^tsfile.QuirkLostFullPage)
 			}
 		})
+	}
+}
+
+// TestCPPQuirksNoFalsePositive reads every conformant file at hand, by
+// every table, with and without Lenient, and requires that none is read
+// with a writer quirk: the upstream Java corpus, the bundled sample, the
+// IoTDB data directory and our writer's outputs.
+func TestCPPQuirksNoFalsePositive(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(testkit.InteropDir, "*.tsfile"))
+	require.NoError(t, err)
+	if len(paths) == 0 {
+		t.Log("interop corpus not available")
+	}
+	paths = append(paths, "../testdata/sample.tsfile")
+	require.NoError(t, filepath.WalkDir("../testdata/iotdb", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".tsfile") {
+			paths = append(paths, p)
+		}
+		return err
+	}))
+	type file struct {
+		name string
+		b    []byte
+	}
+	var files []file
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		files = append(files, file{p, b})
+	}
+	for _, enc := range []encoding.Encoding{encoding.TS2Diff, encoding.Plain} {
+		files = append(files, file{"ours-" + enc.String(), writeCPPFile(t, 0, enc)}, file{"ours-10-" + enc.String(), writeCPPFile(t, 0, enc, cppPage)})
+	}
+	require.Greater(t, len(files), 6)
+	for _, fl := range files {
+		for _, lenient := range []bool{false, true} {
+			f, err := tsfile.Open(bytes.NewReader(fl.b), int64(len(fl.b)), &tsfile.ReadOptions{Lenient: lenient})
+			require.NoError(t, err, fl.name)
+			rows := 0
+			for _, table := range f.Tables() {
+				open := NewTreeReader
+				if _, ok := f.SchemaOf(table); ok {
+					open = NewTableReader
+				}
+				r, err := open(f, table, nil)
+				require.NoError(t, err, fl.name)
+				for r.Next() {
+					rows += int(r.RecordBatch().NumRows())
+				}
+				require.NoError(t, r.Err(), fl.name)
+				r.Release()
+			}
+			require.NotZero(t, rows, fl.name)
+			require.Zero(t, f.Quirks(), "%s lenient=%v: %v", fl.name, lenient, f.Warnings())
+			require.Zero(t, quirkWarnings(f), fl.name)
+		}
 	}
 }
