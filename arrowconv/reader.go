@@ -1137,7 +1137,7 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 		if st != nil {
 			sp, err := st.Page(i)
 			if err != nil {
-				if r.f.SkipLostChunk(err) {
+				if r.f.SkipLostChunk(err, false) {
 					for k := range got {
 						got[k] = gotAbsent
 					}
@@ -1212,7 +1212,7 @@ func (r *Reader) decodeByRows(c *alignedCursor, j int, st *tsfile.PageStream) er
 		if st != nil {
 			sp, err := st.Page(i)
 			if err != nil {
-				if rows == 0 && r.f.SkipLostChunk(err) {
+				if rows == 0 && r.f.SkipLostChunk(err, false) {
 					for k := range got {
 						got[k] = gotAbsent
 					}
@@ -1356,7 +1356,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 			})
 		}
 		if err != nil {
-			if r.f.SkipLostChunk(err) {
+			if r.f.SkipLostChunk(err, true) {
 				return errLostSet
 			}
 			return err

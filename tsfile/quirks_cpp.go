@@ -128,20 +128,24 @@ func lostFullPage(h *ChunkHeader, p *PageHeader) bool {
 	return h.SinglePage() && p.CompressedSize > 0 && p.BodyOffset() == h.End() && p.Offset == h.DataOffset()
 }
 
-// skipLostChunk reports whether err, from reading a chunk, is the C++
+// SkipLostChunk reports whether err, from reading a chunk, is the C++
 // writer's lost page (ErrLostFullPage) and the read is lenient, which then
-// skips the chunk: it notes the quirk and the chunk in the warnings.
-//
+// skips the chunk: it notes the quirk, and the chunk in the warnings. A
+// skipped value chunk leaves its column null for the chunk's rows; a
+// skipped time chunk (timeChunk) leaves out the rows of its chunk group.
 // A strict read keeps the error, which says to read with --lenient.
-func (f *File) skipLostChunk(err error) bool {
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
+func (f *File) SkipLostChunk(err error, timeChunk bool) bool {
 	var fe *FormatError
 	if !f.opts.Lenient || !errors.Is(err, ErrLostFullPage) || !errors.As(err, &fe) {
 		return false
 	}
 	f.NoteQuirk(QuirkLostFullPage, fe.Offset, fe.Structure)
-	f.warn.add(Warning{Offset: fe.Offset, Structure: fe.Structure, Msg: "skipped a chunk whose page its writer lost; its column is null for the chunk's rows"})
+	msg := "skipped a value chunk whose page its writer lost: its column is null for the chunk's rows"
+	if timeChunk {
+		msg = "skipped a time chunk whose page its writer lost: the rows of its chunk group are left out"
+	}
+	f.warn.add(Warning{Offset: fe.Offset, Structure: fe.Structure, Msg: msg})
 	return true
 }
-
-// SkipLostChunk is skipLostChunk for readers built on File (arrowconv).
-func (f *File) SkipLostChunk(err error) bool { return f.skipLostChunk(err) }

@@ -29,7 +29,7 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 	for _, set := range sets {
 		tc, err := f.ReadChunk(set.Time.Offset)
 		if err != nil {
-			if f.skipLostChunk(err) {
+			if f.SkipLostChunk(err, true) {
 				continue // the set's rows are gone with its time page
 			}
 			return nil, err
@@ -62,7 +62,7 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 			}
 			vc, err := f.ReadChunk(cm.Offset)
 			if err != nil {
-				if f.skipLostChunk(err) {
+				if f.SkipLostChunk(err, false) {
 					appendValues(col, nullValues(types[name], sumInts(pageCounts)))
 					continue
 				}
