@@ -675,8 +675,9 @@ type alignedCursor struct {
 	// covers (tsfile.QuirkValuePageRows, when File.CPPLayout): the
 	// window is then the whole set, read whole, and rowsBy holds, per
 	// field, the rows its pages covered.
-	byRows bool
-	rowsBy []int
+	byRows   bool
+	rowsBy   []int
+	rowPages [][]int // per field: each page's rows, in a window by rows
 
 	pages  []int   // the window: indexes of the pages to decode
 	expect []int   // per window page: its count by the statistics
@@ -983,8 +984,16 @@ func (r *Reader) checkWindow(c *alignedCursor) (int, error) {
 		}
 		vc := c.values[j]
 		if got[0] == gotByRows {
-			if c.rowsBy[j] != total {
-				return 0, corruptf(vc.Header.Offset, "aligned value chunk", "value chunk %q covers %d rows by its pages' position counts, its time chunk %d", vc.Header.Measurement, c.rowsBy[j], total)
+			// The C++ writer seals no page for trailing nulls.
+			n := c.rowsBy[j]
+			switch {
+			case n > total:
+				return 0, corruptf(vc.Header.Offset, "aligned value chunk", "value chunk %q covers %d rows by its pages' position counts, its time chunk %d", vc.Header.Measurement, n, total)
+			case n < total:
+				r.fields[j].appendNulls(total - n)
+			}
+			if n != total || !slices.Equal(c.rowPages[j], c.counts) {
+				r.f.NoteQuirk(tsfile.QuirkValuePageRows, vc.Header.Offset, "aligned value chunk")
 			}
 			continue
 		}
@@ -1016,7 +1025,9 @@ func (r *Reader) checkWindow(c *alignedCursor) (int, error) {
 // never a leniency, and the batch is dropped. A row limit cuts batches at
 // counts of its own and keeps the round.
 func (r *Reader) fuseFlush(c *alignedCursor, start int, inJobs bool) (*pending, int) {
-	if !inJobs || r.left >= 0 {
+	// A window paired by rows pads its value columns after the time
+	// column is in (checkWindow), too late for its jobs to hand over.
+	if !inJobs || r.left >= 0 || c.byRows {
 		return nil, 0
 	}
 	want := start
@@ -1196,18 +1207,15 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 // decodeByRows decodes every page of field j's value chunk in a window
 // that is its whole set (alignedCursor.byRows), each page covering the rows
 // its position_count says rather than those of the time page at its index
-// (tsfile.QuirkValuePageRows). The rows after the last page are null: the
-// C++ writer seals no page for trailing nulls. It notes the quirk when the
-// pages do not pair with the time pages by index; checkWindow checks the
-// rows covered, c.rowsBy[j], against the time pages'.
+// (tsfile.QuirkValuePageRows). checkWindow checks the rows covered,
+// c.rowsBy[j], against the time pages', makes the rows after the last page
+// null, and notes the quirk when the pages, c.rowPages[j], do not pair
+// with the time pages by index.
 func (r *Reader) decodeByRows(c *alignedCursor, j int, st *tsfile.PageStream) error {
 	vc, b, got, pd := c.values[j], r.fields[j], c.got[j], &r.pds[1+j]
-	total := 0
-	for _, n := range c.expect {
-		total += n
-	}
 	maxPoints := r.f.Options().MaxPagePoints
-	rows, quirk := 0, false
+	rows := 0
+	c.rowPages[j] = c.rowPages[j][:0]
 	for i := 0; ; i++ {
 		if st != nil {
 			sp, err := st.Page(i)
@@ -1234,6 +1242,7 @@ func (r *Reader) decodeByRows(c *alignedCursor, j int, st *tsfile.PageStream) er
 		if p.Header.Empty() {
 			b.appendNulls(exp)
 			rows += exp
+			c.rowPages[j] = append(c.rowPages[j], exp)
 			continue
 		}
 		payload, err := pd.Payload(vc, i)
@@ -1247,10 +1256,6 @@ func (r *Reader) decodeByRows(c *alignedCursor, j int, st *tsfile.PageStream) er
 		if n > maxPoints {
 			return corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d exceeds the limit of %d", n, maxPoints)
 		}
-		if rows+n > total {
-			return corruptf(p.Header.BodyOffset(), "aligned value page", "value chunk %q covers %d rows by its pages' position counts, its time chunk %d", vc.Header.Measurement, rows+n, total)
-		}
-		quirk = quirk || i >= len(c.expect) || n != exp
 		if bitmap.AllSetMSB(present, n) {
 			present = nil
 		}
@@ -1274,13 +1279,7 @@ func (r *Reader) decodeByRows(c *alignedCursor, j int, st *tsfile.PageStream) er
 			}
 		}
 		rows += n
-	}
-	if rows < total {
-		b.appendNulls(total - rows)
-		rows, quirk = total, true
-	}
-	if quirk {
-		r.f.NoteQuirk(tsfile.QuirkValuePageRows, vc.Header.Offset, "aligned value chunk")
+		c.rowPages[j] = append(c.rowPages[j], n)
 	}
 	c.rowsBy[j] = rows
 	for k := range got {
@@ -1427,6 +1426,9 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	}
 	c.set, c.time, c.values, c.streams, c.page, c.covers, c.byRows = set, tc, values, streams, 0, covers, byRows
 	c.rowsBy = resize(c.rowsBy, len(r.fields))
+	if len(c.rowPages) != len(r.fields) {
+		c.rowPages = make([][]int, len(r.fields))
+	}
 	return nil
 }
 
