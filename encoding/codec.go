@@ -29,7 +29,7 @@ type valueCodec struct {
 
 // valueCodecs is filled by the init functions of the encodings' files, before
 // any exported function can run, and only read afterwards.
-var valueCodecs [Camel + 1]valueCodec
+var valueCodecs [Laminar + 1]valueCodec
 
 // noCodec answers lookups of identifiers outside the table.
 var noCodec valueCodec

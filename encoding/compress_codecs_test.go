@@ -121,15 +121,6 @@ func TestCompressRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCompressLZONotSupported: no LZO codec is registered (the Java reference has none
-// either), so a reader reports the chunk as unsupported rather than misreading it.
-func TestCompressLZONotSupported(t *testing.T) {
-	codec, err := encoding.LookupCodec(encoding.LZO)
-	require.Nil(t, codec)
-	require.ErrorIs(t, err, encoding.ErrUnsupported)
-	require.EqualError(t, err, "encoding: compression LZO is not supported: encoding: unsupported")
-}
-
 // TestCompressEmptyPage checks the TsFile empty page: no payload bytes for no data.
 func TestCompressEmptyPage(t *testing.T) {
 	for _, c := range compressCodecs {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/crc32"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,6 +38,20 @@ var compressGolden = []struct {
 	{"lz4 long literal run", encoding.LZ4, "f0" + "05" + hex.EncodeToString([]byte("0123456789abcdefghij")), "0123456789abcdefghij",
 		"token 0xf0: literal count 15 plus the following byte 5 = 20"},
 	{"lz4 empty", encoding.LZ4, "00", "", "one token with no literals: what lz4-java writes for empty input"},
+	{"lzo literals only", encoding.LZO, "16" + hex.EncodeToString([]byte("hello")) + "110000", "hello",
+		"first byte 0x16 > 17: 0x16-17 = 5 literals; 0x11 0x00 0x00 = M4 opcode 0001 0 001 with distance field 0: the end marker"},
+	{"lzo empty", encoding.LZO, "110000", "", "the end marker alone: what liblzo2's lzo1x_1 and lzo1x_999 write for empty input"},
+	{"lzo M2 overlapping match", encoding.LZO, "14" + hex.EncodeToString([]byte("abc")) + "a800" + "110000", "abcabcabc",
+		"first byte 0x14: 3 literals 'abc'; 0xa8 = 1 01 010 00 = M2 of 5+1 = 6 bytes, D = 2, next byte H = 0: distance " +
+			"(H<<3)+D+1 = 3, overlapping its own output; S = 0; the end marker"},
+	{"lzo M1 after two literals", encoding.LZO, "13" + hex.EncodeToString([]byte("ab")) + "0500" + "63" + "110000", "ababc",
+		"first byte 0x13: 2 literals 'ab', state 2; 0x05 = 0000 01 01 below 16 after 1-3 literals: a 2-byte match, " +
+			"D = 1, next byte H = 0: distance (H<<2)+D+1 = 2; S = 1: one literal 'c' follows; the end marker"},
+	{"lzo long literal run", encoding.LZO, "0002" + hex.EncodeToString([]byte("0123456789abcdefghij")) + "110000", "0123456789abcdefghij",
+		"first byte 0x00 in state 0: a literal run with L = 0, so the length is 3 + 15 + the next byte 2 = 20"},
+	{"lzo M3 with a length byte", encoding.LZO, "12" + "61" + "20" + "05" + "0000" + "110000", strings.Repeat("a", 39),
+		"first byte 0x12: 1 literal 'a'; 0x20 = 001 00000 = M3 with L = 0, so the length is 2 + 31 + the next byte 5 = 38; " +
+			"LE16 0x0000: distance (0>>2)+1 = 1, S = 0; the end marker"},
 	{"gzip stored block", encoding.Gzip,
 		"1f8b" + "08" + "00" + "00000000" + "00" + "ff" + "01" + "0500" + "faff" + hex.EncodeToString([]byte("hello")) + "86a61036" + "05000000",
 		"hello",

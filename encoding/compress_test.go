@@ -38,7 +38,7 @@ func TestUncompressedCodec(t *testing.T) {
 }
 
 func TestLookupCodecUnsupported(t *testing.T) {
-	for _, c := range []encoding.Compression{encoding.LZO, 4, 200} {
+	for _, c := range []encoding.Compression{4, 200} {
 		codec, err := encoding.LookupCodec(c)
 		require.Nil(t, codec)
 		require.ErrorIs(t, err, encoding.ErrUnsupported)

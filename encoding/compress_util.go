@@ -3,12 +3,11 @@ package encoding
 import "fmt"
 
 // Helpers shared by the page compression codecs in the compress_*.go files: SNAPPY, GZIP,
-// LZ4, ZSTD and LZMA2, each matching what the Java reference writes and reads.
-//
-// LZO is deliberately not registered. The Java reference neither writes nor reads it (its
-// codec factories throw CompressionTypeNotSupportedException), only the C++ writer does,
-// with raw LZO1X blocks, and the one pure-Go decoder on the module proxy was not adopted;
-// LookupCodec therefore reports LZO chunks as unsupported, and readers skip them.
+// LZ4, ZSTD and LZMA2, each matching what the Java reference writes and reads, and LZO,
+// which only the C++ writer writes (raw LZO1X blocks) and the Java reference cannot read
+// (its codec factories throw CompressionTypeNotSupportedException). LZO is decode-only:
+// compress_lzo.go is a bounded LZO1X decoder of our own, and its Compress refuses, so
+// writers report LZO as unsupported instead of writing it.
 
 // compressCorrupt builds an error wrapping ErrCorrupt for a malformed page payload of
 // compression c.

@@ -45,24 +45,32 @@ const (
 	Sprintz    Encoding = 12
 	RLBE       Encoding = 13
 	Camel      Encoding = 14
+	// DescendingBitPacking, SeparateStorage and Laminar are the integer encodings TsFile 2.3
+	// added; see descbitpack.go, sepstorage.go and laminar.go.
+	DescendingBitPacking Encoding = 15
+	SeparateStorage      Encoding = 16
+	Laminar              Encoding = 17
 )
 
 var encodingNames = [...]string{
-	Plain:      "PLAIN",
-	Dictionary: "DICTIONARY",
-	RLE:        "RLE",
-	Diff:       "DIFF",
-	TS2Diff:    "TS_2DIFF",
-	Bitmap:     "BITMAP",
-	GorillaV1:  "GORILLA_V1",
-	Regular:    "REGULAR",
-	Gorilla:    "GORILLA",
-	ZigZag:     "ZIGZAG",
-	Freq:       "FREQ",
-	Chimp:      "CHIMP",
-	Sprintz:    "SPRINTZ",
-	RLBE:       "RLBE",
-	Camel:      "CAMEL",
+	Plain:                "PLAIN",
+	Dictionary:           "DICTIONARY",
+	RLE:                  "RLE",
+	Diff:                 "DIFF",
+	TS2Diff:              "TS_2DIFF",
+	Bitmap:               "BITMAP",
+	GorillaV1:            "GORILLA_V1",
+	Regular:              "REGULAR",
+	Gorilla:              "GORILLA",
+	ZigZag:               "ZIGZAG",
+	Freq:                 "FREQ",
+	Chimp:                "CHIMP",
+	Sprintz:              "SPRINTZ",
+	RLBE:                 "RLBE",
+	Camel:                "CAMEL",
+	DescendingBitPacking: "DESCENDING_BIT_PACKING",
+	SeparateStorage:      "SEPARATE_STORAGE",
+	Laminar:              "LAMINAR",
 }
 
 // String returns the name TsFile uses for e, such as "TS_2DIFF",

@@ -29,7 +29,10 @@ func TestEncodingString(t *testing.T) {
 		{encoding.Sprintz, "SPRINTZ"},
 		{encoding.RLBE, "RLBE"},
 		{encoding.Camel, "CAMEL"},
-		{15, "ENCODING(15)"},
+		{encoding.DescendingBitPacking, "DESCENDING_BIT_PACKING"},
+		{encoding.SeparateStorage, "SEPARATE_STORAGE"},
+		{encoding.Laminar, "LAMINAR"},
+		{18, "ENCODING(18)"},
 		{255, "ENCODING(255)"},
 	}
 	for _, tt := range tests {
@@ -38,6 +41,9 @@ func TestEncodingString(t *testing.T) {
 	// The wire codes are fixed by the format, not by declaration order.
 	require.Equal(t, encoding.Encoding(4), encoding.TS2Diff)
 	require.Equal(t, encoding.Encoding(14), encoding.Camel)
+	require.Equal(t, encoding.Encoding(15), encoding.DescendingBitPacking)
+	require.Equal(t, encoding.Encoding(16), encoding.SeparateStorage)
+	require.Equal(t, encoding.Encoding(17), encoding.Laminar)
 }
 
 func TestCompressionString(t *testing.T) {
@@ -124,8 +130,9 @@ func allCalls() []call {
 // them for no type. It is written out here, not derived from the package,
 // so that a registration slip in either direction fails a test.
 var (
-	boolEncs   = []encoding.Encoding{encoding.Plain, encoding.RLE}
-	intEncs    = []encoding.Encoding{encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE, encoding.Regular}
+	boolEncs = []encoding.Encoding{encoding.Plain, encoding.RLE}
+	intEncs  = []encoding.Encoding{encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE, encoding.Regular,
+		encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar}
 	int32Encs  = append(append([]encoding.Encoding(nil), intEncs...), encoding.Bitmap)
 	floatEncs  = []encoding.Encoding{encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.GorillaV1, encoding.Gorilla, encoding.Chimp, encoding.Sprintz, encoding.RLBE}
 	doubleEncs = append(append([]encoding.Encoding(nil), floatEncs...), encoding.Camel)

@@ -92,7 +92,7 @@ func requireSentinel(t *testing.T, err error) {
 }
 
 // int64Encodings are the encodings with an INT64 encoder.
-var int64Encodings = []encoding.Encoding{encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE}
+var int64Encodings = []encoding.Encoding{encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE, encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar}
 
 func addInt64Seeds(f *testing.F) {
 	for _, g := range ts2diffGolden64[:min(4, len(ts2diffGolden64))] {

@@ -15,7 +15,8 @@ import (
 // Compression.md; every combination must survive the writer and reader.
 var (
 	allEncodings = []Encoding{encoding.Plain, encoding.Dictionary, encoding.RLE, encoding.TS2Diff, encoding.GorillaV1,
-		encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE, encoding.Camel}
+		encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE, encoding.Camel,
+		encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar}
 	allCompressions = []Compression{encoding.Uncompressed, encoding.Snappy, encoding.Gzip, encoding.LZ4, encoding.ZSTD, encoding.LZMA2}
 )
 
@@ -168,16 +169,41 @@ func TestUnsupportedCodecsAreNamed(t *testing.T) {
 	w, err := NewWriter(&out, nil)
 	require.NoError(t, err)
 	err = w.WriteNonAligned(NewDeviceID("root.a", "b"), []NonAlignedSeries{{SeriesSchema: SeriesSchema{Name: "s", DataType: Int64, Compression: encoding.LZO}, Times: []int64{1}, Values: Values{Type: Int64, Int64s: []int64{1}}}})
-	if err == nil {
-		t.Skip("an LZO codec is registered")
-	}
-	require.ErrorContains(t, err, "LZO")
+	require.ErrorContains(t, err, `series "s": LZO pages can be read but not written`)
 	require.True(t, errors.Is(err, encoding.ErrUnsupported))
+	// LZO is read (a decoder is registered) but never written, not even for a chunk
+	// without pages: an aligned column that is null in every row.
+	_, err = encoding.LookupCodec(encoding.LZO)
+	require.NoError(t, err)
+	w, err = NewWriter(&out, nil)
+	require.NoError(t, err)
+	err = w.WriteAligned(NewDeviceID("root.a", "c"), []int64{1}, []AlignedColumn{{SeriesSchema: SeriesSchema{Name: "n", DataType: Int64, Compression: encoding.LZO}, Values: Values{Type: Int64, Int64s: []int64{0}, Null: []bool{true}}}})
+	require.ErrorContains(t, err, `series "n": LZO pages can be read but not written`)
+	require.ErrorIs(t, err, encoding.ErrUnsupported)
 	for _, e := range []Encoding{encoding.Freq, encoding.Diff} {
 		_, err := encoding.AppendEncodedInt64(e, nil, []int64{1})
 		if err != nil {
 			require.ErrorContains(t, err, e.String())
 			require.ErrorIs(t, err, encoding.ErrUnsupported)
 		}
+	}
+}
+
+// TestTsFile23EncodingTypes pins the types TsFile 2.3's integer encodings accept, as
+// TSEncoding.TYPE_SUPPORTED_ENCODINGS lists them upstream: the integer types and the aligned
+// time column, nothing else.
+func TestTsFile23EncodingTypes(t *testing.T) {
+	for _, e := range []Encoding{encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar} {
+		for _, dt := range append(allValueTypes, Vector) {
+			want := dt == Int32 || dt == Int64 || dt == Timestamp || dt == Date || dt == Vector
+			require.Equal(t, want, encodingAllowed(dt, e), "%v %v", dt, e)
+		}
+		w, err := NewWriter(&bytes.Buffer{}, nil)
+		require.NoError(t, err)
+		err = w.WriteAligned(NewDeviceID("root.sg", "d"), []int64{1}, []AlignedColumn{{
+			SeriesSchema: SeriesSchema{Name: "f", DataType: Double, Encoding: e},
+			Values:       Values{Type: Double, Float64s: []float64{1}},
+		}})
+		require.ErrorContains(t, err, e.String()+" cannot encode DOUBLE")
 	}
 }

@@ -134,6 +134,12 @@ func encodingAllowed(t DataType, e Encoding) bool {
 		switch e {
 		case encoding.Plain, encoding.RLE, encoding.TS2Diff, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE:
 			return true
+		case encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar:
+			// TsFile 2.3 added these for the integer types only (TSEncoding's
+			// TYPE_SUPPORTED_ENCODINGS, apache/tsfile commit 1facf4fb). The upstream
+			// writer never picks them by default: a user names them in the schema or
+			// in TSFileConfig's per-type encodings, as this writer's schema does.
+			return true
 		}
 	case Float, Double:
 		switch e {

@@ -110,8 +110,14 @@ func (sw *sweepWriter) aligned(dev DeviceID, times []int64, cols ...AlignedColum
 }
 
 // treeSeries reports whether s can be written to TsFile v3, which
-// predates OBJECT and CAMEL.
-func treeSeries(s SeriesSchema) bool { return s.DataType != Object && s.Encoding != encoding.Camel }
+// predates OBJECT, CAMEL and the TsFile 2.3 integer encodings.
+func treeSeries(s SeriesSchema) bool {
+	switch s.Encoding {
+	case encoding.Camel, encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar:
+		return false
+	}
+	return s.DataType != Object
+}
 
 // treeDevice maps a device of a table-model table to the tree path
 // root.<table>.<tags>, for the tree-only layouts.

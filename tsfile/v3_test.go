@@ -460,6 +460,12 @@ func TestV3WriterRefuses(t *testing.T) {
 	one := func(s SeriesSchema, v Values) []AlignedColumn { return []AlignedColumn{{SeriesSchema: s, Values: v}} }
 	require.ErrorContains(t, w.WriteAligned(NewDeviceID("root.sg", "d"), []int64{1}, one(SeriesSchema{Name: "o", DataType: Object}, Values{Type: Object, Binaries: [][]byte{{1}}})), "OBJECT")
 	require.ErrorContains(t, w.WriteAligned(NewDeviceID("root.sg", "d"), []int64{1}, one(SeriesSchema{Name: "c", DataType: Double, Encoding: encoding.Camel}, Values{Type: Double, Float64s: []float64{1}})), "CAMEL")
+	for _, e := range []Encoding{encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar} {
+		// TsFile 2.3 encodings: no v3 reader decodes them, as values or as times.
+		require.ErrorContains(t, w.WriteAligned(NewDeviceID("root.sg", "d"), []int64{1}, one(SeriesSchema{Name: "i", DataType: Int64, Encoding: e}, Values{Type: Int64, Int64s: []int64{1}})), e.String())
+		_, err := NewWriter(&bytes.Buffer{}, &WriteOptions{Version: VersionV3, TimeEncoding: TimeEncodingOf(e)})
+		require.ErrorContains(t, err, e.String())
+	}
 	require.ErrorContains(t, w.WriteAligned(DeviceIDFromSegments([]Segment{{Value: "root.sg"}, {Null: true}, {Value: "d"}}), []int64{1}, nil), "null segment")
 	require.ErrorContains(t, w.WriteAligned(NewDeviceID(""), []int64{1}, nil), "empty")
 	i32 := one(SeriesSchema{Name: "v", DataType: Int32}, Values{Type: Int32, Int32s: []int32{1}})

@@ -128,6 +128,12 @@ func TestCheckSumOrder(t *testing.T) {
 	s = statsOf(i)
 	require.Equal(t, int64(2*math.MaxInt32+1), s.SumInt)
 	require.NoError(t, s.CheckValues(&i))
+	// An older writer's INT32 sum, a double in the same bytes.
+	s.SumInt = int64(math.Float64bits(2*math.MaxInt32 + 1))
+	require.NoError(t, s.CheckValues(&i))
+	s.SumInt = int64(math.Float64bits(2 * math.MaxInt32))
+	require.ErrorAs(t, s.CheckValues(&i), &m)
+	require.Equal(t, "sum", m.Statistic)
 	// NaN: never the min or max unless first, as the writer compares.
 	f := Values{Type: Float, Float32s: []float32{1, float32(math.NaN()), -2}}
 	s = statsOf(f)

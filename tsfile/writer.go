@@ -125,6 +125,9 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 			return r, errors.New("tsfile: a TsFile v3 footer has no properties to hold legacy encryption")
 		case len(r.Properties) > 0:
 			return r, errors.New("tsfile: a TsFile v3 footer has no properties")
+		case r.TimeEncoding.Encoding() > encoding.RLBE:
+			// CAMEL and the TsFile 2.3 integer encodings came after every v3 reader.
+			return r, fmt.Errorf("tsfile: v3 readers have no %s decoder for timestamps", r.TimeEncoding)
 		}
 	default:
 		return r, fmt.Errorf("tsfile: cannot write format version %d (versions %d and %d can be written)", r.Version, VersionV3, Version)
@@ -366,8 +369,9 @@ func (w *Writer) checkV3Series(s *SeriesSchema) error {
 	if s.DataType == Object {
 		return fmt.Errorf("tsfile: series %q: TsFile v3 has no OBJECT type", s.Name)
 	}
-	if s.Encoding == encoding.Camel {
-		return fmt.Errorf("tsfile: series %q: v3 readers have no CAMEL decoder", s.Name)
+	switch s.Encoding {
+	case encoding.Camel, encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar:
+		return fmt.Errorf("tsfile: series %q: v3 readers have no %s decoder", s.Name, s.Encoding)
 	}
 	return nil
 }
@@ -810,6 +814,12 @@ func emptyStats(t DataType) Statistics {
 // the multi-page marker of the column role; role is the timeseries_type
 // role bits.
 func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages []builtPage, role byte) error {
+	if s.Compression == encoding.LZO {
+		// The LZO codec only decodes (encoding/compress_lzo.go), and its Compress would
+		// refuse each page; refusing here covers chunks with no page to compress too, so
+		// that no file we write claims LZO.
+		return fmt.Errorf("tsfile: series %q: LZO pages can be read but not written; choose SNAPPY, LZ4, ZSTD, GZIP or LZMA2: %w", s.Name, encoding.ErrUnsupported)
+	}
 	codec, err := encoding.LookupCodec(s.Compression)
 	if err != nil {
 		return fmt.Errorf("tsfile: series %q: %w", s.Name, err)

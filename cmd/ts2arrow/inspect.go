@@ -19,6 +19,7 @@ import (
 )
 
 const inspectHelp = `Usage: ts2arrow inspect FILE... [--json] [--pages] [--lenient] [--raw] [--no-count]
+                        [--no-verify]
 
 Prints the format version, encryption, tables and their schemas, devices
 with their rows (for a non-aligned device the index gives the count of the
@@ -180,6 +181,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of text (see docs/inspect-json.md)")
 	pages := fs.Bool("pages", false, "also list every page header with its Statistics")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	noVerify := fs.Bool("no-verify", false, "in a data directory, count rows without checking pages against their statistics (see convert --help)")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
@@ -206,6 +208,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
+			ropts.NoVerify = *noVerify
 			return runInspectDir(roots, *asJSON, dir, ropts, stdout, stderr)
 		}
 	}

@@ -273,6 +273,13 @@ BenchmarkScaling/rows=10000000 1 1000000000 ns/op 150 file-MB 70 peak-RSS-MB`,
 			want:    row{Figure: "1.9 GB/s", Ratio: "share 0.091 (1.1x plaintext time)", Met: "yes"},
 		},
 		{
+			name:    "page verification share",
+			lines:   `BenchmarkScanVerify/default/workers=1-2 3 1 ns/op 1.2 decoded-GB/s 1.04 x-noverify 0.0385 verify-share`,
+			section: verifySection,
+			c:       "verified scan, default mix, 1 worker",
+			want:    row{Figure: "1.2 GB/s", Ratio: "share 0.038 (1.04x unverified time)", Met: "yes"},
+		},
+		{
 			name:    "peak RSS of a small file is not judged",
 			lines:   `BenchmarkPeakRSS/scan/bench-plain-1000000-v1 1 1 ns/op 65 file-MB 52 peak-RSS-MB`,
 			section: rssSection,

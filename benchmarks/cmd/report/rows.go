@@ -428,6 +428,40 @@ func aeadSection(r *results) section {
 	return s
 }
 
+// verifySection is the scan with page verification against the one
+// without (issue 29).
+func verifySection(r *results) section {
+	s := section{Title: "11. Page verification: scan with and without checking pages against their statistics"}
+	for _, v := range scanVariants {
+		for _, w := range []int{1, 2} {
+			name := fmt.Sprintf("ScanVerify/%s/workers=%d", v.variant, w)
+			c := fmt.Sprintf("verified scan, %s, %d worker%s", v.label, w, plural(w))
+			target := "-"
+			if v.variant == "default" {
+				target = "verify share <= 0.05"
+			}
+			if !r.has(name, "verify-share", "x-noverify") {
+				s.Rows = append(s.Rows, missing(c, target))
+				continue
+			}
+			dec, _ := r.get(name, "decoded-GB/s")
+			share, _ := r.get(name, "verify-share")
+			xn, _ := r.get(name, "x-noverify")
+			ok := "-"
+			if v.variant == "default" {
+				ok = met(share <= 0.05)
+			}
+			s.Rows = append(s.Rows, row{Case: c, Figure: gb(dec), Peer: "--no-verify scan, alternating",
+				Ratio: fmt.Sprintf("share %.3f (%s unverified time)", share, x(xn)), Limit: "-", XLimit: "-",
+				Target: target, Met: ok, peerX: 1 / xn})
+		}
+	}
+	s.Note = "`BenchmarkScanVerify`: each iteration scans with verification (timed) and with `NoVerify`, in " +
+		"alternating order; the share is the part of the verified scan's time the check adds (1 - 1/median " +
+		"ratio). PLAIN pages get every check, the other encodings the fast one (count, first, last, sum)."
+	return s
+}
+
 // rssSection is peak memory converting and scanning the ~1 GB file.
 func rssSection(r *results) section {
 	s := section{Title: "8. Peak RSS converting a large file"}
@@ -594,6 +628,7 @@ func sections(r *results) []section {
 		rssSection(r),
 		datasetSection(r),
 		flightLoadSection(r),
+		verifySection(r),
 	}
 }
 
