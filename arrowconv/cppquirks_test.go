@@ -6,9 +6,13 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
@@ -279,4 +283,86 @@ func TestCPPQuirksNoFalsePositive(t *testing.T) {
 			require.Zero(t, quirkWarnings(f), fl.name)
 		}
 	}
+}
+
+// TestCPPWrittenFiles reads the files of ../testdata/cpp-aligned, written
+// by the C++ writer itself (see its README), and requires the values its
+// generator wrote, with the quirks noted.
+func TestCPPWrittenFiles(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		bNull func(r int) bool
+	}{
+		{"aligned.tsfile", func(r int) bool { return r%3 == 1 }},
+		{"lost.tsfile", func(r int) bool { return true }}, // its chunk is skipped
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile("../testdata/cpp-aligned/" + tc.file)
+			require.NoError(t, err)
+			read := func(lenient bool, opts *Options) (*table, *tsfile.File, error) {
+				f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), &tsfile.ReadOptions{Lenient: lenient})
+				require.NoError(t, err)
+				r, err := NewTreeReader(f, "root.sg", opts)
+				require.NoError(t, err)
+				defer r.Release()
+				out := &table{}
+				for r.Next() {
+					rec := r.RecordBatch()
+					out.header = fieldNames(rec.Schema())
+					for i := 0; i < int(rec.NumRows()); i++ {
+						row := make([]string, rec.NumCols())
+						for c := range row {
+							row[c] = canonArrow(rec.Column(c), i)
+						}
+						out.rows = append(out.rows, row)
+					}
+				}
+				return out, f, r.Err()
+			}
+			lost := tc.file == "lost.tsfile"
+			if lost {
+				_, _, err := read(false, nil)
+				require.ErrorIs(t, err, tsfile.ErrLostFullPage)
+			}
+			for _, workers := range []int{1, 2} {
+				got, f, err := read(lost, &Options{Workers: workers, BatchSize: 4})
+				require.NoError(t, err)
+				require.Len(t, got.rows, 23)
+				ia, ib, ic := slices.Index(got.header, "a"), slices.Index(got.header, "b"), slices.Index(got.header, "c")
+				for r, row := range got.rows {
+					require.Equal(t, canonArrow(array.NewInt64Data(int64Data(int64(r*3+1))), 0), row[ia], "a row %d", r)
+					wantB := nullCell
+					if !tc.bNull(r) {
+						wantB = canonArrow(array.NewInt64Data(int64Data(int64(100+r))), 0)
+					}
+					require.Equal(t, wantB, row[ib], "b row %d", r)
+					wantC := nullCell
+					if r%4 != 0 {
+						wantC = canonArrow(array.NewFloat64Data(float64Data(0.5*float64(r))), 0)
+					}
+					require.Equal(t, wantC, row[ic], "c row %d", r)
+				}
+				want := tsfile.QuirkNoRoleBits | tsfile.QuirkTimePageLength | tsfile.QuirkValuePageRows
+				if lost {
+					want |= tsfile.QuirkLostFullPage
+				}
+				require.Equal(t, want, f.Quirks())
+				require.Equal(t, bits.OnesCount32(uint32(want)), quirkWarnings(f))
+			}
+		})
+	}
+}
+
+func int64Data(v int64) arrow.ArrayData {
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.Append(v)
+	return b.NewInt64Array().Data()
+}
+
+func float64Data(v float64) arrow.ArrayData {
+	b := array.NewFloat64Builder(memory.DefaultAllocator)
+	defer b.Release()
+	b.Append(v)
+	return b.NewFloat64Array().Data()
 }

@@ -156,7 +156,7 @@ func (f *File) checkPageHeader(h *ChunkHeader, p *PageHeader) error {
 	if p.End() > h.End() {
 		if lostFullPage(h, p) {
 			return &FormatError{Offset: p.Offset, Structure: "page header", Kind: ErrCorrupt, Err: ErrLostFullPage,
-				Msg: fmt.Sprintf("payload of %d bytes runs past the chunk end %d: chunk %q keeps only its page header, as %s leaves a chunk of exactly page_max_point_count points; read with --lenient to skip the chunk", p.CompressedSize, h.End(), h.Measurement, cppWriter)}
+				Msg: fmt.Sprintf("payload of %d bytes runs past the chunk end %d; chunk %q keeps only its page header (read with --lenient to skip the chunk)", p.CompressedSize, h.End(), h.Measurement)}
 		}
 		return corruptf(p.Offset, "page header", "payload of %d bytes runs past the chunk end %d", p.CompressedSize, h.End())
 	}

@@ -120,7 +120,7 @@ func (f *File) TimePayload(h *ChunkHeader, payload []byte, off int64) []byte {
 // (cpp/src/writer/value_chunk_writer.cc seal_cur_page with end_chunk
 // false, then end_encode_chunk with nothing left to seal). The values are
 // not in the file; a lenient reader reads the chunk as absent.
-var ErrLostFullPage = errors.New("tsfile: the chunk's only page was lost by its writer")
+var ErrLostFullPage = errors.New("tsfile: a page lost by " + cppWriter + ", which leaves only the page header of a chunk of exactly page_max_point_count points")
 
 // lostFullPage reports whether page p of the chunk h is such a lost page:
 // the chunk's only page, its header ending the chunk data.

@@ -50,3 +50,37 @@ func TestTimePayloadDetection(t *testing.T) {
 		})
 	}
 }
+
+// TestCPPWrittenAligned reads ../testdata/cpp-aligned/aligned.tsfile,
+// written by the C++ writer itself (see its README), through ReadAligned.
+func TestCPPWrittenAligned(t *testing.T) {
+	f, err := OpenFile("../testdata/cpp-aligned/aligned.tsfile", nil)
+	require.NoError(t, err)
+	defer f.Close()
+	devs, err := f.Devices("root.sg")
+	require.NoError(t, err)
+	require.Len(t, devs, 1)
+	dev := devs[0]
+	series, err := f.Series(dev)
+	require.NoError(t, err)
+	require.True(t, series[0].IsTimeColumn())
+	for _, s := range series[1:] {
+		require.True(t, s.IsValueColumn(), s.Measurement)
+	}
+	cols, err := f.ReadAligned(series)
+	require.NoError(t, err)
+	require.Len(t, cols.Times, 23)
+	for r := range 23 {
+		require.Equal(t, int64(1700000000000+r*1000), cols.Times[r])
+		require.Equal(t, int64(r*3+1), cols.Columns["a"].Int64s[r])
+		require.Equal(t, r%3 == 1, cols.Columns["b"].IsNull(r), "b row %d", r)
+		if r%3 != 1 {
+			require.Equal(t, int64(100+r), cols.Columns["b"].Int64s[r])
+		}
+		require.Equal(t, r%4 == 0, cols.Columns["c"].IsNull(r), "c row %d", r)
+		if r%4 != 0 {
+			require.Equal(t, 0.5*float64(r), cols.Columns["c"].Float64s[r])
+		}
+	}
+	require.Equal(t, QuirkNoRoleBits|QuirkTimePageLength|QuirkValuePageRows, f.Quirks())
+}
