@@ -671,6 +671,13 @@ type alignedCursor struct {
 	streams []*tsfile.PageStream
 	page    int
 	covers  bool // every timestamp of the set lies in Options.Time
+	// byRows pairs the value pages with the time pages by the rows each
+	// covers (tsfile.QuirkValuePageRows, when File.CPPLayout): the
+	// window is then the whole set, read whole, and rowsBy holds, per
+	// field, the rows its pages covered.
+	byRows   bool
+	rowsBy   []int
+	rowPages [][]int // per field: each page's rows, in a window by rows
 
 	pages  []int   // the window: indexes of the pages to decode
 	expect []int   // per window page: its count by the statistics
@@ -685,6 +692,7 @@ type alignedCursor struct {
 const (
 	gotAbsent = -1 // the set has no chunk for the column: nulls to add
 	gotEmpty  = -2 // an empty page: expect nulls were added
+	gotByRows = -3 // decoded by rows (alignedCursor.byRows): see rowsBy
 )
 
 // stepAligned decodes the next window of pages of the current chunk set:
@@ -703,6 +711,9 @@ func (r *Reader) stepAligned() error {
 				continue
 			}
 			if err := r.loadSet(set); err != nil {
+				if errors.Is(err, errLostSet) {
+					continue
+				}
 				return err
 			}
 			break
@@ -718,7 +729,7 @@ func (r *Reader) stepAligned() error {
 		cnt := int(min(max(c.set.Time.Statistics.Count, 0), math.MaxInt32))
 		st := tc.Pages[i].Header.Statistics
 		if st != nil {
-			if !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
+			if !c.byRows && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				c.page++
 				continue
 			}
@@ -741,7 +752,7 @@ func (r *Reader) stepAligned() error {
 		// a window of one page costs a round of column jobs for a few
 		// thousand rows (about a third of the windows of a scan of
 		// 13-page chunks were such one-page windows).
-		if rows >= room {
+		if rows >= room && !c.byRows {
 			break
 		}
 		c.page++
@@ -972,6 +983,20 @@ func (r *Reader) checkWindow(c *alignedCursor) (int, error) {
 			continue
 		}
 		vc := c.values[j]
+		if got[0] == gotByRows {
+			// The C++ writer seals no page for trailing nulls.
+			n := c.rowsBy[j]
+			switch {
+			case n > total:
+				return 0, corruptf(vc.Header.Offset, "aligned value chunk", "value chunk %q covers %d rows by its pages' position counts, its time chunk %d", vc.Header.Measurement, n, total)
+			case n < total:
+				r.fields[j].appendNulls(total - n)
+			}
+			if n != total || !slices.Equal(c.rowPages[j], c.counts) {
+				r.f.NoteQuirk(tsfile.QuirkValuePageRows, vc.Header.Offset, "aligned value chunk")
+			}
+			continue
+		}
 		for k, n := range got {
 			p := &vc.Pages[c.pages[k]].Header
 			switch {
@@ -1000,7 +1025,9 @@ func (r *Reader) checkWindow(c *alignedCursor) (int, error) {
 // never a leniency, and the batch is dropped. A row limit cuts batches at
 // counts of its own and keeps the round.
 func (r *Reader) fuseFlush(c *alignedCursor, start int, inJobs bool) (*pending, int) {
-	if !inJobs || r.left >= 0 {
+	// A window paired by rows pads its value columns after the time
+	// column is in (checkWindow), too late for its jobs to hand over.
+	if !inJobs || r.left >= 0 || c.byRows {
 		return nil, 0
 	}
 	want := start
@@ -1054,6 +1081,7 @@ func (r *Reader) decodeTimePages(c *alignedCursor) error {
 		if err != nil {
 			return err
 		}
+		payload = r.f.TimePayload(&tc.Header, payload, tc.Pages[i].Header.BodyOffset())
 		n, err := appendTimes(r.time, tc.Header.Encoding, payload, tc.Pages[i].Header.BodyOffset(), r.f.Options().MaxPagePoints)
 		if err != nil {
 			return pageError(&tc.Header, &tc.Pages[i], "aligned time page", err)
@@ -1112,11 +1140,20 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 		}
 		return nil
 	}
+	if c.byRows {
+		return r.decodeByRows(c, j, st)
+	}
 	maxPoints := r.f.Options().MaxPagePoints
 	for k, i := range c.pages {
 		if st != nil {
 			sp, err := st.Page(i)
 			if err != nil {
+				if r.f.SkipLostChunk(err, false) {
+					for k := range got {
+						got[k] = gotAbsent
+					}
+					return nil
+				}
 				return err
 			}
 			if sp == nil {
@@ -1167,6 +1204,92 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 	return nil
 }
 
+// decodeByRows decodes every page of field j's value chunk in a window
+// that is its whole set (alignedCursor.byRows), each page covering the rows
+// its position_count says rather than those of the time page at its index
+// (tsfile.QuirkValuePageRows). checkWindow checks the rows covered,
+// c.rowsBy[j], against the time pages', makes the rows after the last page
+// null, and notes the quirk when the pages, c.rowPages[j], do not pair
+// with the time pages by index.
+func (r *Reader) decodeByRows(c *alignedCursor, j int, st *tsfile.PageStream) error {
+	vc, b, got, pd := c.values[j], r.fields[j], c.got[j], &r.pds[1+j]
+	maxPoints := r.f.Options().MaxPagePoints
+	rows := 0
+	c.rowPages[j] = c.rowPages[j][:0]
+	for i := 0; ; i++ {
+		if st != nil {
+			sp, err := st.Page(i)
+			if err != nil {
+				if rows == 0 && r.f.SkipLostChunk(err, false) {
+					for k := range got {
+						got[k] = gotAbsent
+					}
+					return nil
+				}
+				return err
+			}
+			if sp == nil {
+				break
+			}
+		} else if i >= len(vc.Pages) {
+			break
+		}
+		p := &vc.Pages[i]
+		exp := 0
+		if i < len(c.expect) {
+			exp = c.expect[i]
+		}
+		if p.Header.Empty() {
+			b.appendNulls(exp)
+			rows += exp
+			c.rowPages[j] = append(c.rowPages[j], exp)
+			continue
+		}
+		payload, err := pd.Payload(vc, i)
+		if err != nil {
+			return err
+		}
+		n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
+		if err != nil {
+			return fmt.Errorf("arrowconv: %s value chunk %q at offset %d: %w", vc.Header.DataType, vc.Header.Measurement, vc.Header.Offset, err)
+		}
+		if n > maxPoints {
+			return corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d exceeds the limit of %d", n, maxPoints)
+		}
+		if bitmap.AllSetMSB(present, n) {
+			present = nil
+		}
+		var want *tsfile.Statistics
+		fromChunk := false
+		if r.verify {
+			want = p.Header.Statistics
+			if want == nil {
+				if cm, ok := c.set.Values[r.lay.fields[j].name]; ok {
+					want, fromChunk = tsfile.PageStatistics(&p.Header, &cm.Statistics)
+				}
+			}
+		}
+		if err := b.appendPage(vc.Header.Encoding, present, n, values, want); err != nil {
+			if !errors.As(err, new(*tsfile.StatisticsMismatch)) {
+				return pageError(&vc.Header, p, "aligned value page", err)
+			}
+			// As decodeValuePages: the value-codec quirks are read
+			// around (or named) the same way whatever pairs the pages.
+			if err := r.f.TolerateMismatch(r.dev.String(), &vc.Header, i, &p.Header, fromChunk, err); err != nil {
+				return err
+			}
+		}
+		noteQuirks(r.f, b, p.Header.Offset)
+		rows += n
+		c.rowPages[j] = append(c.rowPages[j], n)
+	}
+	c.rowsBy[j] = rows
+	for k := range got {
+		got[k] = gotByRows
+	}
+	return nil
+}
+
 // trim drops the rows from row start on whose timestamps lie outside
 // Options.Time and returns how many rows remain after start.
 func (r *Reader) trim(c *alignedCursor, start int) int {
@@ -1211,15 +1334,19 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	c := r.aligned
 	st := &set.Time.Statistics
 	covers := r.opts.Time.covers(st.StartTime, st.EndTime)
+	byRows := r.f.CPPLayout()
+	// whole: the chunks are read whole (streamed); else only the pages
+	// of the time range. A set paired by rows needs all its pages.
+	whole := covers || byRows
 	values := make([]*tsfile.Chunk, len(r.fields))
 	var streams []*tsfile.PageStream
-	if covers {
+	if whole {
 		streams = make([]*tsfile.PageStream, len(r.fields))
 	}
 	var tc *tsfile.Chunk
 	readTime := func() error {
 		var err error
-		if covers {
+		if whole {
 			tc, err = r.f.ReadChunkBuffer(set.Time.Offset, r.tbuf)
 			if err == nil {
 				r.tbuf = tc.Data()
@@ -1230,6 +1357,9 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 			})
 		}
 		if err != nil {
+			if r.f.SkipLostChunk(err, true) {
+				return errLostSet
+			}
 			return err
 		}
 		if !tc.Header.IsTimeChunk() {
@@ -1237,14 +1367,14 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		}
 		return nil
 	}
-	if !covers {
+	if !whole {
 		if err := readTime(); err != nil {
 			return err
 		}
 	}
 	err := r.parallel(1+len(r.fields), func(j int) error {
 		if j == 0 {
-			if covers {
+			if whole {
 				return readTime()
 			}
 			return nil
@@ -1256,7 +1386,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		}
 		var vc *tsfile.Chunk
 		var err error
-		if covers {
+		if whole {
 			st := r.streams[j-1]
 			if st == nil {
 				st, err = r.f.OpenPageStream(cm.Offset, nil, 0)
@@ -1276,7 +1406,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 			return err
 		}
 		h := &vc.Header
-		if !h.IsValueChunk() || h.Measurement != f.name || h.DataType != f.dataType {
+		if !r.f.AsValueChunk(h) || h.Measurement != f.name || h.DataType != f.dataType {
 			err := corruptf(h.Offset, "chunk header", "expected the %s value chunk of %q, found marker 0x%02x %q %s", f.dataType, f.name, h.Marker, h.Measurement, h.DataType)
 			// Only the name disagreeing is a damaged byte in one of the two
 			// copies of it; the chunk is still where the index points and
@@ -1292,11 +1422,15 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		return err
 	}
 	for _, vc := range values {
-		if vc != nil && !covers && len(vc.Pages) != 0 && len(vc.Pages) != len(tc.Pages) {
+		if vc != nil && !whole && len(vc.Pages) != 0 && len(vc.Pages) != len(tc.Pages) {
 			return pageCountError(vc, len(tc.Pages))
 		}
 	}
-	c.set, c.time, c.values, c.streams, c.page, c.covers = set, tc, values, streams, 0, covers
+	c.set, c.time, c.values, c.streams, c.page, c.covers, c.byRows = set, tc, values, streams, 0, covers, byRows
+	c.rowsBy = resize(c.rowsBy, len(r.fields))
+	if len(c.rowPages) != len(r.fields) {
+		c.rowPages = make([][]int, len(r.fields))
+	}
 	return nil
 }
 
@@ -1304,7 +1438,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 // its last window, checking their page counts against the time chunk's.
 func (r *Reader) endStreams(c *alignedCursor) error {
 	for _, st := range c.streams {
-		if st == nil {
+		if st == nil || c.byRows {
 			continue
 		}
 		n, err := st.Rest()
@@ -1317,6 +1451,10 @@ func (r *Reader) endStreams(c *alignedCursor) error {
 	}
 	return nil
 }
+
+// errLostSet is loadSet's answer for a set whose time chunk lost its page
+// (tsfile.ErrLostFullPage) in a lenient read: the set is skipped.
+var errLostSet = errors.New("arrowconv: the set's time chunk lost its page")
 
 // pageCountError reports a value chunk whose page count differs from its
 // time chunk's.

@@ -1,5 +1,7 @@
 package tsfile
 
+import "fmt"
+
 // Chunk is a chunk header with its pages' bytes read into memory.
 type Chunk struct {
 	Header ChunkHeader
@@ -56,6 +58,12 @@ func (f *File) parseChunkHeaderAt(off int64) (ChunkHeader, error) {
 		d.chunkSuffix(&h, f.crypt.suffix())
 		if d.err == nil {
 			h.HeaderSize = int(d.off() - off)
+			if h.plainRole {
+				f.NoteQuirk(QuirkNoRoleBits, off, "chunk header")
+			}
+			// A value chunk without role bits may hold empty pages; which
+			// role it has is for the caller to say (AsValueChunk).
+			h.emptyPagesOK = f.plainValueChunk(&h)
 			if h.End() > end {
 				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d", h.DataSize, end)
 			}
@@ -135,7 +143,7 @@ func (f *File) parseChunk(h ChunkHeader, data []byte) (*Chunk, error) {
 		}
 		c.Pages = append(c.Pages, Page{Header: p, Stored: body})
 	}
-	return c, checkPageCount(c)
+	return c, f.checkPageCount(c)
 }
 
 func (f *File) checkPageHeader(h *ChunkHeader, p *PageHeader) error {
@@ -146,17 +154,21 @@ func (f *File) checkPageHeader(h *ChunkHeader, p *PageHeader) error {
 		return corruptf(p.Offset, "page header", "uncompressed_size %d exceeds the limit of %d", p.UncompressedSize, f.opts.MaxPageSize)
 	}
 	if p.End() > h.End() {
+		if lostFullPage(h, p) {
+			return &FormatError{Offset: p.Offset, Structure: "page header", Kind: ErrCorrupt, Err: ErrLostFullPage,
+				Msg: fmt.Sprintf("payload of %d bytes runs past the chunk end %d; chunk %q keeps only its page header (read with --lenient to skip the chunk)", p.CompressedSize, h.End(), h.Measurement)}
+		}
 		return corruptf(p.Offset, "page header", "payload of %d bytes runs past the chunk end %d", p.CompressedSize, h.End())
 	}
 	return nil
 }
 
-func checkPageCount(c *Chunk) error {
+func (f *File) checkPageCount(c *Chunk) error {
 	h := &c.Header
 	if h.SinglePage() && len(c.Pages) > 1 {
 		return corruptf(h.Offset, "chunk header", "single-page chunk marker 0x%02x but %d pages", h.Marker, len(c.Pages))
 	}
-	if len(c.Pages) == 0 && !h.IsValueChunk() {
+	if len(c.Pages) == 0 && !h.IsValueChunk() && !f.plainValueChunk(h) {
 		return corruptf(h.Offset, "chunk header", "chunk %q has no pages", h.Measurement)
 	}
 	return nil
@@ -208,7 +220,7 @@ func (f *File) ReadChunkPages(off int64, keep func(i int, p *PageHeader) bool) (
 		c.Pages = append(c.Pages, pg)
 		pos = p.End()
 	}
-	return c, checkPageCount(c)
+	return c, f.checkPageCount(c)
 }
 
 // pageHeaderAt decodes and checks the header of the page at pos of the

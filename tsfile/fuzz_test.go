@@ -765,6 +765,8 @@ func FuzzChunkHeader(f *testing.F) {
 	}
 	addSeed(f, "time-header", []byte{0x85, 0x00, 0x4a, 0x06, 0x00, 0x04})
 	addSeed(f, "value-header", []byte{0x41, 0x02, 's', 0xac, 0x02, 0x01, 0x01, 0x02})
+	// The C++ writer's time chunk without its role bit (QuirkNoRoleBits).
+	addSeed(f, "time-header-plain", []byte{0x05, 0x00, 0x4a, 0x06, 0x00, 0x04})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var h ChunkHeader
 		d := fuzzParse(t, b, func(d *buf) { h = d.chunkHeader() })
@@ -1053,6 +1055,7 @@ func FuzzTimeseriesMetadata(f *testing.F) {
 		addSeed(f, name, b)
 	}
 	addSeed(f, "time-column", h([]byte{0x80, 0, 6, 8, 2}, be64(1), be64(2), be64(13)))
+	addSeed(f, "time-column-plain", h([]byte{0x00, 0, 6, 8, 2}, be64(1), be64(2), be64(13)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := newBuf(b, 0, "fuzz")
 		for d.err == nil && d.remaining() > 0 {

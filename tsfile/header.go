@@ -17,7 +17,17 @@ type ChunkHeader struct {
 	// before any other field is trusted.
 	Auth       []byte
 	HeaderSize int // serialized size of the header itself, suffix included
+	// plainRole is set when the marker had no role bits and the reader
+	// added them (QuirkNoRoleBits); appendChunkHeader writes it back so.
+	plainRole bool
+	// emptyPagesOK lets a chunk without role bits in a file that showed
+	// QuirkNoRoleBits hold the empty pages of an aligned value chunk.
+	emptyPagesOK bool
 }
+
+// PlainRole reports whether the chunk's marker was written without its
+// time/value role bit (QuirkNoRoleBits) and the reader gave it the role.
+func (h *ChunkHeader) PlainRole() bool { return h.plainRole }
 
 // IsTimeChunk reports whether this is the time chunk of an aligned set.
 func (h *ChunkHeader) IsTimeChunk() bool { return h.Marker&markerTimeColumnMask != 0 }
@@ -70,6 +80,15 @@ func (d *buf) chunkHeader() ChunkHeader {
 		return h
 	}
 	h.HeaderSize = d.pos - start
+	if h.Marker&^markerLowBits == 0 && h.Measurement == "" && h.DataType == Vector {
+		// A time chunk without its role bit, as the C++ writer of early
+		// 2025 writes it (QuirkNoRoleBits; apache/tsfile
+		// cpp/src/file/tsfile_io_writer.cc start_flush_chunk picks
+		// CHUNK_HEADER_MARKER or ONLY_ONE_PAGE_CHUNK_HEADER_MARKER
+		// alone). No other chunk has an empty name and type VECTOR.
+		h.Marker |= markerTimeColumnMask
+		h.plainRole = true
+	}
 	switch {
 	case !h.DataType.Valid():
 		d.pos = typeAt
@@ -88,7 +107,11 @@ func (d *buf) chunkHeader() ChunkHeader {
 }
 
 func appendChunkHeader(dst []byte, h *ChunkHeader) []byte {
-	dst = append(dst, h.Marker)
+	m := h.Marker
+	if h.plainRole {
+		m &= markerLowBits
+	}
+	dst = append(dst, m)
 	dst = appendVarString(dst, h.Measurement)
 	dst = appendUVarint(dst, uint32(h.DataSize))
 	return append(dst, byte(h.DataType), byte(h.Compression), byte(h.Encoding))
@@ -128,7 +151,7 @@ func (d *buf) pageHeaderInto(ch *ChunkHeader, st *Statistics) PageHeader {
 		return p
 	}
 	if p.UncompressedSize == 0 {
-		if !ch.IsValueChunk() {
+		if !ch.IsValueChunk() && !ch.emptyPagesOK {
 			d.pos = start
 			d.fail("empty page in a chunk that is not an aligned value chunk")
 		}

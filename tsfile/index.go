@@ -275,6 +275,7 @@ func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
 		return nil
 	})
 	if err == nil {
+		f.noteSeriesRoles(out)
 		err = f.noteChunkDevices(dev, out)
 	}
 	if err != nil {
@@ -309,6 +310,9 @@ func (f *File) SeriesByName(dev DeviceID, measurement string) (*TimeseriesMetada
 			}
 			for j := range list {
 				if list[j].Measurement == measurement {
+					if err := f.seriesRole(dev, &list[j]); err != nil {
+						return nil, err
+					}
 					if err := f.noteChunkDevices(dev, list[j:j+1]); err != nil {
 						return nil, err
 					}
@@ -378,4 +382,25 @@ func AlignedChunkSets(series []TimeseriesMetadata) ([]AlignedChunkSet, error) {
 		}
 	}
 	return sets, nil
+}
+
+// seriesRole gives t, a series of dev looked up alone, the value role when
+// it has no role bits and dev's time column has none either
+// (QuirkNoRoleBits). Only a series without role bits pays for the lookup
+// of the time column.
+func (f *File) seriesRole(dev DeviceID, t *TimeseriesMetadata) error {
+	if t.Type&^markerLowBits != 0 || t.Measurement == "" {
+		if t.plainRole {
+			f.NoteQuirk(QuirkNoRoleBits, t.Offset, "timeseries metadata")
+		}
+		return nil
+	}
+	tm, err := f.SeriesByName(dev, "")
+	if err != nil || tm == nil || !tm.plainRole {
+		return err
+	}
+	pair := []TimeseriesMetadata{*tm, *t}
+	f.noteSeriesRoles(pair)
+	*t = pair[1]
+	return nil
 }

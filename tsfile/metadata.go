@@ -21,6 +21,9 @@ type TimeseriesMetadata struct {
 	DataType    DataType
 	Statistics  Statistics
 	Chunks      []ChunkMetadata
+	// plainRole is set on an aligned time column whose timeseries_type
+	// had no role bits (QuirkNoRoleBits), which the parser then added.
+	plainRole bool
 }
 
 // IsTimeColumn reports whether this is the time column of aligned data.
@@ -42,6 +45,15 @@ func (d *buf) timeseriesMetadata() TimeseriesMetadata {
 	t.Measurement = d.varStringNotNull("timeseries measurement_id")
 	dtAt := d.pos
 	t.DataType = DataType(d.byte1("timeseries data_type"))
+	if d.err == nil && t.Type&^markerLowBits == 0 && t.Measurement == "" && t.DataType == Vector {
+		// The C++ writer of early 2025 writes the aligned time column's
+		// TimeseriesMetadata with a plain 0x00/0x01 type (apache/tsfile
+		// cpp/src/file/tsfile_io_writer.cc, "mask = 0"). An empty name
+		// with type VECTOR is that column in every other file too, so the
+		// role is not a guess.
+		t.Type |= markerTimeColumnMask
+		t.plainRole = true
+	}
 	if d.err == nil {
 		switch {
 		case !t.DataType.Valid() || t.DataType == Unknown:
@@ -82,6 +94,9 @@ func (d *buf) timeseriesMetadata() TimeseriesMetadata {
 func appendTimeseriesMetadata(dst []byte, t *TimeseriesMetadata) []byte {
 	multi := len(t.Chunks) > 1
 	typ := t.Type &^ markerLowBits
+	if t.plainRole {
+		typ = 0
+	}
 	if multi {
 		typ |= 1
 	}

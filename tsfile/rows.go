@@ -29,6 +29,9 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 	for _, set := range sets {
 		tc, err := f.ReadChunk(set.Time.Offset)
 		if err != nil {
+			if f.SkipLostChunk(err, true) {
+				continue // the set's rows are gone with its time page
+			}
 			return nil, err
 		}
 		if !tc.Header.IsTimeChunk() {
@@ -40,6 +43,7 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 			if err != nil {
 				return nil, err
 			}
+			p = f.TimePayload(&tc.Header, p, tc.Pages[i].Header.BodyOffset())
 			before := len(out.Times)
 			out.Times, err = decodeTimes(&tc.Header, p, tc.Pages[i].Header.BodyOffset(), out.Times, f.opts.MaxPagePoints)
 			if err != nil {
@@ -58,13 +62,23 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 			}
 			vc, err := f.ReadChunk(cm.Offset)
 			if err != nil {
+				if f.SkipLostChunk(err, false) {
+					appendValues(col, nullValues(types[name], sumInts(pageCounts)))
+					continue
+				}
 				return nil, err
 			}
-			if err := checkValueChunk(&vc.Header, name, types[name]); err != nil {
+			if err := f.checkValueChunk(&vc.Header, name, types[name]); err != nil {
 				return nil, err
 			}
 			if len(vc.Pages) == 0 {
 				appendValues(col, nullValues(types[name], sumInts(pageCounts)))
+				continue
+			}
+			if f.CPPLayout() {
+				if err := f.appendByRows(col, &pd, vc, &cm.Statistics, pageCounts); err != nil {
+					return nil, err
+				}
 				continue
 			}
 			if len(vc.Pages) != len(tc.Pages) {
@@ -120,8 +134,8 @@ func (f *File) notePageQuirk(v *Values, p *PageHeader) {
 	}
 }
 
-func checkValueChunk(h *ChunkHeader, name string, t DataType) error {
-	if !h.IsValueChunk() || h.Measurement != name || h.DataType != t {
+func (f *File) checkValueChunk(h *ChunkHeader, name string, t DataType) error {
+	if !f.AsValueChunk(h) || h.Measurement != name || h.DataType != t {
 		return corruptf(h.Offset, "chunk header", "expected the %s value chunk of %q, found marker 0x%02x %q %s", t, name, h.Marker, h.Measurement, h.DataType)
 	}
 	return nil
@@ -194,4 +208,59 @@ func appendValues(dst *Values, src Values) {
 	dst.Float32s = append(dst.Float32s, src.Float32s...)
 	dst.Float64s = append(dst.Float64s, src.Float64s...)
 	dst.Binaries = append(dst.Binaries, src.Binaries...)
+}
+
+// appendByRows appends the pages of value chunk vc to col by the rows each
+// covers, its position_count, rather than page by page with the time
+// chunk's pages (QuirkValuePageRows), noting the quirk when the two
+// differ. Rows past the last value page are null: the C++ writer seals no
+// page for trailing nulls. An empty page covers its time page's rows, as
+// in a conformant file.
+func (f *File) appendByRows(col *Values, pd *PayloadDecoder, vc *Chunk, cm *Statistics, pageCounts []int) error {
+	total, rows := sumInts(pageCounts), 0
+	quirk := len(vc.Pages) != len(pageCounts)
+	for i := range vc.Pages {
+		n := 0
+		if i < len(pageCounts) {
+			n = pageCounts[i]
+		}
+		if vc.Pages[i].Header.Empty() {
+			appendValues(col, nullValues(vc.Header.DataType, n))
+			rows += n
+			continue
+		}
+		p, err := pd.Payload(vc, i)
+		if err != nil {
+			return err
+		}
+		off := vc.Pages[i].Header.BodyOffset()
+		n, _, _, err = SplitValuePage(p, off)
+		if err != nil {
+			return err
+		}
+		if i >= len(pageCounts) || n != pageCounts[i] {
+			quirk = true
+		}
+		if rows+n > total {
+			return corruptf(off, "aligned value page", "value chunk %q covers %d rows by its pages' position counts, its time chunk %d", vc.Header.Measurement, rows+n, total)
+		}
+		v, err := decodeValuePage(&vc.Header, p, off, n)
+		if err != nil {
+			return err
+		}
+		if err := f.verifyPage(vc, i, cm, func(s *Statistics) error { return checkPageValues(s, &v, vc.Header.Encoding) }); err != nil {
+			return err
+		}
+		f.notePageQuirk(&v, &vc.Pages[i].Header)
+		appendValues(col, v)
+		rows += n
+	}
+	if rows < total {
+		quirk = true
+		appendValues(col, nullValues(vc.Header.DataType, total-rows))
+	}
+	if quirk {
+		f.NoteQuirk(QuirkValuePageRows, vc.Header.Offset, "aligned value chunk")
+	}
+	return nil
 }

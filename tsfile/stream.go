@@ -117,7 +117,7 @@ func (s *PageStream) Rest() (int, error) {
 			return len(s.Pages), err
 		}
 		if !ok {
-			return len(s.Pages), checkPageCount(&s.Chunk)
+			return len(s.Pages), s.f.checkPageCount(&s.Chunk)
 		}
 	}
 }

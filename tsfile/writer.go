@@ -86,6 +86,12 @@ type WriteOptions struct {
 	// per device, arrowconv's among them, return such a device's rows
 	// group by group; package dataset resolves them.
 	Overlapping bool
+	// QuirkLayouts writes the layouts of these writer quirks of the C++
+	// writer of early 2025 (QuirkTimePageLength, QuirkNoRoleBits,
+	// QuirkValuePageRows, QuirkLostFullPage; others are ignored) in
+	// aligned chunk groups, so that tests can build such files. Files
+	// written with it are not conformant: never set it otherwise.
+	QuirkLayouts WriterQuirk
 }
 
 func (o *WriteOptions) withDefaults() (WriteOptions, error) {
@@ -478,17 +484,28 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		for _, t := range times[lo:hi] {
 			sb.time(t)
 		}
+		if w.opts.QuirkLayouts&QuirkTimePageLength != 0 {
+			body = append(appendUVarint(nil, uint32(len(body))), body...)
+		}
 		pages = append(pages, builtPage{payload: body, stats: sb.result()})
 	}
-	if err := w.writeChunk(d, &timeSeries, MarkerTimeChunkHeader, pages, 0x80); err != nil {
+	timeMarker, valueMarker, timeRole, valueRole := MarkerTimeChunkHeader, MarkerValueChunkHeader, byte(0x80), byte(0x40)
+	if w.opts.QuirkLayouts&QuirkNoRoleBits != 0 {
+		timeMarker, valueMarker, timeRole, valueRole = MarkerChunkHeader, MarkerChunkHeader, 0, 0
+	}
+	if err := w.writeChunk(d, &timeSeries, timeMarker, pages, timeRole); err != nil {
 		return err
 	}
 	for i := range cols {
 		c := &cols[i]
 		pages = pages[:0]
 		allNull := true
-		for p := 0; p+1 < len(bounds); p++ {
-			lo, hi := bounds[p], bounds[p+1]
+		vb := bounds
+		if w.opts.QuirkLayouts&QuirkValuePageRows != 0 {
+			vb = cppValueBounds(&c.Values, w.opts.MaxPointsPerPage)
+		}
+		for p := 0; p+1 < len(vb); p++ {
+			lo, hi := vb[p], vb[p+1]
 			bp, err := buildValuePage(c, times, lo, hi)
 			if errors.Is(err, encoding.ErrLaminarSingleValue) {
 				// Restart the chunk in the fallback (see SeriesSchema).
@@ -507,12 +524,12 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		if allNull {
 			pages = pages[:0]
 		}
-		if err := w.writeChunk(d, &c.SeriesSchema, MarkerValueChunkHeader, pages, 0x40); err != nil {
+		if err := w.writeChunk(d, &c.SeriesSchema, valueMarker, pages, valueRole); err != nil {
 			return err
 		}
 	}
 	for i := range absent {
-		if err := w.writeChunk(d, &absent[i], MarkerValueChunkHeader, nil, 0x40); err != nil {
+		if err := w.writeChunk(d, &absent[i], valueMarker, nil, valueRole); err != nil {
 			return err
 		}
 	}
@@ -521,6 +538,30 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 	}
 	d.hasData = true
 	return w.err
+}
+
+// cppValueBounds cuts the rows of a value column into pages as the C++
+// writer of early 2025 does (QuirkValuePageRows): a page ends with its
+// maxPoints-th non-null value, and trailing rows without a value get no
+// page (apache/tsfile cpp/src/writer/value_chunk_writer.h
+// is_cur_page_full counts the page statistics, non-null values only).
+func cppValueBounds(v *Values, maxPoints int) []int {
+	bounds := []int{0}
+	k := 0
+	for i := 0; i < v.Len(); i++ {
+		if v.IsNull(i) {
+			continue
+		}
+		k++
+		if k == maxPoints {
+			bounds = append(bounds, i+1)
+			k = 0
+		}
+	}
+	if k > 0 {
+		bounds = append(bounds, v.Len())
+	}
+	return bounds
 }
 
 // absentColumns lists the columns of the device that a group's cols leave
@@ -886,7 +927,9 @@ func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages 
 			ph.Statistics = &p.stats
 		}
 		body = appendPageHeader(body, &ph)
-		body = append(body, stored...)
+		if !(single && w.opts.QuirkLayouts&QuirkLostFullPage != 0 && p.stats.Count == int64(w.opts.MaxPointsPerPage)) {
+			body = append(body, stored...)
+		}
 		chunkStats.merge(&p.stats)
 	}
 	w.scratch = body

@@ -75,6 +75,9 @@ type inspectFile struct {
 	Tables     []inspectTable    `json:"tables"`
 	// Warnings are what --lenient worked around.
 	Warnings []string `json:"warnings,omitempty"`
+	// WriterQuirks names the writer quirks the file was read with
+	// (tsfile.WriterQuirk), as far as inspect reads it.
+	WriterQuirks []string `json:"writer_quirks,omitempty"`
 }
 
 type inspectAEAD struct {
@@ -374,6 +377,9 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 	for _, w := range f.Warnings() {
 		info.Warnings = append(info.Warnings, w.String())
 	}
+	if q := f.Quirks(); q != 0 {
+		info.WriterQuirks = strings.Split(q.String(), "; ")
+	}
 	return info, nil
 }
 
@@ -591,6 +597,9 @@ func printInspect(w io.Writer, info *inspectFile) {
 	fmt.Fprintf(w, "pages:       %d\n", info.Pages)
 	for _, x := range info.Warnings {
 		fmt.Fprintf(w, "warning:     %s\n", x)
+	}
+	for _, x := range info.WriterQuirks {
+		fmt.Fprintf(w, "quirk:       %s\n", x)
 	}
 	keys := make([]string, 0, len(info.Properties))
 	for k := range info.Properties {
