@@ -1166,42 +1166,58 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 			got[k] = gotEmpty
 			continue
 		}
-		payload, err := pd.Payload(vc, i)
+		n, err := r.decodeValuePage(c, j, i, pd, maxPoints)
 		if err != nil {
 			return err
 		}
-		n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
-		if err != nil {
-			return fmt.Errorf("arrowconv: %s value chunk %q at offset %d: %w", vc.Header.DataType, vc.Header.Measurement, vc.Header.Offset, err)
-		}
-		if n > maxPoints {
-			return corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d exceeds the limit of %d", n, maxPoints)
-		}
-		if bitmap.AllSetMSB(present, n) {
-			present = nil
-		}
-		var want *tsfile.Statistics
-		fromChunk := false
-		if r.verify {
-			want, fromChunk = p.Header.Statistics, false
-			if want == nil {
-				if cm, ok := c.set.Values[r.lay.fields[j].name]; ok {
-					want, fromChunk = tsfile.PageStatistics(&p.Header, &cm.Statistics)
-				}
-			}
-		}
-		if err := b.appendPage(vc.Header.Encoding, present, n, values, want); err != nil {
-			if !errors.As(err, new(*tsfile.StatisticsMismatch)) {
-				return pageError(&vc.Header, p, "aligned value page", err)
-			}
-			if err := r.f.TolerateMismatch(r.dev.String(), &vc.Header, i, &p.Header, fromChunk, err); err != nil {
-				return err
-			}
-		}
-		noteQuirks(r.f, b, p.Header.Offset)
 		got[k] = n
 	}
 	return nil
+}
+
+// decodeValuePage decodes the non-empty page i of field j's value chunk
+// onto its builder, checks it against its statistics (or its chunk's, for
+// a chunk of one page) and notes the writer quirks it was read around. It
+// returns the rows the page covers, its position_count.
+func (r *Reader) decodeValuePage(c *alignedCursor, j, i int, pd *tsfile.PayloadDecoder, maxPoints int) (int, error) {
+	vc, b := c.values[j], r.fields[j]
+	p := &vc.Pages[i]
+	payload, err := pd.Payload(vc, i)
+	if err != nil {
+		return 0, err
+	}
+	n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
+	if err != nil {
+		return 0, fmt.Errorf("arrowconv: %s value chunk %q at offset %d: %w", vc.Header.DataType, vc.Header.Measurement, vc.Header.Offset, err)
+	}
+	if n > maxPoints {
+		return 0, corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d exceeds the limit of %d", n, maxPoints)
+	}
+	if bitmap.AllSetMSB(present, n) {
+		present = nil
+	}
+	var want *tsfile.Statistics
+	fromChunk := false
+	if r.verify {
+		want = p.Header.Statistics
+		if want == nil {
+			if cm, ok := c.set.Values[r.lay.fields[j].name]; ok {
+				want, fromChunk = tsfile.PageStatistics(&p.Header, &cm.Statistics)
+			}
+		}
+	}
+	if err := b.appendPage(vc.Header.Encoding, present, n, values, want); err != nil {
+		if !errors.As(err, new(*tsfile.StatisticsMismatch)) {
+			return 0, pageError(&vc.Header, p, "aligned value page", err)
+		}
+		// The value-codec quirks are read around (or named) here,
+		// whichever way the pages pair with the time pages.
+		if err := r.f.TolerateMismatch(r.dev.String(), &vc.Header, i, &p.Header, fromChunk, err); err != nil {
+			return 0, err
+		}
+	}
+	noteQuirks(r.f, b, p.Header.Offset)
+	return n, nil
 }
 
 // decodeByRows decodes every page of field j's value chunk in a window
@@ -1245,41 +1261,10 @@ func (r *Reader) decodeByRows(c *alignedCursor, j int, st *tsfile.PageStream) er
 			c.rowPages[j] = append(c.rowPages[j], exp)
 			continue
 		}
-		payload, err := pd.Payload(vc, i)
+		n, err := r.decodeValuePage(c, j, i, pd, maxPoints)
 		if err != nil {
 			return err
 		}
-		n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
-		if err != nil {
-			return fmt.Errorf("arrowconv: %s value chunk %q at offset %d: %w", vc.Header.DataType, vc.Header.Measurement, vc.Header.Offset, err)
-		}
-		if n > maxPoints {
-			return corruptf(p.Header.BodyOffset(), "aligned value page", "position_count %d exceeds the limit of %d", n, maxPoints)
-		}
-		if bitmap.AllSetMSB(present, n) {
-			present = nil
-		}
-		var want *tsfile.Statistics
-		fromChunk := false
-		if r.verify {
-			want = p.Header.Statistics
-			if want == nil {
-				if cm, ok := c.set.Values[r.lay.fields[j].name]; ok {
-					want, fromChunk = tsfile.PageStatistics(&p.Header, &cm.Statistics)
-				}
-			}
-		}
-		if err := b.appendPage(vc.Header.Encoding, present, n, values, want); err != nil {
-			if !errors.As(err, new(*tsfile.StatisticsMismatch)) {
-				return pageError(&vc.Header, p, "aligned value page", err)
-			}
-			// As decodeValuePages: the value-codec quirks are read
-			// around (or named) the same way whatever pairs the pages.
-			if err := r.f.TolerateMismatch(r.dev.String(), &vc.Header, i, &p.Header, fromChunk, err); err != nil {
-				return err
-			}
-		}
-		noteQuirks(r.f, b, p.Header.Offset)
 		rows += n
 		c.rowPages[j] = append(c.rowPages[j], n)
 	}
