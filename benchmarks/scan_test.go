@@ -159,22 +159,7 @@ func benchScan(b *testing.B, variant string, workers int) {
 // scanFile reads every row of the table of the file at path and returns
 // the rows and the Arrow output bytes.
 func scanFile(path string, opts *arrowconv.Options) (rows, outBytes int64, err error) {
-	f, err := tsfile.OpenFile(path, ReadOptions())
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	rdr, err := arrowconv.NewTableReader(f, Table, opts)
-	if err != nil {
-		return 0, 0, err
-	}
-	defer rdr.Release()
-	for rdr.Next() {
-		rec := rdr.RecordBatch()
-		rows += rec.NumRows()
-		outBytes += RecordBytes(rec)
-	}
-	return rows, outBytes, rdr.Err()
+	return scanFileWith(path, ReadOptions(), opts)
 }
 
 // RecordBytes is the size of the Arrow output of a batch: the bytes of the
