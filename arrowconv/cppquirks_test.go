@@ -530,5 +530,7 @@ func TestCppWrittenFiles(t *testing.T) {
 			damaged = append(damaged, w.Msg[strings.Index(w.Msg, "chunk"):strings.Index(w.Msg, ":")])
 		}
 	}
-	require.Equal(t, []string{`chunk "f32" at offset 19, page 0`, `chunk "f64" at offset 293, page 0`, `chunk "i32" at offset 655, page 1`}, damaged)
+	// Workers decode the series side by side, so the warnings come in
+	// any order.
+	require.ElementsMatch(t, []string{`chunk "f32" at offset 19, page 0`, `chunk "f64" at offset 293, page 0`, `chunk "i32" at offset 655, page 1`}, damaged)
 }
