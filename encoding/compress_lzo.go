@@ -140,11 +140,18 @@ func lzoDecode(out, src []byte) error {
 			dist = (t>>2)&7 + int(src[ip])<<3 + 1
 			ip++
 			next = t & 3
-		case t >= 32: // M3
-			length = t & 31
+		case t >= 16: // M3 (t >= 32); M4, or the end marker
+			// Both carry a length field (5 bits in M3, 3 in M4) and a
+			// little-endian 16-bit word of distance bits and the next
+			// literal count.
+			mask := 7
+			if t >= 32 {
+				mask = 31
+			}
+			length = t & mask
 			if length == 0 {
 				var err error
-				if length, ip, err = lzoLength(src, ip, op, 31, len(out)-op); err != nil {
+				if length, ip, err = lzoLength(src, ip, op, mask, len(out)-op); err != nil {
 					return err
 				}
 			}
@@ -154,22 +161,11 @@ func lzoDecode(out, src []byte) error {
 			}
 			d := int(src[ip]) | int(src[ip+1])<<8
 			ip += 2
-			dist = d>>2 + 1
 			next = d & 3
-		case t >= 16: // M4, or the end marker
-			length = t & 7
-			if length == 0 {
-				var err error
-				if length, ip, err = lzoLength(src, ip, op, 7, len(out)-op); err != nil {
-					return err
-				}
+			if t >= 32 {
+				dist = d>>2 + 1
+				break
 			}
-			length += 2
-			if len(src)-ip < 2 {
-				return lzoError("block ends inside a match", at, op)
-			}
-			d := int(src[ip]) | int(src[ip+1])<<8
-			ip += 2
 			dist = (t&8)<<11 + d>>2
 			if dist == 0 {
 				// Every compressor ends a block with 0x11 0x00 0x00. liblzo2 accepts any
@@ -187,7 +183,6 @@ func lzoDecode(out, src []byte) error {
 				return nil
 			}
 			dist += 16384
-			next = d & 3
 		case state == 0: // a literal run
 			length = t
 			if length == 0 {
