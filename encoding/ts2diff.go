@@ -194,6 +194,19 @@ func (s *javaStaleBits) inherit(packed []byte, nbits int) {
 	copy(s[:], packed[TS2DiffBlockSize:])
 }
 
+// appendTS2DiffHeader appends the header of a TS_2DIFF block: its delta count, the packed
+// width, the minimum delta and the first value, the last two at the value's size.
+func appendTS2DiffHeader[T int32 | int64](dst []byte, deltas int, width uint, size int, minDelta, first T) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(deltas))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(width))
+	if size == 4 {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(minDelta))
+		return binary.BigEndian.AppendUint32(dst, uint32(first))
+	}
+	dst = binary.BigEndian.AppendUint64(dst, uint64(minDelta))
+	return binary.BigEndian.AppendUint64(dst, uint64(first))
+}
+
 func appendTS2DiffBlock[T int32 | int64](dst []byte, block []T, size int, stale *javaStaleBits) []byte {
 	// The packed fields are the deltas' two's-complement bits at the value's own width, so an
 	// int32 difference must not be sign-extended into 64 bits.
@@ -211,15 +224,7 @@ func appendTS2DiffBlock[T int32 | int64](dst []byte, block []T, size int, stale 
 	width := uint(bits.Len64(maxField))
 	deltas := len(block) - 1
 
-	dst = binary.BigEndian.AppendUint32(dst, uint32(deltas))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(width))
-	if size == 4 {
-		dst = binary.BigEndian.AppendUint32(dst, uint32(minDelta))
-		dst = binary.BigEndian.AppendUint32(dst, uint32(block[0]))
-	} else {
-		dst = binary.BigEndian.AppendUint64(dst, uint64(minDelta))
-		dst = binary.BigEndian.AppendUint64(dst, uint64(block[0]))
-	}
+	dst = appendTS2DiffHeader(dst, deltas, width, size, minDelta, block[0])
 	if width == 0 {
 		return dst
 	}

@@ -1,9 +1,5 @@
 package encoding
 
-import (
-	"encoding/binary"
-)
-
 // The C++ TsFile writer of early 2025 (the engine under the Python tsfile package) writes
 // FLOAT and DOUBLE under TS_2DIFF as the delta-of-delta of the raw IEEE-754 bits: each value's
 // bits as an int32 (FLOAT) or int64 (DOUBLE) go through the ordinary TS_2DIFF block layout
@@ -102,15 +98,7 @@ func appendCppTS2Diff[T int32 | int64](dst []byte, v []T, size int) []byte {
 		for r := hi - lo; r > 0; r >>= 1 {
 			width++
 		}
-		dst = binary.BigEndian.AppendUint32(dst, uint32(n-1))
-		dst = binary.BigEndian.AppendUint32(dst, uint32(width))
-		if size == 4 {
-			dst = binary.BigEndian.AppendUint32(dst, uint32(lo))
-			dst = binary.BigEndian.AppendUint32(dst, uint32(block[0]))
-		} else {
-			dst = binary.BigEndian.AppendUint64(dst, uint64(lo))
-			dst = binary.BigEndian.AppendUint64(dst, uint64(block[0]))
-		}
+		dst = appendTS2DiffHeader(dst, n-1, width, size, lo, block[0])
 		if width == 0 || n == 1 {
 			continue
 		}
