@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/scan"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -62,6 +63,8 @@ type admission struct {
 	share int64
 	batch int
 	done  func()
+	// meter counts the Arrow memory the stream holds (streamStats.meter).
+	meter *scan.Meter
 }
 
 func (a *admission) release() {
@@ -279,7 +282,8 @@ func (s *Server) sizeStream(rows int64, width float64, cols int) (share int64, b
 	return min(cost(batch), s.opts.MemoryLimit), batch
 }
 
-// admit reserves a stream's share, waiting up to QueueWait.
+// admit reserves a stream's share, waiting up to QueueWait, and gives it
+// the meter its Arrow memory is counted on.
 func (s *Server) admit(ctx context.Context, st *streamStats, share int64, batch int) (*admission, error) {
 	// Waiting is not idling: the idle timeout counts from admission.
 	st.queued.Store(true)
@@ -291,7 +295,9 @@ func (s *Server) admit(ctx context.Context, st *streamStats, share int64, batch 
 	}
 	st.share.Store(share)
 	st.batch.Store(int64(batch))
-	return &admission{share: share, batch: batch, done: done}, nil
+	meter := scan.NewMeter(s.arrow)
+	st.meter.Store(meter)
+	return &admission{share: share, batch: batch, done: done, meter: meter}, nil
 }
 
 // schemaWidth estimates the Arrow bytes of a row of schema without

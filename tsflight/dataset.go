@@ -25,7 +25,6 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
-	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -796,8 +795,7 @@ func (s *Server) pumpDataset(ctx context.Context, g *grant, out grpc.ServerStrea
 		return err
 	}
 	defer adm.release()
-	meter := scan.NewMeter(s.arrow)
-	st.meter.Store(meter)
+	meter := adm.meter
 	opts.Allocator, opts.BatchSize = meter, adm.batch
 	rdr, err := e.ds.NewReader(g.Table, &opts)
 	if err != nil {

@@ -140,8 +140,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		return err
 	}
 	defer adm.release()
-	meter := scan.NewMeter(s.arrow)
-	st.meter.Store(meter)
+	meter := adm.meter
 	opts.Allocator, opts.BatchSize = meter, adm.batch
 	var w *batchWriter
 	var schema *arrow.Schema

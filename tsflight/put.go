@@ -18,7 +18,6 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/fromarrow"
-	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -100,8 +99,7 @@ func (sv *service) DoPut(stream arrowflight.FlightService_DoPutServer) (err erro
 		return err
 	}
 	defer adm.release()
-	meter := scan.NewMeter(s.arrow)
-	st.meter.Store(meter)
+	meter := adm.meter
 	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes}
 	rdr, err := arrowflight.NewRecordReader(cr, ipc.WithAllocator(meter))
 	if err != nil {
