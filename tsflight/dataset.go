@@ -806,7 +806,7 @@ func (s *Server) pumpDataset(ctx context.Context, g *grant, out grpc.ServerStrea
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", errStale, e.name(), err)
 	}
-	w := newBatchWriter(out, st, &s.holds, meter, func(a memory.Allocator) []ipc.Option {
+	w := newBatchWriter(ctx, out, st, &s.holds, meter, func(a memory.Allocator) []ipc.Option {
 		return s.ipcOptions(schema, g, a)
 	})
 	w.maxBytes = s.opts.MaxBatchBytes

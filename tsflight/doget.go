@@ -181,7 +181,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		}
 		if w == nil {
 			schema = rs
-			w = newBatchWriter(out, st, &s.holds, meter, func(a memory.Allocator) []ipc.Option {
+			w = newBatchWriter(ctx, out, st, &s.holds, meter, func(a memory.Allocator) []ipc.Option {
 				return s.ipcOptions(schema, g, a)
 			})
 			w.maxBytes = s.opts.MaxBatchBytes

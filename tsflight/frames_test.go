@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -113,6 +115,12 @@ type captureStream struct {
 	grpc.ServerStream
 	codec frameCodec
 	held  []mem.BufferSlice
+	// keep is how many messages stay unfreed, as in gRPC's queue; older
+	// ones are read and freed at the next send. The batch writer waits for
+	// all but the last batch to be freed, so it must be at least 1.
+	keep int
+	sent [][]byte   // wire bytes of the messages freed
+	mu   sync.Mutex // freeOlder may run beside a send
 }
 
 func (c *captureStream) SendMsg(m any) error {
@@ -120,13 +128,33 @@ func (c *captureStream) SendMsg(m any) error {
 	if err != nil {
 		return err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.held = append(c.held, bufs)
+	c.freeOlderLocked()
 	return nil
+}
+
+// freeOlder reads and frees the messages held beyond the last keep.
+func (c *captureStream) freeOlder(keep int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keep = keep
+	c.freeOlderLocked()
+}
+
+func (c *captureStream) freeOlderLocked() {
+	for len(c.held) > c.keep {
+		c.sent = append(c.sent, c.held[0].Materialize())
+		c.held[0].Free()
+		c.held = c.held[1:]
+	}
 }
 
 // flush returns the wire bytes of every message sent and frees them.
 func (c *captureStream) flush() [][]byte {
-	var out [][]byte
+	out := c.sent
+	c.sent = nil
 	for _, b := range c.held {
 		out = append(out, b.Materialize())
 		b.Free()
@@ -201,9 +229,9 @@ func TestFramesMatchProtoMarshal(t *testing.T) {
 			}
 			require.NoError(t, sw.Close())
 
-			cs := &captureStream{codec: newFrameCodec()}
+			cs := &captureStream{codec: newFrameCodec(), keep: 1}
 			var holds holdSet
-			bw := newBatchWriter(cs, &streamStats{}, &holds, alloc, func(a memory.Allocator) []ipc.Option {
+			bw := newBatchWriter(context.Background(), cs, &streamStats{}, &holds, alloc, func(a memory.Allocator) []ipc.Option {
 				return ipcOpts(schema, a, c.opts...)
 			})
 			want := make([]arrow.RecordBatch, len(recs))
@@ -212,13 +240,15 @@ func TestFramesMatchProtoMarshal(t *testing.T) {
 				// The caller lets go at once, as DoGet does.
 				want[i] = r
 			}
-			require.NoError(t, bw.Close())
 
 			// Compare what the frames hold, read after the originals
-			// are released, with records rebuilt independently.
+			// are released (the last batch's, which gRPC still holds
+			// until the end-of-stream message), with records rebuilt
+			// independently.
 			_, fresh := frameRecords(t, memory.NewGoAllocator())
 			releaseRecs(recs)
 			require.NotZero(t, alloc.CurrentAlloc(), "the frames' memory is held until gRPC frees it")
+			require.NoError(t, bw.Close())
 
 			got := cs.flush()
 			alloc.AssertSize(t, 0)
@@ -272,7 +302,7 @@ type frameServer struct {
 }
 
 func (s *frameServer) DoGet(_ *arrowflight.Ticket, stream arrowflight.FlightService_DoGetServer) error {
-	bw := newBatchWriter(stream, &streamStats{}, s.holds, s.alloc, func(a memory.Allocator) []ipc.Option {
+	bw := newBatchWriter(stream.Context(), stream, &streamStats{}, s.holds, s.alloc, func(a memory.Allocator) []ipc.Option {
 		return ipcOpts(s.schema, a, s.opts...)
 	})
 	for _, r := range s.recs {
@@ -327,9 +357,9 @@ func TestFramesOverGRPC(t *testing.T) {
 func TestFramesSplitLargeBatches(t *testing.T) {
 	alloc := newPoisonAllocator()
 	schema, recs := frameRecords(t, alloc)
-	cs := &captureStream{codec: newFrameCodec()}
+	cs := &captureStream{codec: newFrameCodec(), keep: 1}
 	var holds holdSet
-	bw := newBatchWriter(cs, &streamStats{}, &holds, alloc, func(a memory.Allocator) []ipc.Option {
+	bw := newBatchWriter(context.Background(), cs, &streamStats{}, &holds, alloc, func(a memory.Allocator) []ipc.Option {
 		return ipcOpts(schema, a)
 	})
 	const limit = 20 << 10
@@ -378,4 +408,50 @@ func TestBatchBytesBound(t *testing.T) {
 	got := readFlight(t, context.Background(), c, fi)
 	assert.Equal(t, localRows(t, nil, "weather", filepath.Join(root, "big.tsfile")), got)
 	waitFor(t, "the streams' memory to return", func() bool { return mem.CurrentAlloc() == 0 })
+}
+
+// TestBatchWriterHoldsOneBatchBack checks that a stream has at most two
+// batches in gRPC's hands: the third write waits until the first batch's
+// messages are freed, and a cancelled stream ends the wait with its error.
+func TestBatchWriterHoldsOneBatchBack(t *testing.T) {
+	alloc := newPoisonAllocator()
+	schema, recs := frameRecords(t, alloc)
+	require.GreaterOrEqual(t, len(recs), 3)
+	defer releaseRecs(recs)
+	for _, cancelled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cancelled=%v", cancelled), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			cs := &captureStream{codec: newFrameCodec(), keep: 1 << 20} // gRPC frees nothing
+			var holds holdSet
+			bw := newBatchWriter(ctx, cs, &streamStats{}, &holds, alloc, func(a memory.Allocator) []ipc.Option {
+				return ipcOpts(schema, a)
+			})
+			require.NoError(t, bw.Write(recs[0]))
+			require.NoError(t, bw.Write(recs[1]))
+			done := make(chan error, 1)
+			go func() { done <- bw.Write(recs[2]) }()
+			select {
+			case err := <-done:
+				t.Fatalf("the third batch was written while the first is held (err %v)", err)
+			case <-time.After(100 * time.Millisecond):
+			}
+			if cancelled {
+				cancel()
+				require.ErrorIs(t, <-done, context.Canceled)
+			} else {
+				// gRPC writes out the first batch: the third goes on.
+				cs.freeOlder(1)
+				require.NoError(t, <-done)
+			}
+			require.NoError(t, bw.Close())
+			cs.freeOlder(0)
+			cs.flush()
+			waitFor(t, "the holds to be released", func() bool {
+				holds.mu.Lock()
+				defer holds.mu.Unlock()
+				return len(holds.m) == 0
+			})
+		})
+	}
 }
