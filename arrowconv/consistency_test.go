@@ -206,3 +206,40 @@ func TestDropConstRenumbersTags(t *testing.T) {
 	require.Equal(t, 2, l.tags, "an ATTRIBUTE holds no segment")
 	require.Len(t, l.consts, 2)
 }
+
+// TestDamageInLastDeviceBeforeAnyRow: a series of the last device that is
+// no FIELD of the schema fails the reader before it returns the rows of
+// the devices before it; a read of other devices alone is not refused.
+func TestDamageInLastDeviceBeforeAnyRow(t *testing.T) {
+	orig, err := os.ReadFile("../testdata/sample.tsfile")
+	require.NoError(t, err)
+	f, err := tsfile.Open(bytes.NewReader(orig), int64(len(orig)), nil)
+	require.NoError(t, err)
+	devs, err := f.Devices("weather")
+	require.NoError(t, err)
+	s, err := f.SeriesByName(devs[len(devs)-1], "humidity")
+	require.NoError(t, err)
+	b := bytes.Clone(orig)
+	at := int(s.Offset) + 2 // timeseries_meta_type, a one-byte length, the name
+	require.Equal(t, "humidity", string(b[at:at+8]))
+	b[at+7] = 'z' // "humiditz": still sorted, still a valid name
+	bad, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), nil)
+	require.NoError(t, err)
+	_, err = NewTableReader(bad, "weather", nil)
+	require.ErrorIs(t, err, tsfile.ErrCorrupt)
+	require.Contains(t, err.Error(), `series "humiditz"`)
+	for _, workers := range []int{1, 4} {
+		_, err = NewTableReader(bad, "weather", &Options{Workers: workers, Devices: devs[len(devs)-1:]})
+		require.ErrorIs(t, err, tsfile.ErrCorrupt, "a read of the damaged device alone")
+		// A read of the other devices checks those, and reads.
+		r, err := NewTableReader(bad, "weather", &Options{Workers: workers, Devices: devs[:1]})
+		require.NoError(t, err)
+		n := 0
+		for r.Next() {
+			n += int(r.RecordBatch().NumRows())
+		}
+		require.NoError(t, r.Err())
+		require.Positive(t, n)
+		r.Release()
+	}
+}

@@ -128,6 +128,19 @@ func NewTableReader(f *tsfile.File, table string, opts *Options) (*Reader, error
 	if err != nil {
 		return nil, err
 	}
+	if !f.Options().Lenient {
+		// The devices read are checked against the schema before any
+		// row: a reader that failed at a damaged device would already
+		// have returned the rows of the devices before it. (A lenient
+		// layout has walked them all for orphan series.)
+		var devs []tsfile.DeviceID
+		if opts != nil && opts.Devices != nil {
+			devs = opts.Devices
+		}
+		if err := f.CheckTable(table, devs); err != nil {
+			return nil, err
+		}
+	}
 	return openReader(f, l, []string{table}, opts)
 }
 

@@ -111,23 +111,35 @@ func (f *File) walkDevices(n *IndexNode, depth int, seen map[int64]bool, hi *Dev
 
 // Devices returns the devices of a table in index order.
 func (f *File) Devices(table string) ([]DeviceID, error) {
-	root, ok := f.Metadata.TableIndexes[table]
-	if !ok {
-		return nil, nil
-	}
 	var out []DeviceID
-	err := f.walkDevices(root, 1, map[int64]bool{}, nil, func(e IndexEntry) error {
-		// Lookups find a device's index root by its first segment.
-		if e.Device.Table() != table {
-			return corruptf(root.Offset, "device index", "device %s is in the index of table %q", e.Device, table)
-		}
-		if len(out) > 0 && out[len(out)-1].Compare(e.Device) >= 0 {
-			return corruptf(root.Offset, "device index", "device %s does not sort after %s", e.Device, out[len(out)-1])
-		}
+	err := f.walkTable(table, func(e IndexEntry) error {
 		out = append(out, e.Device)
 		return nil
 	})
 	return out, err
+}
+
+// walkTable calls fn with the LEAF_DEVICE entry of every device of a
+// table, in index order, checking that each belongs to the table and
+// sorts after the one before.
+func (f *File) walkTable(table string, fn func(IndexEntry) error) error {
+	root, ok := f.Metadata.TableIndexes[table]
+	if !ok {
+		return nil
+	}
+	var prev DeviceID
+	first := true
+	return f.walkDevices(root, 1, map[int64]bool{}, nil, func(e IndexEntry) error {
+		// Lookups find a device's index root by its first segment.
+		if e.Device.Table() != table {
+			return corruptf(root.Offset, "device index", "device %s is in the index of table %q", e.Device, table)
+		}
+		if !first && prev.Compare(e.Device) >= 0 {
+			return corruptf(root.Offset, "device index", "device %s does not sort after %s", e.Device, prev)
+		}
+		prev, first = e.Device, false
+		return fn(e)
+	})
 }
 
 // deviceEntry finds the LEAF_DEVICE entry of dev by "last entry with key
@@ -169,7 +181,7 @@ func (f *File) deviceEntry(dev DeviceID) (IndexEntry, bool, error) {
 // walkSeries calls fn for every TimeseriesMetadata under the measurement
 // node n, in key order. As in walkDevices, every key under n must sort
 // below hi when it is not nil.
-func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, hi *string, fn func(*TimeseriesMetadata) error) error {
+func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, hi *string, skim bool, fn func(*TimeseriesMetadata) error) error {
 	if depth > f.opts.MaxIndexDepth {
 		return corruptf(n.Offset, "index node", "measurement index deeper than %d levels", f.opts.MaxIndexDepth)
 	}
@@ -178,7 +190,7 @@ func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, hi *stri
 			return err
 		}
 		if n.Type == LeafMeasurement {
-			list, err := f.readSeriesRange(e)
+			list, err := f.readSeriesRange(e, skim)
 			if err != nil {
 				return err
 			}
@@ -206,7 +218,7 @@ func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, hi *stri
 		if ei+1 < len(n.Entries) {
 			next = &n.Entries[ei+1].Measurement
 		}
-		if err := f.walkSeries(child, depth+1, seen, next, fn); err != nil {
+		if err := f.walkSeries(child, depth+1, seen, next, skim, fn); err != nil {
 			return err
 		}
 	}
@@ -214,8 +226,8 @@ func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, hi *stri
 }
 
 // readSeriesRange decodes the TimeseriesMetadata records that exactly fill
-// a LEAF_MEASUREMENT entry's range.
-func (f *File) readSeriesRange(e IndexEntry) ([]TimeseriesMetadata, error) {
+// a LEAF_MEASUREMENT entry's range; skim leaves out their chunk metadata.
+func (f *File) readSeriesRange(e IndexEntry, skim bool) ([]TimeseriesMetadata, error) {
 	b, err := f.readAt(e.Offset, e.End-e.Offset, "timeseries metadata")
 	if err != nil {
 		return nil, err
@@ -223,12 +235,16 @@ func (f *File) readSeriesRange(e IndexEntry) ([]TimeseriesMetadata, error) {
 	d := f.newBuf(b, e.Offset, "timeseries metadata")
 	var out []TimeseriesMetadata
 	for d.err == nil && d.remaining() > 0 {
-		t := d.timeseriesMetadata()
+		t := d.timeseries(skim)
 		if d.err != nil {
 			break
 		}
 		if len(out) == 0 && t.Measurement != e.Measurement {
 			return nil, corruptf(t.Offset, "timeseries metadata", "first series %q does not match its index key %q", t.Measurement, e.Measurement)
+		}
+		if skim {
+			out = append(out, t)
+			continue
 		}
 		if err := f.checkSeriesStats(&t); err != nil {
 			return nil, err
@@ -257,12 +273,19 @@ func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
+	return f.seriesAt(dev, e, false)
+}
+
+// seriesAt is Series of the device whose LEAF_DEVICE entry is e; skim
+// leaves out the chunk metadata (Chunks is nil), which makes the walk
+// several times cheaper for checks of the index against the schema.
+func (f *File) seriesAt(dev DeviceID, e IndexEntry, skim bool) ([]TimeseriesMetadata, error) {
 	root, err := f.measurementRoot(e)
 	if err != nil {
 		return nil, err
 	}
 	var out []TimeseriesMetadata
-	err = f.walkSeries(root, 1, map[int64]bool{}, nil, func(t *TimeseriesMetadata) error {
+	err = f.walkSeries(root, 1, map[int64]bool{}, nil, skim, func(t *TimeseriesMetadata) error {
 		if len(out) > 0 && compareStrings(out[len(out)-1].Measurement, t.Measurement) >= 0 {
 			return corruptf(t.Offset, "timeseries metadata", "series %q does not sort after %q", t.Measurement, out[len(out)-1].Measurement)
 		}
@@ -276,7 +299,9 @@ func (f *File) Series(dev DeviceID) ([]TimeseriesMetadata, error) {
 	})
 	if err == nil {
 		f.noteSeriesRoles(out)
-		err = f.noteChunkDevices(dev, out)
+		if !skim {
+			err = f.noteChunkDevices(dev, out)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -304,7 +329,7 @@ func (f *File) SeriesByName(dev DeviceID, measurement string) (*TimeseriesMetada
 			return nil, nil
 		}
 		if n.Type == LeafMeasurement {
-			list, err := f.readSeriesRange(n.Entries[i])
+			list, err := f.readSeriesRange(n.Entries[i], false)
 			if err != nil {
 				return nil, err
 			}

@@ -33,7 +33,12 @@ func (t *TimeseriesMetadata) IsTimeColumn() bool { return t.Type&markerTimeColum
 func (t *TimeseriesMetadata) IsValueColumn() bool { return t.Type&markerValueColumnMask != 0 }
 
 // timeseriesMetadata decodes one TimeseriesMetadata at the cursor.
-func (d *buf) timeseriesMetadata() TimeseriesMetadata {
+func (d *buf) timeseriesMetadata() TimeseriesMetadata { return d.timeseries(false) }
+
+// timeseries decodes a TimeseriesMetadata; skim skips its chunk metadata
+// list (Chunks stays nil), for checks that need only the names, types and
+// statistics.
+func (d *buf) timeseries(skim bool) TimeseriesMetadata {
 	t := TimeseriesMetadata{Offset: d.off()}
 	typeAt := d.pos
 	t.Type = d.byte1("timeseries_type")
@@ -68,7 +73,7 @@ func (d *buf) timeseriesMetadata() TimeseriesMetadata {
 	t.Statistics = d.statistics(t.DataType)
 	listAt := d.pos
 	list := d.bytesN(listSize, "chunk metadata list")
-	if d.err != nil {
+	if d.err != nil || skim {
 		return t
 	}
 	ld := newBuf(list, d.base+int64(listAt), "chunk metadata list")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/tsarrow/tsarrow/aead"
@@ -126,6 +127,8 @@ type File struct {
 	// v3devs holds every device entry of a v3 file by deviceKey (its
 	// segments), for lookups by any spelling of a device's path.
 	v3devs map[string]IndexEntry
+
+	tableChecks sync.Map // table name -> *tableCheck (CheckTable)
 }
 
 // OpenFile opens the named file.

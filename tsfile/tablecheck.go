@@ -1,0 +1,108 @@
+package tsfile
+
+import (
+	"strings"
+	"sync"
+)
+
+// tableCheck is the outcome of CheckTable for one table, computed once.
+type tableCheck struct {
+	once sync.Once
+	err  error
+}
+
+// CheckTable checks that the index of a table-model table agrees with the
+// table's schema, before a reader returns any row of it: every device (of
+// devs, or every device of the table when devs is nil) has
+// no more TAG values than the table has TAG columns, its series are
+// aligned, and every value series is a FIELD column of the schema, of that
+// column's data type. A name or category byte damaged in the schema or the
+// index would otherwise turn a column into nulls, or move it, with no
+// error. A disagreement is ErrCorrupt naming the offset of the series; the
+// names themselves are checked by Series. Under ReadOptions.Lenient each
+// disagreement is a warning instead.
+//
+// The check reads the names, types and statistics of the devices' series,
+// not their chunk metadata: for 1,000 devices of ten series it costs a few
+// percent of a full scan. Over the whole table it runs once per File and
+// table, later calls returning the first outcome; over some devices (a
+// selective read), each call checks those. A table without a schema has
+// nothing to check against.
+func (f *File) CheckTable(table string, devs []DeviceID) error {
+	if _, ok := f.SchemaOf(table); !ok || f.Version == VersionV3 {
+		return nil
+	}
+	if devs != nil {
+		want := make(map[string]bool, len(devs))
+		for _, d := range devs {
+			want[deviceKey(d)] = true
+		}
+		return f.checkTable(table, func(d DeviceID) bool { return want[deviceKey(d)] })
+	}
+	v, _ := f.tableChecks.LoadOrStore(table, &tableCheck{})
+	c := v.(*tableCheck)
+	c.once.Do(func() { c.err = f.checkTable(table, nil) })
+	return c.err
+}
+
+// checkTable is CheckTable over the devices of table that pick selects
+// (every one when pick is nil).
+func (f *File) checkTable(table string, pick func(DeviceID) bool) error {
+	ts, _ := f.SchemaOf(table)
+	fields := map[string]DataType{}
+	var names []string
+	tags := 0
+	for _, c := range ts.Columns {
+		switch c.Category {
+		case Field:
+			fields[c.Name] = c.DataType
+			names = append(names, c.Name)
+		case Tag:
+			tags++
+		}
+	}
+	// The walk hands over each device's index entry: looking each device
+	// up again (Series) would parse its index node once per device.
+	return f.walkTable(table, func(e IndexEntry) error {
+		dev := e.Device
+		if pick != nil && !pick(dev) {
+			return nil
+		}
+		series, err := f.seriesAt(dev, e, true)
+		if err != nil {
+			return err
+		}
+		if dev.Len() > tags+1 && len(series) > 0 {
+			err := corruptf(series[0].Offset, "timeseries metadata", "device %s has %d TAG values but table %q has %d TAG columns: the index and the table schema disagree", dev, dev.Len()-1, table, tags)
+			if err = f.Tolerate(err); err != nil {
+				return err
+			}
+		}
+		for i := range series {
+			s := &series[i]
+			if s.IsTimeColumn() {
+				continue
+			}
+			if !s.IsValueColumn() {
+				err := corruptf(s.Offset, "timeseries metadata", "device %s of table %q has non-aligned series", dev, table)
+				if err = f.Tolerate(err); err != nil {
+					return err
+				}
+				continue
+			}
+			dt, ok := fields[s.Measurement]
+			switch {
+			case !ok:
+				err = corruptf(s.Offset, "timeseries metadata", "series %q of device %s is not a FIELD column of table %q (%s): the index and the table schema disagree; read with --lenient to get its values as an extra column", s.Measurement, dev, table, strings.Join(names, ", "))
+			case dt != s.DataType:
+				err = corruptf(s.Offset, "timeseries metadata", "series %q of device %s is %s, but its column is %s", s.Measurement, dev, s.DataType, dt)
+			default:
+				continue
+			}
+			if err = f.Tolerate(err); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
