@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/quirklayout"
 	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -24,7 +25,7 @@ import (
 const cppPage = 10
 
 // writeCPPFile writes a table of two devices, two chunk groups each, with
-// the layouts of the C++ writer's quirks q (tsfile.WriteOptions.QuirkLayouts).
+// the layouts of the C++ writer's quirks q (internal/quirklayout).
 // Column "sparse" has nulls in runs, so that its value pages sealed by
 // their non-null count (QuirkValuePageRows) cover other rows than the time
 // pages; column "full" of device d1's second group has exactly cppPage
@@ -33,7 +34,9 @@ const cppPage = 10
 func writeCPPFile(t *testing.T, q tsfile.WriterQuirk, timeEnc encoding.Encoding, rows2 ...int) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	w, err := tsfile.NewWriter(&out, &tsfile.WriteOptions{MaxPointsPerPage: cppPage, TimeEncoding: tsfile.TimeEncodingOf(timeEnc), QuirkLayouts: q})
+	o := &tsfile.WriteOptions{MaxPointsPerPage: cppPage, TimeEncoding: tsfile.TimeEncodingOf(timeEnc)}
+	quirklayout.Set(o, uint32(q))
+	w, err := tsfile.NewWriter(&out, o)
 	require.NoError(t, err)
 	require.NoError(t, w.RegisterTable(tsfile.TableSchema{Name: "t", Columns: []tsfile.Column{
 		{Name: "id", DataType: tsfile.String, Category: tsfile.Tag},

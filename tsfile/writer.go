@@ -15,6 +15,7 @@ import (
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/bitmap"
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/quirklayout"
 )
 
 // WriteOptions configure a Writer. The zero value (or nil) selects the
@@ -86,12 +87,18 @@ type WriteOptions struct {
 	// per device, arrowconv's among them, return such a device's rows
 	// group by group; package dataset resolves them.
 	Overlapping bool
-	// QuirkLayouts writes the layouts of these writer quirks of the C++
+
+	// quirkLayouts writes the layouts of these writer quirks of the C++
 	// writer of early 2025 (QuirkTimePageLength, QuirkNoRoleBits,
 	// QuirkValuePageRows, QuirkLostFullPage; others are ignored) in
 	// aligned chunk groups, so that tests can build such files. Files
-	// written with it are not conformant: never set it otherwise.
-	QuirkLayouts WriterQuirk
+	// written with it are not conformant, so only tests set it, through
+	// internal/quirklayout.
+	quirkLayouts WriterQuirk
+}
+
+func init() {
+	quirklayout.Set = func(opts any, q uint32) { opts.(*WriteOptions).quirkLayouts = WriterQuirk(q) }
 }
 
 func (o *WriteOptions) withDefaults() (WriteOptions, error) {
@@ -484,13 +491,13 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		for _, t := range times[lo:hi] {
 			sb.time(t)
 		}
-		if w.opts.QuirkLayouts&QuirkTimePageLength != 0 {
+		if w.opts.quirkLayouts&QuirkTimePageLength != 0 {
 			body = append(appendUVarint(nil, uint32(len(body))), body...)
 		}
 		pages = append(pages, builtPage{payload: body, stats: sb.result()})
 	}
 	timeMarker, valueMarker, timeRole, valueRole := MarkerTimeChunkHeader, MarkerValueChunkHeader, byte(0x80), byte(0x40)
-	if w.opts.QuirkLayouts&QuirkNoRoleBits != 0 {
+	if w.opts.quirkLayouts&QuirkNoRoleBits != 0 {
 		timeMarker, valueMarker, timeRole, valueRole = MarkerChunkHeader, MarkerChunkHeader, 0, 0
 	}
 	if err := w.writeChunk(d, &timeSeries, timeMarker, pages, timeRole); err != nil {
@@ -501,7 +508,7 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		pages = pages[:0]
 		allNull := true
 		vb := bounds
-		if w.opts.QuirkLayouts&QuirkValuePageRows != 0 {
+		if w.opts.quirkLayouts&QuirkValuePageRows != 0 {
 			vb = cppValueBounds(&c.Values, w.opts.MaxPointsPerPage)
 		}
 		for p := 0; p+1 < len(vb); p++ {
@@ -927,7 +934,7 @@ func (w *Writer) writeChunk(d *deviceState, s *SeriesSchema, marker byte, pages 
 			ph.Statistics = &p.stats
 		}
 		body = appendPageHeader(body, &ph)
-		if !(single && w.opts.QuirkLayouts&QuirkLostFullPage != 0 && p.stats.Count == int64(w.opts.MaxPointsPerPage)) {
+		if !(single && w.opts.quirkLayouts&QuirkLostFullPage != 0 && p.stats.Count == int64(w.opts.MaxPointsPerPage)) {
 			body = append(body, stored...)
 		}
 		chunkStats.merge(&p.stats)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/quirklayout"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -18,7 +19,9 @@ import (
 func writeCPPLayout(t *testing.T, q tsfile.WriterQuirk, rows int) string {
 	t.Helper()
 	var out bytes.Buffer
-	w, err := tsfile.NewWriter(&out, &tsfile.WriteOptions{MaxPointsPerPage: 4, QuirkLayouts: q})
+	o := &tsfile.WriteOptions{MaxPointsPerPage: 4}
+	quirklayout.Set(o, uint32(q))
+	w, err := tsfile.NewWriter(&out, o)
 	require.NoError(t, err)
 	require.NoError(t, w.RegisterTable(tsfile.TableSchema{Name: "t", Columns: []tsfile.Column{
 		{Name: "id", DataType: tsfile.String, Category: tsfile.Tag},
