@@ -556,6 +556,11 @@ func fuzzReadFile(b []byte) error {
 	}
 	for _, tb := range f.Tables() {
 		f.SchemaOf(tb)
+		// A disagreement between index and schema is ErrCorrupt; the
+		// walk below goes on, to reach the rest of the file.
+		if err := f.CheckTable(tb, nil); err != nil && !errors.Is(err, ErrCorrupt) {
+			return err
+		}
 		devs, err := f.Devices(tb)
 		if err != nil {
 			return err
