@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -263,7 +264,7 @@ func TestManyClientsWithinBudget(t *testing.T) {
 			wg.Add(1)
 			go func(k int) {
 				defer wg.Done()
-				c := dialNoCleanup(t, srv.addr)
+				c := dialNoCleanup(t, srv.addr, clientWindow...)
 				defer c.Close()
 				for r := 0; r < rounds; r++ {
 					for j := range infos {
@@ -479,3 +480,10 @@ func TestDefaultMemoryLimit(t *testing.T) {
 		assert.Equal(t, min(phys/4, 4<<30), d)
 	}
 }
+
+// clientWindow fixes the in-process clients' flow-control windows at
+// gRPC's 64 KiB defaults. Otherwise gRPC's bandwidth estimate grows them
+// on loopback to megabytes a connection, and 32 clients' receive buffers,
+// which the server's budget does not govern, count in the live heap the
+// test bounds.
+var clientWindow = []grpc.DialOption{grpc.WithInitialWindowSize(64 << 10), grpc.WithInitialConnWindowSize(64 << 10)}

@@ -111,8 +111,9 @@ func (s *stoppable) stop(t testing.TB) {
 	require.NoError(t, <-s.served)
 }
 
-func dialNoCleanup(t testing.TB, addr string) arrowflight.Client {
-	c, err := arrowflight.NewClientWithMiddleware(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+func dialNoCleanup(t testing.TB, addr string, opts ...grpc.DialOption) arrowflight.Client {
+	opts = append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, opts...)
+	c, err := arrowflight.NewClientWithMiddleware(addr, nil, nil, opts...)
 	require.NoError(t, err)
 	return c
 }
