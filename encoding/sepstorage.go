@@ -82,14 +82,12 @@ func appendSSBlock(dst []byte, u []uint64) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
-	if b > 0 {
-		w := bitWriter{buf: dst}
-		for _, v := range u {
-			w.write(v&mask, uint(b))
-		}
-		dst = w.finish()
+	// b >= ssMinWidth: the low bits are always there.
+	w := bitWriter{buf: dst}
+	for _, v := range u {
+		w.write(v&mask, uint(b))
 	}
-	return dst, nil
+	return w.finish(), nil
 }
 
 // ssBlock reads the block at off into out (nil to only validate and skip), with room the

@@ -65,16 +65,12 @@ func TS2DiffFloatBits(src []byte, n, size int) bool {
 // including the width-0 blocks of the first note above. It exists so that tests and tools
 // can build such files; tsarrow's writer uses the Java layout.
 func AppendTS2DiffFloat32Bits(dst []byte, v []float32) []byte {
-	bits := make([]int32, len(v))
-	copy(bits, scaledInt32View(v))
-	return appendCppTS2Diff(dst, bits, 4)
+	return appendCppTS2Diff(dst, scaledInt32View(v), 4)
 }
 
 // AppendTS2DiffFloat64Bits is [AppendTS2DiffFloat32Bits] for DOUBLE.
 func AppendTS2DiffFloat64Bits(dst []byte, v []float64) []byte {
-	bits := make([]int64, len(v))
-	copy(bits, scaledInt64View(v))
-	return appendCppTS2Diff(dst, bits, 8)
+	return appendCppTS2Diff(dst, scaledInt64View(v), 8)
 }
 
 // appendCppTS2Diff reproduces TS2DIFFEncoder<T>::do_encode and flush of the C++ writer (see
