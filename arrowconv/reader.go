@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -451,18 +450,6 @@ func (r *Reader) startDevice(dev tsfile.DeviceID, series []tsfile.TimeseriesMeta
 		}
 		if j, ok := r.lay.byName[s.Measurement]; ok && r.lay.fields[j].dataType != s.DataType {
 			return corruptf(s.Offset, "timeseries metadata", "series %q of device %s is %s, but its column is %s", s.Measurement, dev, s.DataType, r.lay.fields[j].dataType)
-		}
-		if r.lay.isTable && s.IsValueColumn() {
-			// The index and the table schema must agree: a series that
-			// is no FIELD of the schema (a name or category byte
-			// damaged in either) would read as a column of nulls and
-			// its values would vanish, silently.
-			if _, ok := r.base.byName[s.Measurement]; !ok {
-				err := corruptf(s.Offset, "timeseries metadata", "series %q of device %s is not a FIELD column of table %q (%s): the index and the table schema disagree; read with --lenient to get its values as an extra column", s.Measurement, dev, r.lay.table, strings.Join(r.base.names(), ", "))
-				if err = r.f.Tolerate(err); err != nil {
-					return err
-				}
-			}
 		}
 	}
 	aligned := timeCol != nil
@@ -1126,12 +1113,8 @@ func (r *Reader) verifyTimePage(c *alignedCursor, i, n int) error {
 	if ts[0] == st.StartTime && ts[n-1] == st.EndTime {
 		return nil
 	}
-	lo, hi := ts[0], ts[0]
-	for _, t := range ts {
-		lo, hi = min(lo, t), max(hi, t)
-	}
-	if m := st.CheckTimeRange(lo, hi); m != nil {
-		return r.f.Tolerate(tsfile.PageStatisticsError(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, fromChunk, m))
+	if m := st.CheckTimes(ts); m != nil {
+		return r.f.TolerateMismatch(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, fromChunk, m)
 	}
 	return nil
 }
@@ -1161,12 +1144,8 @@ func (r *Reader) decodeValuePages(c *alignedCursor, j int) error {
 		if st != nil {
 			sp, err := st.Page(i)
 			if err != nil {
-				if r.f.SkipLostChunk(err, false) {
-					for k := range got {
-						got[k] = gotAbsent
-					}
-					return nil
-				}
+				// A lost page is skipped only under Lenient, which
+				// pairs by rows (decodeByRows).
 				return err
 			}
 			if sp == nil {
