@@ -491,19 +491,11 @@ func tableLayout(f *tsfile.File, table string) (*layout, error) {
 // the column moves to the fields and the later TAGs take its DeviceID
 // segment; any other series becomes an extra FIELD column after the
 // schema's. Each repair is a warning. A strict read fails instead, in
-// Reader.startDevice, before any row of the device is returned.
+// tsfile.File.CheckTable, before any row is returned.
 //
 // This walks the whole index of the table, so only lenient reads pay it.
 func (l *layout) addOrphans(f *tsfile.File, ts *tsfile.TableSchema) error {
-	devs, err := f.Devices(l.table)
-	if err != nil {
-		return err
-	}
-	for _, dev := range devs {
-		series, err := f.Series(dev)
-		if err != nil {
-			return err
-		}
+	return f.TableSeries(l.table, func(dev tsfile.DeviceID, series []tsfile.TimeseriesMetadata) error {
 		for i := range series {
 			s := &series[i]
 			if !s.IsValueColumn() {
@@ -540,8 +532,8 @@ func (l *layout) addOrphans(f *tsfile.File, ts *tsfile.TableSchema) error {
 				l.byName[l.fields[j].name] = j
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // dropConst removes constant column k; when it is a TAG, the TAGs after it

@@ -29,7 +29,7 @@ type tableCheck struct {
 // selective read), each call checks those. A table without a schema has
 // nothing to check against.
 func (f *File) CheckTable(table string, devs []DeviceID) error {
-	if _, ok := f.SchemaOf(table); !ok || f.Version == VersionV3 {
+	if _, ok := f.SchemaOf(table); !ok { // v3 files have no table schemas
 		return nil
 	}
 	if devs != nil {
@@ -43,6 +43,49 @@ func (f *File) CheckTable(table string, devs []DeviceID) error {
 	c := v.(*tableCheck)
 	c.once.Do(func() { c.err = f.checkTable(table, nil) })
 	return c.err
+}
+
+// TableSeries calls fn with the series of every device of a table, in
+// index order: Devices and then Series of each device, in one walk of the
+// index (a lookup of each device would parse its index node again).
+func (f *File) TableSeries(table string, fn func(dev DeviceID, series []TimeseriesMetadata) error) error {
+	return f.walkTableSeries(table, false, nil, fn)
+}
+
+// walkTableSeries is TableSeries over the devices pick selects (every one
+// when nil); skim leaves out the series' chunk metadata (seriesAt).
+func (f *File) walkTableSeries(table string, skim bool, pick func(DeviceID) bool, fn func(DeviceID, []TimeseriesMetadata) error) error {
+	if f.Version == VersionV3 {
+		// A v3 device is looked up among every spelling of its path
+		// (deviceEntry), not by the entry the walk finds.
+		devs, err := f.Devices(table)
+		if err != nil {
+			return err
+		}
+		for _, dev := range devs {
+			if pick != nil && !pick(dev) {
+				continue
+			}
+			series, err := f.Series(dev)
+			if err != nil {
+				return err
+			}
+			if err := fn(dev, series); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return f.walkTable(table, func(e IndexEntry) error {
+		if pick != nil && !pick(e.Device) {
+			return nil
+		}
+		series, err := f.seriesAt(e.Device, e, skim)
+		if err != nil {
+			return err
+		}
+		return fn(e.Device, series)
+	})
 }
 
 // checkTable is CheckTable over the devices of table that pick selects
@@ -61,17 +104,7 @@ func (f *File) checkTable(table string, pick func(DeviceID) bool) error {
 			tags++
 		}
 	}
-	// The walk hands over each device's index entry: looking each device
-	// up again (Series) would parse its index node once per device.
-	return f.walkTable(table, func(e IndexEntry) error {
-		dev := e.Device
-		if pick != nil && !pick(dev) {
-			return nil
-		}
-		series, err := f.seriesAt(dev, e, true)
-		if err != nil {
-			return err
-		}
+	return f.walkTableSeries(table, true, pick, func(dev DeviceID, series []TimeseriesMetadata) error {
 		if dev.Len() > tags+1 && len(series) > 0 {
 			err := corruptf(series[0].Offset, "timeseries metadata", "device %s has %d TAG values but table %q has %d TAG columns: the index and the table schema disagree", dev, dev.Len()-1, table, tags)
 			if err = f.Tolerate(err); err != nil {
@@ -90,6 +123,7 @@ func (f *File) checkTable(table string, pick func(DeviceID) bool) error {
 				}
 				continue
 			}
+			var err error
 			dt, ok := fields[s.Measurement]
 			switch {
 			case !ok:
