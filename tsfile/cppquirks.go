@@ -84,10 +84,20 @@ func int32PlainUnshift(v []int32) {
 // costs nothing more.
 func CheckInt32sPlain(s *Statistics, v []int32, exact bool) error {
 	m := s.CheckInt32s(v, exact)
-	if m == nil || !int32PlainShift(v) {
+	if m == nil {
 		return m
 	}
-	if sm, ok := m.(*StatisticsMismatch); ok && s.CheckInt32s(v, true) == nil {
+	return retryInt32Shift(v, m, func() error { return s.CheckInt32s(v, true) })
+}
+
+// retryInt32Shift reads v, INT32 PLAIN values whose check returned m, in
+// the C++ writer's reading: when recheck then passes, v stays so and the
+// result is a *QuirkMismatch; otherwise v is restored and m returned.
+func retryInt32Shift(v []int32, m error, recheck func() error) error {
+	if !int32PlainShift(v) {
+		return m
+	}
+	if sm, ok := m.(*StatisticsMismatch); ok && recheck() == nil {
 		return &QuirkMismatch{Quirk: QuirkInt32PlainShift, StatisticsMismatch: sm}
 	}
 	int32PlainUnshift(v)
@@ -130,12 +140,5 @@ func checkPageValues(s *Statistics, v *Values, enc Encoding) error {
 	}
 	// Null positions hold 0 in v, which both readings leave 0; the
 	// statistics see only the non-null values.
-	if !int32PlainShift(v.Int32s) {
-		return m
-	}
-	if sm, ok := m.(*StatisticsMismatch); ok && s.CheckValues(v) == nil {
-		return &QuirkMismatch{Quirk: QuirkInt32PlainShift, StatisticsMismatch: sm}
-	}
-	int32PlainUnshift(v.Int32s)
-	return m
+	return retryInt32Shift(v.Int32s, m, func() error { return s.CheckValues(v) })
 }
