@@ -477,13 +477,7 @@ func TestCppWrittenFiles(t *testing.T) {
 		var got table
 		for r.Next() {
 			rec := r.RecordBatch()
-			for i := 0; i < int(rec.NumRows()); i++ {
-				row := make([]string, rec.NumCols())
-				for c := range row {
-					row[c] = canonArrow(rec.Column(c), i)
-				}
-				got.rows = append(got.rows, row)
-			}
+			got.rows = appendRows(got.rows, rec)
 		}
 		return &got, f, r.Err()
 	}

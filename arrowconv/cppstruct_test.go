@@ -94,13 +94,7 @@ func readCPP(t *testing.T, b []byte, lenient bool, opts *Options) (*table, *tsfi
 	out := &table{}
 	for r.Next() {
 		rec := r.RecordBatch()
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := make([]string, rec.NumCols())
-			for c := range row {
-				row[c] = canonArrow(rec.Column(c), i)
-			}
-			out.rows = append(out.rows, row)
-		}
+		out.rows = appendRows(out.rows, rec)
 	}
 	return out, f, r.Err()
 }
@@ -312,13 +306,7 @@ func TestCPPWrittenFiles(t *testing.T) {
 				for r.Next() {
 					rec := r.RecordBatch()
 					out.header = fieldNames(rec.Schema())
-					for i := 0; i < int(rec.NumRows()); i++ {
-						row := make([]string, rec.NumCols())
-						for c := range row {
-							row[c] = canonArrow(rec.Column(c), i)
-						}
-						out.rows = append(out.rows, row)
-					}
+					out.rows = appendRows(out.rows, rec)
 				}
 				return out, f, r.Err()
 			}

@@ -124,16 +124,22 @@ func drain(t testing.TB, r array.RecordReader) *table {
 			checkArray(t, col)
 			out.nulls[c] += col.NullN()
 		}
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := make([]string, rec.NumCols())
-			for c := range row {
-				row[c] = canonArrow(rec.Column(c), i)
-			}
-			out.rows = append(out.rows, row)
-		}
+		out.rows = appendRows(out.rows, rec)
 	}
 	require.NoError(t, r.Err())
 	return out
+}
+
+// appendRows appends the rows of rec to rows in canonical form.
+func appendRows(rows [][]string, rec arrow.RecordBatch) [][]string {
+	for i := 0; i < int(rec.NumRows()); i++ {
+		row := make([]string, rec.NumCols())
+		for c := range row {
+			row[c] = canonArrow(rec.Column(c), i)
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // requireBatches reads a file with each batch size, from the readers open

@@ -167,13 +167,7 @@ func readTree(t testing.TB, b []byte, o tsfile.ReadOptions, workers int) ([][]st
 	var rows [][]string
 	for r.Next() {
 		rec := r.RecordBatch()
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := make([]string, rec.NumCols())
-			for c := range row {
-				row[c] = canonArrow(rec.Column(c), i)
-			}
-			rows = append(rows, row)
-		}
+		rows = appendRows(rows, rec)
 	}
 	return rows, f.Warnings(), r.Err()
 }
