@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,6 +106,17 @@ func fieldNames(s *arrow.Schema) []string {
 		out = append(out, f.Name)
 	}
 	return out
+}
+
+// sampleAndJava returns the paths of sample.tsfile and of the upstream
+// Java files j01, j02 and j10 of the interop corpus.
+func sampleAndJava(t testing.TB) []string {
+	t.Helper()
+	paths := []string{filepath.Join("..", "testdata", "sample.tsfile")}
+	for _, name := range []string{testkit.J01, "j02_table_multipage_default_encodings", "j10_tree_nonaligned"} {
+		paths = append(paths, interopPath(t, name+".tsfile"))
+	}
+	return paths
 }
 
 // drain reads every record of r in canonical form and releases r.
