@@ -213,8 +213,7 @@ func TestDropConstRenumbersTags(t *testing.T) {
 func TestDamageInLastDeviceBeforeAnyRow(t *testing.T) {
 	orig, err := os.ReadFile("../testdata/sample.tsfile")
 	require.NoError(t, err)
-	f, err := tsfile.Open(bytes.NewReader(orig), int64(len(orig)), nil)
-	require.NoError(t, err)
+	f := openBytes(t, orig)
 	devs, err := f.Devices("weather")
 	require.NoError(t, err)
 	s, err := f.SeriesByName(devs[len(devs)-1], "humidity")
@@ -223,8 +222,7 @@ func TestDamageInLastDeviceBeforeAnyRow(t *testing.T) {
 	at := int(s.Offset) + 2 // timeseries_meta_type, a one-byte length, the name
 	require.Equal(t, "humidity", string(b[at:at+8]))
 	b[at+7] = 'z' // "humiditz": still sorted, still a valid name
-	bad, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), nil)
-	require.NoError(t, err)
+	bad := openBytes(t, b)
 	_, err = NewTableReader(bad, "weather", nil)
 	require.ErrorIs(t, err, tsfile.ErrCorrupt)
 	require.Contains(t, err.Error(), `series "humiditz"`)

@@ -91,8 +91,8 @@ func cppQuirkFile(t testing.TB, extreme bool) []byte {
 		cppCol("f64bits", tsfile.Double, encoding.Plain, tsfile.Values{Type: tsfile.Double, Float64s: f64}),
 	})
 	out := bytes.Clone(quirky)
-	qf := cppOpen(t, quirky)
-	tf := cppOpen(t, truth)
+	qf := cppOpen(t, quirky, tsfile.ReadOptions{})
+	tf := cppOpen(t, truth, tsfile.ReadOptions{})
 	for _, dev := range []string{"al", "na"} {
 		id := tsfile.NewDeviceID("root", "v", dev)
 		qs, err := qf.Series(id)
@@ -170,8 +170,10 @@ func cppWrite(t testing.TB, cols []tsfile.AlignedColumn) []byte {
 	return buf.Bytes()
 }
 
-func cppOpen(t testing.TB, b []byte) *tsfile.File {
-	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), verifyReadOpts(tsfile.ReadOptions{}))
+// cppOpen opens b with o and verifyReadOpts' time encoding.
+func cppOpen(t testing.TB, b []byte, o tsfile.ReadOptions) *tsfile.File {
+	t.Helper()
+	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), verifyReadOpts(o))
 	require.NoError(t, err)
 	return f
 }
@@ -223,8 +225,7 @@ func TestCppFloatTS2DiffBits(t *testing.T) {
 	}
 
 	// tsfile's row helpers, lenient for the INT32 column.
-	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), verifyReadOpts(tsfile.ReadOptions{Lenient: true}))
-	require.NoError(t, err)
+	f := cppOpen(t, b, tsfile.ReadOptions{Lenient: true})
 	check := func(what string, v *tsfile.Values) {
 		for i, x := range cppFloat32s() {
 			if v.Type == tsfile.Float {
@@ -276,15 +277,13 @@ func TestCppInt32PlainShift(t *testing.T) {
 	require.Contains(t, warns[0].Msg+warns[1].Msg, "INT32 PLAIN written as uvarint(v << 1)")
 
 	// tsfile's row helpers alike.
-	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), verifyReadOpts(tsfile.ReadOptions{}))
-	require.NoError(t, err)
+	f := cppOpen(t, b, tsfile.ReadOptions{})
 	ss, err := f.Series(tsfile.NewDeviceID("root", "v", "al"))
 	require.NoError(t, err)
 	_, err = f.ReadAligned(ss)
 	require.ErrorIs(t, err, tsfile.ErrCorrupt)
 	require.Contains(t, err.Error(), "likely written by the C++ TsFile writer")
-	f, err = tsfile.Open(bytes.NewReader(b), int64(len(b)), verifyReadOpts(tsfile.ReadOptions{Lenient: true}))
-	require.NoError(t, err)
+	f = cppOpen(t, b, tsfile.ReadOptions{Lenient: true})
 	cols, err := f.ReadAligned(ss)
 	require.NoError(t, err)
 	require.Equal(t, cppInt32s(false), cols.Columns["i32"].Int32s)
@@ -312,8 +311,7 @@ func TestCppInt32PlainShift(t *testing.T) {
 		require.NotEqual(t, "-2147483648", r[2])
 	}
 	// tsfile's row helpers alike.
-	f, err = tsfile.Open(bytes.NewReader(x), int64(len(x)), verifyReadOpts(tsfile.ReadOptions{Lenient: true}))
-	require.NoError(t, err)
+	f = cppOpen(t, x, tsfile.ReadOptions{Lenient: true})
 	cols, err = f.ReadAligned(ss)
 	require.NoError(t, err)
 	require.Equal(t, cppInt32s(false)[:4], cols.Columns["i32"].Int32s[:4])
@@ -358,7 +356,7 @@ func TestCppQuirksNoFalsePositive(t *testing.T) {
 	require.Equal(t, want, rows)
 	require.Equal(t, []string{"10", "root.v.al", "5", "f32:c0a80000", "f64:c017000000000000"}, rows[0]) // -5.25, -5.75
 	require.Equal(t, "-2147483648", rows[5][2])
-	f := cppOpen(t, b)
+	f := cppOpen(t, b, tsfile.ReadOptions{})
 	ss, err := f.Series(tsfile.NewDeviceID("root", "v", "al"))
 	require.NoError(t, err)
 	cols, err := f.ReadAligned(ss)
@@ -372,11 +370,7 @@ func TestCppQuirksNoFalsePositive(t *testing.T) {
 // interop corpus and sample.tsfile read with no writer quirk noted and no
 // warning, even under Lenient, where the INT32 quirk would apply.
 func TestCppQuirksNoFalsePositiveCorpus(t *testing.T) {
-	paths := []string{"../testdata/sample.tsfile"}
-	for _, name := range []string{"j01_table_all_types_plain", "j02_table_multipage_default_encodings", "j10_tree_nonaligned"} {
-		paths = append(paths, interopPath(t, name+".tsfile"))
-	}
-	for _, p := range paths {
+	for _, p := range sampleAndJava(t) {
 		t.Run(p, func(t *testing.T) {
 			f, err := tsfile.OpenFile(p, &tsfile.ReadOptions{Lenient: true})
 			require.NoError(t, err)
@@ -415,7 +409,7 @@ func TestCppFloatTS2DiffBitsEachPath(t *testing.T) {
 		id := tsfile.NewDeviceID("root", "v", dev)
 		for col, name := range []string{"f32bits", "f64bits"} {
 			t.Run(dev+"/"+name, func(t *testing.T) {
-				f := cppOpen(t, b)
+				f := cppOpen(t, b, tsfile.ReadOptions{})
 				mem := checkedMem(t)
 				r, err := NewTreeReader(f, "", &Options{Allocator: mem, Columns: []string{name}, Devices: []tsfile.DeviceID{id}})
 				require.NoError(t, err)
@@ -431,7 +425,7 @@ func TestCppFloatTS2DiffBitsEachPath(t *testing.T) {
 				require.Equal(t, tsfile.QuirkFloatTS2DIFFBits, f.Quirks())
 				require.Len(t, f.Warnings(), 1)
 
-				f = cppOpen(t, b)
+				f = cppOpen(t, b, tsfile.ReadOptions{})
 				ss, err := f.Series(id)
 				require.NoError(t, err)
 				var v *tsfile.Values
@@ -477,13 +471,7 @@ func TestCppWrittenFiles(t *testing.T) {
 		var got table
 		for r.Next() {
 			rec := r.RecordBatch()
-			for i := 0; i < int(rec.NumRows()); i++ {
-				row := make([]string, rec.NumCols())
-				for c := range row {
-					row[c] = canonArrow(rec.Column(c), i)
-				}
-				got.rows = append(got.rows, row)
-			}
+			got.rows = appendRows(got.rows, rec)
 		}
 		return &got, f, r.Err()
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,6 +108,17 @@ func fieldNames(s *arrow.Schema) []string {
 	return out
 }
 
+// sampleAndJava returns the paths of sample.tsfile and of the upstream
+// Java files j01, j02 and j10 of the interop corpus.
+func sampleAndJava(t testing.TB) []string {
+	t.Helper()
+	paths := []string{filepath.Join("..", "testdata", "sample.tsfile")}
+	for _, name := range []string{testkit.J01, "j02_table_multipage_default_encodings", "j10_tree_nonaligned"} {
+		paths = append(paths, interopPath(t, name+".tsfile"))
+	}
+	return paths
+}
+
 // drain reads every record of r in canonical form and releases r.
 func drain(t testing.TB, r array.RecordReader) *table {
 	t.Helper()
@@ -124,16 +136,22 @@ func drain(t testing.TB, r array.RecordReader) *table {
 			checkArray(t, col)
 			out.nulls[c] += col.NullN()
 		}
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := make([]string, rec.NumCols())
-			for c := range row {
-				row[c] = canonArrow(rec.Column(c), i)
-			}
-			out.rows = append(out.rows, row)
-		}
+		out.rows = appendRows(out.rows, rec)
 	}
 	require.NoError(t, r.Err())
 	return out
+}
+
+// appendRows appends the rows of rec to rows in canonical form.
+func appendRows(rows [][]string, rec arrow.RecordBatch) [][]string {
+	for i := 0; i < int(rec.NumRows()); i++ {
+		row := make([]string, rec.NumCols())
+		for c := range row {
+			row[c] = canonArrow(rec.Column(c), i)
+		}
+		rows = append(rows, row)
+	}
+	return rows
 }
 
 // requireBatches reads a file with each batch size, from the readers open

@@ -43,9 +43,7 @@ func nullTagFile(t *testing.T) *tsfile.File {
 		}))
 	}
 	require.NoError(t, w.Close())
-	f, err := tsfile.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
-	require.NoError(t, err)
-	return f
+	return openBytes(t, buf.Bytes())
 }
 
 // TestWhereNullTag: a Where value NullTag selects the devices whose TAG is
@@ -123,8 +121,7 @@ func TestWhereNullTag(t *testing.T) {
 			{SeriesSchema: tsfile.SeriesSchema{Name: "s", DataType: tsfile.Int64}, Times: []int64{1}, Values: tsfile.Values{Type: tsfile.Int64, Int64s: []int64{7}}},
 		}))
 		require.NoError(t, w.Close())
-		tf, err := tsfile.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
-		require.NoError(t, err)
+		tf := openBytes(t, buf.Bytes())
 		for _, where := range []string{NullTag, "root.sg.d1"} {
 			r, err := NewTreeReader(tf, "", &Options{Where: map[string]string{"device": where}})
 			require.NoError(t, err)

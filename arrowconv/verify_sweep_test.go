@@ -18,7 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
-	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -152,10 +151,7 @@ func TestVerifySweep(t *testing.T) {
 	} else if testing.Short() {
 		cases = 12
 	}
-	paths := []string{filepath.Join("..", "testdata", "sample.tsfile")}
-	for _, name := range []string{testkit.J01, "j02_table_multipage_default_encodings", "j10_tree_nonaligned"} {
-		paths = append(paths, testkit.InteropPath(t, name+".tsfile"))
-	}
+	paths := sampleAndJava(t)
 	var files [][]byte
 	var pages []sweepPage
 	var total int64

@@ -113,8 +113,7 @@ func verifyReadOpts(o tsfile.ReadOptions) *tsfile.ReadOptions {
 // pageOf returns the header of page i of measurement m ("" the time
 // chunk) of device dev.
 func pageOf(t testing.TB, b []byte, dev, m string, i int) *tsfile.PageHeader {
-	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), verifyReadOpts(tsfile.ReadOptions{}))
-	require.NoError(t, err)
+	f := cppOpen(t, b, tsfile.ReadOptions{})
 	ss, err := f.Series(tsfile.NewDeviceID("root", "v", dev))
 	require.NoError(t, err)
 	for k := range ss {
@@ -157,8 +156,7 @@ func withBody(t testing.TB, b []byte, dev, m string, i int) []byte {
 // readTree reads every row of b with a tree reader, returning them in
 // canonical form, with the file's warnings.
 func readTree(t testing.TB, b []byte, o tsfile.ReadOptions, workers int) ([][]string, []tsfile.Warning, error) {
-	f, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), verifyReadOpts(o))
-	require.NoError(t, err)
+	f := cppOpen(t, b, o)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	r, err := NewTreeReader(f, "", &Options{Allocator: mem, BatchSize: 5, Workers: workers})
@@ -167,13 +165,7 @@ func readTree(t testing.TB, b []byte, o tsfile.ReadOptions, workers int) ([][]st
 	var rows [][]string
 	for r.Next() {
 		rec := r.RecordBatch()
-		for i := 0; i < int(rec.NumRows()); i++ {
-			row := make([]string, rec.NumCols())
-			for c := range row {
-				row[c] = canonArrow(rec.Column(c), i)
-			}
-			rows = append(rows, row)
-		}
+		rows = appendRows(rows, rec)
 	}
 	return rows, f.Warnings(), r.Err()
 }

@@ -20,13 +20,9 @@ import (
 // compressFuzzMaxSize bounds the declared size, as a reader bounds it by its page limit.
 const compressFuzzMaxSize = 1 << 17
 
-func compressFuzz(f *testing.F, c encoding.Compression, check func(t *testing.T, src, out []byte)) {
-	codec := compressCodec(f, c)
-	for _, in := range [][]byte{nil, []byte("a"), []byte("hello, hello, hello"), compressPage(3000), compressRandom(300, 3)} {
-		z, err := codec.Compress(nil, in)
-		require.NoError(f, err)
-		f.Add(z, uint32(len(in)))
-	}
+// addGoldenSeeds adds the golden payloads of codec c as seeds, each with
+// its decoded size.
+func addGoldenSeeds(f *testing.F, c encoding.Compression) {
 	for _, g := range compressGolden {
 		if g.c == c {
 			src, err := hex.DecodeString(g.hex)
@@ -34,6 +30,16 @@ func compressFuzz(f *testing.F, c encoding.Compression, check func(t *testing.T,
 			f.Add(src, uint32(len(g.want)))
 		}
 	}
+}
+
+func compressFuzz(f *testing.F, c encoding.Compression, check func(t *testing.T, src, out []byte)) {
+	codec := compressCodec(f, c)
+	for _, in := range [][]byte{nil, []byte("a"), []byte("hello, hello, hello"), compressPage(3000), compressRandom(300, 3)} {
+		z, err := codec.Compress(nil, in)
+		require.NoError(f, err)
+		f.Add(z, uint32(len(in)))
+	}
+	addGoldenSeeds(f, c)
 	f.Fuzz(func(t *testing.T, src []byte, size uint32) {
 		n := int(size % compressFuzzMaxSize)
 		dst := make([]byte, 0, n)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"hash/crc32"
 	"math"
@@ -370,13 +369,7 @@ func FuzzDecompressLZO(f *testing.F) {
 			f.Add(v.src, uint32(len(v.want)))
 		}
 	}
-	for _, g := range compressGolden {
-		if g.c == encoding.LZO {
-			src, err := hex.DecodeString(g.hex)
-			require.NoError(f, err)
-			f.Add(src, uint32(len(g.want)))
-		}
-	}
+	addGoldenSeeds(f, encoding.LZO)
 	f.Fuzz(func(t *testing.T, src []byte, size uint32) {
 		n := int(size % compressFuzzMaxSize)
 		dst := make([]byte, 0, n)

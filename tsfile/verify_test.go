@@ -41,21 +41,7 @@ func verifyValues(t DataType) Values {
 func statsOf(v Values) Statistics {
 	b := newStatsBuilder(v.Type)
 	for i := 0; i < v.Len(); i++ {
-		ts := int64(10 * (i + 1))
-		switch v.Type {
-		case Boolean:
-			b.addBool(ts, v.Bools[i])
-		case Int32, Date:
-			b.addInt(ts, int64(v.Int32s[i]))
-		case Int64, Timestamp:
-			b.addInt(ts, v.Int64s[i])
-		case Float:
-			b.addFloat(ts, float64(v.Float32s[i]))
-		case Double:
-			b.addFloat(ts, v.Float64s[i])
-		default:
-			b.addBinary(ts, v.Binaries[i])
-		}
+		b.add(int64(10*(i+1)), &v, i)
 	}
 	return b.result()
 }
