@@ -93,6 +93,10 @@ type dbpReader struct {
 	src []byte
 }
 
+func (r *dbpReader) corrupt(off int, format string, args ...any) error {
+	return corrupt(r.enc, r.typ, off, format, args...)
+}
+
 // blockCount reads the int32 count that opens a block at off and checks it against the room
 // left in the destination (room < 0 means no limit, for counting). A count of 0 is the whole
 // block: Java's flush writes it for a page without values, such as an aligned value page
