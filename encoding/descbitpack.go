@@ -114,6 +114,18 @@ func (r *dbpReader) blockCount(off, room int) (int, error) {
 	return int(n), nil
 }
 
+// positions reads the positions field at off: m positions within a block of n values (n > 0),
+// each in bits.Len(n-1) bits, padded to a byte. It returns the field, the width and the
+// offset after the field.
+func (r *dbpReader) positions(m, n, off int) ([]byte, uint, int, error) {
+	iw := uint(bits.Len(uint(n - 1)))
+	l := bitsToBytes(int(iw) * m)
+	if len(r.src)-off < l {
+		return nil, 0, 0, r.corrupt(off, "%d positions of %d bits need %d bytes, %d left", m, iw, l, len(r.src)-off)
+	}
+	return r.src[off : off+l], iw, off + l, nil
+}
+
 // decode reads the body of a block of n values that follows its count at off into out, which
 // has length n, and returns the offset after the block. With out == nil it only validates the
 // framing and skips the value bits, for counting.
@@ -131,13 +143,11 @@ func (r *dbpReader) decode(out []uint64, n, off int) (int, error) {
 	if m == 0 {
 		return off, nil
 	}
-	iw := uint(bits.Len(uint(n - 1)))
-	idxLen := bitsToBytes(int(iw) * m)
-	if len(r.src)-off < idxLen {
-		return 0, corrupt(r.enc, r.typ, off, "%d positions of %d bits need %d bytes, %d left", m, iw, idxLen, len(r.src)-off)
+	idxAt := off
+	idx, iw, off, err := r.positions(m, n, off)
+	if err != nil {
+		return 0, err
 	}
-	idx := r.src[off : off+idxLen]
-	off += idxLen
 	vl, ok1 := int32At(r.src, off)
 	w0, ok2 := int32At(r.src, off+4)
 	if !ok1 || !ok2 {
@@ -161,7 +171,7 @@ func (r *dbpReader) decode(out []uint64, n, off int) (int, error) {
 		pos += w
 		p := readBitsW(idx, uint(i)*iw, iw)
 		if p >= uint64(n) {
-			return 0, corrupt(r.enc, r.typ, off-8-idxLen, "position %d of value %d is outside the block of %d", p, i, n)
+			return 0, corrupt(r.enc, r.typ, idxAt, "position %d of value %d is outside the block of %d", p, i, n)
 		}
 		if out != nil {
 			// Java stores by position without checking for repeats; the last one wins.
@@ -199,18 +209,13 @@ func appendDBPBlock(dst []byte, u []uint64) ([]byte, error) {
 	// Java sorts the positions with a stable sort on descending unsigned value, so equal
 	// values keep their positions' order; zeros sort last and are not written.
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(u[b], u[a]) })
-	iw := uint(bits.Len(uint(n - 1)))
-	w := bitWriter{buf: dst}
-	for _, p := range order {
-		w.write(uint64(p), iw)
-	}
-	dst = w.finish()
+	dst = appendPositions(dst, order, n)
 	w0 := bits.Len64(u[order[0]])
 	vl := bitsToBytes(sumW + w0)
 	dst = appendInt32BE(dst, vl)
 	dst = appendInt32BE(dst, w0)
 	start := len(dst)
-	w = bitWriter{buf: dst}
+	w := bitWriter{buf: dst}
 	prev := uint(w0)
 	for _, p := range order {
 		w.write(u[p], prev)
@@ -223,6 +228,17 @@ func appendDBPBlock(dst []byte, u []uint64) ([]byte, error) {
 		dst = append(dst, 0)
 	}
 	return dst, nil
+}
+
+// appendPositions appends the positions field of a block of n values (n > 0): each position
+// in bits.Len(n-1) bits, padded to a byte, as dbpReader.positions reads it.
+func appendPositions[T int32 | int](dst []byte, pos []T, n int) []byte {
+	iw := uint(bits.Len(uint(n - 1)))
+	w := bitWriter{buf: dst}
+	for _, p := range pos {
+		w.write(uint64(p), iw)
+	}
+	return w.finish()
 }
 
 // unsupportedCount reports a page too large for the Java int arithmetic of enc.

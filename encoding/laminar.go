@@ -154,12 +154,7 @@ func appendLaminarBlock(dst []byte, u []uint64) ([]byte, error) {
 	if dst, err = appendLaminarArray(dst, sparse); err != nil {
 		return dst, err
 	}
-	iw := uint(bits.Len(uint(n - 1)))
-	w := bitWriter{buf: dst}
-	for _, x := range pos {
-		w.write(uint64(x), iw)
-	}
-	return w.finish(), nil
+	return appendPositions(dst, pos, n), nil
 }
 
 // LAMINAR blocks are parsed by a dbpReader whose enc is Laminar: the block count is read as
@@ -280,12 +275,10 @@ func (r *dbpReader) laminarBlock(out []uint64, room, off int) (int, int, error) 
 	if err != nil {
 		return 0, 0, err
 	}
-	iw := uint(bits.Len(uint(n - 1)))
-	pl := bitsToBytes(int(iw) * s)
-	if len(r.src)-off < pl {
-		return 0, 0, r.corrupt(off, "%d positions of %d bits need %d bytes, %d left", s, iw, pl, len(r.src)-off)
+	pb, iw, next, err := r.positions(s, n, off)
+	if err != nil {
+		return 0, 0, err
 	}
-	pb := r.src[off : off+pl]
 	prev := uint64(0)
 	for i := range s {
 		q := readBitsW(pb, uint(i)*iw, iw)
@@ -302,7 +295,7 @@ func (r *dbpReader) laminarBlock(out []uint64, room, off int) (int, int, error) 
 			rest[q] = v
 		}
 	}
-	return n, off + pl, nil
+	return n, next, nil
 }
 
 // rleFlagReader yields the values of one RLE package in order.
