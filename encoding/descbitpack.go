@@ -126,6 +126,21 @@ func (r *dbpReader) positions(m, n, off int) ([]byte, uint, int, error) {
 	return r.src[off : off+l], iw, off + l, nil
 }
 
+// block reads the DESCENDING_BIT_PACKING block at off into out (nil to only validate and
+// skip), with room the values left to decode (-1 for no limit), and returns its count and the
+// offset after it.
+func (r *dbpReader) block(out []uint64, room, off int) (int, int, error) {
+	n, err := r.blockCount(off, room)
+	if err != nil || n == 0 {
+		return 0, off + 4, err
+	}
+	if out != nil {
+		out = out[:n]
+	}
+	next, err := r.decode(out, n, off+4)
+	return n, next, err
+}
+
 // decode reads the body of a block of n values that follows its count at off into out, which
 // has length n, and returns the offset after the block. With out == nil it only validates the
 // framing and skips the value bits, for counting.
@@ -287,6 +302,33 @@ func countBlocks(src []byte, block func(off int) (int, int, error)) (int, error)
 	return total, nil
 }
 
+// registerBlockCodec registers enc, whose streams are sequences of blocks each read by block
+// (with a dbpReader for enc) and whose pages encode writes as one block of the stored values.
+func registerBlockCodec(
+	enc Encoding,
+	block func(r *dbpReader, out []uint64, room, off int) (int, int, error),
+	encode func(dst []byte, u []uint64) ([]byte, error),
+) {
+	decode := func(typ string) func(u []uint64, src []byte) error {
+		return func(u []uint64, src []byte) error {
+			r := dbpReader{enc: enc, typ: typ, src: src}
+			return decodeBlocks(enc, typ, u, src, func(out []uint64, off int) (int, int, error) {
+				return block(&r, out, len(out), off)
+			})
+		}
+	}
+	register(enc, valueCodec{
+		decodeInt32: func(dst []int32, src []byte) error { return decodeSigned32(enc, dst, src, decode(typeInt32)) },
+		decodeInt64: func(dst []int64, src []byte) error { return decodeSigned64(dst, src, decode(typeInt64)) },
+		countInt64: func(src []byte) (int, error) {
+			r := dbpReader{enc: enc, typ: typeInt64, src: src}
+			return countBlocks(src, func(off int) (int, int, error) { return block(&r, nil, -1, off) })
+		},
+		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return encode(dst, zigzagAll(v)) },
+		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return encode(dst, zigzagAll(v)) },
+	})
+}
+
 // decodeSigned64 runs decode on dst's bits and turns the stored zigzag values into values.
 func decodeSigned64(dst []int64, src []byte, decode func(u []uint64, src []byte) error) error {
 	u := xorBitsInt64(dst)
@@ -330,42 +372,6 @@ func zigzagAll[T int32 | int64](v []T) []uint64 {
 	return u
 }
 
-// decodeDBP decodes exactly len(u) stored values of DESCENDING_BIT_PACKING blocks.
-func decodeDBP(typ string) func(u []uint64, src []byte) error {
-	return func(u []uint64, src []byte) error {
-		r := dbpReader{enc: DescendingBitPacking, typ: typ, src: src}
-		return decodeBlocks(DescendingBitPacking, typ, u, src, func(out []uint64, off int) (int, int, error) {
-			n, err := r.blockCount(off, len(out))
-			if err != nil || n == 0 {
-				return 0, off + 4, err
-			}
-			next, err := r.decode(out[:n], n, off+4)
-			return n, next, err
-		})
-	}
-}
-
-// countDBP returns the number of INT64 values in a DESCENDING_BIT_PACKING stream.
-func countDBP(src []byte) (int, error) {
-	r := dbpReader{enc: DescendingBitPacking, typ: typeInt64, src: src}
-	return countBlocks(src, func(off int) (int, int, error) {
-		n, err := r.blockCount(off, -1)
-		if err != nil || n == 0 {
-			return 0, off + 4, err
-		}
-		next, err := r.decode(nil, n, off+4)
-		return n, next, err
-	})
-}
-
 func init() {
-	register(DescendingBitPacking, valueCodec{
-		decodeInt32: func(dst []int32, src []byte) error {
-			return decodeSigned32(DescendingBitPacking, dst, src, decodeDBP(typeInt32))
-		},
-		decodeInt64: func(dst []int64, src []byte) error { return decodeSigned64(dst, src, decodeDBP(typeInt64)) },
-		countInt64:  countDBP,
-		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return appendDBPBlock(dst, zigzagAll(v)) },
-		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return appendDBPBlock(dst, zigzagAll(v)) },
-	})
+	registerBlockCodec(DescendingBitPacking, (*dbpReader).block, appendDBPBlock)
 }

@@ -344,30 +344,6 @@ func (f *rleFlagReader) end() error {
 	return nil
 }
 
-// decodeLaminar decodes exactly len(u) stored values of LAMINAR blocks.
-func decodeLaminar(typ string) func(u []uint64, src []byte) error {
-	return func(u []uint64, src []byte) error {
-		r := dbpReader{enc: Laminar, typ: typ, src: src}
-		return decodeBlocks(Laminar, typ, u, src, func(out []uint64, off int) (int, int, error) {
-			return r.laminarBlock(out, len(out), off)
-		})
-	}
-}
-
-// countLaminar returns the number of INT64 values in a LAMINAR stream.
-func countLaminar(src []byte) (int, error) {
-	r := dbpReader{enc: Laminar, typ: typeInt64, src: src}
-	return countBlocks(src, func(off int) (int, int, error) { return r.laminarBlock(nil, -1, off) })
-}
-
 func init() {
-	register(Laminar, valueCodec{
-		decodeInt32: func(dst []int32, src []byte) error {
-			return decodeSigned32(Laminar, dst, src, decodeLaminar(typeInt32))
-		},
-		decodeInt64: func(dst []int64, src []byte) error { return decodeSigned64(dst, src, decodeLaminar(typeInt64)) },
-		countInt64:  countLaminar,
-		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return appendLaminarBlock(dst, zigzagAll(v)) },
-		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return appendLaminarBlock(dst, zigzagAll(v)) },
-	})
+	registerBlockCodec(Laminar, (*dbpReader).laminarBlock, appendLaminarBlock)
 }
