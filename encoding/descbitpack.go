@@ -93,6 +93,10 @@ type dbpReader struct {
 	src []byte
 }
 
+func (r *dbpReader) corrupt(off int, format string, args ...any) error {
+	return corrupt(r.enc, r.typ, off, format, args...)
+}
+
 // blockCount reads the int32 count that opens a block at off and checks it against the room
 // left in the destination (room < 0 means no limit, for counting). A count of 0 is the whole
 // block: Java's flush writes it for a page without values, such as an aligned value page
@@ -108,6 +112,33 @@ func (r *dbpReader) blockCount(off, room int) (int, error) {
 		return 0, corrupt(r.enc, r.typ, off, "block of %d values where %d remain to be decoded", n, room)
 	}
 	return int(n), nil
+}
+
+// positions reads the positions field at off: m positions within a block of n values (n > 0),
+// each in bits.Len(n-1) bits, padded to a byte. It returns the field, the width and the
+// offset after the field.
+func (r *dbpReader) positions(m, n, off int) ([]byte, uint, int, error) {
+	iw := uint(bits.Len(uint(n - 1)))
+	l := bitsToBytes(int(iw) * m)
+	if len(r.src)-off < l {
+		return nil, 0, 0, r.corrupt(off, "%d positions of %d bits need %d bytes, %d left", m, iw, l, len(r.src)-off)
+	}
+	return r.src[off : off+l], iw, off + l, nil
+}
+
+// block reads the DESCENDING_BIT_PACKING block at off into out (nil to only validate and
+// skip), with room the values left to decode (-1 for no limit), and returns its count and the
+// offset after it.
+func (r *dbpReader) block(out []uint64, room, off int) (int, int, error) {
+	n, err := r.blockCount(off, room)
+	if err != nil || n == 0 {
+		return 0, off + 4, err
+	}
+	if out != nil {
+		out = out[:n]
+	}
+	next, err := r.decode(out, n, off+4)
+	return n, next, err
 }
 
 // decode reads the body of a block of n values that follows its count at off into out, which
@@ -127,13 +158,11 @@ func (r *dbpReader) decode(out []uint64, n, off int) (int, error) {
 	if m == 0 {
 		return off, nil
 	}
-	iw := uint(bits.Len(uint(n - 1)))
-	idxLen := bitsToBytes(int(iw) * m)
-	if len(r.src)-off < idxLen {
-		return 0, corrupt(r.enc, r.typ, off, "%d positions of %d bits need %d bytes, %d left", m, iw, idxLen, len(r.src)-off)
+	idxAt := off
+	idx, iw, off, err := r.positions(m, n, off)
+	if err != nil {
+		return 0, err
 	}
-	idx := r.src[off : off+idxLen]
-	off += idxLen
 	vl, ok1 := int32At(r.src, off)
 	w0, ok2 := int32At(r.src, off+4)
 	if !ok1 || !ok2 {
@@ -157,7 +186,7 @@ func (r *dbpReader) decode(out []uint64, n, off int) (int, error) {
 		pos += w
 		p := readBitsW(idx, uint(i)*iw, iw)
 		if p >= uint64(n) {
-			return 0, corrupt(r.enc, r.typ, off-8-idxLen, "position %d of value %d is outside the block of %d", p, i, n)
+			return 0, corrupt(r.enc, r.typ, idxAt, "position %d of value %d is outside the block of %d", p, i, n)
 		}
 		if out != nil {
 			// Java stores by position without checking for repeats; the last one wins.
@@ -195,18 +224,13 @@ func appendDBPBlock(dst []byte, u []uint64) ([]byte, error) {
 	// Java sorts the positions with a stable sort on descending unsigned value, so equal
 	// values keep their positions' order; zeros sort last and are not written.
 	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(u[b], u[a]) })
-	iw := uint(bits.Len(uint(n - 1)))
-	w := bitWriter{buf: dst}
-	for _, p := range order {
-		w.write(uint64(p), iw)
-	}
-	dst = w.finish()
+	dst = appendPositions(dst, order, n)
 	w0 := bits.Len64(u[order[0]])
 	vl := bitsToBytes(sumW + w0)
 	dst = appendInt32BE(dst, vl)
 	dst = appendInt32BE(dst, w0)
 	start := len(dst)
-	w = bitWriter{buf: dst}
+	w := bitWriter{buf: dst}
 	prev := uint(w0)
 	for _, p := range order {
 		w.write(u[p], prev)
@@ -219,6 +243,17 @@ func appendDBPBlock(dst []byte, u []uint64) ([]byte, error) {
 		dst = append(dst, 0)
 	}
 	return dst, nil
+}
+
+// appendPositions appends the positions field of a block of n values (n > 0): each position
+// in bits.Len(n-1) bits, padded to a byte, as dbpReader.positions reads it.
+func appendPositions[T int32 | int](dst []byte, pos []T, n int) []byte {
+	iw := uint(bits.Len(uint(n - 1)))
+	w := bitWriter{buf: dst}
+	for _, p := range pos {
+		w.write(uint64(p), iw)
+	}
+	return w.finish()
 }
 
 // unsupportedCount reports a page too large for the Java int arithmetic of enc.
@@ -267,6 +302,33 @@ func countBlocks(src []byte, block func(off int) (int, int, error)) (int, error)
 	return total, nil
 }
 
+// registerBlockCodec registers enc, whose streams are sequences of blocks each read by block
+// (with a dbpReader for enc) and whose pages encode writes as one block of the stored values.
+func registerBlockCodec(
+	enc Encoding,
+	block func(r *dbpReader, out []uint64, room, off int) (int, int, error),
+	encode func(dst []byte, u []uint64) ([]byte, error),
+) {
+	decode := func(typ string) func(u []uint64, src []byte) error {
+		return func(u []uint64, src []byte) error {
+			r := dbpReader{enc: enc, typ: typ, src: src}
+			return decodeBlocks(enc, typ, u, src, func(out []uint64, off int) (int, int, error) {
+				return block(&r, out, len(out), off)
+			})
+		}
+	}
+	register(enc, valueCodec{
+		decodeInt32: func(dst []int32, src []byte) error { return decodeSigned32(enc, dst, src, decode(typeInt32)) },
+		decodeInt64: func(dst []int64, src []byte) error { return decodeSigned64(dst, src, decode(typeInt64)) },
+		countInt64: func(src []byte) (int, error) {
+			r := dbpReader{enc: enc, typ: typeInt64, src: src}
+			return countBlocks(src, func(off int) (int, int, error) { return block(&r, nil, -1, off) })
+		},
+		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return encode(dst, zigzagAll(v)) },
+		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return encode(dst, zigzagAll(v)) },
+	})
+}
+
 // decodeSigned64 runs decode on dst's bits and turns the stored zigzag values into values.
 func decodeSigned64(dst []int64, src []byte, decode func(u []uint64, src []byte) error) error {
 	u := xorBitsInt64(dst)
@@ -310,42 +372,6 @@ func zigzagAll[T int32 | int64](v []T) []uint64 {
 	return u
 }
 
-// decodeDBP decodes exactly len(u) stored values of DESCENDING_BIT_PACKING blocks.
-func decodeDBP(typ string) func(u []uint64, src []byte) error {
-	return func(u []uint64, src []byte) error {
-		r := dbpReader{enc: DescendingBitPacking, typ: typ, src: src}
-		return decodeBlocks(DescendingBitPacking, typ, u, src, func(out []uint64, off int) (int, int, error) {
-			n, err := r.blockCount(off, len(out))
-			if err != nil || n == 0 {
-				return 0, off + 4, err
-			}
-			next, err := r.decode(out[:n], n, off+4)
-			return n, next, err
-		})
-	}
-}
-
-// countDBP returns the number of INT64 values in a DESCENDING_BIT_PACKING stream.
-func countDBP(src []byte) (int, error) {
-	r := dbpReader{enc: DescendingBitPacking, typ: typeInt64, src: src}
-	return countBlocks(src, func(off int) (int, int, error) {
-		n, err := r.blockCount(off, -1)
-		if err != nil || n == 0 {
-			return 0, off + 4, err
-		}
-		next, err := r.decode(nil, n, off+4)
-		return n, next, err
-	})
-}
-
 func init() {
-	register(DescendingBitPacking, valueCodec{
-		decodeInt32: func(dst []int32, src []byte) error {
-			return decodeSigned32(DescendingBitPacking, dst, src, decodeDBP(typeInt32))
-		},
-		decodeInt64: func(dst []int64, src []byte) error { return decodeSigned64(dst, src, decodeDBP(typeInt64)) },
-		countInt64:  countDBP,
-		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return appendDBPBlock(dst, zigzagAll(v)) },
-		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return appendDBPBlock(dst, zigzagAll(v)) },
-	})
+	registerBlockCodec(DescendingBitPacking, (*dbpReader).block, appendDBPBlock)
 }

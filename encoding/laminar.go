@@ -154,28 +154,16 @@ func appendLaminarBlock(dst []byte, u []uint64) ([]byte, error) {
 	if dst, err = appendLaminarArray(dst, sparse); err != nil {
 		return dst, err
 	}
-	iw := uint(bits.Len(uint(n - 1)))
-	w := bitWriter{buf: dst}
-	for _, x := range pos {
-		w.write(uint64(x), iw)
-	}
-	return w.finish(), nil
+	return appendPositions(dst, pos, n), nil
 }
 
-// laminarReader parses LAMINAR blocks; errors name offsets within src.
-type laminarReader struct {
-	typ string
-	src []byte
-}
+// LAMINAR blocks are parsed by a dbpReader whose enc is Laminar: the block count is read as
+// for DESCENDING_BIT_PACKING, and errors name offsets within src.
 
-func (r *laminarReader) corrupt(off int, format string, args ...any) error {
-	return corrupt(Laminar, r.typ, off, format, args...)
-}
-
-// array reads the array at off, whose count must lie in lo..hi. Its values go to out[:count]
-// when out is not nil (len(out) >= hi); with out == nil they are only validated. It returns
-// the count and the offset after the array.
-func (r *laminarReader) array(out []uint64, lo, hi, off int) (int, int, error) {
+// laminarArray reads the array at off, whose count must lie in lo..hi. Its values go to
+// out[:count] when out is not nil (len(out) >= hi); with out == nil they are only validated. It
+// returns the count and the offset after the array.
+func (r *dbpReader) laminarArray(out []uint64, lo, hi, off int) (int, int, error) {
 	k32, ok := int32At(r.src, off)
 	if !ok {
 		return 0, 0, r.corrupt(off, "array count truncated")
@@ -256,21 +244,14 @@ func (r *laminarReader) array(out []uint64, lo, hi, off int) (int, int, error) {
 	return k, pkgEnd + bitsToBytes(int(pos)), nil
 }
 
-// block reads the block at off into out (nil to only validate and skip), with room the values
-// left to decode (-1 for no limit), and returns its count and the offset after it.
-func (r *laminarReader) block(out []uint64, room, off int) (int, int, error) {
-	n32, ok := int32At(r.src, off)
-	switch {
-	case !ok:
-		return 0, 0, r.corrupt(off, "block count truncated: %d bytes left, need 4", len(r.src)-off)
-	case n32 < 0:
-		return 0, 0, r.corrupt(off, "block of %d values", n32)
-	case n32 == 0:
-		return 0, off + 4, nil // a page without values (see dbpReader.blockCount)
-	case room >= 0 && int(n32) > room:
-		return 0, 0, r.corrupt(off, "block of %d values where %d remain to be decoded", n32, room)
+// laminarBlock reads the LAMINAR block at off into out (nil to only validate and skip), with
+// room the values left to decode (-1 for no limit), and returns its count and the offset after
+// it.
+func (r *dbpReader) laminarBlock(out []uint64, room, off int) (int, int, error) {
+	n, err := r.blockCount(off, room)
+	if err != nil || n == 0 {
+		return 0, off + 4, err // n == 0: a page without values (see dbpReader.blockCount)
 	}
-	n := int(n32)
 	p32, ok := int32At(r.src, off+4)
 	if !ok {
 		return 0, 0, r.corrupt(off+4, "cut point truncated")
@@ -284,22 +265,20 @@ func (r *laminarReader) block(out []uint64, room, off int) (int, int, error) {
 		dense, rest = out[:p], out[p:n]
 		clear(rest)
 	}
-	_, off, err := r.array(dense, p, p, off+8)
+	_, off, err = r.laminarArray(dense, p, p, off+8)
 	if err != nil {
 		return 0, 0, err
 	}
 	// The sparse values are read into the front of their region, then moved to their
 	// positions from the last one back: positions rise, so no unread value is overwritten.
-	s, off, err := r.array(rest, 0, n-p, off)
+	s, off, err := r.laminarArray(rest, 0, n-p, off)
 	if err != nil {
 		return 0, 0, err
 	}
-	iw := uint(bits.Len(uint(n - 1)))
-	pl := bitsToBytes(int(iw) * s)
-	if len(r.src)-off < pl {
-		return 0, 0, r.corrupt(off, "%d positions of %d bits need %d bytes, %d left", s, iw, pl, len(r.src)-off)
+	pb, iw, next, err := r.positions(s, n, off)
+	if err != nil {
+		return 0, 0, err
 	}
-	pb := r.src[off : off+pl]
 	prev := uint64(0)
 	for i := range s {
 		q := readBitsW(pb, uint(i)*iw, iw)
@@ -316,7 +295,7 @@ func (r *laminarReader) block(out []uint64, room, off int) (int, int, error) {
 			rest[q] = v
 		}
 	}
-	return n, off + pl, nil
+	return n, next, nil
 }
 
 // rleFlagReader yields the values of one RLE package in order.
@@ -365,30 +344,6 @@ func (f *rleFlagReader) end() error {
 	return nil
 }
 
-// decodeLaminar decodes exactly len(u) stored values of LAMINAR blocks.
-func decodeLaminar(typ string) func(u []uint64, src []byte) error {
-	return func(u []uint64, src []byte) error {
-		r := laminarReader{typ: typ, src: src}
-		return decodeBlocks(Laminar, typ, u, src, func(out []uint64, off int) (int, int, error) {
-			return r.block(out, len(out), off)
-		})
-	}
-}
-
-// countLaminar returns the number of INT64 values in a LAMINAR stream.
-func countLaminar(src []byte) (int, error) {
-	r := laminarReader{typ: typeInt64, src: src}
-	return countBlocks(src, func(off int) (int, int, error) { return r.block(nil, -1, off) })
-}
-
 func init() {
-	register(Laminar, valueCodec{
-		decodeInt32: func(dst []int32, src []byte) error {
-			return decodeSigned32(Laminar, dst, src, decodeLaminar(typeInt32))
-		},
-		decodeInt64: func(dst []int64, src []byte) error { return decodeSigned64(dst, src, decodeLaminar(typeInt64)) },
-		countInt64:  countLaminar,
-		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return appendLaminarBlock(dst, zigzagAll(v)) },
-		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return appendLaminarBlock(dst, zigzagAll(v)) },
-	})
+	registerBlockCodec(Laminar, (*dbpReader).laminarBlock, appendLaminarBlock)
 }

@@ -90,20 +90,20 @@ func appendSSBlock(dst []byte, u []uint64) ([]byte, error) {
 	return w.finish(), nil
 }
 
-// ssBlock reads the block at off into out (nil to only validate and skip), with room the
-// values left to decode (-1 for no limit), and returns its count and the offset after it.
-func ssBlock(typ string, src []byte, out []uint64, room, off int) (int, int, error) {
-	r := dbpReader{enc: SeparateStorage, typ: typ, src: src}
+// ssBlock reads the SEPARATE_STORAGE block at off into out (nil to only validate and skip),
+// with room the values left to decode (-1 for no limit), and returns its count and the offset
+// after it. r.enc is SeparateStorage, and r.decode reads the high parts.
+func (r *dbpReader) ssBlock(out []uint64, room, off int) (int, int, error) {
 	n, err := r.blockCount(off, room)
 	if err != nil || n == 0 {
 		return 0, off + 4, err
 	}
-	b32, ok := int32At(src, off+4)
+	b32, ok := int32At(r.src, off+4)
 	if !ok {
-		return 0, 0, corrupt(SeparateStorage, typ, off+4, "split width truncated")
+		return 0, 0, r.corrupt(off+4, "split width truncated")
 	}
 	if b32 < 0 || b32 > 64 {
-		return 0, 0, corrupt(SeparateStorage, typ, off+4, "split width %d is not 0..64", b32)
+		return 0, 0, r.corrupt(off+4, "split width %d is not 0..64", b32)
 	}
 	b := uint(b32)
 	// The high parts are one unsigned DBP block of exactly n values: Java's reader would
@@ -113,7 +113,7 @@ func ssBlock(typ string, src []byte, out []uint64, room, off int) (int, int, err
 		return 0, 0, err
 	}
 	if hn != n {
-		return 0, 0, corrupt(SeparateStorage, typ, off+8, "high parts hold %d values in a block of %d", hn, n)
+		return 0, 0, r.corrupt(off+8, "high parts hold %d values in a block of %d", hn, n)
 	}
 	if out != nil {
 		out = out[:n]
@@ -126,11 +126,11 @@ func ssBlock(typ string, src []byte, out []uint64, room, off int) (int, int, err
 		return n, next, nil
 	}
 	ll := bitsToBytes(int(b) * n)
-	if len(src)-next < ll {
-		return 0, 0, corrupt(SeparateStorage, typ, next, "%d low parts of %d bits need %d bytes, %d left", n, b, ll, len(src)-next)
+	if len(r.src)-next < ll {
+		return 0, 0, r.corrupt(next, "%d low parts of %d bits need %d bytes, %d left", n, b, ll, len(r.src)-next)
 	}
 	if out != nil {
-		low, sh := src[next:next+ll], b&63
+		low, sh := r.src[next:next+ll], b&63
 		for i := range out {
 			out[i] = out[i]<<sh | readBits(low, uint(i)*b, b)
 		}
@@ -138,28 +138,6 @@ func ssBlock(typ string, src []byte, out []uint64, room, off int) (int, int, err
 	return n, next + ll, nil
 }
 
-// decodeSS decodes exactly len(u) stored values of SEPARATE_STORAGE blocks.
-func decodeSS(typ string) func(u []uint64, src []byte) error {
-	return func(u []uint64, src []byte) error {
-		return decodeBlocks(SeparateStorage, typ, u, src, func(out []uint64, off int) (int, int, error) {
-			return ssBlock(typ, src, out, len(out), off)
-		})
-	}
-}
-
-// countSS returns the number of INT64 values in a SEPARATE_STORAGE stream.
-func countSS(src []byte) (int, error) {
-	return countBlocks(src, func(off int) (int, int, error) { return ssBlock(typeInt64, src, nil, -1, off) })
-}
-
 func init() {
-	register(SeparateStorage, valueCodec{
-		decodeInt32: func(dst []int32, src []byte) error {
-			return decodeSigned32(SeparateStorage, dst, src, decodeSS(typeInt32))
-		},
-		decodeInt64: func(dst []int64, src []byte) error { return decodeSigned64(dst, src, decodeSS(typeInt64)) },
-		countInt64:  countSS,
-		encodeInt32: func(dst []byte, v []int32) ([]byte, error) { return appendSSBlock(dst, zigzagAll(v)) },
-		encodeInt64: func(dst []byte, v []int64) ([]byte, error) { return appendSSBlock(dst, zigzagAll(v)) },
-	})
+	registerBlockCodec(SeparateStorage, (*dbpReader).ssBlock, appendSSBlock)
 }
