@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -86,6 +87,11 @@ func canonCell(t testing.TB, dt arrow.DataType, cell string) string {
 	case arrow.FLOAT64:
 		v, err := strconv.ParseFloat(cell, 64)
 		require.NoError(t, err)
+		if math.IsNaN(v) {
+			// A CSV "NaN" (Java's Double.toString) is Java's canonical
+			// NaN, which the Java writers store; Go's math.NaN has other bits.
+			v = math.Float64frombits(0x7ff8000000000000)
+		}
 		return canonFloat64(v)
 	}
 	return cell
@@ -260,6 +266,36 @@ func readGzipCSV(t testing.TB, path string, schema *arrow.Schema) *table {
 	zr, err := gzip.NewReader(fh)
 	require.NoError(t, err)
 	return readCSV(t, zr, schema)
+}
+
+// readGzipCSVByName is readGzipCSV for a CSV whose columns are those of
+// schema in another order (upstream's tree reader lists measurements in
+// index order): it puts them in schema order.
+func readGzipCSVByName(t testing.TB, path string, schema *arrow.Schema) *table {
+	t.Helper()
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	defer fh.Close()
+	zr, err := gzip.NewReader(fh)
+	require.NoError(t, err)
+	recs, err := csv.NewReader(zr).ReadAll()
+	require.NoError(t, err)
+	require.NotEmpty(t, recs)
+	names := fieldNames(schema)
+	require.ElementsMatch(t, names, recs[0], "columns of %s", path)
+	col := make(map[string]int, len(names))
+	for c, name := range recs[0] {
+		col[name] = c
+	}
+	out := &table{header: names}
+	for _, rec := range recs[1:] {
+		row := make([]string, len(names))
+		for c, name := range names {
+			row[c] = canonCell(t, schema.Field(c).Type, rec[col[name]])
+		}
+		out.rows = append(out.rows, row)
+	}
+	return out
 }
 
 // keyed indexes rows by the given key columns, requiring keys to be
