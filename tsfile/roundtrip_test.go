@@ -118,7 +118,7 @@ func TestRoundTripTableModel(t *testing.T) {
 				schema.Columns = append(schema.Columns, Column{Name: "c_" + dt.String(), DataType: dt, Category: Field})
 			}
 			var out bytes.Buffer
-			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: tc.pagePts, MaxDegree: tc.maxDegree, TimeEncoding: TimeEncodingOf(tc.timeEnc)})
+			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: tc.pagePts, MaxDegree: tc.maxDegree, ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(tc.timeEnc)})
 			require.NoError(t, err)
 			require.NoError(t, w.RegisterTable(schema))
 			type devData struct {

@@ -29,12 +29,34 @@ type WriteOptions struct {
 	// reach this many bytes (default 64 KiB).
 	PageSizeTarget int
 	// TimeEncoding encodes aligned time chunks and the time streams of
-	// non-aligned pages (default TS_2DIFF). With LAMINAR, an aligned time
-	// chunk with a page of one row (and a non-zero time) is written in
-	// TS_2DIFF, as SeriesSchema.Encoding says; a non-aligned page of one
-	// such point is refused, since its chunk header has no time encoding
-	// to change.
+	// non-aligned pages (default TS_2DIFF). Any other encoding needs
+	// ConfiguredTimeEncoding, and is otherwise refused with an error
+	// wrapping ErrUnsupportedOption. With LAMINAR, an aligned time chunk
+	// with a page of one row (and a non-zero time) is written in TS_2DIFF,
+	// as SeriesSchema.Encoding says; a non-aligned page of one such point is
+	// refused, since its chunk header has no time encoding to change.
 	TimeEncoding TimeEncoding
+	// ConfiguredTimeEncoding declares that every reader of the file is
+	// configured to decode time streams in TimeEncoding, which lets
+	// TimeEncoding be other than TS_2DIFF.
+	//
+	// The upstream Java reader decodes every time stream, of an aligned
+	// time chunk as of a non-aligned page, with the time encoder of its
+	// configuration (TSFileConfig.timeEncoder, IoTDB's time_encoder,
+	// default TS_2DIFF): the decoder is AbstractChunkReader.defaultTimeDecoder,
+	// which AbstractAlignedChunkReader.constructAlignedPageReader and
+	// ChunkReader.constructPageReader hand to the page readers, never the
+	// encoding in the time chunk's header (apache/tsfile java/tsfile
+	// read/reader/chunk; apache/tsfile#203: "this information is not
+	// included in a TsFile"). A time stream in another encoding therefore
+	// throws or reads as wrong times in a default upstream reader. This
+	// package's reader takes an aligned time chunk's encoding from its
+	// header and a non-aligned page's from ReadOptions.NonAlignedTimeEncoding
+	// (default TS_2DIFF). Set it for readers configured to match, and for
+	// tests of other readers; a LAMINAR chunk that falls back to TS_2DIFF
+	// (see SeriesSchema) is then misread by an upstream reader configured for
+	// LAMINAR.
+	ConfiguredTimeEncoding bool
 	// TimeCompression compresses aligned time chunks (default UNCOMPRESSED).
 	TimeCompression Compression
 	// BloomFilterFPR is the Bloom filter false-positive rate, clamped to
@@ -142,6 +164,9 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 		}
 	default:
 		return r, fmt.Errorf("tsfile: cannot write format version %d (versions %d and %d can be written)", r.Version, VersionV3, Version)
+	}
+	if e := r.TimeEncoding.Encoding(); e != encoding.TS2Diff && !r.ConfiguredTimeEncoding {
+		return r, optionErrorf("tsfile: WriteOptions.TimeEncoding %s: upstream readers decode every time stream with their configured time encoder (TS_2DIFF unless configured otherwise), not the chunk header's; keep TS_2DIFF, or set WriteOptions.ConfiguredTimeEncoding for readers configured with %s", e, e)
 	}
 	for _, p := range r.Properties {
 		if p.Key == MetadataAuthProperty {
@@ -461,6 +486,9 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		if c.Values.Type != c.DataType || c.Values.Len() != len(times) || (c.Values.Null != nil && len(c.Values.Null) != len(times)) {
 			return fmt.Errorf("tsfile: column %q has %d %s values for %d rows", c.Name, c.Values.Len(), c.Values.Type, len(times))
 		}
+		if err := checkGorillaV1NaN(dev, &c.SeriesSchema, times, &c.Values); err != nil {
+			return err
+		}
 		s, ok := d.series[c.Name]
 		if ok && s.meta.DataType != c.DataType {
 			return fmt.Errorf("tsfile: column %q changes type from %s to %s", c.Name, s.meta.DataType, c.DataType)
@@ -645,6 +673,9 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		if len(s.Times) == 0 || s.Values.Type != s.DataType || s.Values.Len() != len(s.Times) || s.Values.Null != nil {
 			return fmt.Errorf("tsfile: series %q needs one non-null %s value per timestamp", s.Name, s.DataType)
 		}
+		if err := checkGorillaV1NaN(dev, &s.SeriesSchema, s.Times, &s.Values); err != nil {
+			return err
+		}
 		st, ok := d.series[s.Name]
 		var last int64
 		if ok {
@@ -698,6 +729,42 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 	}
 	d.hasData = true
 	return w.err
+}
+
+// checkGorillaV1NaN refuses NaN values in a GORILLA_V1 column, before
+// anything of the group is written.
+//
+// The upstream Java decoder of GORILLA_V1 (GorillaDecoderV1 with
+// SinglePrecisionDecoderV1 and DoublePrecisionDecoderV1 in apache/tsfile
+// java/tsfile encoding/decoder) takes a NaN as the end of the stream, which
+// its encoder marks with one: each value after the first that a '10' or '11'
+// control makes NaN sets isEnd, and from then on readBit stops loading bytes,
+// so the bits left in the current byte decode as garbage and every later
+// value of the page as a repetition of the last one (NaN or garbage),
+// without an error. Its own encoder
+// writes such pages. A NaN as a page's first value, or one that repeats the
+// value before it, happens to escape, but which value starts a page is this
+// writer's business, so every NaN is refused. GORILLA has no such end
+// marker in value columns (they are read by count) and keeps NaN payloads.
+func checkGorillaV1NaN(dev DeviceID, s *SeriesSchema, times []int64, v *Values) error {
+	if s.Encoding != encoding.GorillaV1 {
+		return nil
+	}
+	for i := range times {
+		var nan bool
+		switch {
+		case v.Type == Float && i < len(v.Float32s):
+			nan = v.Float32s[i] != v.Float32s[i]
+		case v.Type == Double && i < len(v.Float64s):
+			nan = math.IsNaN(v.Float64s[i])
+		default:
+			return nil // checkSeries and the length checks report the rest
+		}
+		if nan && !v.IsNull(i) {
+			return optionErrorf("tsfile: device %s column %q: NaN at time %d cannot be written in GORILLA_V1: upstream readers take a NaN for the end of a GORILLA_V1 page and read the values after it wrong, without an error; choose GORILLA (or another encoding) for this column", dev, s.Name, times[i])
+		}
+	}
+	return nil
 }
 
 // checkLaminarTimes refuses, before anything of the group is written, a
