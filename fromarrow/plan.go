@@ -18,6 +18,7 @@ type tsPlan struct {
 	timeFrom arrow.TimeUnit // unit of a timestamp time column
 	timeTS   bool           // the time column is a timestamp
 	unit     arrow.TimeUnit // stored unit
+	unitSet  bool           // unit is Options.TimeUnit
 	tags     []int          // input columns of the TAGs, in segment order
 	fields   []fieldPlan
 	schema   tsfile.TableSchema
@@ -94,16 +95,17 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 	default:
 		return nil, fmt.Errorf("fromarrow: time column %q is %s; it must be a timestamp or int64: %w", timeName, t, tsfile.ErrUnsupported)
 	}
+	// The stored unit: as asked, else the unit a tsarrow conversion recorded
+	// for the TsFile it read, else milliseconds, IoTDB's default precision,
+	// whatever the input's own unit (see Options.TimeUnit).
+	p.unit = arrow.Millisecond
 	switch {
 	case o.TimeUnit.IsSet():
 		if u := o.TimeUnit.Unit(); u < arrow.Second || u > arrow.Nanosecond {
 			return nil, fmt.Errorf("fromarrow: invalid time unit %d", int(u))
 		}
-		p.unit = o.TimeUnit.Unit()
-	case p.timeTS:
-		p.unit = p.timeFrom
+		p.unit, p.unitSet = o.TimeUnit.Unit(), true
 	default:
-		p.unit = arrow.Millisecond
 		if v, ok := sc.Metadata().GetValue(arrowconv.MetaTimeUnit); ok {
 			u, ok := parseTimeUnit(v)
 			if !ok {
