@@ -181,7 +181,7 @@ func (s *tsSink) add(rec arrow.RecordBatch) error {
 	for i, f := range p.fields {
 		g, err := newFieldGetter(rec.Column(f.col), f.DataType, p.unit)
 		if err != nil {
-			return fmt.Errorf("fromarrow: column %q: %w", f.Name, err)
+			return fmt.Errorf("fromarrow: column %q: %w", p.input.Field(f.col).Name, err)
 		}
 		fields[i] = g
 	}
@@ -225,7 +225,7 @@ func (s *tsSink) add(rec arrow.RecordBatch) error {
 		d.rows = append(d.rows, row)
 		for j, g := range fields {
 			if err := g(&d.cols[j], i); err != nil {
-				return p.timeError(row, p.fields[j].Name, err)
+				return p.timeError(row, p.input.Field(p.fields[j].col).Name, err)
 			}
 		}
 		s.total++

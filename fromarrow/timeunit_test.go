@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/encoding"
 	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -100,4 +101,43 @@ func TestTsFileTimeUnitDefault(t *testing.T) {
 			require.Equal(t, [][]string{{ns(in[0]), ns(in[0] + tc.field)}, {ns(in[1]), testkit.NullCell}}, got)
 		})
 	}
+}
+
+// TestTsFileNamesLowerCase: table and column names are stored in lower
+// case, which upstream readers need (tsfile.Writer.RegisterTable refuses
+// others); options still name the input's columns; two columns that lower
+// to one name are refused.
+func TestTsFileNamesLowerCase(t *testing.T) {
+	mem := testkit.CheckedMem(t)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "Time", Type: &arrow.TimestampType{Unit: arrow.Millisecond}},
+		tsField("Region", arrow.BinaryTypes.String),
+		tsField("Temp", arrow.PrimitiveTypes.Float64),
+	}, nil)
+	rows := [][]any{{1, "North", 1.5}, {2, "North", 2.5}}
+	file, _, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 2), &Options{Table: "Weather", TimeColumn: "Time", Tags: []string{"Region"},
+		Encodings: map[string]tsfile.Encoding{"Temp": encoding.Gorilla}})
+	require.NoError(t, err)
+	f := testkit.OpenBytes(t, file)
+	ts, ok := f.SchemaOf("weather")
+	require.True(t, ok, "tables %v", f.Tables())
+	var names []string
+	for _, c := range ts.Columns {
+		names = append(names, c.Name+" "+c.Category.String()+" "+c.Encoding.String())
+	}
+	require.Equal(t, []string{"region TAG PLAIN", "temp FIELD GORILLA"}, names)
+	rd, err := arrowconv.NewTableReader(f, "weather", &arrowconv.Options{Allocator: mem})
+	require.NoError(t, err)
+	header, got := tsRows(t, rd)
+	require.Equal(t, []string{"time", "region", "temp"}, header)
+	require.Len(t, got, 2)
+	require.Equal(t, "North", got[0][1], "TAG values keep their case")
+
+	schema = arrow.NewSchema([]arrow.Field{
+		{Name: "time", Type: arrow.PrimitiveTypes.Int64},
+		tsField("Temp", arrow.PrimitiveTypes.Float64),
+		tsField("temp", arrow.PrimitiveTypes.Float64),
+	}, nil)
+	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, [][]any{{1, 1.0, 2.0}}, 1), &Options{Table: "w", Tags: []string{}})
+	require.ErrorContains(t, err, `columns "Temp" and "temp" would both be stored as "temp"`)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,7 +234,7 @@ func sweepLayoutsMode(t testing.TB, wrap func(*WriteOptions) *WriteOptions, tree
 		sw := newSweepWriter(t, wrap, 3, &WriteOptions{MaxPointsPerPage: 5})
 		var fields []SeriesSchema
 		for _, dt := range allValueTypes {
-			fields = append(fields, plainSer("c_"+dt.String(), dt))
+			fields = append(fields, plainSer("c_"+strings.ToLower(dt.String()), dt))
 		}
 		sw.table("types", []string{"id"}, fields...)
 		for d := 0; d < 2; d++ {

@@ -235,6 +235,11 @@ type Writer struct {
 
 	v3    bool                    // writing TsFile v3
 	paths map[string]*deviceState // v3: devices by path string
+
+	// lowerNames refuses table and column names not in lower case
+	// (checkLowerCase). NewWriter sets it; Recover, which writes again
+	// the schemas a file holds, does not.
+	lowerNames bool
 }
 
 type deviceState struct {
@@ -260,7 +265,7 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 	if o.Encryption != nil && o.LegacyEncryption != nil {
 		return nil, errors.New("tsfile: Page AEAD and legacy encryption are exclusive")
 	}
-	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}}
+	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}, lowerNames: true}
 	tw.setVersion()
 	tw.write([]byte(Magic))
 	tw.write([]byte{o.Version})
@@ -318,7 +323,9 @@ func (w *Writer) Offset() int64 { return w.pos }
 
 // RegisterTable declares a table-model table. Devices of the table are
 // DeviceIDs whose first segment is the table name followed by one segment
-// per TAG column.
+// per TAG column. The table and column names must be in lower case, as
+// upstream writers and IoTDB store them (see checkLowerCase); others are
+// refused with an error wrapping ErrUnsupportedOption.
 func (w *Writer) RegisterTable(s TableSchema) error {
 	if w.v3 {
 		return fmt.Errorf("tsfile: table %q: TsFile v3 has no table model", s.Name)
@@ -329,8 +336,14 @@ func (w *Writer) RegisterTable(s TableSchema) error {
 	if _, dup := w.tables[s.Name]; dup {
 		return fmt.Errorf("tsfile: table %q registered twice", s.Name)
 	}
+	if err := w.checkLowerCase("table", s.Name, s.Name); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, c := range s.Columns {
+		if err := w.checkLowerCase("column", s.Name, c.Name); err != nil {
+			return err
+		}
 		if seen[c.Name] {
 			return fmt.Errorf("tsfile: table %q has two columns named %q", s.Name, c.Name)
 		}
@@ -346,6 +359,20 @@ func (w *Writer) RegisterTable(s TableSchema) error {
 	cp.Columns = append([]Column(nil), s.Columns...)
 	w.tables[s.Name] = &cp
 	return nil
+}
+
+// checkLowerCase refuses a table or column name of the table model that
+// is not in lower case. The upstream Java reader lowers both as it reads
+// the table schema (TableSchema's constructors in apache/tsfile java/tsfile
+// file/metadata call toLowerCase, as its writer does for the names it
+// writes, AlignedChunkGroupWriterImpl), and then finds no chunk stored
+// under the name as written: a table query returns no rows at all, with
+// no error. IoTDB's table model is case-insensitive the same way.
+func (w *Writer) checkLowerCase(what, table, name string) error {
+	if !w.lowerNames || strings.ToLower(name) == name {
+		return nil
+	}
+	return optionErrorf("tsfile: table %q: %s name %q is not in lower case; upstream readers lower table and column names as they read the schema and then find none of its chunks, so they return no rows: name it %q", table, what, name, strings.ToLower(name))
 }
 
 func deviceKey(id DeviceID) string { return string(appendDeviceID(nil, id)) }
