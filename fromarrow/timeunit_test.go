@@ -1,6 +1,7 @@
 package fromarrow
 
 import (
+	"math"
 	"strconv"
 	"testing"
 
@@ -140,4 +141,25 @@ func TestTsFileNamesLowerCase(t *testing.T) {
 	}, nil)
 	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, [][]any{{1, 1.0, 2.0}}, 1), &Options{Table: "w", Tags: []string{}})
 	require.ErrorContains(t, err, `columns "Temp" and "temp" would both be stored as "temp"`)
+}
+
+// TestTsFileGorillaV1NaN: the writer's refusal of NaN under GORILLA_V1
+// (which upstream readers take for the end of the page) reaches a
+// fromarrow caller as an error naming the column and the remedy.
+func TestTsFileGorillaV1NaN(t *testing.T) {
+	mem := testkit.CheckedMem(t)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "time", Type: arrow.PrimitiveTypes.Int64},
+		tsField("v", arrow.PrimitiveTypes.Float64),
+	}, nil)
+	rows := [][]any{{1, 1.5}, {2, math.NaN()}, {3, 2.5}}
+	opts := &Options{Table: "w", Tags: []string{}, Encodings: map[string]tsfile.Encoding{"v": encoding.GorillaV1}}
+	_, _, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 3), opts)
+	require.ErrorIs(t, err, tsfile.ErrUnsupportedOption)
+	require.ErrorContains(t, err, `column "v": NaN at time 2 cannot be written in GORILLA_V1`)
+	require.ErrorContains(t, err, "choose GORILLA")
+
+	opts.Encodings["v"] = encoding.Gorilla
+	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, rows, 3), opts)
+	require.NoError(t, err)
 }

@@ -117,6 +117,10 @@ type WriteOptions struct {
 	// written with it are not conformant, so only tests set it, through
 	// internal/quirklayout.
 	quirkLayouts WriterQuirk
+	// unchecked lifts the refusals of what upstream readers misread
+	// (ErrUnsupportedOption), so that tests can show upstream misreading
+	// it. Only tests set it.
+	unchecked bool
 }
 
 func init() {
@@ -165,7 +169,7 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 	default:
 		return r, fmt.Errorf("tsfile: cannot write format version %d (versions %d and %d can be written)", r.Version, VersionV3, Version)
 	}
-	if e := r.TimeEncoding.Encoding(); e != encoding.TS2Diff && !r.ConfiguredTimeEncoding {
+	if e := r.TimeEncoding.Encoding(); e != encoding.TS2Diff && !r.ConfiguredTimeEncoding && !r.unchecked {
 		return r, optionErrorf("tsfile: WriteOptions.TimeEncoding %s: upstream readers decode every time stream with their configured time encoder (TS_2DIFF unless configured otherwise), not the chunk header's; keep TS_2DIFF, or set WriteOptions.ConfiguredTimeEncoding for readers configured with %s", e, e)
 	}
 	for _, p := range r.Properties {
@@ -265,7 +269,7 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 	if o.Encryption != nil && o.LegacyEncryption != nil {
 		return nil, errors.New("tsfile: Page AEAD and legacy encryption are exclusive")
 	}
-	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}, lowerNames: true}
+	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}, lowerNames: !o.unchecked}
 	tw.setVersion()
 	tw.write([]byte(Magic))
 	tw.write([]byte{o.Version})
@@ -513,7 +517,7 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		if c.Values.Type != c.DataType || c.Values.Len() != len(times) || (c.Values.Null != nil && len(c.Values.Null) != len(times)) {
 			return fmt.Errorf("tsfile: column %q has %d %s values for %d rows", c.Name, c.Values.Len(), c.Values.Type, len(times))
 		}
-		if err := checkGorillaV1NaN(dev, &c.SeriesSchema, times, &c.Values); err != nil {
+		if err := w.checkGorillaV1NaN(dev, &c.SeriesSchema, times, &c.Values); err != nil {
 			return err
 		}
 		s, ok := d.series[c.Name]
@@ -700,7 +704,7 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		if len(s.Times) == 0 || s.Values.Type != s.DataType || s.Values.Len() != len(s.Times) || s.Values.Null != nil {
 			return fmt.Errorf("tsfile: series %q needs one non-null %s value per timestamp", s.Name, s.DataType)
 		}
-		if err := checkGorillaV1NaN(dev, &s.SeriesSchema, s.Times, &s.Values); err != nil {
+		if err := w.checkGorillaV1NaN(dev, &s.SeriesSchema, s.Times, &s.Values); err != nil {
 			return err
 		}
 		st, ok := d.series[s.Name]
@@ -773,8 +777,8 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 // value before it, happens to escape, but which value starts a page is this
 // writer's business, so every NaN is refused. GORILLA has no such end
 // marker in value columns (they are read by count) and keeps NaN payloads.
-func checkGorillaV1NaN(dev DeviceID, s *SeriesSchema, times []int64, v *Values) error {
-	if s.Encoding != encoding.GorillaV1 {
+func (w *Writer) checkGorillaV1NaN(dev DeviceID, s *SeriesSchema, times []int64, v *Values) error {
+	if s.Encoding != encoding.GorillaV1 || w.opts.unchecked {
 		return nil
 	}
 	for i := range times {

@@ -59,6 +59,12 @@ type matrixCase struct {
 	version byte
 	comp    Compression
 	cols    []SeriesSchema
+
+	// What the writer refuses (ErrUnsupportedOption), written with its
+	// checks lifted to record how upstream misreads it.
+	timeEnc TimeEncoding // a time encoding other than TS_2DIFF
+	nan     bool         // NaN in the float columns of d1, at rows 2 and 9
+	refused bool
 }
 
 // newerThanOracle reports whether the upstream build that validated the
@@ -107,6 +113,15 @@ func upstreamMatrix() []matrixCase {
 			cases = append(cases, matrixCase{name: fmt.Sprintf("v3_%s_%s", layout, c), layout: layout, version: VersionV3, comp: c, cols: with(classic, c)})
 		}
 	}
+	v1 := []SeriesSchema{{Name: "d_gorilla_v1", DataType: Double, Encoding: encoding.GorillaV1}, {Name: "f_gorilla_v1", DataType: Float, Encoding: encoding.GorillaV1}}
+	i64 := []SeriesSchema{{Name: "v", DataType: Int64, Encoding: encoding.Plain}}
+	for _, layout := range []string{"aligned", "nonaligned"} {
+		cases = append(cases,
+			matrixCase{name: "refused_gorilla_v1_nan_" + layout, layout: layout, version: Version, cols: v1, nan: true, refused: true},
+			matrixCase{name: "refused_time_plain_" + layout, layout: layout, version: Version, cols: i64, timeEnc: TimeEncodingOf(encoding.Plain), refused: true},
+			matrixCase{name: "refused_time_gorilla_" + layout, layout: layout, version: Version, cols: i64, timeEnc: TimeEncodingOf(encoding.Gorilla), refused: true})
+	}
+	cases = append(cases, matrixCase{name: "refused_upper_case_column_table", layout: "table", version: Version, cols: []SeriesSchema{{Name: "Temp", DataType: Double, Encoding: encoding.Gorilla}}, refused: true})
 	return cases
 }
 
@@ -213,18 +228,55 @@ func matrixValues(r *rand.Rand, s SeriesSchema, n int, null []bool) Values {
 	return v
 }
 
-// writeMatrixCase writes the file of c.
-func writeMatrixCase(t testing.TB, c matrixCase) []byte {
+// writeMatrixCase writes the file of c, with the writer's refusals lifted
+// for a refused case.
+// It returns the file and its canonical rows as written (see ourMatrixRows).
+func writeMatrixCase(t testing.TB, c matrixCase) ([]byte, []string) {
 	t.Helper()
-	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: 16, Version: c.version})
+	b, want, err := tryMatrixCase(t, c, c.refused)
 	require.NoError(t, err)
+	return b, want
+}
+
+// tryMatrixCase writes the file of c, unchecked or not.
+func tryMatrixCase(t testing.TB, c matrixCase, unchecked bool) ([]byte, []string, error) {
+	t.Helper()
+	want := map[string]map[string]string{}
+	note := func(dev DeviceID, times []int64, name string, v *Values) {
+		for i, tm := range times {
+			d := dev.String()
+			if c.layout == "table" {
+				d = ""
+			}
+			k := d + "|" + strconv.FormatInt(tm, 10)
+			r := want[k]
+			if r == nil {
+				r = map[string]string{}
+				if c.layout == "table" {
+					r["tag"] = dev.Segments()[1].Value
+				}
+				want[k] = r
+			}
+			if !v.IsNull(i) {
+				r[name] = ourCell(v, i)
+			}
+		}
+	}
+	var out bytes.Buffer
+	o := &WriteOptions{MaxPointsPerPage: 16, Version: c.version, unchecked: unchecked}
+	o.TimeEncoding = c.timeEnc
+	w, err := NewWriter(&out, o)
+	if err != nil {
+		return nil, nil, err
+	}
 	if c.layout == "table" {
 		ts := TableSchema{Name: "t", Columns: []Column{{Name: "tag", DataType: String, Category: Tag}}}
 		for _, s := range c.cols {
 			ts.Columns = append(ts.Columns, Column{Name: s.Name, DataType: s.DataType, Encoding: s.Encoding, Compression: s.Compression, Category: Field})
 		}
-		require.NoError(t, w.RegisterTable(ts))
+		if err := w.RegisterTable(ts); err != nil {
+			return nil, nil, err
+		}
 	}
 	for k, dev := range matrixDevices(c.layout) {
 		n := 40
@@ -250,23 +302,49 @@ func writeMatrixCase(t testing.TB, c matrixCase) []byte {
 				}
 			}
 			v := matrixValues(r, s, n, null)
+			if c.nan && n > 1 {
+				for _, i := range []int{2, 9} {
+					null[i] = false
+					if s.DataType == Float {
+						v.Float32s[i] = float32(math.NaN())
+					} else {
+						v.Float64s[i] = math.NaN()
+					}
+				}
+			}
 			if c.layout != "nonaligned" {
 				cols = append(cols, AlignedColumn{SeriesSchema: s, Values: v})
+				note(dev, times, s.Name, &v)
 				continue
 			}
 			// A non-aligned series holds only its points: the null rows are left out.
 			dense := Values{Type: v.Type, Bools: gather(v.Bools, v.Null, 0), Int32s: gather(v.Int32s, v.Null, 0), Int64s: gather(v.Int64s, v.Null, 0),
 				Float32s: gather(v.Float32s, v.Null, 0), Float64s: gather(v.Float64s, v.Null, 0), Binaries: gather(v.Binaries, v.Null, 0)}
 			series = append(series, NonAlignedSeries{SeriesSchema: s, Times: gather(times, v.Null, 0), Values: dense})
+			note(dev, series[len(series)-1].Times, s.Name, &dense)
 		}
 		if c.layout == "nonaligned" {
-			require.NoError(t, w.WriteNonAligned(dev, series))
+			err = w.WriteNonAligned(dev, series)
 		} else {
-			require.NoError(t, w.WriteAligned(dev, times, cols))
+			err = w.WriteAligned(dev, times, cols)
+		}
+		if err != nil {
+			return nil, nil, err
 		}
 	}
-	require.NoError(t, w.Close())
-	return out.Bytes()
+	if err := w.Close(); err != nil {
+		return nil, nil, err
+	}
+	if c.layout != "table" {
+		// A tree row exists where some series has a point: upstream's tree
+		// query returns no row of an aligned device whose values are all null.
+		for k, r := range want {
+			if len(r) == 0 {
+				delete(want, k)
+			}
+		}
+	}
+	return out.Bytes(), canonRows(want), nil
 }
 
 // canonCell spells a cell of type dt as both sides compare it: FLOAT and
@@ -387,7 +465,7 @@ func upstreamMatrixRows(t testing.TB, c matrixCase, data []byte) []string {
 		types[s.Name] = s.DataType
 	}
 	for _, h := range header {
-		if _, ok := types[h]; !ok && h != "time" && h != "device" {
+		if _, ok := types[h]; !ok && h != "time" && h != "device" && !c.refused {
 			t.Fatalf("upstream names a column %q that the file does not have", h)
 		}
 	}
@@ -467,14 +545,25 @@ func TestWriterMatrixMatchesUpstream(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e, ok := want[c.name]
 			require.True(t, ok, "%s is not in %s", c.name, upstreamMatrixFile)
-			b := writeMatrixCase(t, c)
+			if c.refused {
+				_, _, err := tryMatrixCase(t, c, false)
+				require.ErrorIs(t, err, ErrUnsupportedOption, "the writer must refuse what upstream misreads")
+			}
+			b, want := writeMatrixCase(t, c)
 			sum := sha256.Sum256(b)
 			require.Equal(t, e.fileSHA, hex.EncodeToString(sum[:]),
 				"the writer's bytes changed since the upstream reader validated them: check them with TSFILE_UPSTREAM_DUMP and -update-upstream")
+			require.Equal(t, e.rowsDigest, digest(want), "the rows written changed")
+			if c.refused {
+				// Written with the checks lifted: upstream misread it or
+				// threw, which is why the writer refuses it.
+				require.NotEqual(t, "same", e.status, "upstream read a refused case right: the refusal is needless")
+				return
+			}
 			ours := digest(ourMatrixRows(t, c, b))
 			switch {
 			case e.status == "same":
-				require.Equal(t, e.rowsDigest, ours, "this reader returns other rows than the upstream reader did")
+				require.Equal(t, e.rowsDigest, ours, "this reader returns other rows than were written, which the upstream reader returned")
 			case strings.HasPrefix(e.status, "refused"):
 				// The upstream build cannot read it (see the status); this
 				// reader's rows are pinned all the same.
@@ -494,14 +583,18 @@ func checkMatrixUpstream(t *testing.T, dump string) {
 	var lines []string
 	misread := 0
 	for _, c := range upstreamMatrix() {
-		b := writeMatrixCase(t, c)
+		b, want := writeMatrixCase(t, c)
 		if keep := os.Getenv("TSFILE_UPSTREAM_KEEP"); keep != "" {
 			dir = keep
 		}
 		path := filepath.Join(dir, c.name+".tsfile")
 		require.NoError(t, os.WriteFile(path, b, 0o644))
 		sum := sha256.Sum256(b)
-		ours := ourMatrixRows(t, c, b)
+		if !c.refused {
+			if ours := ourMatrixRows(t, c, b); digest(ours) != digest(want) {
+				t.Errorf("%s: this reader misreads: %s", c.name, describeDiff(want, ours))
+			}
+		}
 		var stdout, stderr bytes.Buffer
 		cmd := exec.Command(dump, path)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -512,25 +605,30 @@ func checkMatrixUpstream(t *testing.T, dump string) {
 			t.Logf("%s: %s", c.name, status)
 		} else {
 			theirs := upstreamMatrixRows(t, c, stdout.Bytes())
-			if digest(theirs) != digest(ours) {
-				misread++
-				status = "MISREAD: " + describeDiff(ours, theirs)
-				t.Errorf("%s: %s", c.name, status)
+			if digest(theirs) != digest(want) {
+				if !c.refused {
+					misread++
+				}
+				status = "MISREAD: " + describeDiff(want, theirs)
+				if !c.refused {
+					t.Errorf("%s: %s", c.name, status)
+				}
 			}
 		}
 		cells := 0
-		for _, r := range ours {
+		for _, r := range want {
 			cells += strings.Count(r, "=")
 		}
-		t.Logf("%s: %d bytes, %d columns, %d rows, %d cells: %s", c.name, len(b), len(c.cols), len(ours), cells, status)
-		lines = append(lines, fmt.Sprintf("%s %s %s %s", c.name, hex.EncodeToString(sum[:]), digest(ours), status))
+		t.Logf("%s: %d bytes, %d columns, %d rows, %d cells: %s", c.name, len(b), len(c.cols), len(want), cells, status)
+		lines = append(lines, fmt.Sprintf("%s %s %s %s", c.name, hex.EncodeToString(sum[:]), digest(want), status))
 	}
 	if *updateUpstream && misread == 0 {
 		head := "# Our writer's files (TestWriterMatrixMatchesUpstream) as the upstream Java reader read them:\n" +
-			"# name sha256-of-the-file sha256-of-the-canonical-rows status.\n" +
-			"# \"same\": the upstream reader returned exactly these rows (apache/tsfile java 2.1.0-SNAPSHOT 69ff73d7, TsFileReader\n" +
+			"# name sha256-of-the-file sha256-of-the-canonical-rows-written status.\n" +
+			"# \"same\": the upstream reader returned exactly the rows written (apache/tsfile java 2.1.0-SNAPSHOT 69ff73d7, TsFileReader\n" +
 			"# and the table query API, through the corpus tooling's Dump). Regenerate with\n" +
-			"# TSFILE_UPSTREAM_DUMP=/path/to/dump go test ./tsfile -run TestWriterMatrixMatchesUpstream -update-upstream\n"
+			"# TSFILE_UPSTREAM_DUMP=/path/to/dump go test ./tsfile -run TestWriterMatrixMatchesUpstream -update-upstream\n" +
+			"# refused_*: what the writer refuses (ErrUnsupportedOption), written with its checks lifted: how upstream misreads it.\n"
 		require.NoError(t, os.WriteFile(upstreamMatrixFile, []byte(head+strings.Join(lines, "\n")+"\n"), 0o644))
 	}
 }
@@ -553,13 +651,25 @@ func describeDiff(ours, theirs []string) string {
 	o, th := split(ours), split(theirs)
 	bad := map[string]int{}
 	first := ""
-	for k, r := range o {
+	keys := make([]string, 0, len(o))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		r := o[k]
 		u, ok := th[k]
 		if !ok {
 			bad["(row missing upstream)"]++
 			continue
 		}
-		for c, v := range r {
+		cols := make([]string, 0, len(r))
+		for c := range r {
+			cols = append(cols, c)
+		}
+		sort.Strings(cols)
+		for _, c := range cols {
+			v := r[c]
 			if u[c] != v {
 				bad[c]++
 				if first == "" {
