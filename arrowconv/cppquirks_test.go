@@ -158,7 +158,7 @@ func cppCol(name string, dt tsfile.DataType, enc tsfile.Encoding, v tsfile.Value
 
 func cppWrite(t testing.TB, cols []tsfile.AlignedColumn) []byte {
 	var buf bytes.Buffer
-	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{MaxPointsPerPage: 4, TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain)})
+	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{MaxPointsPerPage: 4, ConfiguredTimeEncoding: true, TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain)})
 	require.NoError(t, err)
 	require.NoError(t, w.WriteAligned(tsfile.NewDeviceID("root", "v", "al"), cppRows, cols))
 	var series []tsfile.NonAlignedSeries

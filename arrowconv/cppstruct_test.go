@@ -32,7 +32,7 @@ const cppPage = 10
 func writeCPPFile(t *testing.T, q tsfile.WriterQuirk, timeEnc encoding.Encoding, rows2 ...int) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	o := &tsfile.WriteOptions{MaxPointsPerPage: cppPage, TimeEncoding: tsfile.TimeEncodingOf(timeEnc)}
+	o := &tsfile.WriteOptions{MaxPointsPerPage: cppPage, ConfiguredTimeEncoding: true, TimeEncoding: tsfile.TimeEncodingOf(timeEnc)}
 	quirklayout.Set(o, uint32(q))
 	w, err := tsfile.NewWriter(&out, o)
 	require.NoError(t, err)

@@ -126,7 +126,7 @@ func newTreeWriter(t testing.TB, pagePoints int) *treeWriter {
 	var err error
 	w.w, err = tsfile.NewWriter(&w.buf, &tsfile.WriteOptions{
 		MaxPointsPerPage: pagePoints, PageSizeTarget: 1 << 30, MaxDegree: 3,
-		TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain),
+		ConfiguredTimeEncoding: true, TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain),
 		// Nothing but skewed times may look like one: no Bloom filter
 		// bits, no property strings.
 		NoBloomFilter: true, NoEncryptionProperties: true,

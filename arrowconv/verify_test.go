@@ -80,7 +80,7 @@ func fastEncodings(dt tsfile.DataType) tsfile.Encoding {
 // verifyFileEnc is verifyFile with the value encodings of enc.
 func verifyFileEnc(t testing.TB, enc func(tsfile.DataType) tsfile.Encoding) []byte {
 	var buf bytes.Buffer
-	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{MaxPointsPerPage: 4, TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain)})
+	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{MaxPointsPerPage: 4, ConfiguredTimeEncoding: true, TimeEncoding: tsfile.TimeEncodingOf(encoding.Plain)})
 	require.NoError(t, err)
 	times := []int64{10, 20, 30, 40, 50, 60}
 	var cols []tsfile.AlignedColumn

@@ -348,6 +348,7 @@ func WriteOptions(variant string) (*tsfile.WriteOptions, error) {
 	o := &tsfile.WriteOptions{MaxPointsPerPage: PagePoints, PageSizeTarget: 1 << 30}
 	if baseVariant(variant) == VariantPlain {
 		o.TimeEncoding, o.TimeCompression = tsfile.TimeEncodingOf(encoding.Plain), encoding.Uncompressed
+		o.ConfiguredTimeEncoding = true // tsarrow reads an aligned time chunk in its header's encoding
 	} else {
 		o.TimeEncoding, o.TimeCompression = tsfile.TimeEncodingOf(encoding.TS2Diff), encoding.LZ4
 	}

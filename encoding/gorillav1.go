@@ -22,9 +22,16 @@ import (
 // value, then zero bits up to the next byte boundary. An encoder flushed without values writes
 // just the NaN as its first value.
 //
-// The Java reader stops at the first NaN it decodes, so NaN data ends a Java read early (and
-// a NaN that repeats as '0' does not stop it at all); this package decodes exactly len(dst)
-// values, NaN or not, and then requires a NaN and the padding. As in GORILLA, one more
+// The Java reader (GorillaDecoderV1, DoublePrecisionDecoderV1, SinglePrecisionDecoderV1 in
+// apache/tsfile) takes any NaN that a '10' or '11' control produces after the first value as
+// the end: it sets isEnd, after which readBit loads no more bytes, so the rest of the current
+// byte decodes as garbage and every later value as a repetition of the last one (NaN or
+// garbage), with no error (the first value, and a NaN repeated as '0', are not checked). NaN
+// data thus silently ends a Java read early, and the Java encoder writes such streams. This
+// encoder writes them too, to stay byte for byte the Java one; tsfile.Writer refuses NaN
+// under GORILLA_V1 before encoding.
+// This package decodes exactly len(dst) values, NaN or not, and then requires a NaN and the
+// padding. As in GORILLA, one more
 // repetition of the NaN usually fits the padding, so a stream also decodes as one value more
 // than was written when the last value written was itself that NaN.
 

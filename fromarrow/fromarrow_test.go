@@ -356,7 +356,7 @@ func TestTsFileRoundTripAllTypes(t *testing.T) {
 	}
 	require.Len(t, want, len(rows))
 
-	file, n, err := writeTs(t, schema, inRecs, &Options{Write: &tsfile.WriteOptions{MaxPointsPerPage: 8}})
+	file, n, err := writeTs(t, schema, inRecs, &Options{TimeUnit: arrowconv.TimeUnitOf(arrow.Microsecond), Write: &tsfile.WriteOptions{MaxPointsPerPage: 8}})
 	require.NoError(t, err)
 	require.EqualValues(t, len(rows), n)
 	f := testkit.OpenBytes(t, file)
@@ -598,8 +598,10 @@ func TestTsFileTimeUnits(t *testing.T) {
 	// Seconds, selected with TimeUnitOf; the time column then fails to convert.
 	rows = [][]any{{3_000_000_000, 5}, {1_500_000_000, nil}}
 	_, _, err = writeTs(t, schema, tsBatches(t, mem, schema, rows, 5), &Options{Table: "u", TimeUnit: arrowconv.TimeUnitOf(arrow.Second)})
-	require.ErrorContains(t, err, "row 1: time")
-	require.ErrorContains(t, err, "whole number of s")
+	require.ErrorContains(t, err, "row 1 time: 1500000000ns (1970-01-01T00:00:01.5Z) has digits below s, the unit asked for")
+	var oe *OptionError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, "TimeUnit", oe.Option)
 
 	// An int64 time column is in the unit of the schema metadata.
 	md := meta(arrowconv.MetaTable, "u", arrowconv.MetaTimeUnit, "us")

@@ -3,6 +3,7 @@ package fromarrow
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -18,6 +19,7 @@ type tsPlan struct {
 	timeFrom arrow.TimeUnit // unit of a timestamp time column
 	timeTS   bool           // the time column is a timestamp
 	unit     arrow.TimeUnit // stored unit
+	unitSet  bool           // unit is Options.TimeUnit
 	tags     []int          // input columns of the TAGs, in segment order
 	fields   []fieldPlan
 	schema   tsfile.TableSchema
@@ -48,6 +50,20 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 	}
 	if p.table == "" {
 		return nil, &OptionError{Problem: "no table name", Option: "Table", Remedy: fmt.Sprintf("or the schema metadata %q", arrowconv.MetaTable)}
+	}
+	// Table and column names are stored in lower case, as upstream writers
+	// and IoTDB store them: upstream readers lower the names of the table
+	// schema and would find no chunk stored under another spelling
+	// (tsfile.Writer.RegisterTable).
+	p.table = strings.ToLower(p.table)
+	stored := map[string]string{} // input column by stored name
+	lower := func(name string) (string, error) {
+		l := strings.ToLower(name)
+		if o, dup := stored[l]; dup && o != name {
+			return "", fmt.Errorf("fromarrow: columns %q and %q would both be stored as %q: table and column names are stored in lower case, as IoTDB's table model has them; rename one", o, name, l)
+		}
+		stored[l] = name
+		return l, nil
 	}
 
 	byName := map[string]int{}
@@ -94,16 +110,17 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 	default:
 		return nil, fmt.Errorf("fromarrow: time column %q is %s; it must be a timestamp or int64: %w", timeName, t, tsfile.ErrUnsupported)
 	}
+	// The stored unit: as asked, else the unit a tsarrow conversion recorded
+	// for the TsFile it read, else milliseconds, IoTDB's default precision,
+	// whatever the input's own unit (see Options.TimeUnit).
+	p.unit = arrow.Millisecond
 	switch {
 	case o.TimeUnit.IsSet():
 		if u := o.TimeUnit.Unit(); u < arrow.Second || u > arrow.Nanosecond {
 			return nil, fmt.Errorf("fromarrow: invalid time unit %d", int(u))
 		}
-		p.unit = o.TimeUnit.Unit()
-	case p.timeTS:
-		p.unit = p.timeFrom
+		p.unit, p.unitSet = o.TimeUnit.Unit(), true
 	default:
-		p.unit = arrow.Millisecond
 		if v, ok := sc.Metadata().GetValue(arrowconv.MetaTimeUnit); ok {
 			u, ok := parseTimeUnit(v)
 			if !ok {
@@ -127,7 +144,7 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		if r, taken := role[i]; taken {
 			return 0, fmt.Errorf("fromarrow: column %q cannot be both %s and %s", name, r, what)
 		}
-		if name == arrowconv.TimeColumn {
+		if strings.ToLower(name) == arrowconv.TimeColumn {
 			return 0, fmt.Errorf("fromarrow: %s column %q would collide with the time column, which readers name %q", cat, name, arrowconv.TimeColumn)
 		}
 		role[i] = what
@@ -146,7 +163,11 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 			return nil, fmt.Errorf("fromarrow: TAG column %q is %s; TAG columns must be strings, dictionary-encoded strings or integers: %w", name, sc.Field(i).Type, tsfile.ErrUnsupported)
 		}
 		p.tags = append(p.tags, i)
-		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: name, DataType: tsfile.String, Category: tsfile.Tag})
+		l, err := lower(name)
+		if err != nil {
+			return nil, err
+		}
+		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: l, DataType: tsfile.String, Category: tsfile.Tag})
 	}
 	attrs := o.Attributes
 	if attrs == nil {
@@ -156,7 +177,11 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		if _, err := claim(name, tsfile.Attribute); err != nil {
 			return nil, err
 		}
-		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: name, DataType: tsfile.String, Category: tsfile.Attribute})
+		l, err := lower(name)
+		if err != nil {
+			return nil, err
+		}
+		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: l, DataType: tsfile.String, Category: tsfile.Attribute})
 	}
 
 	// FIELD columns: the rest, in input order.
@@ -165,7 +190,7 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		if _, taken := role[i]; taken {
 			continue
 		}
-		if f.Name == arrowconv.TimeColumn {
+		if strings.ToLower(f.Name) == arrowconv.TimeColumn {
 			return nil, &OptionError{Problem: fmt.Sprintf("FIELD column %q would collide with the time column, which readers name %q", f.Name, arrowconv.TimeColumn),
 				Option: "TimeColumn", Remedy: "to make it the time column"}
 		}
@@ -173,13 +198,17 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		fp := fieldPlan{col: i, SeriesSchema: tsfile.SeriesSchema{Name: f.Name, DataType: dt, Encoding: o.Encodings[f.Name], Compression: o.Compression}}
+		l, err := lower(f.Name)
+		if err != nil {
+			return nil, err
+		}
+		fp := fieldPlan{col: i, SeriesSchema: tsfile.SeriesSchema{Name: l, DataType: dt, Encoding: o.Encodings[f.Name], Compression: o.Compression}}
 		if c, ok := o.Compressions[f.Name]; ok {
 			fp.Compression = c
 		}
 		p.fields = append(p.fields, fp)
 		fieldNames[f.Name] = true
-		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: f.Name, DataType: dt, Encoding: fp.Encoding, Compression: fp.Compression, Category: tsfile.Field})
+		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: l, DataType: dt, Encoding: fp.Encoding, Compression: fp.Compression, Category: tsfile.Field})
 	}
 	for name := range o.Encodings {
 		if !fieldNames[name] {

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -179,7 +181,7 @@ func (s *tsSink) add(rec arrow.RecordBatch) error {
 	for i, f := range p.fields {
 		g, err := newFieldGetter(rec.Column(f.col), f.DataType, p.unit)
 		if err != nil {
-			return fmt.Errorf("fromarrow: column %q: %w", f.Name, err)
+			return fmt.Errorf("fromarrow: column %q: %w", p.input.Field(f.col).Name, err)
 		}
 		fields[i] = g
 	}
@@ -223,7 +225,7 @@ func (s *tsSink) add(rec arrow.RecordBatch) error {
 		d.rows = append(d.rows, row)
 		for j, g := range fields {
 			if err := g(&d.cols[j], i); err != nil {
-				return fmt.Errorf("fromarrow: row %d column %q: %w", row, p.fields[j].Name, err)
+				return p.timeError(row, p.input.Field(p.fields[j].col).Name, err)
 			}
 		}
 		s.total++
@@ -251,7 +253,7 @@ func (s *tsSink) batchTimes(a arrow.Array, n int) error {
 			}
 			t, err := convertTime(int64(vals[i]), p.timeFrom, p.unit)
 			if err != nil {
-				return fmt.Errorf("fromarrow: row %d: time: %w", s.next+int64(i), err)
+				return p.timeError(s.next+int64(i), "", err)
 			}
 			s.times[i] = t
 		}
@@ -384,7 +386,7 @@ func convertTime(v int64, from, to arrow.TimeUnit) (int64, error) {
 	}
 	if to < from {
 		if v%f != 0 {
-			return 0, fmt.Errorf("%d%s is not a whole number of %s", v, from, to)
+			return 0, &subUnitError{v: v, from: from, to: to}
 		}
 		return v / f, nil
 	}
@@ -392,6 +394,53 @@ func convertTime(v int64, from, to arrow.TimeUnit) (int64, error) {
 		return 0, fmt.Errorf("%d%s overflows int64 in %s", v, from, to)
 	}
 	return v * f, nil
+}
+
+// subUnitError is a timestamp with digits below the stored unit, which
+// converting would drop.
+type subUnitError struct {
+	v        int64
+	from, to arrow.TimeUnit
+}
+
+func (e *subUnitError) Error() string {
+	return fmt.Sprintf("%d%s is not a whole number of %s", e.v, e.from, e.to)
+}
+
+// timeError places err, an error converting the timestamp of row row in
+// column col (the time column when col is ""), and makes one that drops
+// digits an *OptionError for TimeUnit.
+func (p *tsPlan) timeError(row int64, col string, err error) error {
+	where := fmt.Sprintf("row %d time", row)
+	if col != "" {
+		where = fmt.Sprintf("row %d column %q", row, col)
+	}
+	var se *subUnitError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("fromarrow: %s: %w", where, err)
+	}
+	stored := "the unit asked for"
+	if !p.unitSet {
+		stored = "the unit stored by default (IoTDB's default timestamp precision)"
+	}
+	return &OptionError{
+		Problem: fmt.Sprintf("%s: %d%s (%s) has digits below %s, %s, which would be dropped", where, se.v, se.from, instant(se.v, se.from).Format(time.RFC3339Nano), se.to, stored),
+		Option:  "TimeUnit",
+		Remedy:  fmt.Sprintf("to %s (arrowconv.TimeUnitOf) to keep them, for servers whose timestamp precision is %s", se.from, se.from),
+	}
+}
+
+// instant is the UTC time of v in unit u.
+func instant(v int64, u arrow.TimeUnit) time.Time {
+	switch u {
+	case arrow.Second:
+		return time.Unix(v, 0).UTC()
+	case arrow.Millisecond:
+		return time.UnixMilli(v).UTC()
+	case arrow.Microsecond:
+		return time.UnixMicro(v).UTC()
+	}
+	return time.Unix(0, v).UTC()
 }
 
 // maxDateYear is the last year whose YYYYMMDD form fits an int32.

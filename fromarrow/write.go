@@ -40,13 +40,21 @@ type Options struct {
 	TimeColumn string
 	// TimeUnit is the unit of the timestamps stored in the file, which
 	// TsFile does not record: read the file back with the same
-	// arrowconv.Options.TimeUnit. The default is the unit of a timestamp time column;
-	// for an int64 time column it is the schema metadata arrowconv.MetaTimeUnit, else
-	// milliseconds; select another with arrowconv.TimeUnitOf. Every
-	// timestamp column (the time column and timestamp FIELD columns) is
-	// converted to this unit, exactly: a value that is not a whole number of
-	// the unit, or overflows it, is an error. An int64 time column is taken
-	// to be in this unit already.
+	// arrowconv.Options.TimeUnit, and load it into an IoTDB whose
+	// timestamp_precision is this unit. The default is the schema metadata
+	// arrowconv.MetaTimeUnit (the unit of the TsFile a tsarrow conversion
+	// read), else milliseconds, IoTDB's default precision, whatever the
+	// input's unit: Parquet from DuckDB, pandas or Spark holds timestamp[us]
+	// or [ns], and storing those numbers as they are would put the rows
+	// 1,000 or 1,000,000 times too far from 1970 for a millisecond server.
+	// Select another with arrowconv.TimeUnitOf.
+	//
+	// Every timestamp column (the time column and timestamp FIELD columns)
+	// is converted to this unit, exactly: seconds scale up, and a value with
+	// digits below the unit is an *OptionError for Option "TimeUnit" (choose
+	// the input's unit to keep them), never rounded; a value that overflows
+	// the unit is an error. An int64 time column is taken to be in this unit
+	// already.
 	TimeUnit arrowconv.TimeUnit
 	// Encodings chooses the encoding of FIELD columns by name (default
 	// PLAIN). The pairs the format does not allow, such as CAMEL for INT32,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -30,6 +31,18 @@ func lossy(t DataType, e Encoding) bool {
 // range) and, for the others, the extremes too.
 func codecValues(r *rand.Rand, t DataType, e Encoding, n int, nullRate float64) Values {
 	v := randomValues(r, t, n, nullRate)
+	if e == encoding.GorillaV1 {
+		// The writer refuses NaN under GORILLA_V1, which upstream readers
+		// take for the end of the page (TestWriterRefusesGorillaV1NaN).
+		for i := range n {
+			if t == Float && v.Float32s[i] != v.Float32s[i] {
+				v.Float32s[i] = math.Float32frombits(math.Float32bits(v.Float32s[i]) &^ (1 << 30))
+			}
+			if t == Double && math.IsNaN(v.Float64s[i]) {
+				v.Float64s[i] = math.Float64frombits(math.Float64bits(v.Float64s[i]) &^ (1 << 62))
+			}
+		}
+	}
 	if !lossy(t, e) {
 		return v
 	}
@@ -99,7 +112,7 @@ func TestEveryEncodingAndCompression(t *testing.T) {
 				pairs = short[k]
 			}
 			var out bytes.Buffer
-			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: 300, TimeEncoding: TimeEncodingOf(timeEnc), TimeCompression: encoding.LZ4})
+			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: 300, ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(timeEnc), TimeCompression: encoding.LZ4})
 			require.NoError(t, err)
 			const rows = 700
 			times := make([]int64, rows)

@@ -83,3 +83,21 @@ func CodecError(off int64, structure string, err error) error {
 	}
 	return &FormatError{Offset: off, Structure: structure, Msg: "cannot decode", Kind: kind, Err: err}
 }
+
+// ErrUnsupportedOption is wrapped by the errors of a Writer that refuses to
+// write what upstream readers would misread or refuse, though this package
+// could encode it: NaN values under GORILLA_V1, and a WriteOptions.TimeEncoding
+// other than TS_2DIFF without WriteOptions.ConfiguredTimeEncoding. The error
+// names the column (or the option) and what to choose instead; nothing of the
+// chunk group is written.
+var ErrUnsupportedOption = errors.New("tsfile: option that upstream readers misread")
+
+// optionError is an ErrUnsupportedOption whose message says all.
+type optionError struct{ msg string }
+
+func (e *optionError) Error() string { return e.msg }
+func (e *optionError) Unwrap() error { return ErrUnsupportedOption }
+
+func optionErrorf(format string, args ...any) error {
+	return &optionError{msg: fmt.Sprintf(format, args...)}
+}

@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/tsarrow/tsarrow/aead"
@@ -220,7 +221,7 @@ func seedTableFile(t testing.TB) []byte {
 	fuzzMust(t, err)
 	schema := TableSchema{Name: "t", Columns: []Column{{Name: "k", DataType: String, Category: Tag}}}
 	for _, dt := range fuzzValueTypes {
-		schema.Columns = append(schema.Columns, Column{Name: "f_" + dt.String(), DataType: dt, Encoding: seedEncodings[dt], Category: Field})
+		schema.Columns = append(schema.Columns, Column{Name: "f_" + strings.ToLower(dt.String()), DataType: dt, Encoding: seedEncodings[dt], Category: Field})
 	}
 	fuzzMust(t, w.RegisterTable(schema))
 	for d, rows := range []int{7, 2} {
@@ -243,7 +244,7 @@ func seedTableFile(t testing.TB) []byte {
 				}
 			}
 			cols = append(cols, AlignedColumn{
-				SeriesSchema: SeriesSchema{Name: "f_" + dt.String(), DataType: dt, Encoding: seedEncodings[dt], Compression: seedCompressions[j%len(seedCompressions)]},
+				SeriesSchema: SeriesSchema{Name: "f_" + strings.ToLower(dt.String()), DataType: dt, Encoding: seedEncodings[dt], Compression: seedCompressions[j%len(seedCompressions)]},
 				Values:       fuzzValues(dt, rows, null),
 			})
 		}

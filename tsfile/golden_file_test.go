@@ -54,7 +54,7 @@ func TestGoldenMinimalFile(t *testing.T) {
 
 	// Our writer produces the same bytes from the same rows.
 	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriteOptions{TimeEncoding: TimeEncodingOf(encoding.Plain), NoBloomFilter: true, NoEncryptionProperties: true})
+	w, err := NewWriter(&out, &WriteOptions{ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(encoding.Plain), NoBloomFilter: true, NoEncryptionProperties: true})
 	require.NoError(t, err)
 	require.NoError(t, w.RegisterTable(TableSchema{Name: "t", Columns: []Column{{Name: "k", DataType: String, Category: Tag}, {Name: "v", DataType: Int32, Category: Field}}}))
 	require.NoError(t, w.WriteAligned(NewDeviceID("t", "a"), []int64{1, 2}, []AlignedColumn{{SeriesSchema: SeriesSchema{Name: "v", DataType: Int32}, Values: Values{Type: Int32, Int32s: []int32{5, 0}, Null: []bool{false, true}}}}))

@@ -25,7 +25,7 @@ func TestTimeEncodingZeroIsTS2Diff(t *testing.T) {
 			require.Equal(t, tc.want.String(), tc.opt.String())
 
 			var out bytes.Buffer
-			w, err := NewWriter(&out, &WriteOptions{TimeEncoding: tc.opt})
+			w, err := NewWriter(&out, &WriteOptions{ConfiguredTimeEncoding: true, TimeEncoding: tc.opt})
 			require.NoError(t, err)
 			dev := NewDeviceID("root.sg", "d")
 			times := []int64{1, 2, 3, 5, 8}

@@ -5,6 +5,7 @@ import (
 	"github.com/tsarrow/tsarrow/internal/sample"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,7 +25,7 @@ func recoverLayouts(t testing.TB) map[string][]byte {
 	require.NoError(t, err)
 	schema := TableSchema{Name: "t", Columns: []Column{{Name: "k", DataType: String, Category: Tag}}}
 	for _, typ := range allValueTypes {
-		schema.Columns = append(schema.Columns, Column{Name: "c_" + typ.String(), DataType: typ, Category: Field})
+		schema.Columns = append(schema.Columns, Column{Name: "c_" + strings.ToLower(typ.String()), DataType: typ, Category: Field})
 	}
 	require.NoError(t, w.RegisterTable(schema))
 	for g := 0; g < 3; g++ {
@@ -36,7 +37,7 @@ func recoverLayouts(t testing.TB) map[string][]byte {
 			}
 			var cols []AlignedColumn
 			for _, typ := range allValueTypes {
-				cols = append(cols, AlignedColumn{SeriesSchema: SeriesSchema{Name: "c_" + typ.String(), DataType: typ, Compression: encoding.LZ4}, Values: randomValues(r, typ, n, 0.3)})
+				cols = append(cols, AlignedColumn{SeriesSchema: SeriesSchema{Name: "c_" + strings.ToLower(typ.String()), DataType: typ, Compression: encoding.LZ4}, Values: randomValues(r, typ, n, 0.3)})
 			}
 			require.NoError(t, w.WriteAligned(NewDeviceID("t", k), times, cols))
 		}

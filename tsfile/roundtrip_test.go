@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -115,10 +116,10 @@ func TestRoundTripTableModel(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, uint64(tc.rows)))
 			schema := TableSchema{Name: "t1", Columns: []Column{{Name: "region", DataType: String, Category: Tag}, {Name: "id", DataType: String, Category: Tag}}}
 			for _, dt := range allValueTypes {
-				schema.Columns = append(schema.Columns, Column{Name: "c_" + dt.String(), DataType: dt, Category: Field})
+				schema.Columns = append(schema.Columns, Column{Name: "c_" + strings.ToLower(dt.String()), DataType: dt, Category: Field})
 			}
 			var out bytes.Buffer
-			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: tc.pagePts, MaxDegree: tc.maxDegree, TimeEncoding: TimeEncodingOf(tc.timeEnc)})
+			w, err := NewWriter(&out, &WriteOptions{MaxPointsPerPage: tc.pagePts, MaxDegree: tc.maxDegree, ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(tc.timeEnc)})
 			require.NoError(t, err)
 			require.NoError(t, w.RegisterTable(schema))
 			type devData struct {
@@ -150,7 +151,7 @@ func TestRoundTripTableModel(t *testing.T) {
 							v.Null[i] = true
 						}
 					}
-					dd.cols["c_"+dt.String()] = &v
+					dd.cols["c_"+strings.ToLower(dt.String())] = &v
 				}
 				devs = append(devs, dd)
 			}
@@ -162,7 +163,7 @@ func TestRoundTripTableModel(t *testing.T) {
 						if g == 1 && i == 2 {
 							continue // an absent value chunk in the second group
 						}
-						name := "c_" + dt.String()
+						name := "c_" + strings.ToLower(dt.String())
 						cols = append(cols, AlignedColumn{SeriesSchema: SeriesSchema{Name: name, DataType: dt}, Values: sliceValues(dd.cols[name], lo, hi)})
 					}
 					require.NoError(t, w.WriteAligned(dd.id, dd.times[lo:hi], cols))
@@ -195,7 +196,7 @@ func TestRoundTripTableModel(t *testing.T) {
 				require.Equal(t, dd.times, cols.Times)
 				for name, want := range dd.cols {
 					w := *want
-					if tc.groups > 1 && name == "c_"+allValueTypes[2].String() {
+					if tc.groups > 1 && name == "c_"+strings.ToLower(allValueTypes[2].String()) {
 						// Group 1 omitted this column: nulls there.
 						w = Values{Type: want.Type}
 						appendValues(&w, sliceValues(want, 0, tc.rows/tc.groups))

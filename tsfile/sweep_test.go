@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -233,7 +234,7 @@ func sweepLayoutsMode(t testing.TB, wrap func(*WriteOptions) *WriteOptions, tree
 		sw := newSweepWriter(t, wrap, 3, &WriteOptions{MaxPointsPerPage: 5})
 		var fields []SeriesSchema
 		for _, dt := range allValueTypes {
-			fields = append(fields, plainSer("c_"+dt.String(), dt))
+			fields = append(fields, plainSer("c_"+strings.ToLower(dt.String()), dt))
 		}
 		sw.table("types", []string{"id"}, fields...)
 		for d := 0; d < 2; d++ {
@@ -299,7 +300,7 @@ func sweepLayoutsMode(t testing.TB, wrap func(*WriteOptions) *WriteOptions, tree
 	for _, te := range []Encoding{encoding.Plain, encoding.RLE, encoding.Gorilla, encoding.ZigZag, encoding.Chimp, encoding.Sprintz, encoding.RLBE} {
 		// Every time encoding of aligned time chunks (the time encoding of
 		// non-aligned pages is not recorded in the file).
-		sw := newSweepWriter(t, wrap, 8, &WriteOptions{MaxPointsPerPage: 7, TimeEncoding: TimeEncodingOf(te)})
+		sw := newSweepWriter(t, wrap, 8, &WriteOptions{MaxPointsPerPage: 7, ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(te)})
 		sw.aligned(NewDeviceID("root.te", "d"), sw.times(1700000000000, 16, false), sw.col(plainSer("v", Int32), 16, 0.2))
 		files = append(files, sw.done("time-"+te.String()))
 	}

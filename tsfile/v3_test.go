@@ -83,7 +83,7 @@ func TestV3GoldenMinimalFile(t *testing.T) {
 
 	// Our v3 writer produces the same bytes from the same rows.
 	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriteOptions{Version: VersionV3, TimeEncoding: TimeEncodingOf(encoding.Plain), NoBloomFilter: true})
+	w, err := NewWriter(&out, &WriteOptions{Version: VersionV3, ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(encoding.Plain), NoBloomFilter: true})
 	require.NoError(t, err)
 	require.NoError(t, w.WriteAligned(ParseTreePath("root.sg.d1"), []int64{1, 2}, []AlignedColumn{{SeriesSchema: SeriesSchema{Name: "v", DataType: Int32}, Values: Values{Type: Int32, Int32s: []int32{5, 0}, Null: []bool{false, true}}}}))
 	require.NoError(t, w.Close())
@@ -463,7 +463,7 @@ func TestV3WriterRefuses(t *testing.T) {
 	for _, e := range []Encoding{encoding.DescendingBitPacking, encoding.SeparateStorage, encoding.Laminar} {
 		// TsFile 2.3 encodings: no v3 reader decodes them, as values or as times.
 		require.ErrorContains(t, w.WriteAligned(NewDeviceID("root.sg", "d"), []int64{1}, one(SeriesSchema{Name: "i", DataType: Int64, Encoding: e}, Values{Type: Int64, Int64s: []int64{1}})), e.String())
-		_, err := NewWriter(&bytes.Buffer{}, &WriteOptions{Version: VersionV3, TimeEncoding: TimeEncodingOf(e)})
+		_, err := NewWriter(&bytes.Buffer{}, &WriteOptions{Version: VersionV3, ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(e)})
 		require.ErrorContains(t, err, e.String())
 	}
 	require.ErrorContains(t, w.WriteAligned(DeviceIDFromSegments([]Segment{{Value: "root.sg"}, {Null: true}, {Value: "d"}}), []int64{1}, nil), "null segment")

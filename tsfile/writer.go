@@ -29,12 +29,34 @@ type WriteOptions struct {
 	// reach this many bytes (default 64 KiB).
 	PageSizeTarget int
 	// TimeEncoding encodes aligned time chunks and the time streams of
-	// non-aligned pages (default TS_2DIFF). With LAMINAR, an aligned time
-	// chunk with a page of one row (and a non-zero time) is written in
-	// TS_2DIFF, as SeriesSchema.Encoding says; a non-aligned page of one
-	// such point is refused, since its chunk header has no time encoding
-	// to change.
+	// non-aligned pages (default TS_2DIFF). Any other encoding needs
+	// ConfiguredTimeEncoding, and is otherwise refused with an error
+	// wrapping ErrUnsupportedOption. With LAMINAR, an aligned time chunk
+	// with a page of one row (and a non-zero time) is written in TS_2DIFF,
+	// as SeriesSchema.Encoding says; a non-aligned page of one such point is
+	// refused, since its chunk header has no time encoding to change.
 	TimeEncoding TimeEncoding
+	// ConfiguredTimeEncoding declares that every reader of the file is
+	// configured to decode time streams in TimeEncoding, which lets
+	// TimeEncoding be other than TS_2DIFF.
+	//
+	// The upstream Java reader decodes every time stream, of an aligned
+	// time chunk as of a non-aligned page, with the time encoder of its
+	// configuration (TSFileConfig.timeEncoder, IoTDB's time_encoder,
+	// default TS_2DIFF): the decoder is AbstractChunkReader.defaultTimeDecoder,
+	// which AbstractAlignedChunkReader.constructAlignedPageReader and
+	// ChunkReader.constructPageReader hand to the page readers, never the
+	// encoding in the time chunk's header (apache/tsfile java/tsfile
+	// read/reader/chunk; apache/tsfile#203: "this information is not
+	// included in a TsFile"). A time stream in another encoding therefore
+	// throws or reads as wrong times in a default upstream reader. This
+	// package's reader takes an aligned time chunk's encoding from its
+	// header and a non-aligned page's from ReadOptions.NonAlignedTimeEncoding
+	// (default TS_2DIFF). Set it for readers configured to match, and for
+	// tests of other readers; a LAMINAR chunk that falls back to TS_2DIFF
+	// (see SeriesSchema) is then misread by an upstream reader configured for
+	// LAMINAR.
+	ConfiguredTimeEncoding bool
 	// TimeCompression compresses aligned time chunks (default UNCOMPRESSED).
 	TimeCompression Compression
 	// BloomFilterFPR is the Bloom filter false-positive rate, clamped to
@@ -95,6 +117,10 @@ type WriteOptions struct {
 	// written with it are not conformant, so only tests set it, through
 	// internal/quirklayout.
 	quirkLayouts WriterQuirk
+	// unchecked lifts the refusals of what upstream readers misread
+	// (ErrUnsupportedOption), so that tests can show upstream misreading
+	// it. Only tests set it.
+	unchecked bool
 }
 
 func init() {
@@ -142,6 +168,9 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 		}
 	default:
 		return r, fmt.Errorf("tsfile: cannot write format version %d (versions %d and %d can be written)", r.Version, VersionV3, Version)
+	}
+	if e := r.TimeEncoding.Encoding(); e != encoding.TS2Diff && !r.ConfiguredTimeEncoding && !r.unchecked {
+		return r, optionErrorf("tsfile: WriteOptions.TimeEncoding %s: upstream readers decode every time stream with their configured time encoder (TS_2DIFF unless configured otherwise), not the chunk header's; keep TS_2DIFF, or set WriteOptions.ConfiguredTimeEncoding for readers configured with %s", e, e)
 	}
 	for _, p := range r.Properties {
 		if p.Key == MetadataAuthProperty {
@@ -210,6 +239,11 @@ type Writer struct {
 
 	v3    bool                    // writing TsFile v3
 	paths map[string]*deviceState // v3: devices by path string
+
+	// lowerNames refuses table and column names not in lower case
+	// (checkLowerCase). NewWriter sets it; Recover, which writes again
+	// the schemas a file holds, does not.
+	lowerNames bool
 }
 
 type deviceState struct {
@@ -235,7 +269,7 @@ func NewWriter(w io.Writer, opts *WriteOptions) (*Writer, error) {
 	if o.Encryption != nil && o.LegacyEncryption != nil {
 		return nil, errors.New("tsfile: Page AEAD and legacy encryption are exclusive")
 	}
-	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}}
+	tw := &Writer{w: bufio.NewWriterSize(w, 1<<16), opts: o, tables: map[string]*TableSchema{}, devices: map[string]*deviceState{}, lowerNames: !o.unchecked}
 	tw.setVersion()
 	tw.write([]byte(Magic))
 	tw.write([]byte{o.Version})
@@ -293,7 +327,9 @@ func (w *Writer) Offset() int64 { return w.pos }
 
 // RegisterTable declares a table-model table. Devices of the table are
 // DeviceIDs whose first segment is the table name followed by one segment
-// per TAG column.
+// per TAG column. The table and column names must be in lower case, as
+// upstream writers and IoTDB store them (see checkLowerCase); others are
+// refused with an error wrapping ErrUnsupportedOption.
 func (w *Writer) RegisterTable(s TableSchema) error {
 	if w.v3 {
 		return fmt.Errorf("tsfile: table %q: TsFile v3 has no table model", s.Name)
@@ -304,8 +340,14 @@ func (w *Writer) RegisterTable(s TableSchema) error {
 	if _, dup := w.tables[s.Name]; dup {
 		return fmt.Errorf("tsfile: table %q registered twice", s.Name)
 	}
+	if err := w.checkLowerCase("table", s.Name, s.Name); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, c := range s.Columns {
+		if err := w.checkLowerCase("column", s.Name, c.Name); err != nil {
+			return err
+		}
 		if seen[c.Name] {
 			return fmt.Errorf("tsfile: table %q has two columns named %q", s.Name, c.Name)
 		}
@@ -321,6 +363,20 @@ func (w *Writer) RegisterTable(s TableSchema) error {
 	cp.Columns = append([]Column(nil), s.Columns...)
 	w.tables[s.Name] = &cp
 	return nil
+}
+
+// checkLowerCase refuses a table or column name of the table model that
+// is not in lower case. The upstream Java reader lowers both as it reads
+// the table schema (TableSchema's constructors in apache/tsfile java/tsfile
+// file/metadata call toLowerCase, as its writer does for the names it
+// writes, AlignedChunkGroupWriterImpl), and then finds no chunk stored
+// under the name as written: a table query returns no rows at all, with
+// no error. IoTDB's table model is case-insensitive the same way.
+func (w *Writer) checkLowerCase(what, table, name string) error {
+	if !w.lowerNames || strings.ToLower(name) == name {
+		return nil
+	}
+	return optionErrorf("tsfile: table %q: %s name %q is not in lower case; upstream readers lower table and column names as they read the schema and then find none of its chunks, so they return no rows: name it %q", table, what, name, strings.ToLower(name))
 }
 
 func deviceKey(id DeviceID) string { return string(appendDeviceID(nil, id)) }
@@ -460,6 +516,9 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		seen[c.Name] = true
 		if c.Values.Type != c.DataType || c.Values.Len() != len(times) || (c.Values.Null != nil && len(c.Values.Null) != len(times)) {
 			return fmt.Errorf("tsfile: column %q has %d %s values for %d rows", c.Name, c.Values.Len(), c.Values.Type, len(times))
+		}
+		if err := w.checkGorillaV1NaN(dev, &c.SeriesSchema, times, &c.Values); err != nil {
+			return err
 		}
 		s, ok := d.series[c.Name]
 		if ok && s.meta.DataType != c.DataType {
@@ -645,6 +704,9 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		if len(s.Times) == 0 || s.Values.Type != s.DataType || s.Values.Len() != len(s.Times) || s.Values.Null != nil {
 			return fmt.Errorf("tsfile: series %q needs one non-null %s value per timestamp", s.Name, s.DataType)
 		}
+		if err := w.checkGorillaV1NaN(dev, &s.SeriesSchema, s.Times, &s.Values); err != nil {
+			return err
+		}
 		st, ok := d.series[s.Name]
 		var last int64
 		if ok {
@@ -698,6 +760,42 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 	}
 	d.hasData = true
 	return w.err
+}
+
+// checkGorillaV1NaN refuses NaN values in a GORILLA_V1 column, before
+// anything of the group is written.
+//
+// The upstream Java decoder of GORILLA_V1 (GorillaDecoderV1 with
+// SinglePrecisionDecoderV1 and DoublePrecisionDecoderV1 in apache/tsfile
+// java/tsfile encoding/decoder) takes a NaN as the end of the stream, which
+// its encoder marks with one: each value after the first that a '10' or '11'
+// control makes NaN sets isEnd, and from then on readBit stops loading bytes,
+// so the bits left in the current byte decode as garbage and every later
+// value of the page as a repetition of the last one (NaN or garbage),
+// without an error. Its own encoder
+// writes such pages. A NaN as a page's first value, or one that repeats the
+// value before it, happens to escape, but which value starts a page is this
+// writer's business, so every NaN is refused. GORILLA has no such end
+// marker in value columns (they are read by count) and keeps NaN payloads.
+func (w *Writer) checkGorillaV1NaN(dev DeviceID, s *SeriesSchema, times []int64, v *Values) error {
+	if s.Encoding != encoding.GorillaV1 || w.opts.unchecked {
+		return nil
+	}
+	for i := range times {
+		var nan bool
+		switch {
+		case v.Type == Float && i < len(v.Float32s):
+			nan = v.Float32s[i] != v.Float32s[i]
+		case v.Type == Double && i < len(v.Float64s):
+			nan = math.IsNaN(v.Float64s[i])
+		default:
+			return nil // checkSeries and the length checks report the rest
+		}
+		if nan && !v.IsNull(i) {
+			return optionErrorf("tsfile: device %s column %q: NaN at time %d cannot be written in GORILLA_V1: upstream readers take a NaN for the end of a GORILLA_V1 page and read the values after it wrong, without an error; choose GORILLA (or another encoding) for this column", dev, s.Name, times[i])
+		}
+	}
+	return nil
 }
 
 // checkLaminarTimes refuses, before anything of the group is written, a

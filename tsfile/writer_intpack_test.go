@@ -52,7 +52,7 @@ func TestTsFile23OneValueChunks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			w, err := NewWriter(&out, &WriteOptions{TimeEncoding: TimeEncodingOf(tt.enc), MaxPointsPerPage: tt.perPage})
+			w, err := NewWriter(&out, &WriteOptions{ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(tt.enc), MaxPointsPerPage: tt.perPage})
 			require.NoError(t, err)
 			schema := SeriesSchema{Name: "v", DataType: Int64, Encoding: tt.enc}
 			require.NoError(t, w.WriteAligned(dev, tt.times, []AlignedColumn{{SeriesSchema: schema, Values: tt.v}}))
@@ -134,7 +134,7 @@ func TestLaminarNullsAndInt32(t *testing.T) {
 // any of it is written; the writer goes on and its file reads.
 func TestLaminarNonAlignedTimes(t *testing.T) {
 	var out bytes.Buffer
-	w, err := NewWriter(&out, &WriteOptions{TimeEncoding: TimeEncodingOf(encoding.Laminar), MaxPointsPerPage: 2})
+	w, err := NewWriter(&out, &WriteOptions{ConfiguredTimeEncoding: true, TimeEncoding: TimeEncodingOf(encoding.Laminar), MaxPointsPerPage: 2})
 	require.NoError(t, err)
 	s := func(name string, times ...int64) NonAlignedSeries {
 		return NonAlignedSeries{SeriesSchema: SeriesSchema{Name: name, DataType: Int64, Encoding: encoding.Plain}, Times: times, Values: Values{Type: Int64, Int64s: make([]int64, len(times))}}

@@ -267,6 +267,10 @@ func putHint(err error) error {
 		hint = `a TsFile holds one row per device and time: name every column that tells the devices apart in the command's "tags"`
 	case "MaxBufferedRows":
 		hint = "send each device's rows in time order"
+	case "TimeUnit":
+		// The file is written in the server's unit (Options.TimeUnit,
+		// serve's --time-unit), which a TsFile does not record.
+		hint = "the server writes timestamps in its time unit (ms unless started with serve --time-unit us or ns); send whole units of it, or use a server started with a finer --time-unit"
 	default:
 		hint = "fix the records sent"
 	}

@@ -66,7 +66,8 @@ The query:
   --start, --end     an inclusive time range: integers in the stored unit,
                      or RFC 3339 times (2024-05-01T12:00:00Z, 2024-05-01)
   --time-unit        the unit of the stored timestamps: s, ms (default),
-                     us or ns
+                     us or ns; for the reverse path the unit written,
+                     to which timestamp inputs are converted exactly
 A query that matches no row writes an empty output, exits 0 and says so on
 standard error (even with --quiet), naming a --device or --where value that
 no input holds and some that they do.
@@ -82,6 +83,10 @@ The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
 default those a tsarrow conversion marked TAG), so that Arrow and Parquet
 data can be loaded into IoTDB. The table is --table, by default the one a
 tsarrow conversion recorded (tsfile.table), else the input's base name.
+Timestamps are written in milliseconds, IoTDB's default precision (or the
+unit a tsarrow conversion recorded), whatever the input's unit: us and ns
+inputs (DuckDB, pandas, Spark) are converted, and a value with digits below
+the millisecond fails unless --time-unit us or ns keeps them.
 
 Output is written to a temporary file (or directory) beside OUT, named
 .OUT.tsarrow-tmp-PID-N, and renamed into place once complete, so a failure

@@ -19,7 +19,7 @@ import (
 func intPackFile(t *testing.T, enc tsfile.Encoding) string {
 	t.Helper()
 	var buf bytes.Buffer
-	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{TimeEncoding: tsfile.TimeEncodingOf(enc)})
+	w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{ConfiguredTimeEncoding: true, TimeEncoding: tsfile.TimeEncodingOf(enc)})
 	require.NoError(t, err)
 	types := map[string]tsfile.DataType{"i32": tsfile.Int32, "i64": tsfile.Int64, "ts": tsfile.Timestamp, "day": tsfile.Date}
 	names := []string{"i32", "i64", "ts", "day"}

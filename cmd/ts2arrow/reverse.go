@@ -180,7 +180,10 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		}
 		fmt.Fprintf(stderr, "ts2arrow: %s: table %s (%s), %s\n", name, table, tableFrom, what)
 	}
-	// Unless --time-unit was given, the unit of the input is kept.
+	// Unless --time-unit was given, the unit is the one a tsarrow
+	// conversion recorded, else ms (fromarrow.Options.TimeUnit): IoTDB's
+	// default precision, whatever the input's, since DuckDB, pandas and
+	// Spark write us or ns.
 	topts.TimeUnit = j.query.TimeUnit
 	j.wopts.tsfile = topts
 	write := func(w io.Writer) error { return writeFormat(w, "tsfile", chain, j.wopts) }
@@ -221,6 +224,11 @@ func flagHint(err error, sc *arrow.Schema, tags []string) error {
 		hint = "sort the input by time first"
 	case "KeepLast", "Tags":
 		hint = tagsHint(sc, tags)
+	case "TimeUnit":
+		// A TsFile does not record its unit: the IoTDB it is loaded into
+		// must use the same timestamp_precision, and reads back need the
+		// same --time-unit.
+		hint = "pass --time-unit us or --time-unit ns (as fine as the input) to keep them, for an IoTDB whose timestamp_precision is that unit, and read the file back with the same --time-unit; or round the input to milliseconds"
 	default:
 		hint = "ts2arrow has no flag for this; fix the input"
 	}

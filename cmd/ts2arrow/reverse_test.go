@@ -105,6 +105,7 @@ func TestFlagHint(t *testing.T) {
 		"MaxBufferedRows": "sort the input by time",
 		"KeepLast":        "--tags",
 		"Encodings":       "no flag",
+		"TimeUnit":        "--time-unit us or --time-unit ns",
 	} {
 		err := flagHint(&fromarrow.OptionError{Problem: "p", Option: opt, Remedy: "r"}, arrow.NewSchema(nil, nil), nil)
 		require.Contains(t, err.Error(), want, opt)

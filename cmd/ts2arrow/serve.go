@@ -82,7 +82,8 @@ The Flight RPCs:
   DoPut          with --allow-put only: writes the client's batches as a new
                  TsFile under DIR (descriptor path [file] or [file, table],
                  or a JSON command {"file", "table", "tags", "attributes"});
-                 an existing file is never replaced
+                 an existing file is never replaced; timestamps are written
+                 in --time-unit, converted exactly from the batches' unit
 ListActions, DoAction, PollFlightInfo and DoExchange answer UNIMPLEMENTED.
 The gRPC health service (grpc.health.v1) answers SERVING until shutdown,
 without a token.
