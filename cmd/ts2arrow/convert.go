@@ -171,6 +171,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	compression := fs.String("compression", "", "compression of the output (see above)")
 	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
 	table := fs.String("table", "", "table to convert")
+	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
 	var devices, where listFlag
 	fs.Var(&devices, "device", "keep only this device (repeatable)")
@@ -338,6 +339,9 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkDatasetFlags(dsFlags, dsIn); err != nil {
+		return err
+	}
 	if dsIn != nil && j.recover {
 		return usagef("--recover reads one file as it is; pass --raw with it (the inputs are IoTDB data, read with their mods files)")
 	}
@@ -362,7 +366,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dsIn != nil {
-		r, err := openDataset(dsIn, j.ropts, j.table, j.partitionBy != "")
+		r, err := openDataset(dsIn, j.ropts, j.table, j.partitionBy != "", dsFlags)
 		if err != nil {
 			return err
 		}

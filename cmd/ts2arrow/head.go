@@ -60,6 +60,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("head", headHelp, stderr)
 	n := fs.Int("n", 20, "number of rows to print")
 	table := fs.String("table", "", "table to read")
+	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to print (time is always printed)")
 	width := fs.Int("width", 40, "most characters per cell; 0 for no limit")
 	timeFormat := fs.String("time-format", "rfc3339", "how timestamps print: rfc3339 or raw")
@@ -110,8 +111,10 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize)}
 	if ds, err := datasetFor(name, *rawFiles); err != nil {
 		return err
+	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
+		return err
 	} else if ds != nil {
-		return headDataset(ds, ropts, *table, opts, *n, raw, *width, stdout, stderr)
+		return headDataset(ds, ropts, *table, dsFlags, opts, *n, raw, *width, stdout, stderr)
 	}
 	in, err := openInput(context.Background(), name, ropts, hf)
 	if err != nil {

@@ -64,6 +64,7 @@ type schemaFieldJSON struct {
 func runSchema(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("schema", schemaHelp, stderr)
 	table := fs.String("table", "", "table whose schema to print")
+	dsFlags := addDatasetFlags(fs)
 	asArrow := fs.Bool("arrow", false, "print arrow-go's rendering of the schema")
 	asJSON := fs.Bool("json", false, "print the schema as JSON")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
@@ -95,8 +96,10 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	var sc *arrow.Schema
 	if ds, err := datasetFor(pos[0], *rawFiles); err != nil {
 		return err
+	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
+		return err
 	} else if ds != nil {
-		sc, err = schemaDataset(ds, ropts, *table, opts, stderr)
+		sc, err = schemaDataset(ds, ropts, *table, dsFlags, opts, stderr)
 		if err != nil {
 			return err
 		}
