@@ -145,3 +145,41 @@ func TestDatasetModsV1Flag(t *testing.T) {
 	require.Contains(t, stderr, "as IoTDB 2.x does")
 	require.True(t, strings.Contains(strings.Join(rows, " "), "1,root.db.d1,10"))
 }
+
+// TestTreeTableBelow: --table names a tree table, the devices whose path up
+// to its third node is the name (root.sg.d1 is in root.sg, root.sg.x.y in
+// root.sg.x), as the help says; the devices of tree tables below it are
+// not read, and standard error says which tables hold them.
+func TestTreeTableBelow(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := tsfile.NewWriter(&buf, nil)
+	require.NoError(t, err)
+	for i, dev := range []string{"root.sg.d1", "root.sg.x.y"} {
+		require.NoError(t, w.WriteNonAligned(tsfile.ParseTreePath(dev), []tsfile.NonAlignedSeries{{SeriesSchema: tsfile.SeriesSchema{Name: "s", DataType: tsfile.Int64},
+			Times: []int64{int64(i + 1)}, Values: tsfile.Values{Type: tsfile.Int64, Int64s: []int64{int64(10 * (i + 1))}}}}))
+	}
+	require.NoError(t, w.Close())
+	path := filepath.Join(t.TempDir(), "tree.tsfile")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+
+	code, out, stderr := runCLI("convert", path, "--table", "root.sg", "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "time,device,s\n1,root.sg.d1,10\n", out)
+	require.Contains(t, stderr, "--table root.sg reads the devices of tree table root.sg only; devices deeper below root.sg are in tree tables root.sg.x")
+	code, out, stderr = runCLI("convert", path, "--table", "root.sg.x", "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "time,device,s\n2,root.sg.x.y,20\n", out)
+	require.NotContains(t, stderr, "deeper")
+	code, out, _ = runCLI("convert", path, "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code)
+	require.Equal(t, "time,device,s\n1,root.sg.d1,10\n2,root.sg.x.y,20\n", out)
+	for _, cmd := range []string{"head", "schema"} {
+		code, _, stderr = runCLI(cmd, path, "--table", "root.sg")
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, stderr, "devices deeper below root.sg are in tree tables root.sg.x", cmd)
+	}
+	code, out, _ = runCLI("convert", "--help")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "root.sg.x.y in table root.sg.x), so\n--table root.sg does not read root.sg.x.y")
+	require.NotContains(t, out, "path prefixes")
+}

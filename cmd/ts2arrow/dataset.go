@@ -395,6 +395,19 @@ func (r *resolved) note(stderr io.Writer, quiet bool) {
 		for _, l := range rules {
 			fmt.Fprintf(stderr, "ts2arrow: %s\n", l)
 		}
+		if r.tree {
+			if all, err := r.ds.Tables(); err == nil {
+				var names []string
+				tree := map[string]bool{}
+				for _, t := range all {
+					names = append(names, t.Ref)
+					tree[t.Ref] = t.Tree
+				}
+				if n := treeTableNote(r.table, names, func(t string) bool { return tree[t] }); n != "" {
+					fmt.Fprintf(stderr, "ts2arrow: %s\n", n)
+				}
+			}
+		}
 	}
 	for _, w := range r.ds.Warnings() {
 		fmt.Fprintf(stderr, "ts2arrow: warning: %s\n", w)

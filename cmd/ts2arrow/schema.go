@@ -33,7 +33,10 @@ to values ("tsfile.category", "tsfile.type"; "tsfile.table",
 
 FILE is a path or an http(s) URL (read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
-device, <measurements>" unless --table names one of its path prefixes.
+device, <measurements>" unless --table names one of its tree tables: a
+device path's first three nodes, or all but the last of a shorter path
+(root.sg.d1 is in table root.sg, root.sg.x.y in root.sg.x, as TsFile and
+IoTDB 2.x file them), whose devices alone are read.
 FILE may also be IoTDB data (below): schema prints the table's schema over
 all its files, each column of the type of its newest file.
 
@@ -128,6 +131,9 @@ func readSchema(name, table string, opts *arrowconv.Options, ropts *tsfile.ReadO
 	}
 	defer in.close()
 	defer printWarnings(stderr, name, in.file)
+	if n := treeTableNote(table, in.file.Tables(), func(t string) bool { _, ok := in.file.SchemaOf(t); return !ok }); n != "" {
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", n)
+	}
 	rdr, err := openProjected(in.file, table, opts)
 	if err != nil {
 		return nil, withFile(name, err)
