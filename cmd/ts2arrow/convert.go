@@ -501,8 +501,10 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 // treeTableNote says, when --table names a tree table under which other
 // tree tables lie, that their devices are not read: in IoTDB a path
 // prefix would select them (root.sg.**), but a tree table holds only the
-// devices whose path up to its third node is the table's name. tree tells
-// a tree table from a table-model one.
+// devices whose path up to its third node is the table's name (apache/tsfile
+// StringArrayDeviceID: TSFileConfig.DEFAULT_SEGMENT_NUM_FOR_TABLE_NAME = 3,
+// the split IoTDB 2.x writes tree devices with). tree tells a tree table
+// from a table-model one.
 func treeTableNote(table string, tables []string, tree func(string) bool) string {
 	if table == "" || !slices.Contains(tables, table) || !tree(table) {
 		return ""
