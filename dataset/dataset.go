@@ -224,7 +224,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		}
 		df.ver = FileVersion{Path: f.Path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 		if f.Space != Unknown && f.Resource == "" {
-			if why := incomplete(f.Path, st.Size()); why != "" {
+			if why := Incomplete(f.Path, st.Size()); why != "" {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, why))
 				continue
 			}
@@ -315,12 +315,21 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 	return d, nil
 }
 
-// incomplete says why a data file is not a complete TsFile (its head or
-// tail magic missing), or "" when it is complete: the test IoTDB's
-// RestorableTsFileIOWriter makes through TsFileSequenceReader.isComplete
-// before it rebuilds a resource.
-func incomplete(path string, size int64) string {
+// Incomplete says why the data file at path, of size bytes, is not a
+// complete TsFile (its head or tail magic missing), or "" when it is: the
+// test IoTDB's RestorableTsFileIOWriter makes before it rebuilds a missing
+// resource from the file (AbstractTsFileRecoverPerformer). OpenLayout
+// reads a complete data file without .resource and leaves out an
+// incomplete one. A negative size stats the file for it.
+func Incomplete(path string, size int64) string {
 	const prefix = len(tsfile.Magic) + 1
+	if size < 0 {
+		st, err := os.Stat(path)
+		if err != nil {
+			return err.Error()
+		}
+		size = st.Size()
+	}
 	if size < int64(prefix+len(tsfile.Magic)) {
 		return fmt.Sprintf("it is only %d bytes long", size)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -182,4 +183,19 @@ func TestTreeTableBelow(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Contains(t, out, "root.sg.x.y in table root.sg.x), so\n--table root.sg does not read root.sg.x.y")
 	require.NotContains(t, out, "path prefixes")
+}
+
+// TestInspectWithoutResource: inspect does not call a complete file
+// without .resource unsealed, and counts its rows as the reader reads them.
+func TestInspectWithoutResource(t *testing.T) {
+	root := iotdbDir(t)
+	require.NoError(t, os.Remove(layoutPath(root, "sequence", 1, 1)+dataset.ResourceSuffix))
+	info, _, code, errOut := inspectDirJSON(t, root)
+	require.Equal(t, 0, code, errOut)
+	for _, w := range info.Warnings {
+		require.NotContains(t, w, "no .resource")
+	}
+	require.Equal(t, int64(len(resolvedRows)), info.Effect.Total.RowsOut)
+	_, raw, _, _ := inspectDirJSON(t, root)
+	require.NotContains(t, fmt.Sprint(raw), "unsealed")
 }

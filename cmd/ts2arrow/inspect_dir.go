@@ -128,8 +128,8 @@ type inspectDFile struct {
 	// devices and times are then unknown (Devices 0), and for a loose
 	// file without one.
 	Resource string `json:"resource,omitempty"`
-	// Unsealed marks a file of a layout without a .resource, which the
-	// reader leaves out.
+	// Unsealed marks a file of a layout without a .resource that is not
+	// complete (no tail magic), which the reader leaves out.
 	Unsealed  bool   `json:"unsealed,omitempty"`
 	Devices   int    `json:"devices"`
 	StartTime *int64 `json:"start_time,omitempty"`
@@ -463,14 +463,15 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 
 		var res *dataset.Resource
 		switch {
-		case f.Resource == "" && f.Space != dataset.Unknown:
-			// docs/iotdb-rules.md 7a: a file IoTDB had not closed; the
+		case f.Resource == "" && f.Space != dataset.Unknown && dataset.Incomplete(f.Path, df.Size) != "":
+			// docs/iotdb-rules.md 7a: a file IoTDB had not finished; the
 			// server rebuilds it from the WAL, which files alone do not
 			// give, so the reader leaves it out.
 			df.Unsealed = true
-			readerWarn("%s: no .resource beside it, so IoTDB had not sealed it (still written, or left by a crash); skipped, as its points are in IoTDB's write-ahead log", f.Path)
+			readerWarn("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, dataset.Incomplete(f.Path, df.Size))
 		case f.Resource == "":
-			// A loose file needs no resource: its own index gives its
+			// A loose file needs no resource, nor does a complete data
+			// file (IoTDB rebuilds its resource): its own index gives its
 			// times, which this summary does not open files to read.
 		default:
 			r, err := dataset.ReadResourceFile(f.Resource)
@@ -951,8 +952,8 @@ func typeChanges(l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOp
 	}
 	order := make([]int, 0, len(l.Files))
 	for i, f := range l.Files {
-		if f.Space != dataset.Unknown && f.Resource == "" {
-			continue // unsealed: the reader leaves it out
+		if f.Space != dataset.Unknown && f.Resource == "" && dataset.Incomplete(f.Path, -1) != "" {
+			continue // unfinished: the reader leaves it out
 		}
 		order = append(order, i)
 	}
