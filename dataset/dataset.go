@@ -559,7 +559,7 @@ func (d *Dataset) resolve(ref string) (tableID, error) {
 		for _, t := range tables {
 			refs = append(refs, t.Ref)
 		}
-		return tableID{}, fmt.Errorf("%w: no table %q in the data files (tables: %s)", ErrNoTable, ref, strings.Join(refs, ", "))
+		return tableID{}, fmt.Errorf("%w %q in the data files (tables: %s)", ErrNoTable, ref, strings.Join(refs, ", "))
 	}
 	if len(dbs) > 1 {
 		var refs []string
@@ -569,7 +569,7 @@ func (d *Dataset) resolve(ref string) (tableID, error) {
 			}
 			refs = append(refs, db)
 		}
-		return tableID{}, fmt.Errorf("%w: table %q is in databases %s, which IoTDB never reads as one table; name one as DATABASE.%s", ErrAmbiguousTable, ref, strings.Join(refs, ", "), ref)
+		return tableID{}, fmt.Errorf("%w: %q is in databases %s, which IoTDB never reads as one table; name one as DATABASE.%s", ErrAmbiguousTable, ref, strings.Join(refs, ", "), ref)
 	}
 	return tableID{db: found.Database, name: found.Name, tree: found.Tree}, nil
 }

@@ -105,7 +105,7 @@ func (d *Dataset) tableSchema(table string, o *arrowconv.Options) (*tableSchema,
 func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 	files := d.filesOf(key.table)
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%w: no data file holds table %q", ErrNoTable, key.table.name)
+		return nil, fmt.Errorf("%w %q in the data files", ErrNoTable, key.table.name)
 	}
 	ts := &tableSchema{name: key.table.name, db: key.table.db, files: files, byNam: map[string]int{}, fileCols: map[*dataFile]map[string]tsfile.DataType{}}
 	so := &arrowconv.Options{TimeUnit: key.unit, PlainTags: key.plainTags, StringView: key.stringView}
