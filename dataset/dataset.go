@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -31,18 +32,92 @@ type Options struct {
 	// ReadStats.RowsDeleted and CellsDeleted count every deleted row and
 	// cell (ts2arrow inspect uses it). Reads are slower.
 	CountDeletions bool
+	// ModsV1 is how the deletions of IoTDB 1.x .mods files apply; the zero
+	// value, ModsV1Auto, follows the server version the files show.
+	ModsV1 ModsV1Rule
 }
 
-// Table is a logical table of a Dataset: a table-model table (all its
-// devices in every file), or a tree-model root, the first segment of its
-// devices' IDs (such as "root.sg"), whose devices make one stream with a
-// "device" column, as arrowconv.NewTreeReader reads one file.
+// ModsV1Rule tells how the deletions of a v1 (.mods) file apply. IoTDB
+// 1.x applies a v1 deletion only to the chunks whose header lies below
+// its offset (the chunks written before it); IoTDB 2.x converts a .mods
+// file to .mods2 when it loads the data file and drops the offsets, so
+// the deletion covers the whole file (TsFileResource.upgradeModFile in
+// apache/iotdb iotdb-core/datanode/.../dataregion/tsfile/TsFileResource.java
+// writes new TreeDeletionEntry(oldDeletion) for each entry, and
+// TreeDeletionEntry keeps only the path and the time range).
+type ModsV1Rule uint8
+
+// The rules for v1 deletions.
+const (
+	// ModsV1Auto applies the 2.x rule (whole file) to a .mods file in a
+	// data directory IoTDB 2.x has written to, and the 1.x rule (chunks
+	// below the offset) elsewhere. IoTDB 1.x writes TsFile v3 and .mods
+	// files only; 2.x writes TsFile v4 and .mods2 files. So a data
+	// directory (the folder above sequence/ and unsequence/) holding a
+	// TsFile v4 or a .mods2 file among the files read is taken as a 2.x
+	// directory; a loose file (outside a layout) as 2.x when it is a
+	// TsFile v4. Anything else keeps the 1.x rule: the server that wrote
+	// a .mods file was 1.x.
+	ModsV1Auto ModsV1Rule = iota
+	// ModsV1Offset applies a v1 deletion to the chunks below its offset,
+	// as IoTDB 1.x does.
+	ModsV1Offset
+	// ModsV1Whole applies a v1 deletion to the whole data file, as IoTDB
+	// 2.x does after converting the .mods file.
+	ModsV1Whole
+)
+
+// String returns the name the CLI flag takes: auto, offset or whole.
+func (r ModsV1Rule) String() string {
+	switch r {
+	case ModsV1Auto:
+		return "auto"
+	case ModsV1Offset:
+		return "offset"
+	case ModsV1Whole:
+		return "whole"
+	}
+	return fmt.Sprintf("ModsV1Rule(%d)", uint8(r))
+}
+
+// Table is a logical table of a Dataset: a table-model table of one
+// database (all its devices in the files of that database), or a
+// tree-model root, the first segment of its devices' IDs (such as
+// "root.sg"), whose devices make one stream with a "device" column, as
+// arrowconv.NewTreeReader reads one file.
+//
+// IoTDB never merges databases: a table name in two databases (two
+// database folders of a layout) is two tables, and naming it alone is
+// ambiguous (ErrAmbiguousTable). A tree-model root is not split: its
+// devices' paths name their database, so devices of two databases never
+// hold copies of one point.
 type Table struct {
 	Name string
+	// Database is the database folder holding a table-model table's files
+	// in an IoTDB layout; "" for loose files and for tree-model roots.
+	Database string
+	// Ref is what names the table to NewReader, Schema and Devices: Name,
+	// or Database.Name when another database (or a loose file) holds a
+	// table of the same name.
+	Ref string
 	// Tree is true for a tree-model root.
 	Tree bool
 	// Files is the number of data files holding devices of the table.
 	Files int
+}
+
+// ErrAmbiguousTable is returned for a table named without its database
+// when several databases hold a table of that name.
+var ErrAmbiguousTable = errors.New("dataset: table name in several databases")
+
+// ErrNoTable is returned for a table name no data file holds.
+var ErrNoTable = errors.New("dataset: no such table")
+
+// tableID is a resolved table: its name in the files and, for a
+// table-model table, its database.
+type tableID struct {
+	db, name string
+	tree     bool
 }
 
 // FileVersion identifies the content of one file a Dataset read: a data
@@ -75,6 +150,14 @@ type Dataset struct {
 
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableSchema
+
+	tablesOnce sync.Once
+	tables     []Table
+	tablesErr  error
+
+	// v1Dirs caches, by data directory, whether IoTDB 2.x wrote to it
+	// (ModsV1Auto).
+	v1Dirs map[string]bool
 }
 
 // dataFile is one data file of the snapshot.
@@ -90,6 +173,12 @@ type dataFile struct {
 	mods   *Mods // nil without mods
 	// modsPath is the mods file whose deletions apply ("" for none).
 	modsPath string
+	// v1Whole is set when the deletions of a .mods file apply to the
+	// whole file (ModsV1Rule).
+	v1Whole bool
+	// noResource is set for a complete data file of a layout without its
+	// .resource, read by its index as IoTDB rebuilds the resource.
+	noResource bool
 
 	mu  sync.Mutex
 	tf  *tsfile.File
@@ -108,13 +197,21 @@ func Open(roots []string, opts *Options) (*Dataset, error) {
 }
 
 // OpenLayout opens the files of a layout Discover returned (or one built by
-// hand, for a list of files). A data file of a layout (a named file below a
-// space folder) without its .resource is one IoTDB had not sealed: it is
-// left out with a warning, since the server rebuilds such a file from its
-// write-ahead log, which files alone do not give (docs/iotdb-rules.md 7a).
-// A loose file needs no resource: its own index gives its devices' times.
+// hand, for a list of files). A loose file needs no resource: its own index
+// gives its devices' times. A data file of a layout (a named file below a
+// space folder) without its .resource is read the same way when it is
+// complete (its tail magic in place): IoTDB rebuilds the resource of such
+// a file from the file's index and serves its points
+// (AbstractTsFileRecoverPerformer.recoverWithWriter in apache/iotdb
+// iotdb-core/datanode/.../dataregion/wal/recover/file/: without a
+// .resource it opens a RestorableTsFileIOWriter and, unless the writer
+// hasCrashed, calls reconstructResourceFile, which takes each device's
+// start and end times from the file, FileLoaderUtils.updateTsFileResource).
+// An incomplete one is left out with a warning: the server cuts it to its
+// complete chunk groups and replays its write-ahead log, which files alone
+// do not give (docs/iotdb-rules.md 7a).
 func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
-	d := &Dataset{layout: l, schemas: map[schemaKey]*tableSchema{}}
+	d := &Dataset{layout: l, schemas: map[schemaKey]*tableSchema{}, v1Dirs: map[string]bool{}}
 	if opts != nil {
 		d.opts = *opts
 	}
@@ -127,8 +224,12 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		}
 		df.ver = FileVersion{Path: f.Path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 		if f.Space != Unknown && f.Resource == "" {
-			d.warnings = append(d.warnings, fmt.Sprintf("%s: no .resource beside it, so IoTDB had not sealed it (still written, or left by a crash); skipped, as its points are in IoTDB's write-ahead log", f.Path))
-			continue
+			if why := Incomplete(f.Path, st.Size()); why != "" {
+				d.warnings = append(d.warnings, fmt.Sprintf("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, why))
+				continue
+			}
+			// Complete: IoTDB rebuilds the resource from the file.
+			df.noResource = true
 		}
 		if f.Resource != "" {
 			v, err := versionOf(f.Resource)
@@ -160,6 +261,11 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			}
 		case f.ModsV1 != "":
 			df.modsPath = f.ModsV1
+			whole, err := d.modsV1Whole(f)
+			if err != nil {
+				return nil, err
+			}
+			df.v1Whole = whole
 		}
 		if df.modsPath != "" {
 			v, err := versionOf(df.modsPath)
@@ -172,6 +278,16 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			}
 			for _, w := range m.Warnings {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s: %s", df.modsPath, w))
+			}
+			if df.v1Whole {
+				// As IoTDB 2.x converts the entry: the path and the time
+				// range kept, read back closed from the .mods2 it writes
+				// (ModEntry stores only both bounds), the offset dropped.
+				for i := range m.Deletions {
+					dl := &m.Deletions[i]
+					dl.Version, dl.FileOffset, dl.Legacy = ModsV2, 0, false
+					dl.OpenStart, dl.OpenEnd = false, false
+				}
 			}
 			if len(m.Deletions) > 0 {
 				df.mods = m
@@ -197,6 +313,115 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 	}
 	sort.Slice(d.versions, func(i, j int) bool { return d.versions[i].Path < d.versions[j].Path })
 	return d, nil
+}
+
+// Incomplete says why the data file at path, of size bytes, is not a
+// complete TsFile (its head or tail magic missing), or "" when it is: the
+// test IoTDB's RestorableTsFileIOWriter makes before it rebuilds a missing
+// resource from the file (AbstractTsFileRecoverPerformer). OpenLayout
+// reads a complete data file without .resource and leaves out an
+// incomplete one. A negative size stats the file for it.
+func Incomplete(path string, size int64) string {
+	const prefix = len(tsfile.Magic) + 1
+	if size < 0 {
+		st, err := os.Stat(path)
+		if err != nil {
+			return err.Error()
+		}
+		size = st.Size()
+	}
+	if size < int64(prefix+len(tsfile.Magic)) {
+		return fmt.Sprintf("it is only %d bytes long", size)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	head := make([]byte, prefix)
+	tail := make([]byte, len(tsfile.Magic))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return err.Error()
+	}
+	if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
+		return err.Error()
+	}
+	if string(head[:len(tsfile.Magic)]) != tsfile.Magic {
+		return "it does not start with the TsFile magic"
+	}
+	if string(tail) != tsfile.Magic {
+		return "it does not end with the TsFile magic (its writer never finished it)"
+	}
+	return ""
+}
+
+// modsV1Whole tells whether the deletions of f's .mods file apply to the
+// whole file (ModsV1Rule).
+func (d *Dataset) modsV1Whole(f File) (bool, error) {
+	switch d.opts.ModsV1 {
+	case ModsV1Offset:
+		return false, nil
+	case ModsV1Whole:
+		return true, nil
+	case ModsV1Auto:
+	default:
+		return false, fmt.Errorf("dataset: unknown ModsV1Rule %d", d.opts.ModsV1)
+	}
+	if f.Space == Unknown {
+		v, err := formatVersion(f.Path)
+		return v >= tsfile.Version, err
+	}
+	dir := dataDirOf(f.Path)
+	if w, ok := d.v1Dirs[dir]; ok {
+		return w, nil
+	}
+	w := false
+	for _, g := range d.layout.Files {
+		if g.Space != Unknown && g.ModsV2 != "" && dataDirOf(g.Path) == dir {
+			w = true
+			break
+		}
+	}
+	for _, g := range d.layout.Files {
+		if w {
+			break
+		}
+		if g.Space == Unknown || dataDirOf(g.Path) != dir {
+			continue
+		}
+		v, err := formatVersion(g.Path)
+		if err != nil {
+			return false, err
+		}
+		w = v >= tsfile.Version
+	}
+	d.v1Dirs[dir] = w
+	return w, nil
+}
+
+// dataDirOf returns the data directory of a file of a layout: the folder
+// above its space folder ({dir}/{space}/{database}/{region}/{partition}/).
+func dataDirOf(path string) string {
+	dir := path
+	for range 5 {
+		dir = filepath.Dir(dir)
+	}
+	return dir
+}
+
+// formatVersion reads the format version byte after a TsFile's head magic;
+// 0 for a file too short or without the magic.
+func formatVersion(path string) (byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrChanged, err)
+	}
+	defer f.Close()
+	b := make([]byte, len(tsfile.Magic)+1)
+	if n, _ := f.ReadAt(b, 0); n < len(b) || string(b[:len(tsfile.Magic)]) != tsfile.Magic {
+		return 0, nil
+	}
+	return b[len(tsfile.Magic)], nil
 }
 
 // versionOf stats a file for the snapshot.
@@ -248,35 +473,105 @@ func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
 // Layout returns the files the Dataset holds and those Discover skipped.
 func (d *Dataset) Layout() *Layout { return d.layout }
 
-// Tables lists the logical tables, sorted by name. Files with a resource
-// are listed from it; the others (loose files) are opened.
+// Tables lists the logical tables, sorted by name, then database. Files
+// with a resource are listed from it; the others (loose files) are opened.
 func (d *Dataset) Tables() ([]Table, error) {
-	byName := map[string]*Table{}
+	d.tablesOnce.Do(func() { d.tables, d.tablesErr = d.listTables() })
+	return append([]Table(nil), d.tables...), d.tablesErr
+}
+
+func (d *Dataset) listTables() ([]Table, error) {
+	type key struct{ db, name string }
+	byKey := map[key]*Table{}
+	names := map[string]bool{}
+	tree := map[string]bool{}
 	for _, df := range d.files {
-		names, err := d.tablesOf(df)
+		tabs, err := d.tablesOf(df)
 		if err != nil {
 			return nil, err
 		}
-		for _, name := range names {
-			t := byName[name]
+		for _, name := range tabs {
+			if !names[name] {
+				names[name] = true
+				if tree[name], err = d.isTree(name); err != nil {
+					return nil, err
+				}
+			}
+			k := key{df.Database, name}
+			if tree[name] {
+				k.db = ""
+			}
+			t := byKey[k]
 			if t == nil {
-				t = &Table{Name: name}
-				byName[name] = t
+				t = &Table{Name: name, Database: k.db, Tree: tree[name]}
+				byKey[k] = t
 			}
 			t.Files++
 		}
 	}
-	out := make([]Table, 0, len(byName))
-	for _, t := range byName {
-		tree, err := d.isTree(t.Name)
-		if err != nil {
-			return nil, err
+	dbs := map[string]int{}
+	for k := range byKey {
+		dbs[k.name]++
+	}
+	out := make([]Table, 0, len(byKey))
+	for _, t := range byKey {
+		t.Ref = t.Name
+		if dbs[t.Name] > 1 {
+			t.Ref = t.Database + "." + t.Name
 		}
-		t.Tree = tree
 		out = append(out, *t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Database < out[j].Database
+	})
 	return out, nil
+}
+
+// resolve finds the table a name gives: a table's Name when no other
+// database holds one of that name, or Database.Name.
+func (d *Dataset) resolve(ref string) (tableID, error) {
+	tables, err := d.Tables()
+	if err != nil {
+		return tableID{}, err
+	}
+	var dbs []string
+	var found *Table
+	for i := range tables {
+		t := &tables[i]
+		if t.Name == ref {
+			dbs = append(dbs, t.Database)
+			found = t
+		}
+	}
+	if len(dbs) == 0 {
+		// Database.Name: database names of IoTDB's table model have no
+		// dot, so the first dot ends it.
+		for i := range tables {
+			t := &tables[i]
+			if !t.Tree && t.Database != "" && ref == t.Database+"."+t.Name {
+				return tableID{db: t.Database, name: t.Name}, nil
+			}
+		}
+		var refs []string
+		for _, t := range tables {
+			refs = append(refs, t.Ref)
+		}
+		return tableID{}, fmt.Errorf("%w %q in the data files (tables: %s)", ErrNoTable, ref, strings.Join(refs, ", "))
+	}
+	if len(dbs) > 1 {
+		var refs []string
+		for _, db := range dbs {
+			if db == "" {
+				db = "(files outside a data directory)"
+			}
+			refs = append(refs, db)
+		}
+		return tableID{}, fmt.Errorf("%w: %q is in databases %s, which IoTDB never reads as one table; name one as DATABASE.%s", ErrAmbiguousTable, ref, strings.Join(refs, ", "), ref)
+	}
+	return tableID{db: found.Database, name: found.Name, tree: found.Tree}, nil
 }
 
 // Devices lists the devices of a table in the data files, sorted by
@@ -284,6 +579,11 @@ func (d *Dataset) Tables() ([]Table, error) {
 // index. It reads no data, so a CLI can resolve device names or partition
 // by device before reading.
 func (d *Dataset) Devices(table string) ([]tsfile.DeviceID, error) {
+	id, err := d.resolve(table)
+	if err != nil {
+		return nil, err
+	}
+	table = id.name
 	var out []tsfile.DeviceID
 	seen := map[string]bool{}
 	add := func(dev tsfile.DeviceID) {
@@ -292,7 +592,7 @@ func (d *Dataset) Devices(table string) ([]tsfile.DeviceID, error) {
 			out = append(out, dev)
 		}
 	}
-	for _, df := range d.filesOf(table) {
+	for _, df := range d.filesOf(id) {
 		if df.res != nil {
 			for _, dt := range df.res.Devices {
 				add(dt.Device)
@@ -331,7 +631,7 @@ func (d *Dataset) tablesOf(df *dataFile) ([]string, error) {
 // isTree tells a tree-model root from a table by the footer of the newest
 // file holding it (a table schema is in every file of a table).
 func (d *Dataset) isTree(table string) (bool, error) {
-	files := d.filesOf(table)
+	files := d.filesOf(tableID{name: table, tree: true})
 	if len(files) == 0 {
 		return false, fmt.Errorf("dataset: no table %q in the data files", table)
 	}
@@ -347,11 +647,23 @@ func (d *Dataset) isTree(table string) (bool, error) {
 // unsealed data files, both .mods and .mods2 beside a file.
 func (d *Dataset) Warnings() []string { return d.warnings }
 
-// Rules describes, one line each, what this Dataset resolves, for a CLI to
-// print.
-func (d *Dataset) Rules() []string {
-	var seq, unseq, loose, modsFiles, dels, v1 int
-	for _, df := range d.files {
+// Rules describes, one line each, what this Dataset resolves over all its
+// files, for a CLI to print. TableRules says the same of one table.
+func (d *Dataset) Rules() []string { return d.rules(d.files) }
+
+// TableRules is Rules for a read of one table: the files counted are
+// those holding the table.
+func (d *Dataset) TableRules(table string) ([]string, error) {
+	id, err := d.resolve(table)
+	if err != nil {
+		return nil, err
+	}
+	return d.rules(d.filesOf(id)), nil
+}
+
+func (d *Dataset) rules(files []*dataFile) []string {
+	var seq, unseq, loose, modsFiles, dels, v1, v1Whole, rebuilt int
+	for _, df := range files {
 		switch df.Space {
 		case Sequence:
 			seq++
@@ -360,11 +672,17 @@ func (d *Dataset) Rules() []string {
 		default:
 			loose++
 		}
+		if df.noResource {
+			rebuilt++
+		}
 		if df.mods != nil {
 			modsFiles++
 			dels += len(df.mods.Deletions)
 			if df.mods.Version == ModsV1 {
 				v1++
+				if df.v1Whole {
+					v1Whole++
+				}
 			}
 		}
 	}
@@ -372,11 +690,17 @@ func (d *Dataset) Rules() []string {
 	if loose > 0 {
 		kinds += fmt.Sprintf(", %d outside a data directory", loose)
 	}
-	out := []string{fmt.Sprintf("%s (%s); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the later write", plural(len(d.files), "data file"), kinds)}
+	out := []string{fmt.Sprintf("%s (%s); copies of a point in several files resolve as IoTDB does: unsequence over sequence, then the higher file version, then the higher file-name time, then the later write in the file", plural(len(files), "data file"), kinds)}
+	if rebuilt > 0 {
+		out = append(out, fmt.Sprintf("%s without a .resource %s read by %s own index, as IoTDB rebuilds the resource of a complete file", plural(rebuilt, "data file"), pick(rebuilt == 1, "is", "are"), pick(rebuilt == 1, "its", "their")))
+	}
 	if modsFiles > 0 {
 		s := fmt.Sprintf("%s %s %s, each applied to its own data file", plural(modsFiles, "mods file"), pick(modsFiles == 1, "holds", "hold"), plural(dels, "deletion"))
-		if v1 > 0 {
-			s += fmt.Sprintf(" (%s in IoTDB 1.x .mods format, applied only to chunks written before them)", plural(v1, "file"))
+		if n := v1 - v1Whole; n > 0 {
+			s += fmt.Sprintf(" (%s in IoTDB 1.x .mods format, applied only to chunks written before them, as IoTDB 1.x does)", plural(n, "file"))
+		}
+		if v1Whole > 0 {
+			s += fmt.Sprintf(" (%s in IoTDB 1.x .mods format, applied to the whole data file, as IoTDB 2.x does after converting them to .mods2)", plural(v1Whole, "file"))
 		}
 		out = append(out, s)
 	}

@@ -10,8 +10,14 @@
 // and mods file), and Dataset.NewReader streams one logical table as an
 // array.RecordReader whose rows are those IoTDB's SELECT * returns:
 //
-//   - each file's mods delete from that file only, v1 (.mods) entries only
-//     from chunks written before them, v2 (.mods2) from the whole file;
+//   - each file's mods delete from that file only, v2 (.mods2) entries from
+//     the whole file, v1 (.mods) entries as the server that wrote the
+//     directory applies them: IoTDB 1.x only to chunks written before
+//     them, 2.x to the whole file (Options.ModsV1, ModsV1Rule);
+//   - a table name in two databases is two tables (Table.Database,
+//     Table.Ref): IoTDB never merges databases;
+//   - a complete data file without its .resource is read by its own index,
+//     as IoTDB rebuilds the resource; an unfinished one is left out;
 //   - of the copies of a row in several files (or in several flushes of one
 //     file) the one of highest Priority wins, and its null cells take the
 //     value of the highest copy that has one (IoTDB's aligned priority

@@ -203,7 +203,7 @@ func TestDatasetLiveDirectory(t *testing.T) {
 // point by point after decoding: the read fails, never guesses.
 func TestDatasetV1OffsetAmbiguous(t *testing.T) {
 	dev := tsfile.ParseTreePath("root.db.al")
-	spec := specFile{Space: Unsequence, Time: 1, Version: 1, Overlapping: true, Groups: []specGroup{
+	spec := specFile{Space: Unsequence, Time: 1, Version: 1, Overlapping: true, V3: true, Groups: []specGroup{
 		{Kind: treeAligned, Device: dev, Times: []int64{1, 5}, Cols: []specCol{{Name: "s", Vals: []*int64{v(1), v(5)}}}},
 		{Kind: treeAligned, Device: dev, Times: []int64{3}, Cols: []specCol{{Name: "s", Vals: []*int64{v(3)}}}},
 	}}

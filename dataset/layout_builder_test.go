@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -59,6 +60,11 @@ type specFile struct {
 	// one device may overlap in time (several flushes of an unsequence
 	// file).
 	Overlapping bool
+	// V3 writes TsFile v3, as IoTDB 1.x does (tree groups only).
+	V3 bool
+	// NoResource leaves out the .resource; Truncate also cuts the file's
+	// tail magic off, as a crash leaves a file being written.
+	NoResource, Truncate bool
 }
 
 // refPoint is one written cell: for aligned groups one per column and row
@@ -120,7 +126,11 @@ func buildFile(t *testing.T, root string, s specFile) builtFile {
 	path := filepath.Join(dir, Name{Time: s.Time, Version: s.Version}.String())
 
 	var out bytes.Buffer
-	w, err := tsfile.NewWriter(&out, &tsfile.WriteOptions{Overlapping: s.Overlapping})
+	wo := &tsfile.WriteOptions{Overlapping: s.Overlapping}
+	if s.V3 {
+		wo.Version = tsfile.VersionV3
+	}
+	w, err := tsfile.NewWriter(&out, wo)
 	require.NoError(t, err)
 	for _, ts := range s.Tables {
 		require.NoError(t, w.RegisterTable(ts))
@@ -165,11 +175,33 @@ func buildFile(t *testing.T, root string, s specFile) builtFile {
 		}
 	}
 	require.NoError(t, w.Close())
-	require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+	data := out.Bytes()
+	if s.Truncate {
+		data = data[:len(data)-3]
+	}
+	require.NoError(t, os.WriteFile(path, data, 0o644))
 
 	fillChunkOffsets(t, &bf, out.Bytes())
-	writeResource(t, &bf)
+	if !s.NoResource && !s.Truncate {
+		writeResource(t, &bf)
+	}
 	if len(s.ModsV1) > 0 {
+		// A negative FileOffset -k asks for the header offset of the k-th
+		// chunk (in a sorted list, cyclically): a deletion exactly at a
+		// chunk, which spares that chunk (the offset rule is strict).
+		var offs []int64
+		for _, p := range bf.Points {
+			offs = append(offs, p.Chunk, p.TimeChunk)
+		}
+		slices.Sort(offs)
+		offs = slices.Compact(offs)
+		s.ModsV1 = slices.Clone(s.ModsV1)
+		for i := range s.ModsV1 {
+			if k := s.ModsV1[i].FileOffset; k < 0 && len(offs) > 0 {
+				s.ModsV1[i].FileOffset = offs[int(-k-1)%len(offs)]
+			}
+		}
+		bf.Spec.ModsV1 = s.ModsV1
 		b, err := AppendModsV1(nil, s.ModsV1...)
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(path+ModsV1Suffix, b, 0o644))
@@ -293,14 +325,42 @@ func writeResource(t *testing.T, bf *builtFile) {
 // all distinct (IoTDB's are, within a region), and random v1 or v2 mods.
 // Times are drawn from a small range so copies overlap in every way:
 // disjoint, nested, identical.
+//
+// Some files share a version (told apart by the time in their names, the
+// tie-break of Priority), lie in a second database "db2" (so table t is in
+// two databases), are TsFile v3 with tree groups only (IoTDB 1.x), or lack
+// their .resource, complete or cut short.
 func randomLayout(r *rand.Rand, n int) []specFile {
 	perm := r.Perm(n)
 	var specs []specFile
+	type name struct {
+		space         Space
+		version, time int64
+	}
+	taken := map[name]bool{}
 	for i := 0; i < n; i++ {
 		s := specFile{Space: Sequence, Time: int64(r.IntN(5)), Version: int64(perm[i] + 1), Tables: []tsfile.TableSchema{tableT}}
 		if r.IntN(2) == 0 {
 			s.Space = Unsequence
 		}
+		if i > 0 && r.IntN(3) == 0 {
+			// The version of an earlier file: the file-name time decides.
+			s.Version = specs[r.IntN(i)].Version
+		}
+		for taken[name{s.Space, s.Version, s.Time}] {
+			s.Time++
+		}
+		taken[name{s.Space, s.Version, s.Time}] = true
+		if r.IntN(4) == 0 {
+			s.DB = "db2"
+		}
+		switch r.IntN(10) {
+		case 0:
+			s.NoResource = true
+		case 1:
+			s.Truncate = true
+		}
+		v3 := r.IntN(4) == 0
 		cell := func() *int64 {
 			if r.IntN(4) == 0 {
 				return nil
@@ -337,11 +397,18 @@ func randomLayout(r *rand.Rand, n int) []specFile {
 		if r.IntN(3) != 0 {
 			s.Groups = append(s.Groups, group(treeAligned, tsfile.ParseTreePath("root.db.al"), "s1", "s2"))
 		}
-		if r.IntN(3) != 0 {
-			s.Groups = append(s.Groups, group(tableGroup, tsfile.NewDeviceID("t", "a"), "s1", "s2", "s3"))
-		}
-		if r.IntN(2) == 0 || len(s.Groups) == 0 {
-			s.Groups = append(s.Groups, group(tableGroup, tsfile.NewDeviceID("t", "b"), "s1", "s2", "s3"))
+		if v3 {
+			s.V3, s.Tables = true, nil
+			if len(s.Groups) == 0 {
+				s.Groups = append(s.Groups, group(treeNonAlign, tsfile.ParseTreePath("root.db.d1"), "s1", "s2"))
+			}
+		} else {
+			if r.IntN(3) != 0 {
+				s.Groups = append(s.Groups, group(tableGroup, tsfile.NewDeviceID("t", "a"), "s1", "s2", "s3"))
+			}
+			if r.IntN(2) == 0 || len(s.Groups) == 0 {
+				s.Groups = append(s.Groups, group(tableGroup, tsfile.NewDeviceID("t", "b"), "s1", "s2", "s3"))
+			}
 		}
 		if s.Space == Unsequence && r.IntN(3) == 0 {
 			// A second flush into the file: groups of the same devices
@@ -365,7 +432,13 @@ func randomLayout(r *rand.Rand, n int) []specFile {
 			pat, _ := ParsePattern(patterns[r.IntN(len(patterns))])
 			if r.IntN(2) == 0 && !s.Overlapping {
 				// v1: a random offset, so some chunks are below it and some not.
-				s.ModsV1 = append(s.ModsV1, Deletion{Kind: TreeDeletion, Version: ModsV1, Pattern: pat, Start: lo, End: hi, FileOffset: int64(r.IntN(600))})
+				off := int64(r.IntN(600))
+				if r.IntN(2) == 0 {
+					// Exactly at a chunk (buildFile), over every time, so
+					// that whether that chunk is spared shows.
+					off, lo, hi = -int64(1+r.IntN(8)), 0, 30
+				}
+				s.ModsV1 = append(s.ModsV1, Deletion{Kind: TreeDeletion, Version: ModsV1, Pattern: pat, Start: lo, End: hi, FileOffset: off})
 				continue
 			}
 			s.ModsV2 = append(s.ModsV2, Deletion{Kind: TreeDeletion, Pattern: pat, Start: lo, End: hi})

@@ -168,11 +168,11 @@ func (d *Deletion) OverlapsRange(min, max int64) bool {
 // after it. (IoTDB: ModificationUtils.modifyChunkMetaData, the test
 // modification.getFileOffset() > metaData.getOffsetOfChunkHeader().)
 //
-// IoTDB 2.x answers differently: it reads X.tsfile.mods only when
-// X.tsfile.mods2 is absent or empty, and turns each v1 deletion into a
-// TreeDeletionEntry of the same pattern and range, dropping the offset
-// (ModificationFile.readAllModifications). A reader that answers as 2.x
-// does clears Version to ModsV2 to apply such a deletion to every chunk.
+// IoTDB 2.x answers differently: it converts X.tsfile.mods into
+// X.tsfile.mods2, each v1 deletion a TreeDeletionEntry of the same pattern
+// and range, dropping the offset (TsFileResource.upgradeModFile). A reader
+// that answers as 2.x does clears Version to ModsV2 to apply such a
+// deletion to every chunk, as Dataset does under ModsV1Whole (ModsV1Rule).
 func (d *Deletion) AppliesToChunk(headerOffset int64) bool {
 	if d.Version != ModsV1 {
 		return true

@@ -22,6 +22,9 @@ import (
 func devCols(dir *builtDir) map[string][]string {
 	set := map[string]map[string]bool{}
 	for _, bf := range dir.Files {
+		if bf.Spec.Truncate {
+			continue // not read
+		}
 		for _, p := range bf.Points {
 			dev := p.Device.String()
 			if set[dev] == nil {
@@ -76,7 +79,15 @@ func mustTables(t *testing.T, dir *builtDir) []Table {
 // Where on a TAG).
 func readDatasetTables(t *testing.T, dir *builtDir, o *arrowconv.Options, tablesOnly bool) refRows {
 	t.Helper()
-	ds, err := Open([]string{dir.Root}, nil)
+	return readDatasetWith(t, dir, o, tablesOnly, nil)
+}
+
+// readDatasetWith is readDatasetTables with the Dataset's options. A
+// table-model device of a table two databases hold is keyed
+// "database:device", as the reference keys it.
+func readDatasetWith(t *testing.T, dir *builtDir, o *arrowconv.Options, tablesOnly bool, dso *Options) refRows {
+	t.Helper()
+	ds, err := Open([]string{dir.Root}, dso)
 	require.NoError(t, err)
 	defer ds.Close()
 	cols := devCols(dir)
@@ -89,7 +100,7 @@ func readDatasetTables(t *testing.T, dir *builtDir, o *arrowconv.Options, tables
 		}
 		o := o
 		if o != nil && o.Columns != nil {
-			s, err := ds.Schema(tb.Name, nil)
+			s, err := ds.Schema(tb.Ref, nil)
 			require.NoError(t, err)
 			oo := *o
 			oo.Columns = nil
@@ -100,8 +111,8 @@ func readDatasetTables(t *testing.T, dir *builtDir, o *arrowconv.Options, tables
 			}
 			o = &oo
 		}
-		rd, err := ds.NewReader(tb.Name, o)
-		require.NoError(t, err, tb.Name)
+		rd, err := ds.NewReader(tb.Ref, o)
+		require.NoError(t, err, tb.Ref)
 		s := rd.Schema()
 		var tags []int
 		for i, f := range s.Fields() {
@@ -127,6 +138,9 @@ func readDatasetTables(t *testing.T, dir *builtDir, o *arrowconv.Options, tables
 				}
 				cells := map[string]*int64{}
 				names := cols[dev]
+				if tb.Ref != tb.Name {
+					dev = tb.Database + ":" + dev
+				}
 				if o != nil && o.Columns != nil {
 					names = keepNames(names, o.Columns)
 				}
@@ -217,19 +231,21 @@ func TestDatasetPushdown(t *testing.T) {
 		} {
 			want := refRows{}
 			for dev, rows := range full {
+				// "db2:t.a" is device t.a of database db2.
+				plain := dev[strings.Index(dev, ":")+1:]
 				if tc.o.Devices != nil {
 					found := false
 					for _, d := range tc.o.Devices {
-						found = found || d.String() == dev
+						found = found || d.String() == plain
 					}
 					if !found {
 						continue
 					}
 				}
-				if tc.o.Where != nil && dev != "t.a" {
+				if tc.o.Where != nil && plain != "t.a" {
 					continue
 				}
-				tree := strings.HasPrefix(dev, "root.")
+				tree := strings.HasPrefix(plain, "root.")
 				for _, row := range rows {
 					tm, names, cells := parseRow(row)
 					if tr := tc.o.Time; tr != nil && (tm < tr.Start || tm > tr.End) {
@@ -460,7 +476,7 @@ func TestDatasetStatsAddUp(t *testing.T) {
 		tables, err := ds.Tables()
 		require.NoError(t, err)
 		for _, tb := range tables {
-			rd, err := ds.NewReader(tb.Name, &arrowconv.Options{BatchSize: 5})
+			rd, err := ds.NewReader(tb.Ref, &arrowconv.Options{BatchSize: 5})
 			require.NoError(t, err)
 			for rd.Next() {
 			}

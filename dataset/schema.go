@@ -13,7 +13,7 @@ import (
 
 // schemaKey is what a table's unified schema depends on besides the files.
 type schemaKey struct {
-	table      string
+	table      tableID
 	unit       arrowconv.TimeUnit
 	plainTags  bool
 	stringView bool
@@ -31,6 +31,7 @@ type outColumn struct {
 // tableSchema is a table's unified schema and the files holding it.
 type tableSchema struct {
 	name  string
+	db    string // the database of a table-model table
 	tree  bool
 	cols  []outColumn // time first, then constant columns, then fields
 	byNam map[string]int
@@ -45,14 +46,18 @@ type tableSchema struct {
 
 // filesOf returns the files holding a table, in ascending priority (ties
 // in discovery order). A file with a resource holds it when the resource
-// lists one of its devices; a loose file is opened.
-func (d *Dataset) filesOf(table string) []*dataFile {
+// lists one of its devices; a loose file is opened. A table-model table is
+// held only by the files of its database (id.tree takes every database).
+func (d *Dataset) filesOf(id tableID) []*dataFile {
 	var out []*dataFile
 	for _, df := range d.files {
+		if !id.tree && df.Database != id.db {
+			continue
+		}
 		names, err := d.tablesOf(df)
 		// A file that does not open is listed, so that reading it
 		// reports the error.
-		if _, found := slices.BinarySearch(names, table); found || err != nil {
+		if _, found := slices.BinarySearch(names, id.name); found || err != nil {
 			out = append(out, df)
 		}
 	}
@@ -76,7 +81,11 @@ func (d *Dataset) tableSchema(table string, o *arrowconv.Options) (*tableSchema,
 	if o != nil {
 		opts = *o
 	}
-	key := schemaKey{table: table, unit: opts.TimeUnit, plainTags: opts.PlainTags, stringView: opts.StringView}
+	id, err := d.resolve(table)
+	if err != nil {
+		return nil, err
+	}
+	key := schemaKey{table: id, unit: opts.TimeUnit, plainTags: opts.PlainTags, stringView: opts.StringView}
 	d.mu.Lock()
 	base, ok := d.schemas[key]
 	d.mu.Unlock()
@@ -96,17 +105,9 @@ func (d *Dataset) tableSchema(table string, o *arrowconv.Options) (*tableSchema,
 func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 	files := d.filesOf(key.table)
 	if len(files) == 0 {
-		var names []string
-		tables, err := d.Tables()
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range tables {
-			names = append(names, t.Name)
-		}
-		return nil, fmt.Errorf("dataset: no table %q in the data files (tables: %s)", key.table, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%w %q in the data files", ErrNoTable, key.table.name)
 	}
-	ts := &tableSchema{name: key.table, files: files, byNam: map[string]int{}, fileCols: map[*dataFile]map[string]tsfile.DataType{}}
+	ts := &tableSchema{name: key.table.name, db: key.table.db, files: files, byNam: map[string]int{}, fileCols: map[*dataFile]map[string]tsfile.DataType{}}
 	so := &arrowconv.Options{TimeUnit: key.unit, PlainTags: key.plainTags, StringView: key.stringView}
 	var consts, fields []outColumn
 	var timeCol *outColumn
@@ -134,16 +135,16 @@ func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 			return nil, err
 		}
 		var s *arrow.Schema
-		_, isTable := tf.SchemaOf(key.table)
+		_, isTable := tf.SchemaOf(key.table.name)
 		if i == len(files)-1 {
 			ts.tree = !isTable
 		} else if ts.tree == isTable {
-			return nil, fmt.Errorf("dataset: %q is a table-model table in %s but tree-model devices in %s; read the files apart with --raw: %w", key.table, pick(isTable, df.Path, files[len(files)-1].Path), pick(isTable, files[len(files)-1].Path, df.Path), tsfile.ErrUnsupported)
+			return nil, fmt.Errorf("dataset: %q is a table-model table in %s but tree-model devices in %s; read the files apart with --raw: %w", key.table.name, pick(isTable, df.Path, files[len(files)-1].Path), pick(isTable, files[len(files)-1].Path, df.Path), tsfile.ErrUnsupported)
 		}
 		if isTable {
-			s, err = arrowconv.TableArrowSchema(tf, key.table, so)
+			s, err = arrowconv.TableArrowSchema(tf, key.table.name, so)
 		} else {
-			s, err = arrowconv.TreeArrowSchema(tf, key.table, so)
+			s, err = arrowconv.TreeArrowSchema(tf, key.table.name, so)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("dataset: %s: %w", df.Path, err)
@@ -188,7 +189,7 @@ func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 		}
 	}
 	if timeCol == nil {
-		return nil, fmt.Errorf("dataset: table %q has no time column", key.table)
+		return nil, fmt.Errorf("dataset: table %q has no time column", key.table.name)
 	}
 	ts.cols = append(append([]outColumn{*timeCol}, consts...), fields...)
 	for i, c := range ts.cols {

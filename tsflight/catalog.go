@@ -17,6 +17,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -37,6 +38,8 @@ type catalog struct {
 	unit arrow.TimeUnit
 	log  *slog.Logger
 	raw  bool // Options.Raw: data directories are walked like others
+	// modsV1 is Options.ModsV1.
+	modsV1 dataset.ModsV1Rule
 
 	mu       sync.RWMutex
 	reload   sync.Mutex        // serializes refresh, so a changed file is reopened once

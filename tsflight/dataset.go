@@ -102,13 +102,41 @@ func dirName(rel string) string {
 	return "data directory " + rel
 }
 
-func (e *dsEntry) table(name string) (*dataset.Table, bool) {
+// table finds the table of a query: q.Table in q.Database, or alone when
+// no other database holds a table of that name. IoTDB never reads two
+// databases as one table, so a name several hold is an error naming them.
+func (e *dsEntry) table(q *Query) (*dataset.Table, error) {
+	var match []*dataset.Table
 	for i := range e.tables {
-		if e.tables[i].Name == name {
-			return &e.tables[i], true
+		t := &e.tables[i]
+		switch {
+		case q.Database != "":
+			if t.Database == q.Database && t.Name == q.Table {
+				return t, nil
+			}
+		case t.Ref == q.Table:
+			return t, nil
+		case t.Name == q.Table:
+			match = append(match, t)
 		}
 	}
-	return nil, false
+	if len(match) == 0 {
+		if q.Database != "" {
+			return nil, fmt.Errorf("%w: %s has no table %q in database %q", errNotFound, e.name(), q.Table, q.Database)
+		}
+		return nil, fmt.Errorf("%w: %s has no table %q", errNotFound, e.name(), q.Table)
+	}
+	var paths []string
+	for _, t := range match {
+		paths = append(paths, datasetPath(e.rel, t))
+	}
+	return nil, fmt.Errorf("%w: %s holds table %q in several databases, which IoTDB never reads as one table: ask for %s", errBadQuery, e.name(), q.Table, strings.Join(paths, " or "))
+}
+
+// isDatabase reports whether the data directory holds table-model tables
+// of database db.
+func (e *dsEntry) isDatabase(db string) bool {
+	return slices.ContainsFunc(e.tables, func(t dataset.Table) bool { return t.Database == db })
 }
 
 // dirPath is the directory of a data directory's key.
@@ -221,7 +249,7 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 			return nil, err
 		}
 		ropt := c.ropt
-		ds, err := dataset.OpenLayout(l, &dataset.Options{Read: &ropt})
+		ds, err := dataset.OpenLayout(l, &dataset.Options{Read: &ropt, ModsV1: c.modsV1})
 		if err != nil {
 			if errors.Is(err, dataset.ErrChanged) || errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -465,6 +493,16 @@ func (c *catalog) datasetFor(q *Query) (e *dsEntry, ok bool, err error) {
 		}
 		rel = rootDir
 	}
+	if len(q.Files) == 1 && !dirs[q.Files[0]] && q.Database == "" && dirs[rootDir] && !strings.Contains(q.Files[0], "/") {
+		// [database, table] of the data directory at the root.
+		if e, err := c.getDataset(rootDir); err == nil {
+			if e.isDatabase(q.Files[0]) {
+				q.Database, q.Files = q.Files[0], nil
+				return e, true, nil
+			}
+			e.release()
+		}
+	}
 	for _, f := range q.Files {
 		if dirs[f] {
 			if len(q.Files) > 1 {
@@ -477,7 +515,7 @@ func (c *catalog) datasetFor(q *Query) (e *dsEntry, ok bool, err error) {
 		// alone are not what IoTDB answers.
 		for d := range dirs {
 			if d == rootDir || strings.HasPrefix(f, d+"/") {
-				return nil, true, fmt.Errorf("%w: %s is a file of %s, which is served as resolved tables only: ask for %s", errNotFound, f, dirName(d), datasetPath(d, q.Table))
+				return nil, true, fmt.Errorf("%w: %s is a file of %s, which is served as resolved tables only: ask for %s", errNotFound, f, dirName(d), datasetPath(d, &dataset.Table{Name: q.Table, Ref: q.Table}))
 			}
 		}
 	}
@@ -489,20 +527,32 @@ func (c *catalog) datasetFor(q *Query) (e *dsEntry, ok bool, err error) {
 }
 
 // datasetPath spells the path descriptor of a data directory's table.
-func datasetPath(rel, table string) string {
-	if rel == rootDir {
-		return fmt.Sprintf("[%q]", table)
+func datasetPath(rel string, t *dataset.Table) string {
+	desc, _ := datasetDescriptor(rel, t)
+	quoted := make([]string, len(desc.Path))
+	for i, p := range desc.Path {
+		quoted[i] = fmt.Sprintf("%q", p)
 	}
-	return fmt.Sprintf("[%q, %q]", rel, table)
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // datasetDescriptor is the path descriptor ListFlights gives a data
-// directory's table, and the query it stands for.
-func datasetDescriptor(rel, table string) (*arrowflight.FlightDescriptor, *Query) {
-	if rel == rootDir {
-		return &arrowflight.FlightDescriptor{Type: arrowflight.DescriptorPATH, Path: []string{table}}, &Query{Table: table}
+// directory's table, and the query it stands for: [table] or [dir,
+// table], with the database before the table ([database, table], [dir,
+// database, table]) when several databases hold a table of that name.
+func datasetDescriptor(rel string, t *dataset.Table) (*arrowflight.FlightDescriptor, *Query) {
+	var path []string
+	q := &Query{Table: t.Name}
+	if rel != rootDir {
+		path = append(path, rel)
+		q.Files = []string{rel}
 	}
-	return &arrowflight.FlightDescriptor{Type: arrowflight.DescriptorPATH, Path: []string{rel, table}}, &Query{Table: table, Files: []string{rel}}
+	if t.Ref != t.Name {
+		path = append(path, t.Database)
+		q.Database = t.Database
+	}
+	path = append(path, t.Name)
+	return &arrowflight.FlightDescriptor{Type: arrowflight.DescriptorPATH, Path: path}, q
 }
 
 // datasetGrant is what a ticket of a data directory's table reads: the
@@ -531,12 +581,12 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	tbl, ok := e.table(q.Table)
-	if !ok {
-		return nil, fmt.Errorf("%w: %s has no table %q", errNotFound, e.name(), q.Table)
+	tbl, err := e.table(q)
+	if err != nil {
+		return nil, err
 	}
 	if q.Columns != nil {
-		full, err := e.ds.Schema(q.Table, &arrowconv.Options{TimeUnit: opts.TimeUnit})
+		full, err := e.ds.Schema(tbl.Ref, &arrowconv.Options{TimeUnit: opts.TimeUnit})
 		if err != nil {
 			return nil, s.datasetErr(e, err)
 		}
@@ -547,7 +597,7 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 	// A reader is made and dropped, so that options the table cannot
 	// take (a Where on a column that is not a TAG) fail here, as they do
 	// for a file, not at DoGet. It reads resources only, no data.
-	rdr, err := e.ds.NewReader(q.Table, opts)
+	rdr, err := e.ds.NewReader(tbl.Ref, opts)
 	if err != nil {
 		if !errors.Is(err, tsfile.ErrCorrupt) && !errors.Is(err, tsfile.ErrUnsupported) &&
 			!errors.Is(err, dataset.ErrChanged) && !errors.Is(err, fs.ErrNotExist) {
@@ -562,7 +612,7 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 		return nil, fmt.Errorf("%s: %w", e.name(), err)
 	}
 	p := &flightPlan{schema: schema, files: tbl.Files, skipped: map[string]string{}, dataDir: e.rel}
-	p.grant = grant{Table: q.Table, Tree: tbl.Tree, Columns: q.Columns, Where: q.Where, Limit: q.Limit, Compression: q.Compression,
+	p.grant = grant{Table: tbl.Ref, Tree: tbl.Tree, Columns: q.Columns, Where: q.Where, Limit: q.Limit, Compression: q.Compression,
 		Dataset: &datasetGrant{Dir: e.rel, Versions: e.digest}}
 	if opts.Time != nil {
 		p.grant.Start, p.grant.End = &opts.Time.Start, &opts.Time.End
@@ -571,7 +621,16 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 		p.grant.Compression = s.opts.Compression
 	}
 	p.rules = e.rules
-	p.endpoints = s.datasetEndpoints(e.spans[q.Table], opts.Time, q.Limit)
+	if rules, err := e.ds.TableRules(tbl.Ref); err == nil {
+		// The files this table's read uses, not the whole directory.
+		p.rules = nil
+		for _, r := range rules {
+			p.rules = append(p.rules, s.cat.relMsg(r))
+		}
+	}
+	// Spans are by table name: those of several databases together still
+	// hold every copy of a point in one span.
+	p.endpoints = s.datasetEndpoints(e.spans[tbl.Name], opts.Time, q.Limit)
 	return p, nil
 }
 
@@ -585,18 +644,18 @@ type span struct{ lo, hi, bytes int64 }
 // copy lies within its file's range for the device), so the spans can be
 // read as separate streams, each resolving its own points. Files of one
 // time partition overlap and merge into one span; files of different
-// partitions do not. A data file of the layout without a resource is one
-// IoTDB had not sealed, which the reader leaves out too. Nothing is
-// returned when a range is unknown: a loose file (no resource), a device
-// still open (its end time unset), a resource that does not parse. Tables
+// partitions do not. Nothing is returned when a range is unknown: a file
+// without a resource (loose, or one whose resource the reader rebuilds
+// from its index), a device still open (its end time unset), a resource
+// that does not parse. Tables
 // are told by a device's first segment, as the reader tells them.
 func tableSpans(l *dataset.Layout) map[string][]span {
 	out := map[string][]span{}
 	for _, f := range l.Files {
 		if f.Resource == "" {
-			if f.Space != dataset.Unknown {
-				continue
-			}
+			// A loose file, or a data file whose resource the reader
+			// rebuilds from its index (or leaves out, when incomplete):
+			// its range is not known here.
 			return nil
 		}
 		r, err := dataset.ReadResourceFile(f.Resource)
@@ -709,7 +768,7 @@ func (s *Server) listDatasets(stream arrowflight.FlightService_ListFlightsServer
 			if err := stream.Context().Err(); err != nil {
 				return toStatus(err)
 			}
-			desc, q := datasetDescriptor(e.rel, t.Name)
+			desc, q := datasetDescriptor(e.rel, &t)
 			p, err := s.planDataset(q, e)
 			if err != nil {
 				s.log.Debug("flight not listed", "path", desc.Path, "error", err)

@@ -679,14 +679,15 @@ func TestDatasetUnsealedFile(t *testing.T) {
 	res, err := os.ReadFile(open + dataset.ResourceSuffix)
 	require.NoError(t, err)
 	require.NoError(t, os.Remove(open+dataset.ResourceSuffix))
-	srv := startServer(t, Options{Root: root})
-	c := dial(t, srv.addr)
-	fi := getInfo(t, c, pathDesc("t"))
-
+	// Being written: no tail magic yet (a complete file without .resource
+	// is read, as IoTDB rebuilds the resource).
 	f, err := os.OpenFile(open, os.O_APPEND|os.O_WRONLY, 0)
 	require.NoError(t, err)
 	_, err = f.Write([]byte("more of a chunk group"))
 	require.NoError(t, errors.Join(err, f.Close()))
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+	fi := getInfo(t, c, pathDesc("t"))
 	assert.Equal(t, []string{"a@1000=10", "a@2000=200", "b@1000=100"}, tRows(t, c, fi))
 	// The directory changes and is opened again, twice: the warning about
 	// the unsealed file is logged once.

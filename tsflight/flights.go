@@ -47,6 +47,11 @@ func (s *Server) plan(q *Query) (*flightPlan, error) {
 		defer de.release()
 		return s.planDataset(q, de)
 	}
+	if q.Database != "" {
+		// Only an IoTDB data directory has databases; a plain file
+		// read with the database ignored would answer another question.
+		return nil, fmt.Errorf("%w: database %q: only the tables of an IoTDB data directory are named with a database, and %v is none", errBadQuery, q.Database, q.Files)
+	}
 	opts, err := q.options(s.opts.TimeUnit.Unit())
 	if err != nil {
 		return nil, err

@@ -35,8 +35,14 @@ import (
 // endpoint so that the cap is exact. Compression chooses the IPC body
 // compression of the streams: "zstd", "lz4" or "none" (default: the
 // server's setting).
+//
+// Database names the database of a table in an IoTDB data directory, as
+// path descriptors [database, table] and [dir, database, table] do: IoTDB
+// never reads a table name of several databases as one table, so such a
+// name alone is refused.
 type Query struct {
 	Table       string            `json:"table"`
+	Database    string            `json:"database,omitempty"`
 	Files       []string          `json:"files,omitempty"`
 	Columns     []string          `json:"columns"` // no omitempty: [] (time only) is not nil (every column)
 	Start       *TimeBound        `json:"start,omitempty"`
@@ -227,8 +233,10 @@ func project(rec arrow.RecordBatch, schema *arrow.Schema, perm []int) arrow.Reco
 }
 
 // queryFromDescriptor maps a descriptor to a query: path [table] is the
-// table across the root, [file, table] the table in one file, and a
-// command is a JSON Query.
+// table across the root, [file, table] the table in one file (or, when the
+// root is an IoTDB data directory, [database, table] its table of that
+// database), [dir, database, table] a table of a data directory under the
+// root, and a command is a JSON Query.
 func queryFromDescriptor(d *arrowflight.FlightDescriptor) (*Query, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: no descriptor", errBadQuery)
@@ -244,8 +252,11 @@ func queryFromDescriptor(d *arrowflight.FlightDescriptor) (*Query, error) {
 		case 2:
 			q := &Query{Table: d.Path[1], Files: []string{d.Path[0]}}
 			return q, q.check()
+		case 3:
+			q := &Query{Table: d.Path[2], Database: d.Path[1], Files: []string{d.Path[0]}}
+			return q, q.check()
 		}
-		return nil, fmt.Errorf("%w: path descriptor has %d elements; want [table] or [file, table]", errBadQuery, len(d.Path))
+		return nil, fmt.Errorf("%w: path descriptor has %d elements; want [table], [file, table], [database, table] or [dir, database, table]", errBadQuery, len(d.Path))
 	}
 	return nil, fmt.Errorf("%w: unknown descriptor type %v", errBadQuery, d.Type)
 }

@@ -27,6 +27,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/internal/scan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -44,6 +45,10 @@ type Options struct {
 	// they are, like any others: deleted points come back and overwritten
 	// ones show twice.
 	Raw bool
+	// ModsV1 is how the deletions of IoTDB 1.x .mods files in a data
+	// directory apply (see dataset.ModsV1Rule; zero follows the server
+	// version the files show).
+	ModsV1 dataset.ModsV1Rule
 	// Extension selects the files to serve (default ".tsfile").
 	Extension string
 	// ReadOptions opens each file (default: tsfile's defaults).
@@ -258,6 +263,7 @@ func NewServer(opts Options) (*Server, error) {
 		return nil, err
 	}
 	cat.raw = o.Raw
+	cat.modsV1 = o.ModsV1
 	if err := cat.rescan(context.Background()); err != nil {
 		return nil, err
 	}

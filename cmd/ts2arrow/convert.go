@@ -118,7 +118,12 @@ kept. --no-verify skips the check (files whose writer wrote wrong
 statistics, or a few percent of speed on trusted files).
 
 A tree-model file converts all its devices as "time, device,
-<measurements>" unless --table names one of its path prefixes.
+<measurements>" unless --table names one of its tree tables, whose devices
+alone it converts. A tree table is how TsFile (and IoTDB 2.x) files a
+device path: its first three nodes, or all but the last of a shorter path
+(root.sg.d1 is in table root.sg, root.sg.x.y in table root.sg.x), so
+--table root.sg does not read root.sg.x.y; standard error names the tree
+tables below the one read.
 
 ` + rawHelp + `OUT is never inside the directories of IoTDB data. Under --quiet, standard
 error says nothing of the rules, only warnings; --verbose adds what the
@@ -147,6 +152,9 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 // convertJob is a parsed convert command line.
 type convertJob struct {
+	// treeNoted is set once the tree-table note (treeTableNote) was
+	// considered: it is said once, not per input.
+	treeNoted   bool
 	inputs      []string
 	out         string
 	dst         *output // OUT as checkOutput accepted it; nil for "-"
@@ -176,6 +184,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	compression := fs.String("compression", "", "compression of the output (see above)")
 	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
 	table := fs.String("table", "", "table to convert")
+	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
 	var devices, where listFlag
 	fs.Var(&devices, "device", "keep only this device (repeatable)")
@@ -343,6 +352,9 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if err := checkDatasetFlags(dsFlags, dsIn); err != nil {
+		return err
+	}
 	if dsIn != nil && j.recover {
 		return usagef("--recover reads one file as it is; pass --raw with it (the inputs are IoTDB data, read with their mods files)")
 	}
@@ -367,7 +379,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if dsIn != nil {
-		r, err := openDataset(dsIn, j.ropts, j.table, j.partitionBy != "")
+		r, err := openDataset(dsIn, j.ropts, j.table, j.partitionBy != "", dsFlags)
 		if err != nil {
 			return err
 		}
@@ -489,6 +501,30 @@ func openReader(f *tsfile.File, table string, opts *arrowconv.Options) (array.Re
 		return nil, errNoTables
 	}
 	return nil, usagef("the file has several tables; pick one with --table (tables: %s)", strings.Join(tables, ", "))
+}
+
+// treeTableNote says, when --table names a tree table under which other
+// tree tables lie, that their devices are not read: in IoTDB a path
+// prefix would select them (root.sg.**), but a tree table holds only the
+// devices whose path up to its third node is the table's name (apache/tsfile
+// StringArrayDeviceID: TSFileConfig.DEFAULT_SEGMENT_NUM_FOR_TABLE_NAME = 3,
+// the split IoTDB 2.x writes tree devices with). tree tells a tree table
+// from a table-model one.
+func treeTableNote(table string, tables []string, tree func(string) bool) string {
+	if table == "" || !slices.Contains(tables, table) || !tree(table) {
+		return ""
+	}
+	var under []string
+	for _, t := range tables {
+		if strings.HasPrefix(t, table+".") && tree(t) {
+			under = append(under, t)
+		}
+	}
+	if len(under) == 0 {
+		return ""
+	}
+	slices.Sort(under)
+	return fmt.Sprintf("--table %s reads the devices of tree table %s only; devices deeper below %s are in tree tables %s: name each with --table, or leave --table out to read every device", table, table, table, strings.Join(under, ", "))
 }
 
 // writeOptions are the format-specific options of convert.
@@ -645,6 +681,12 @@ func (j *convertJob) openQuery(ctx context.Context, name string, prog *progress,
 	if err != nil {
 		in.close()
 		return nil, nil, &fileError{name, err}
+	}
+	if !j.treeNoted && !j.quiet && stderr != io.Discard { // not in a schema pre-pass
+		j.treeNoted = true
+		if n := treeTableNote(j.table, in.file.Tables(), func(t string) bool { _, ok := in.file.SchemaOf(t); return !ok }); n != "" {
+			fmt.Fprintf(stderr, "ts2arrow: %s\n", n)
+		}
 	}
 	rdr, err := openProjected(in.file, j.table, q)
 	if errors.Is(err, errNoTables) && j.recover && j.schemaFrom == "" {

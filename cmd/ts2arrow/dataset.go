@@ -9,8 +9,10 @@ package main
 // single-file path. --raw keeps the single-file path.
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +37,50 @@ the deletions of the mods files applied, and of the copies of a point in
 several files the one IoTDB keeps (unsequence over sequence, newer over
 older). Standard error says so. --raw reads every *.tsfile as it is
 instead: deleted points come back, and overwritten points appear twice.
+
+IoTDB never merges databases: a table name that several databases hold
+(database folders of the data directory) needs --database NAME, or
+--table DATABASE.TABLE; without it the command lists the databases and
+exits 2.
+
+--mods-v1 says how deletions of IoTDB 1.x .mods files apply: offset (as
+1.x: only to the chunks written before the deletion), whole (as 2.x,
+which converts .mods to .mods2 and drops the offset: the whole file), or
+auto (the default): whole in a data directory IoTDB 2.x wrote to (one
+holding a TsFile v4 or a .mods2 file), offset elsewhere.
 `
+
+// datasetFlags are the flags of the commands that read IoTDB data.
+type datasetFlags struct {
+	database string
+	modsV1   string
+}
+
+// addDatasetFlags registers --database and --mods-v1 on fs.
+func addDatasetFlags(fs *flag.FlagSet) *datasetFlags {
+	f := &datasetFlags{}
+	fs.StringVar(&f.database, "database", "", "in IoTDB data, the database of the table to read (see above)")
+	fs.StringVar(&f.modsV1, "mods-v1", "auto", "in IoTDB data, how .mods deletions apply: offset, whole or auto (see above)")
+	return f
+}
+
+// options returns the dataset options the flags ask for.
+func (f *datasetFlags) options(ropts *tsfile.ReadOptions) (*dataset.Options, error) {
+	o := &dataset.Options{Read: ropts}
+	if f == nil {
+		return o, nil
+	}
+	switch f.modsV1 {
+	case "", "auto":
+	case "offset":
+		o.ModsV1 = dataset.ModsV1Offset
+	case "whole":
+		o.ModsV1 = dataset.ModsV1Whole
+	default:
+		return nil, usagef("unknown --mods-v1 %q (want offset, whole or auto)", f.modsV1)
+	}
+	return o, nil
+}
 
 // datasetInput is what detectDataset found: the roots to open as one
 // dataset and how to name them on stderr.
@@ -203,56 +248,132 @@ func hasMods(f string) bool {
 type resolved struct {
 	in    *datasetInput
 	ds    *dataset.Dataset
+	dsOpt *dataset.Options
 	ropts *tsfile.ReadOptions
+	// table is the table's Ref, what names it to the dataset ("" for
+	// every table of tables, under --partition-by).
 	table string
 	tree  bool
+	// tables are the tables --database leaves (all without it).
+	tables []dataset.Table
 }
 
-// openDataset opens the inputs as a dataset and picks the table: --table,
-// or the only one. every (--partition-by) takes several tables without
-// --table: each gets its partition.
-func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, every bool) (*resolved, error) {
-	ds, err := dataset.Open(in.roots, &dataset.Options{Read: ropts})
+// openDataset opens the inputs as a dataset and picks the table: --table
+// (in --database), or the only one. every (--partition-by) takes several
+// tables without --table: each gets its partition. A table name several
+// databases hold is a usage error that lists them: IoTDB never reads
+// databases as one table.
+func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, every bool, flags *datasetFlags) (*resolved, error) {
+	dso, err := flags.options(ropts)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := dataset.Open(in.roots, dso)
 	if err != nil {
 		return nil, datasetError(err)
 	}
-	r := &resolved{in: in, ds: ds, ropts: ropts}
+	r, err := pickTable(ds, table, every, flags)
+	if err != nil {
+		ds.Close()
+		return nil, err
+	}
+	r.in, r.ds, r.dsOpt, r.ropts = in, ds, dso, ropts
+	return r, nil
+}
+
+// pickTable chooses the table of a command among the dataset's.
+func pickTable(ds *dataset.Dataset, table string, every bool, flags *datasetFlags) (*resolved, error) {
 	tables, err := ds.Tables()
 	if err != nil {
-		ds.Close()
 		return nil, datasetError(err)
 	}
-	var names []string
-	for _, t := range tables {
-		names = append(names, t.Name)
+	refs := func(ts []dataset.Table) string {
+		var names []string
+		for _, t := range ts {
+			names = append(names, t.Ref)
+		}
+		return strings.Join(names, ", ")
 	}
+	// why says, when no file is left to read, what left each one out.
+	why := func() string {
+		ws := ds.Warnings()
+		if len(tables) > 0 || len(ws) == 0 {
+			return ""
+		}
+		more := ""
+		if len(ws) > 1 {
+			more = fmt.Sprintf(" (and %d more warnings)", len(ws)-1)
+		}
+		return ": " + ws[0] + more
+	}
+	all := tables
+	if db := databaseOf(flags); db != "" {
+		var in []dataset.Table
+		var dbs []string
+		for _, t := range tables {
+			if t.Database != "" && !slices.Contains(dbs, t.Database) {
+				dbs = append(dbs, t.Database)
+			}
+			// A tree-model root lies in the database its path starts with.
+			if t.Database == db || t.Tree && (t.Name == db || strings.HasPrefix(t.Name, db+".")) {
+				in = append(in, t)
+			}
+		}
+		if len(in) == 0 {
+			slices.Sort(dbs)
+			return nil, usagef("no database %q in the inputs (databases: %s)%s", db, strings.Join(dbs, ", "), why())
+		}
+		tables = in
+	}
+	r := &resolved{tables: tables}
 	switch {
 	case table != "":
-		i := slices.IndexFunc(tables, func(t dataset.Table) bool { return t.Name == table })
-		if i < 0 {
-			ds.Close()
-			return nil, usagef("no table %q in the inputs (tables: %s)", table, strings.Join(names, ", "))
-		}
-		r.table, r.tree = table, tables[i].Tree
-	case len(tables) == 1:
-		r.table, r.tree = tables[0].Name, tables[0].Tree
-	case len(tables) == 0:
-		ds.Close()
-		// The note is not printed yet: say why files were left out.
-		if ws := ds.Warnings(); len(ws) > 0 {
-			more := ""
-			if len(ws) > 1 {
-				more = fmt.Sprintf(" (and %d more warnings)", len(ws)-1)
+		var match []dataset.Table
+		for _, t := range tables {
+			if t.Name == table || t.Ref == table || t.Database != "" && t.Database+"."+t.Name == table {
+				match = append(match, t)
 			}
-			return nil, usagef("the inputs have no tables: %s%s", ws[0], more)
+		}
+		switch len(match) {
+		case 0:
+			return nil, usagef("no table %q in the inputs (tables: %s)%s", table, refs(all), why())
+		case 1:
+		default:
+			var dbs []string
+			for _, t := range match {
+				dbs = append(dbs, cmp.Or(t.Database, "(files outside a data directory)"))
+			}
+			return nil, usagef("table %q is in databases %s, which IoTDB never reads as one table; pick one with --database (or --table DATABASE.%s)", table, strings.Join(dbs, ", "), table)
+		}
+		r.table, r.tree, r.tables = match[0].Ref, match[0].Tree, match[:1]
+	case len(tables) == 1:
+		r.table, r.tree = tables[0].Ref, tables[0].Tree
+	case len(tables) == 0:
+		// The note is not printed yet: say why files were left out.
+		if w := why(); w != "" {
+			return nil, usagef("the inputs have no tables%s", w)
 		}
 		return nil, usagef("the inputs have no tables")
 	case every:
 	default:
-		ds.Close()
-		return nil, usagef("the inputs have several tables; pick one with --table (tables: %s)", strings.Join(names, ", "))
+		if !slices.ContainsFunc(tables, func(u dataset.Table) bool { return u.Name != tables[0].Name }) {
+			var dbs []string
+			for _, t := range tables {
+				dbs = append(dbs, cmp.Or(t.Database, "(files outside a data directory)"))
+			}
+			return nil, usagef("table %q is in databases %s, which IoTDB never reads as one table; pick one with --database", tables[0].Name, strings.Join(dbs, ", "))
+		}
+		return nil, usagef("the inputs have several tables; pick one with --table (tables: %s)", refs(tables))
 	}
 	return r, nil
+}
+
+// databaseOf returns --database, "" without the flags.
+func databaseOf(f *datasetFlags) string {
+	if f == nil {
+		return ""
+	}
+	return f.database
 }
 
 // close releases the dataset's files.
@@ -264,8 +385,28 @@ func (r *resolved) note(stderr io.Writer, quiet bool) {
 	if !quiet {
 		// The counts of files and deletions are Rules' first lines.
 		fmt.Fprintf(stderr, "ts2arrow: %s: returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n", r.in.what)
-		for _, l := range r.ds.Rules() {
+		rules := r.ds.Rules()
+		if r.table != "" {
+			// The files the read uses, not the whole directory.
+			if tr, err := r.ds.TableRules(r.table); err == nil {
+				rules = tr
+			}
+		}
+		for _, l := range rules {
 			fmt.Fprintf(stderr, "ts2arrow: %s\n", l)
+		}
+		if r.tree {
+			if all, err := r.ds.Tables(); err == nil {
+				var names []string
+				tree := map[string]bool{}
+				for _, t := range all {
+					names = append(names, t.Ref)
+					tree[t.Ref] = t.Tree
+				}
+				if n := treeTableNote(r.table, names, func(t string) bool { return tree[t] }); n != "" {
+					fmt.Fprintf(stderr, "ts2arrow: %s\n", n)
+				}
+			}
 		}
 	}
 	for _, w := range r.ds.Warnings() {
@@ -323,14 +464,12 @@ func (r *resolved) reader(o *arrowconv.Options) (*dataset.Reader, error) {
 
 // devices lists the devices of the dataset's files by table, sorted: from
 // each file's .resource, else (a loose file) from the file's own index.
+// The map is keyed by the tables' Refs.
 func (r *resolved) devices() (map[string][]tsfile.DeviceID, error) {
-	tables, err := r.ds.Tables()
-	if err != nil {
-		return nil, datasetError(err)
-	}
 	out := map[string][]tsfile.DeviceID{}
-	for _, t := range tables {
-		if out[t.Name], err = r.ds.Devices(t.Name); err != nil {
+	for _, t := range r.tables {
+		var err error
+		if out[t.Ref], err = r.ds.Devices(t.Ref); err != nil {
 			return nil, datasetError(err)
 		}
 	}
@@ -427,7 +566,9 @@ func (j *convertJob) runDataset(ctx context.Context, r *resolved, stdout, stderr
 // uncounted) and reports whether deletions removed rows it matched. Only
 // asked when nothing came out, so it reads little.
 func (r *resolved) deletedAny(o *arrowconv.Options, tables []string) bool {
-	ds, err := dataset.Open(r.in.roots, &dataset.Options{Read: r.ropts, CountDeletions: true})
+	dso := *r.dsOpt
+	dso.CountDeletions = true
+	ds, err := dataset.Open(r.in.roots, &dso)
 	if err != nil {
 		return false
 	}
@@ -492,12 +633,7 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 			os.RemoveAll(tmp)
 		}
 	}()
-	tables := []dataset.Table{{Name: r.table, Tree: r.tree}}
-	if j.table == "" {
-		if tables, err = r.ds.Tables(); err != nil {
-			return datasetError(err)
-		}
-	}
+	tables := r.tables
 	var byTable map[string][]tsfile.DeviceID
 	if j.partitionBy == "device" {
 		if byTable, err = r.devices(); err != nil {
@@ -517,10 +653,11 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 		return err
 	}
 	for _, t := range tables {
-		tr := &resolved{in: r.in, ds: r.ds, ropts: r.ropts, table: t.Name, tree: t.Tree}
-		tdir := filepath.Join(tmp, "table="+hiveEscape(t.Name))
+		tr := &resolved{in: r.in, ds: r.ds, dsOpt: r.dsOpt, ropts: r.ropts, table: t.Ref, tree: t.Tree, tables: []dataset.Table{t}}
+		// A table of several databases is table=DATABASE.TABLE.
+		tdir := filepath.Join(tmp, "table="+hiveEscape(t.Ref))
 		if j.partitionBy == "table" {
-			if err := write(t.Name, q, tdir); err != nil {
+			if err := write(t.Ref, q, tdir); err != nil {
 				prog.finish(false)
 				return err
 			}
@@ -535,7 +672,7 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 				return err
 			}
 		}
-		for _, d := range byTable[t.Name] {
+		for _, d := range byTable[t.Ref] {
 			if q.Devices != nil && !containsDevice(q.Devices, d) {
 				continue
 			}
@@ -544,7 +681,7 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 			if t.Tree {
 				dq.Columns = cols
 			}
-			if err := write(t.Name, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String()))); err != nil {
+			if err := write(t.Ref, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String()))); err != nil {
 				prog.finish(false)
 				return err
 			}
@@ -558,7 +695,7 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 	ok = true
 	names := make([]string, len(tables))
 	for i, t := range tables {
-		names[i] = t.Name
+		names[i] = t.Ref
 	}
 	j.reportDataset(ctx, rows, parts, st, func() bool { return r.deletedAny(q, names) }, stderr)
 	return nil
@@ -589,7 +726,7 @@ func (r *resolved) withoutDevice(q *arrowconv.Options) ([]string, error) {
 // writeDatasetPart writes the resolved rows of a table for a query as
 // part-0 of dir; a part that would hold no rows is not written.
 func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table string, q *arrowconv.Options, dir string, prog *progress) (int64, dataset.ReadStats, error) {
-	tr := &resolved{in: r.in, ds: r.ds, ropts: r.ropts, table: table}
+	tr := &resolved{in: r.in, ds: r.ds, dsOpt: r.dsOpt, ropts: r.ropts, table: table}
 	rdr, err := tr.reader(q)
 	if err != nil {
 		return 0, dataset.ReadStats{}, err
@@ -610,6 +747,21 @@ func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table st
 	return chain.rows, rdr.Stats(), nil
 }
 
+// checkDatasetFlags refuses --database and --mods-v1 for inputs that are
+// not IoTDB data (or under --raw), where they would be ignored.
+func checkDatasetFlags(f *datasetFlags, in *datasetInput) error {
+	if in != nil {
+		return nil
+	}
+	if f.database != "" {
+		return usagef("--database picks a database of IoTDB data; the inputs are plain TsFiles (or --raw is given)")
+	}
+	if f.modsV1 != "auto" && f.modsV1 != "" {
+		return usagef("--mods-v1 applies to IoTDB data read with its mods files; the inputs are plain TsFiles (or --raw is given)")
+	}
+	return nil
+}
+
 // datasetFor is detectDataset for head and schema: the one FILE argument,
 // or nil when it is not IoTDB data (or --raw) and the single-file path
 // reads it, with the errors it gives today.
@@ -625,8 +777,8 @@ func datasetFor(name string, raw bool) (*datasetInput, error) {
 }
 
 // headDataset prints the first rows of the resolved stream.
-func headDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts *arrowconv.Options, n int, raw bool, width int, stdout, stderr io.Writer) error {
-	r, err := openDataset(in, ropts, table, false)
+func headDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, flags *datasetFlags, opts *arrowconv.Options, n int, raw bool, width int, stdout, stderr io.Writer) error {
+	r, err := openDataset(in, ropts, table, false, flags)
 	if err != nil {
 		return err
 	}
@@ -641,8 +793,8 @@ func headDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts
 }
 
 // schemaDataset returns the dataset's unified schema of the table.
-func schemaDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, opts *arrowconv.Options, stderr io.Writer) (*arrow.Schema, error) {
-	r, err := openDataset(in, ropts, table, false)
+func schemaDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, flags *datasetFlags, opts *arrowconv.Options, stderr io.Writer) (*arrow.Schema, error) {
+	r, err := openDataset(in, ropts, table, false, flags)
 	if err != nil {
 		return nil, err
 	}

@@ -457,16 +457,38 @@ func TestDatasetImpossibleCast(t *testing.T) {
 }
 
 func TestDatasetNoTables(t *testing.T) {
-	// A data file without its .resource is one IoTDB had not sealed: the
-	// dataset leaves it out, and the error says why there is nothing.
+	// A data file without its .resource and its tail magic is one IoTDB
+	// had not finished: the dataset leaves it out, and the error says why
+	// there is nothing, with --table too.
 	root := iotdbDir(t)
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "unsequence")))
 	seq := layoutPath(root, "sequence", 1, 1)
 	require.NoError(t, os.Remove(seq+dataset.ResourceSuffix))
-	code, _, stderr := runCLI("convert", root, "-o", "-", "--format", "csv")
-	require.Equal(t, 2, code, stderr)
-	require.Equal(t, "ts2arrow: the inputs have no tables: "+seq+": no .resource beside it", stderr[:len("ts2arrow: the inputs have no tables: "+seq+": no .resource beside it")])
-	require.Equal(t, 1, strings.Count(stderr, "\n"))
+	b, err := os.ReadFile(seq)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(seq, b[:len(b)-2], 0o644))
+	why := seq + ": no .resource beside it and it does not end with the TsFile magic"
+	for _, args := range [][]string{{}, {"--table", "t"}} {
+		code, _, stderr := runCLI(append([]string{"convert", root, "-o", "-", "--format", "csv"}, args...)...)
+		require.Equal(t, 2, code, stderr)
+		want := "ts2arrow: the inputs have no tables: " + why
+		if len(args) > 0 {
+			want = `ts2arrow: no table "t" in the inputs (tables: ): ` + why
+		}
+		require.True(t, strings.HasPrefix(stderr, want), stderr)
+		require.Equal(t, 1, strings.Count(stderr, "\n"))
+	}
+}
+
+// TestDatasetWithoutResource: a complete data file without its .resource
+// is read (IoTDB rebuilds the resource from the file), and the note says
+// so; it used to be skipped, leaving nothing to convert.
+func TestDatasetWithoutResource(t *testing.T) {
+	root := iotdbDir(t)
+	require.NoError(t, os.Remove(layoutPath(root, "sequence", 1, 1)+dataset.ResourceSuffix))
+	_, rows, stderr := csvRows(t, root, "--table", "t")
+	require.Equal(t, resolvedRows, rows)
+	require.Contains(t, stderr, "1 data file without a .resource is read by its own index")
 }
 
 // TestDatasetRawSeveralTables: --raw --table over a directory of several

@@ -37,7 +37,10 @@ longer than --width characters is cut to that width, ending in "…"
 
 FILE is a path or an http(s) URL (read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
-device, <measurements>" unless --table names one of its path prefixes.
+device, <measurements>" unless --table names one of its tree tables: a
+device path's first three nodes, or all but the last of a shorter path
+(root.sg.d1 is in table root.sg, root.sg.x.y in root.sg.x, as TsFile and
+IoTDB 2.x file them), whose devices alone are read.
 FILE may also be IoTDB data (below): head prints the first rows of the
 resolved stream.
 
@@ -60,6 +63,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("head", headHelp, stderr)
 	n := fs.Int("n", 20, "number of rows to print")
 	table := fs.String("table", "", "table to read")
+	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to print (time is always printed)")
 	width := fs.Int("width", 40, "most characters per cell; 0 for no limit")
 	timeFormat := fs.String("time-format", "rfc3339", "how timestamps print: rfc3339 or raw")
@@ -110,8 +114,10 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize)}
 	if ds, err := datasetFor(name, *rawFiles); err != nil {
 		return err
+	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
+		return err
 	} else if ds != nil {
-		return headDataset(ds, ropts, *table, opts, *n, raw, *width, stdout, stderr)
+		return headDataset(ds, ropts, *table, dsFlags, opts, *n, raw, *width, stdout, stderr)
 	}
 	in, err := openInput(context.Background(), name, ropts, hf)
 	if err != nil {
@@ -119,6 +125,9 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	}
 	defer in.close()
 	defer printWarnings(stderr, name, in.file)
+	if n := treeTableNote(*table, in.file.Tables(), func(t string) bool { _, ok := in.file.SchemaOf(t); return !ok }); n != "" {
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", n)
+	}
 	rdr, err := openProjected(in.file, *table, opts)
 	if err != nil {
 		return withFile(name, err)

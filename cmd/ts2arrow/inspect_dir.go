@@ -47,6 +47,7 @@ type inspectDirFlags struct {
 	raw        *bool
 	noCount    *bool
 	maxEntries *int
+	modsV1     *string
 }
 
 func addInspectDirFlags(fs *flag.FlagSet) *inspectDirFlags {
@@ -54,6 +55,7 @@ func addInspectDirFlags(fs *flag.FlagSet) *inspectDirFlags {
 		raw:        fs.Bool("raw", false, "inspect every TsFile alone, even in an IoTDB data directory"),
 		noCount:    fs.Bool("no-count", false, "data directory: do not read the rows to count what deletions and overwrites remove"),
 		maxEntries: fs.Int("max-entries", 20, "data directory: deletions listed per mods file and overlaps per partition (0 for all)"),
+		modsV1:     fs.String("mods-v1", "auto", "data directory: how .mods deletions apply: offset, whole or auto (see convert --help)"),
 	}
 }
 
@@ -126,8 +128,8 @@ type inspectDFile struct {
 	// devices and times are then unknown (Devices 0), and for a loose
 	// file without one.
 	Resource string `json:"resource,omitempty"`
-	// Unsealed marks a file of a layout without a .resource, which the
-	// reader leaves out.
+	// Unsealed marks a file of a layout without a .resource that is not
+	// complete (no tail magic), which the reader leaves out.
 	Unsealed  bool   `json:"unsealed,omitempty"`
 	Devices   int    `json:"devices"`
 	StartTime *int64 `json:"start_time,omitempty"`
@@ -236,7 +238,10 @@ type inspectEffect struct {
 }
 
 type inspectCount struct {
-	Table           string `json:"table,omitempty"`
+	Table string `json:"table,omitempty"`
+	// Database is set for a table-model table whose name several
+	// databases hold: each is counted apart, as IoTDB never merges them.
+	Database        string `json:"database,omitempty"`
 	Model           string `json:"model,omitempty"`
 	Files           int    `json:"files"`
 	FilesRead       int    `json:"files_read"`
@@ -332,7 +337,11 @@ func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfil
 	}
 	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(found, ", "))
 	info, failed := summarizeLayout(found, l, *f.maxEntries)
-	info.Effect = countEffect(l, ropts, !*f.noCount, info, stderr)
+	dso, err := (&datasetFlags{modsV1: *f.modsV1}).options(ropts)
+	if err != nil {
+		return err
+	}
+	info.Effect = countEffect(l, dso, !*f.noCount, info, stderr)
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -454,14 +463,15 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 
 		var res *dataset.Resource
 		switch {
-		case f.Resource == "" && f.Space != dataset.Unknown:
-			// docs/iotdb-rules.md 7a: a file IoTDB had not closed; the
+		case f.Resource == "" && f.Space != dataset.Unknown && dataset.Incomplete(f.Path, df.Size) != "":
+			// docs/iotdb-rules.md 7a: a file IoTDB had not finished; the
 			// server rebuilds it from the WAL, which files alone do not
 			// give, so the reader leaves it out.
 			df.Unsealed = true
-			readerWarn("%s: no .resource beside it, so IoTDB had not sealed it (still written, or left by a crash); skipped, as its points are in IoTDB's write-ahead log", f.Path)
+			readerWarn("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, dataset.Incomplete(f.Path, df.Size))
 		case f.Resource == "":
-			// A loose file needs no resource: its own index gives its
+			// A loose file needs no resource, nor does a complete data
+			// file (IoTDB rebuilds its resource): its own index gives its
 			// times, which this summary does not open files to read.
 		default:
 			r, err := dataset.ReadResourceFile(f.Resource)
@@ -882,11 +892,14 @@ func compareNum(a, b string) int {
 // countEffect opens the layout with the resolved reader for its rules and
 // warnings and, when count is set, reads every table through it to count
 // what the rules removed.
-func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info *inspectDir, stderr io.Writer) *inspectEffect {
+func countEffect(l *dataset.Layout, dso *dataset.Options, count bool, info *inspectDir, stderr io.Writer) *inspectEffect {
 	e := &inspectEffect{asked: count}
+	ropts := dso.Read
 	// CountDeletions: decode what deletions cover rather than skip it, so
 	// that every deleted row is counted.
-	ds, err := dataset.OpenLayout(l, &dataset.Options{Read: ropts, CountDeletions: true})
+	o := *dso
+	o.CountDeletions = true
+	ds, err := dataset.OpenLayout(l, &o)
 	if err != nil {
 		e.Error = err.Error()
 		info.Warnings = append(info.Warnings, info.readerWarnings...)
@@ -912,7 +925,7 @@ func countEffect(l *dataset.Layout, ropts *tsfile.ReadOptions, count bool, info 
 	for _, t := range tables {
 		c, st, err := countTable(ds, t)
 		if err != nil {
-			e.Error = fmt.Sprintf("table %s: %v", t.Name, err)
+			e.Error = fmt.Sprintf("table %s: %v", t.Ref, err)
 			return e
 		}
 		e.Tables = append(e.Tables, c)
@@ -939,8 +952,8 @@ func typeChanges(l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOp
 	}
 	order := make([]int, 0, len(l.Files))
 	for i, f := range l.Files {
-		if f.Space != dataset.Unknown && f.Resource == "" {
-			continue // unsealed: the reader leaves it out
+		if f.Space != dataset.Unknown && f.Resource == "" && dataset.Incomplete(f.Path, -1) != "" {
+			continue // unfinished: the reader leaves it out
 		}
 		order = append(order, i)
 	}
@@ -1047,10 +1060,13 @@ func fileColumns(path string, ropts *tsfile.ReadOptions) ([]fileColumn, error) {
 // countTable drains the resolved reader of one table.
 func countTable(ds *dataset.Dataset, t dataset.Table) (inspectCount, dataset.ReadStats, error) {
 	c := inspectCount{Table: t.Name, Model: "table", Files: t.Files}
+	if t.Ref != t.Name {
+		c.Database = t.Database
+	}
 	if t.Tree {
 		c.Model = "tree"
 	}
-	r, err := ds.NewReader(t.Name, nil)
+	r, err := ds.NewReader(t.Ref, nil)
 	if err != nil {
 		return c, dataset.ReadStats{}, err
 	}
@@ -1065,7 +1081,7 @@ func countTable(ds *dataset.Dataset, t dataset.Table) (inspectCount, dataset.Rea
 	}
 	st := r.Stats()
 	n := countOf(st)
-	n.Table, n.Model, n.Files = c.Table, c.Model, c.Files
+	n.Table, n.Database, n.Model, n.Files = c.Table, c.Database, c.Model, c.Files
 	return n, st, nil
 }
 
@@ -1218,7 +1234,11 @@ func printInspectDir(w io.Writer, info *inspectDir) {
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  TABLE\tMODEL\tFILES\tROWS READ\tDELETED\tCELLS DELETED\tOVERWRITTEN\tEMPTIED\tMERGED\tROWS OUT")
 		row := func(c *inspectCount) {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Table, c.Model, c.Files, c.RowsRead, c.RowsDeleted, c.CellsDeleted, c.RowsOverwritten, c.RowsDropped, c.RowsMerged, c.RowsOut)
+			name := c.Table
+			if c.Database != "" {
+				name = c.Database + "." + c.Table
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", name, c.Model, c.Files, c.RowsRead, c.RowsDeleted, c.CellsDeleted, c.RowsOverwritten, c.RowsDropped, c.RowsMerged, c.RowsOut)
 		}
 		for i := range e.Tables {
 			row(&e.Tables[i])

@@ -33,7 +33,10 @@ to values ("tsfile.category", "tsfile.type"; "tsfile.table",
 
 FILE is a path or an http(s) URL (read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
-device, <measurements>" unless --table names one of its path prefixes.
+device, <measurements>" unless --table names one of its tree tables: a
+device path's first three nodes, or all but the last of a shorter path
+(root.sg.d1 is in table root.sg, root.sg.x.y in root.sg.x, as TsFile and
+IoTDB 2.x file them), whose devices alone are read.
 FILE may also be IoTDB data (below): schema prints the table's schema over
 all its files, each column of the type of its newest file.
 
@@ -64,6 +67,7 @@ type schemaFieldJSON struct {
 func runSchema(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("schema", schemaHelp, stderr)
 	table := fs.String("table", "", "table whose schema to print")
+	dsFlags := addDatasetFlags(fs)
 	asArrow := fs.Bool("arrow", false, "print arrow-go's rendering of the schema")
 	asJSON := fs.Bool("json", false, "print the schema as JSON")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
@@ -95,8 +99,10 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	var sc *arrow.Schema
 	if ds, err := datasetFor(pos[0], *rawFiles); err != nil {
 		return err
+	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
+		return err
 	} else if ds != nil {
-		sc, err = schemaDataset(ds, ropts, *table, opts, stderr)
+		sc, err = schemaDataset(ds, ropts, *table, dsFlags, opts, stderr)
 		if err != nil {
 			return err
 		}
@@ -125,6 +131,9 @@ func readSchema(name, table string, opts *arrowconv.Options, ropts *tsfile.ReadO
 	}
 	defer in.close()
 	defer printWarnings(stderr, name, in.file)
+	if n := treeTableNote(table, in.file.Tables(), func(t string) bool { _, ok := in.file.SchemaOf(t); return !ok }); n != "" {
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", n)
+	}
 	rdr, err := openProjected(in.file, table, opts)
 	if err != nil {
 		return nil, withFile(name, err)

@@ -245,6 +245,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	rawFiles := fs.Bool("raw", false, "serve the TsFiles of IoTDB data directories one by one, as they are (see above)")
 	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
 	keys := addKeyFlags(fs)
+	modsV1 := fs.String("mods-v1", "auto", "in IoTDB data directories, how .mods deletions apply: offset, whole or auto (see convert --help)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -333,6 +334,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		Rescan: *rescan, Logger: log, ReadOptions: ropts, MaxBatchBytes: int64(maxBatch),
 		Raw: *rawFiles,
 	}
+	dso, err := (&datasetFlags{modsV1: *modsV1}).options(nil)
+	if err != nil {
+		return err
+	}
+	opts.ModsV1 = dso.ModsV1
 	if *rescan == 0 {
 		opts.Rescan = -1 // flight reads 0 as its default
 	}
