@@ -33,8 +33,9 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
 
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
 (every *.tsfile under it), a glob pattern ("data/*.tsfile", quoted so the
-tool expands it) or an http:// or https:// URL, which is read with range
-requests: the footer first, then only the chunks the query needs.
+tool expands it; "data/**/*.tsfile" matches at any depth, {a,b} either) or
+an http:// or https:// URL, which is read with range requests: the footer
+first, then only the chunks the query needs.
 
 FORMAT is parquet (Apache Parquet), arrow (Arrow IPC file), arrows (Arrow
 IPC stream), csv (header row, then one line per row), jsonl (one JSON object

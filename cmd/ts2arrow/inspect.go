@@ -33,8 +33,9 @@ none; its chunk's Statistics cover it). Only headers are read, never page
 bodies, so inspecting a remote file fetches little of it.
 
 FILE is a path, an http(s) URL (read with range requests), a directory
-(every *.tsfile under it) or a glob pattern. Several files print one after
-another, separated by a blank line.
+(every *.tsfile under it) or a glob pattern ('data/**/*.tsfile' matches at
+any depth). Several files print one after another, separated by a blank
+line.
 ` + inspectDirHelp + `
 --json prints one JSON object for a single FILE, and an array of them when
 FILE... names several files, a directory or a pattern. The fields are
