@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -77,5 +78,54 @@ func TestExpandInputsGlobstar(t *testing.T) {
 	}
 	if n := strings.Count(out, "\n") - 1; n != 4*1500 {
 		t.Errorf("convert root/**/*.tsfile: %d rows, want %d", n, 4*1500)
+	}
+}
+
+// TestInspectJSONKeepsFailedPlace checks that inspect --json puts an
+// object naming a file that could not be read in that file's place in the
+// array, as the help promises, and still exits 1.
+func TestInspectJSONKeepsFailedPlace(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.tsfile")
+	if err := os.WriteFile(junk, []byte("junk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sample := "../../testdata/sample.tsfile"
+	missing := filepath.Join(dir, "missing.tsfile")
+	none := filepath.Join(dir, "none-*.tsfile")
+	code, out, stderr := runCLI("inspect", "--json", sample, junk, missing, none, sample)
+	if code != 1 {
+		t.Errorf("exit %d, want 1; stderr:\n%s", code, stderr)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("stdout is not a JSON array: %v\n%s", err, out)
+	}
+	want := []struct {
+		file, errPart string // errPart "" for a file read
+	}{
+		{sample, ""},
+		{junk, "too short for the magic"},
+		{missing, "no such file"},
+		{none, "matches no file"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d array items, want %d (the sample named twice is read once):\n%s", len(got), len(want), out)
+	}
+	for i, w := range want {
+		if got[i]["file"] != w.file {
+			t.Errorf("item %d: file %v, want %s", i, got[i]["file"], w.file)
+		}
+		msg, hasErr := got[i]["error"].(string)
+		switch {
+		case w.errPart == "" && hasErr:
+			t.Errorf("item %d: error %q on a file that reads", i, msg)
+		case w.errPart == "" && got[i]["tables"] == nil:
+			t.Errorf("item %d: no tables", i)
+		case w.errPart != "" && !strings.Contains(msg, w.errPart):
+			t.Errorf("item %d: error %q, want it to say %q", i, msg, w.errPart)
+		case w.errPart != "" && !strings.Contains(stderr, msg):
+			t.Errorf("item %d: error %q is not the one on stderr:\n%s", i, msg, stderr)
+		}
 	}
 }
