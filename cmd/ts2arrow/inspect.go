@@ -446,6 +446,14 @@ func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile, pages bo
 			// Headers only: the bodies would cost a remote file its
 			// whole data section.
 			c, err := f.ReadChunkPages(cm.Offset, func(int, *tsfile.PageHeader) bool { return false })
+			if err != nil && f.SkipLostSeriesChunk(err, "a chunk whose page its writer lost: it holds a page header and no values, and reads skip it") {
+				// --lenient: the chunk is listed with its header and no
+				// pages, as convert --lenient reads it.
+				var h tsfile.ChunkHeader
+				if h, err = f.ReadChunkHeader(cm.Offset); err == nil {
+					c = &tsfile.Chunk{Header: h}
+				}
+			}
 			if err != nil {
 				return d, err
 			}
