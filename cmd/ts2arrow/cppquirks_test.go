@@ -147,3 +147,39 @@ func TestLenientSkipsLostNonAlignedChunk(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, errOut, "--lenient")
 }
+
+// TestLenientReadsNonUTF8DeviceID: a DeviceID segment that is not valid
+// UTF-8 (upstream's C++ example program writes one) is refused by default
+// with an error naming --lenient; every command's --lenient reads it as
+// upstream Java does (one U+FFFD per ill-formed sequence, not per byte)
+// and warns naming the device.
+func TestLenientReadsNonUTF8DeviceID(t *testing.T) {
+	var out bytes.Buffer
+	w, err := tsfile.NewWriter(&out, nil)
+	require.NoError(t, err)
+	v := tsfile.NewValues(tsfile.Int32, 2)
+	v.Int32s[0], v.Int32s[1] = 10, 20
+	require.NoError(t, w.WriteNonAligned(tsfile.ParseTreePath("root.sg.QQQQQQQQ"), []tsfile.NonAlignedSeries{{SeriesSchema: tsfile.SeriesSchema{Name: "s", DataType: tsfile.Int32, Encoding: encoding.Plain}, Times: []int64{1, 2}, Values: v}}))
+	require.NoError(t, w.Close())
+	p := filepath.Join(t.TempDir(), "bad.tsfile")
+	require.NoError(t, os.WriteFile(p, bytes.ReplaceAll(out.Bytes(), []byte("QQQQQQQQ"), []byte("d\xe2\x82A\xed\xa0\x80\xff")), 0o644))
+	const java = "root.sg.d\uFFFDA\uFFFD\uFFFD"
+	for _, args := range [][]string{
+		{"convert", p, "--format", "csv", "-o", "-"},
+		{"head", p},
+		{"schema", p},
+		{"inspect", p},
+	} {
+		code, _, errOut := runCLI(args...)
+		require.Equal(t, 1, code, "%q: %s", args, errOut)
+		require.Contains(t, errOut, "DeviceID segment: invalid UTF-8", "%q", args)
+		require.Contains(t, errOut, "--lenient", "%q", args)
+		code, stdout, errOut := runCLI(append(args, "--lenient")...)
+		require.Equal(t, 0, code, "%q --lenient: %s", args, errOut)
+		require.Contains(t, stdout+errOut, "warning", "%q", args)
+		require.Contains(t, stdout+errOut, "device "+java+": a segment is not valid UTF-8", "%q", args)
+		if args[0] == "convert" {
+			require.Equal(t, "time,device,s\n1,"+java+",10\n2,"+java+",20\n", stdout)
+		}
+	}
+}
