@@ -45,7 +45,7 @@ func TestJavaUTF8(t *testing.T) {
 	require.NotZero(t, differsFromGo)
 	t.Logf("%d cases, %d where Go's []rune conversion differs", n, differsFromGo)
 	for in, want := range map[string]string{
-		"e28241":   "\uFFFDA",       // a lead and its valid continuation: one
+		"e28241":   "\uFFFDA",      // a lead and its valid continuation: one
 		"eda080":   "\uFFFD",       // an encoded surrogate: one for three bytes
 		"f09f98":   "\uFFFD",       // cut by the end: one
 		"c0af":     "\uFFFD\uFFFD", // C0 is never a lead
