@@ -254,6 +254,10 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 			dev = cur.Device
 		}
 		next := idx.nextGroup(s, from)
+		if next <= from {
+			// Nothing left to skip to (the separator itself is damaged).
+			return false
+		}
 		drop(dev, from, next, cause)
 		cur, curErr = nil, nil
 		s.restart(next)
@@ -275,6 +279,9 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 			// The scan stopped inside or right after the current group:
 			// it is incomplete, and ValidEnd stays before it.
 			rec.Cause = err
+			if idx != nil {
+				rec.accountRest(idx, from)
+			}
 			return rec, nil
 		}
 		r := s.Record()
@@ -325,16 +332,21 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 				rec.ValidEnd = r.Offset
 			}
 			if idx != nil {
-				if missing := idx.rows - rec.Points() - rec.DroppedRows(); missing != 0 {
-					// Every index chunk lies in a kept or a dropped group,
-					// unless the index points where the scan found none.
-					rec.Dropped = append(rec.Dropped, DroppedGroup{Offset: -1, End: -1, Rows: missing, Chunks: -1,
-						Cause: corruptf(r.Offset, "data section", "the index counts %d rows in chunks that no chunk group of the data section holds", missing)})
-				}
+				rec.accountRest(idx, r.Offset)
 				rec.Complete = len(rec.Dropped) == 0 && rec.Cause == nil
 			}
 			return rec, nil
 		}
+	}
+}
+
+// accountRest adds to Dropped the rows the index counts that neither a
+// kept nor a dropped group holds, the scan having ended at off: every row
+// of the input is then either in the rebuilt file or reported.
+func (r *Recovery) accountRest(idx *recoverIndex, off int64) {
+	if missing := idx.rows - r.Points() - r.DroppedRows(); missing > 0 {
+		r.Dropped = append(r.Dropped, DroppedGroup{Offset: -1, End: -1, Rows: missing, Chunks: -1,
+			Cause: corruptf(off, "data section", "the index counts %d rows in chunks that no chunk group the scan read holds", missing)})
 	}
 }
 

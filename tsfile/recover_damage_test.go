@@ -120,6 +120,23 @@ func TestRecoverDamageSweep(t *testing.T) {
 			if name == "sample" {
 				offs = append(offs, 3800) // the reproduction
 			}
+			// Damage reaching the separator ends the scan there (and may
+			// break the footer): no hang, and a file that opens.
+			for _, off := range []int64{of.metaOffset - 3, of.metaOffset} {
+				b := append([]byte(nil), orig...)
+				copy(b[off:], []byte{0xff, 0xff, 0xff, 0xff})
+				rec, err := Recover(bytes.NewReader(b), int64(len(b)), nil)
+				require.NoError(t, err, "offset %d", off)
+				require.False(t, rec.Complete, "offset %d", off)
+				if rec.Indexed {
+					require.Equal(t, total, rec.Points()+rec.DroppedRows(), "offset %d", off)
+				}
+				var out bytes.Buffer
+				_, err = rec.Rebuild(&out, bytes.NewReader(b), nil)
+				require.NoError(t, err, "offset %d", off)
+				_, err = Open(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
+				require.NoError(t, err, "offset %d", off)
+			}
 			dropped, invisible := 0, 0
 			for _, off := range sample.Short(offs, 200, uint64(len(orig))) {
 				b := append([]byte(nil), orig...)
