@@ -38,6 +38,10 @@ type Recovery struct {
 	// scan knew every chunk the file holds: Dropped then counts the rows
 	// of each dropped group, and IndexRows is the file's total.
 	Indexed bool
+	// ReadError is why a read of the file through its index fails (the
+	// first error; nil when it reads whole, or has no index): the file is
+	// then recovered group by group.
+	ReadError error
 	// IndexRows is the number of rows the file's index counts, as
 	// RecoveredGroup.Rows counts them, or -1 when the index did not open.
 	IndexRows int64
@@ -60,6 +64,10 @@ type Recovery struct {
 	Cause error
 
 	tables []TableSchema
+	// intact is set when the file opened and every chunk the index holds
+	// read and verified through the read path (verifyAll): a rebuild is
+	// then a copy of the file.
+	intact bool
 	// schemasAt is the offset of the file metadata the tables were taken
 	// from, or -1 when the caller gave them (RecoverOptions.Tables).
 	schemasAt int64
@@ -115,6 +123,16 @@ func (r *Recovery) Points() int64 {
 		n += r.Groups[i].Rows
 	}
 	return n
+}
+
+// KeptRows returns the rows a rebuilt file holds: those of the recovered
+// groups or, for a file that read whole (a rebuild copies it), the rows
+// its index counts.
+func (r *Recovery) KeptRows() int64 {
+	if r.intact {
+		return r.IndexRows
+	}
+	return r.Points()
 }
 
 // DroppedRows returns the rows of the dropped groups, as far as the
@@ -186,6 +204,12 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 			idx = nil
 		} else {
 			rec.Indexed, rec.IndexRows = true, idx.rows
+			// A file that reads whole, as any read of it would, needs
+			// no recovery: the rebuilt file is the file itself. This
+			// also keeps valid files of writers whose layouts only the
+			// read path knows (the C++ writer's quirks) whole.
+			rec.ReadError = verifyAll(f)
+			rec.intact = len(o.Tables) == 0 && rec.ReadError == nil
 		}
 		f.Close()
 	}
@@ -282,6 +306,7 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 			if idx != nil {
 				rec.accountRest(idx, from)
 			}
+			rec.trustRead()
 			return rec, nil
 		}
 		r := s.Record()
@@ -335,16 +360,87 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 				rec.accountRest(idx, r.Offset)
 				rec.Complete = len(rec.Dropped) == 0 && rec.Cause == nil
 			}
+			rec.trustRead()
 			return rec, nil
 		}
 	}
+}
+
+// trustRead makes the recovery of a file that read whole (intact) what a
+// read of it gives: complete, nothing dropped. The group scan decodes
+// without the read path's knowledge of other writers' layouts, so it may
+// have dropped groups that every read of the file returns.
+func (r *Recovery) trustRead() {
+	if r.intact {
+		r.Complete, r.Dropped, r.Cause = true, nil, nil
+	}
+}
+
+// verifyAll reads every chunk f's index holds through the read path (with
+// f's options, quirks and page verification included), one chunk set at a
+// time so that memory stays bounded.
+func verifyAll(f *File) error {
+	for _, table := range f.Tables() {
+		devs, err := f.Devices(table)
+		if err != nil {
+			return err
+		}
+		for _, dev := range devs {
+			series, err := f.Series(dev)
+			if err != nil {
+				return err
+			}
+			aligned := false
+			for i := range series {
+				aligned = aligned || series[i].IsTimeColumn() || series[i].IsValueColumn()
+			}
+			if !aligned {
+				for i := range series {
+					for _, cm := range series[i].Chunks {
+						one := series[i]
+						one.Chunks = []ChunkMetadata{cm}
+						if _, _, err := f.ReadNonAligned(&one); err != nil {
+							return err
+						}
+					}
+				}
+				continue
+			}
+			sets, err := AlignedChunkSets(series)
+			if err != nil {
+				return err
+			}
+			for _, set := range sets {
+				var sub []TimeseriesMetadata
+				for i := range series {
+					one := series[i]
+					switch {
+					case one.IsTimeColumn():
+						one.Chunks = []ChunkMetadata{set.Time}
+					default:
+						cm, ok := set.Values[one.Measurement]
+						if !ok {
+							one.Chunks = nil
+						} else {
+							one.Chunks = []ChunkMetadata{cm}
+						}
+					}
+					sub = append(sub, one)
+				}
+				if _, err := f.ReadAligned(sub); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // accountRest adds to Dropped the rows the index counts that neither a
 // kept nor a dropped group holds, the scan having ended at off: every row
 // of the input is then either in the rebuilt file or reported.
 func (r *Recovery) accountRest(idx *recoverIndex, off int64) {
-	if missing := idx.rows - r.Points() - r.DroppedRows(); missing > 0 {
+	if missing := idx.rows - r.KeptRows() - r.DroppedRows(); missing > 0 && !r.intact {
 		r.Dropped = append(r.Dropped, DroppedGroup{Offset: -1, End: -1, Rows: missing, Chunks: -1,
 			Cause: corruptf(off, "data section", "the index counts %d rows in chunks that no chunk group the scan read holds", missing)})
 	}
@@ -809,6 +905,9 @@ func (r *Recovery) Open(src io.ReaderAt, opts *ReadOptions) (*File, error) {
 }
 
 func (r *Recovery) readerAt(src io.ReaderAt, wopts *WriteOptions) (io.ReaderAt, int64, error) {
+	if r.intact && wopts == nil {
+		return src, r.Size, nil
+	}
 	if err := r.checkTables(); err != nil {
 		return nil, 0, err
 	}

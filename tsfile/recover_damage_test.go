@@ -129,7 +129,7 @@ func TestRecoverDamageSweep(t *testing.T) {
 				require.NoError(t, err, "offset %d", off)
 				require.False(t, rec.Complete, "offset %d", off)
 				if rec.Indexed {
-					require.Equal(t, total, rec.Points()+rec.DroppedRows(), "offset %d", off)
+					require.Equal(t, total, rec.KeptRows()+rec.DroppedRows(), "offset %d", off)
 				}
 				var out bytes.Buffer
 				_, err = rec.Rebuild(&out, bytes.NewReader(b), nil)
@@ -145,7 +145,7 @@ func TestRecoverDamageSweep(t *testing.T) {
 				require.NoError(t, err, "offset %d", off)
 				require.True(t, rec.Indexed, "offset %d", off)
 				require.Equal(t, total, rec.IndexRows, "offset %d", off)
-				require.Equal(t, total, rec.Points()+rec.DroppedRows(), "offset %d: kept %d + dropped %d", off, rec.Points(), rec.DroppedRows())
+				require.Equal(t, total, rec.KeptRows()+rec.DroppedRows(), "offset %d: kept %d + dropped %d", off, rec.KeptRows(), rec.DroppedRows())
 				require.Equal(t, len(rec.Dropped) == 0, rec.Complete, "offset %d", off)
 				for _, d := range rec.Dropped {
 					require.ErrorIs(t, d.Cause, ErrCorrupt, "offset %d", off)
@@ -160,7 +160,7 @@ func TestRecoverDamageSweep(t *testing.T) {
 				rf, err := Open(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
 				require.NoError(t, err, "offset %d", off)
 				got, _, n := rowsOf(t, rf)
-				require.Equal(t, rec.Points(), n, "offset %d: the rebuilt file's rows", off)
+				require.Equal(t, rec.KeptRows(), n, "offset %d: the rebuilt file's rows", off)
 				for dev, rows := range got {
 					for key, row := range rows {
 						w, ok := want[dev][key]

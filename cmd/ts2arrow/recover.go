@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const recoverHelp = `Usage: ts2arrow recover BROKEN -o FIXED [--schema-from FILE] [--force]
+const recoverHelp = `Usage: ts2arrow recover BROKEN -o FIXED [--schema-from FILE] [--force] [--lenient]
 
 Salvages a TsFile whose writer never finished it (a crash, a full disk, a
 half-copied file): scans the data section from the front, keeps every
@@ -27,6 +28,11 @@ device, offsets, rows and why, and the index's row count says how many
 rows were kept and dropped. "nothing lost" is said only when FIXED holds
 every row of BROKEN. The dropped groups' bytes stay in FIXED, outside its
 index, so that every kept chunk keeps its offset.
+
+A file whose footer opens and whose every chunk reads and verifies, as
+convert reads it, is complete: FIXED is a copy of it. --lenient reads it as
+convert --lenient does (known writer quirks, such as the C++ writer's lost
+pages and its INT32 PLAIN layout, read around with warnings).
 
 The table schemas of a table-model file live in the footer, so a file
 without one recovers as tree-model devices (every point survives, the TAG
@@ -59,12 +65,13 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "path of the rebuilt file")
 	schemaFrom := fs.String("schema-from", "", "intact TsFile whose table schemas the rebuilt file gets")
 	force := fs.Bool("force", false, "overwrite an existing FIXED (never BROKEN itself)")
+	lenient := fs.Bool("lenient", false, "read known writer quirks as convert --lenient does: a file that reads whole so is kept whole")
 	keys := addKeyFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	ropts, err := keys.readOptions(false)
+	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
 		return err
 	}
@@ -153,8 +160,13 @@ func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, 
 // reportRecovery says on stderr what was kept and what was lost.
 func reportRecovery(stderr io.Writer, path string, rec *tsfile.Recovery) {
 	if rec.Complete {
-		fmt.Fprintf(stderr, "ts2arrow: %s: the file is complete; %d chunk groups, %d rows, nothing lost\n", path, len(rec.Groups), rec.Points())
+		fmt.Fprintf(stderr, "ts2arrow: %s: the file is complete; %d rows, nothing lost\n", path, rec.KeptRows())
 		return
+	}
+	if rec.ReadError != nil {
+		var line strings.Builder
+		report(rec.ReadError, &line)
+		fmt.Fprintf(stderr, "ts2arrow: %s: the file does not read whole: %s", path, strings.TrimPrefix(line.String(), "ts2arrow: "))
 	}
 	if rec.Indexed {
 		fmt.Fprintf(stderr, "ts2arrow: %s: recovered %d chunk groups, %d of the %d rows its index counts; dropped %d chunk groups, %d rows\n",

@@ -229,3 +229,38 @@ func TestRecoverDamagedCompleteFile(t *testing.T) {
 	_, help, _ := runCLI("recover", "--help")
 	require.Contains(t, help, "3 when FIXED was written but complete chunk")
 }
+
+// TestRecoverValidCPPFiles: files of the C++ writer, whose layouts only the
+// read path knows, are complete when they read whole: recover copies them
+// (issue 35: such a file became a 40-byte file and "nothing lost"). One
+// that reads only under --lenient says so, drops what the scan cannot
+// read and exits 3; with --lenient it is copied whole.
+func TestRecoverValidCPPFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file    string
+		lenient bool // needs --lenient to read
+		rows    int
+	}{
+		{"../../testdata/cpp-aligned/aligned.tsfile", false, 23},
+		{"../../testdata/cpp-aligned/lost.tsfile", true, 23},
+		{"../../testdata/cpp-codec/codec.tsfile", true, 36},
+	} {
+		fixed := filepath.Join(dir, filepath.Base(tc.file))
+		code, _, errOut := runCLI("recover", tc.file, "-o", fixed, "--force")
+		if tc.lenient {
+			require.Equal(t, exitPartial, code, errOut)
+			require.Contains(t, errOut, "the file does not read whole: ")
+			require.Contains(t, errOut, "--lenient")
+			require.NotContains(t, errOut, "nothing lost")
+			code, _, errOut = runCLI("recover", tc.file, "-o", fixed, "--force", "--lenient")
+		}
+		require.Equal(t, 0, code, "%s: %s", tc.file, errOut)
+		require.Contains(t, errOut, "the file is complete; "+strconv.Itoa(tc.rows)+" rows, nothing lost", tc.file)
+		want, err := os.ReadFile(tc.file)
+		require.NoError(t, err)
+		got, err := os.ReadFile(fixed)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, got), "%s: FIXED is not a copy", tc.file)
+	}
+}
