@@ -429,6 +429,9 @@ func (c *seriesCursor) load(r *Reader) (bool, error) {
 			if err != nil {
 				return false, err
 			}
+			if ch == nil {
+				continue // a lost page, skipped under Lenient
+			}
 			if streamable(ch) {
 				c.chunk, c.meta, c.page = ch, group[0], 0
 				continue
@@ -464,10 +467,14 @@ func streamable(ch *tsfile.Chunk) bool {
 }
 
 // readChunk reads the chunk at off, which must be one of the cursor's
-// series.
+// series. It returns a nil chunk and no error for a chunk whose page its
+// writer lost (tsfile.ErrLostFullPage) in a lenient read, which skips it.
 func (c *seriesCursor) readChunk(r *Reader, off int64) (*tsfile.Chunk, error) {
 	ch, err := r.f.ReadChunk(off)
 	if err != nil {
+		if r.f.SkipLostSeriesChunk(err, tsfile.LostSeriesChunkWarning) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	h := &ch.Header
@@ -490,6 +497,9 @@ func (c *seriesCursor) decodeGroup(r *Reader, group []tsfile.ChunkMetadata, firs
 			var err error
 			if ch, err = c.readChunk(r, cm.Offset); err != nil {
 				return err
+			}
+			if ch == nil {
+				continue // a lost page, skipped under Lenient
 			}
 		}
 		for i := range ch.Pages {

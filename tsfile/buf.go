@@ -24,6 +24,14 @@ type buf struct {
 	// v3 selects the TsFile v3 grammar where it differs: a device is a
 	// path string, and device index keys sort by that string.
 	v3 bool
+	// javaDevices (ReadOptions.Lenient) reads a DeviceID segment or v3
+	// device path that is not valid UTF-8 as upstream Java does
+	// (javaUTF8), calling warn with the device; inDevice and fixed are
+	// the state of the DeviceID being read.
+	javaDevices bool
+	warn        func(Warning)
+	inDevice    bool
+	fixed       bool
 }
 
 func newBuf(b []byte, base int64, structure string) *buf {
@@ -160,6 +168,12 @@ func (d *buf) checkString(at int, s []byte, what string) {
 	}
 	if !utf8.Valid(s) {
 		d.pos = at
+		if d.inDevice {
+			// Upstream's own C++ example program wrote such a segment,
+			// and upstream Java reads it (deviceid.go, javaUTF8).
+			d.fail("%s: invalid UTF-8 (upstream Java reads each ill-formed sequence as U+FFFD: read with --lenient (ReadOptions.Lenient) to read it so)", what)
+			return
+		}
 		d.fail("%s: invalid UTF-8", what)
 	}
 }
@@ -185,6 +199,10 @@ func (d *buf) varString(what string) (s string, ok bool) {
 	b, ok := d.nullableBytes(at, n, what)
 	if !ok {
 		return "", false
+	}
+	if d.inDevice && d.javaDevices && !utf8.Valid(b) && (d.maxString <= 0 || len(b) <= d.maxString) {
+		d.fixed = true
+		return javaUTF8(b), true
 	}
 	d.checkString(at, b, what)
 	return string(b), d.err == nil

@@ -1,6 +1,7 @@
 package tsfile
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -190,14 +191,17 @@ func (d *buf) deviceID(maxSegments int) DeviceID {
 		return DeviceID{segs: []Segment{{}}}
 	}
 	segs := make([]Segment, n)
+	d.inDevice, d.fixed = true, false
 	for i := range segs {
 		v, ok := d.varString("DeviceID segment")
 		segs[i] = Segment{Value: v, Null: !ok}
 	}
+	d.inDevice = false
 	if d.err != nil {
 		return DeviceID{}
 	}
 	id := DeviceIDFromSegments(segs)
+	d.warnFixedDevice(at, id)
 	if id.Len() == 0 {
 		d.pos = at
 		d.fail("DeviceID has only null segments")
@@ -373,10 +377,13 @@ func isRealNumber(s string) bool {
 // maxSegments of them.
 func (d *buf) v3DeviceID(maxSegments int) DeviceID {
 	at := d.pos
+	d.inDevice, d.fixed = true, false
 	p := d.varStringNotNull("v3 device path")
+	d.inDevice = false
 	if d.err != nil {
 		return DeviceID{}
 	}
+	defer func() { d.warnFixedDevice(at, ParseTreePath(p)) }()
 	if p == "" {
 		d.pos = at
 		d.fail("v3 device path is empty")
@@ -394,4 +401,120 @@ func (d *buf) v3DeviceID(maxSegments int) DeviceID {
 // appendV3Device appends the VarString path a TsFile v3 stores for id.
 func appendV3Device(dst []byte, id DeviceID) []byte {
 	return appendVarString(dst, id.TreePath())
+}
+
+// warnFixedDevice warns, naming the device, when a segment of the DeviceID
+// just read at at was not valid UTF-8 and was read as upstream Java reads
+// it (ReadOptions.Lenient).
+func (d *buf) warnFixedDevice(at int, id DeviceID) {
+	if !d.fixed || d.warn == nil {
+		return
+	}
+	d.fixed = false
+	d.warn(Warning{Offset: d.base + int64(at), Structure: "DeviceID", Msg: fmt.Sprintf("device %s: a segment is not valid UTF-8 (written so by the C++ TsFile writer's example program); read as upstream Java reads it, each ill-formed byte sequence as U+FFFD", id)})
+}
+
+// javaUTF8 decodes b as Java's new String(b, StandardCharsets.UTF_8) does,
+// which is how the reference implementation reads every string of a TsFile
+// (ReadWriteIOUtils.readVarIntString): each ill-formed sequence becomes one
+// U+FFFD. Java's rules for where one sequence ends differ from Go's
+// (utf8.DecodeRune gives one U+FFFD per bad byte, strings.ToValidUTF8 one
+// per run of bad bytes): a lead byte with the continuation bytes that can
+// still follow it makes one sequence, so E2 82 41 is U+FFFD 'A'; an encoded
+// surrogate (ED A0..BF xx) is one U+FFFD for its three bytes; a sequence cut
+// by the end of b is one U+FFFD. Followed here: OpenJDK 17,
+// java.lang.String.decodeUTF8_UTF16 and its malformed3/malformed4 (the same
+// rules as sun.nio.cs.UTF_8's decoder of Java 8). Valid input is returned
+// as it is.
+func javaUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	const repl = "\uFFFD"
+	cont := func(x byte) bool { return x&0xc0 == 0x80 }
+	var s strings.Builder
+	s.Grow(len(b) + 8)
+	n := len(b)
+	for i := 0; i < n; {
+		b1 := b[i]
+		switch {
+		case b1 < 0x80:
+			s.WriteByte(b1)
+			i++
+		case b1>>5 == 0x6 && b1&0x1e != 0: // C2..DF
+			if i+1 < n && cont(b[i+1]) {
+				s.Write(b[i : i+2])
+				i += 2
+			} else {
+				s.WriteString(repl)
+				i++
+			}
+		case b1>>4 == 0xe: // E0..EF
+			if i+2 < n {
+				b2, b3 := b[i+1], b[i+2]
+				if (b1 == 0xe0 && b2&0xe0 == 0x80) || !cont(b2) || !cont(b3) {
+					s.WriteString(repl)
+					// malformed3: the lead alone, or with a valid second byte.
+					if (b1 == 0xe0 && b2&0xe0 == 0x80) || !cont(b2) {
+						i++
+					} else {
+						i += 2
+					}
+					continue
+				}
+				if b1 == 0xed && b2 >= 0xa0 { // a surrogate
+					s.WriteString(repl)
+				} else {
+					s.Write(b[i : i+3])
+				}
+				i += 3
+				continue
+			}
+			// Fewer than two bytes follow the lead.
+			if i+1 < n && ((b1 == 0xe0 && b[i+1]&0xe0 == 0x80) || !cont(b[i+1])) {
+				s.WriteString(repl)
+				i++
+				continue
+			}
+			s.WriteString(repl)
+			i = n // the lead and its one valid byte end the input
+		case b1>>3 == 0x1e: // F0..F7
+			if i+3 < n {
+				b2, b3, b4 := b[i+1], b[i+2], b[i+3]
+				uc := rune(b1&0x07)<<18 | rune(b2&0x3f)<<12 | rune(b3&0x3f)<<6 | rune(b4&0x3f)
+				if !cont(b2) || !cont(b3) || !cont(b4) || uc < 0x10000 || uc > 0x10ffff {
+					s.WriteString(repl)
+					// malformed4
+					switch {
+					case b1 > 0xf4 || (b1 == 0xf0 && (b2 < 0x90 || b2 > 0xbf)) || (b1 == 0xf4 && b2&0xf0 != 0x80) || !cont(b2):
+						i++
+					case !cont(b3):
+						i += 2
+					default:
+						i += 3
+					}
+					continue
+				}
+				s.Write(b[i : i+4])
+				i += 4
+				continue
+			}
+			// Fewer than three bytes follow the lead.
+			if b1 > 0xf4 || (i+1 < n && ((b1 == 0xf0 && (b[i+1] < 0x90 || b[i+1] > 0xbf)) || (b1 == 0xf4 && b[i+1]&0xf0 != 0x80) || !cont(b[i+1]))) {
+				s.WriteString(repl)
+				i++
+				continue
+			}
+			s.WriteString(repl)
+			i += 2 // the lead and its valid second byte
+			if i < n && !cont(b[i]) {
+				continue
+			}
+			i = n
+		default: // 80..C1, F8..FF
+			s.WriteString(repl)
+			i++
+		}
+	}
+	return s.String()
 }

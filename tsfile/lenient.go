@@ -183,3 +183,23 @@ func (f *File) checkSchemaNames(m *FileMetadata) error {
 	}
 	return nil
 }
+
+// SkipLostSeriesChunk is SkipLostChunk for a chunk of a non-aligned series
+// (and for tools that only list chunks): under ReadOptions.Lenient it
+// reports whether err is the C++ writer's lost page (ErrLostFullPage), and
+// then notes the quirk and warns that the chunk's points are left out, as
+// the error of a strict read promises ("read with --lenient to skip the
+// chunk"). The points are not in the file; the index still counts them.
+func (f *File) SkipLostSeriesChunk(err error, what string) bool {
+	var fe *FormatError
+	if !f.opts.Lenient || !errors.Is(err, ErrLostFullPage) || !errors.As(err, &fe) {
+		return false
+	}
+	f.NoteQuirk(QuirkLostFullPage, fe.Offset, fe.Structure)
+	f.warn.add(Warning{Offset: fe.Offset, Structure: fe.Structure, Msg: what})
+	return true
+}
+
+// LostSeriesChunkWarning is what SkipLostSeriesChunk warns for a chunk of
+// a non-aligned series whose points a read leaves out.
+const LostSeriesChunkWarning = "skipped a chunk whose page its writer lost: its points are left out"

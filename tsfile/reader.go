@@ -318,6 +318,9 @@ func (f *File) newBuf(b []byte, base int64, structure string) *buf {
 	d := newBuf(b, base, structure)
 	d.maxString = f.opts.MaxStringLength
 	d.v3 = f.Version == VersionV3
+	if f.opts.Lenient {
+		d.javaDevices, d.warn = true, f.warn.add
+	}
 	return d
 }
 

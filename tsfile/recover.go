@@ -25,15 +25,35 @@ type RecoverOptions struct {
 }
 
 // Recovery is what Recover salvaged from a file: every complete chunk
-// group of its data section, in file order.
+// group of its data section that reads and verifies, in file order, and
+// what it dropped.
 type Recovery struct {
 	// Size is the length of the scanned file.
 	Size int64
-	// Complete reports that the file opened normally: its footer was
-	// valid and nothing needed recovering.
+	// Complete reports that the file opened normally (its footer was
+	// valid) and that the recovered groups hold every row its index
+	// counts: nothing is lost by a rebuild.
 	Complete bool
+	// Indexed reports that the file's footer and index opened, so the
+	// scan knew every chunk the file holds: Dropped then counts the rows
+	// of each dropped group, and IndexRows is the file's total.
+	Indexed bool
+	// ReadError is why a read of the file through its index fails (the
+	// first error; nil when it reads whole, or has no index): the file is
+	// then recovered group by group.
+	ReadError error
+	// IndexRows is the number of rows the file's index counts, as
+	// RecoveredGroup.Rows counts them, or -1 when the index did not open.
+	IndexRows int64
 	// Groups are the complete chunk groups, in file order.
 	Groups []RecoveredGroup
+	// Dropped are the chunk groups (or ranges of the data section) the
+	// scan found but could not keep, in file order. A rebuild leaves their
+	// bytes where they are, outside the index, so that every kept chunk
+	// keeps its offset (a Page AEAD chunk proof binds it). The unfinished
+	// group of a file cut short is not among them: it is the bytes past
+	// ValidEnd, reported by Cause and Lost.
+	Dropped []DroppedGroup
 	// ValidEnd is where the first incomplete structure begins: the end of
 	// the last complete chunk group or operation index range, and the
 	// length of the data section a rebuilt file keeps. For a file whose
@@ -44,6 +64,10 @@ type Recovery struct {
 	Cause error
 
 	tables []TableSchema
+	// intact is set when the file opened and every chunk the index holds
+	// read and verified through the read path (verifyAll): a rebuild is
+	// then a copy of the file.
+	intact bool
 	// schemasAt is the offset of the file metadata the tables were taken
 	// from, or -1 when the caller gave them (RecoverOptions.Tables).
 	schemasAt int64
@@ -68,6 +92,23 @@ type RecoveredGroup struct {
 	Rows int64
 }
 
+// DroppedGroup is a chunk group, or a damaged range of the data section,
+// that Recover could not keep.
+type DroppedGroup struct {
+	// Device is the device its header names, or the one the index files
+	// its first chunk under when the header itself did not read (zero
+	// when neither is known).
+	Device DeviceID
+	Offset int64 // where it begins
+	End    int64 // where the next structure the scan kept reading begins
+	// Rows is the number of rows of the index's chunks in [Offset, End),
+	// counted as RecoveredGroup.Rows, and Chunks their number; both -1
+	// when the file's index did not open.
+	Rows, Chunks int64
+	// Cause is why it was dropped.
+	Cause error
+}
+
 // RecoveredChunk is a chunk of a complete group with the statistics a new
 // index needs, computed by decoding every page.
 type RecoveredChunk struct {
@@ -84,8 +125,29 @@ func (r *Recovery) Points() int64 {
 	return n
 }
 
-// Lost returns how many bytes of the data section lie past ValidEnd and
-// are dropped by a rebuild: the incomplete group and anything after it.
+// KeptRows returns the rows a rebuilt file holds: those of the recovered
+// groups or, for a file that read whole (a rebuild copies it), the rows
+// its index counts.
+func (r *Recovery) KeptRows() int64 {
+	if r.intact {
+		return r.IndexRows
+	}
+	return r.Points()
+}
+
+// DroppedRows returns the rows of the dropped groups, as far as the
+// index counts them (0 for groups of a file without one).
+func (r *Recovery) DroppedRows() int64 {
+	var n int64
+	for i := range r.Dropped {
+		n += max(r.Dropped[i].Rows, 0)
+	}
+	return n
+}
+
+// Lost returns how many bytes of the file lie past ValidEnd and are
+// dropped by a rebuild: the incomplete group and anything after it (the
+// old index and footer too, which a rebuild writes anew).
 func (r *Recovery) Lost() int64 {
 	if r.Complete {
 		return 0
@@ -94,35 +156,60 @@ func (r *Recovery) Lost() int64 {
 }
 
 // Recover scans the data section of the TsFile of the given size held by
-// src from the front, as DataPages/Error-Recovery.md describes, without
-// using its footer. Every chunk group that is followed by another
-// top-level structure (the next chunk group, an operation index range or
-// the separator) and whose pages all decode is complete; the scan stops at
-// the first group that is not, whose offset becomes ValidEnd. The last
-// group of a file cut right after one of its chunks counts as incomplete,
-// because nothing in the data section says whether more chunks of it were
-// due (an aligned group could be missing value columns), which is also
-// what the reference implementation's self-check decides.
+// src from the front, as DataPages/Error-Recovery.md describes. Every chunk
+// group that is followed by another top-level structure (the next chunk
+// group, an operation index range or the separator) and whose pages all
+// decode and agree with their statistics is kept. The last group of a file
+// cut right after one of its chunks counts as incomplete, because nothing
+// in the data section says whether more chunks of it were due (an aligned
+// group could be missing value columns), which is also what the reference
+// implementation's self-check decides; the scan stops there, and ValidEnd
+// is where it begins.
+//
+// A group that fails (a page that does not decode or contradicts its
+// statistics, a chunk header that does not parse) is dropped and reported
+// in Recovery.Dropped, and the scan goes on with the next group. When the
+// file's footer opens, its index says where every chunk is: each kept
+// chunk must be the one the index files at its offset (device, name, type,
+// count and time range), a group whose structure is broken is skipped up
+// to the next group the index knows, and each dropped group's rows are
+// counted, so kept and dropped rows add up to the index's. Without an
+// index a broken structure ends the scan as a cut does.
 //
 // A v3 file is scanned with the v3 grammar and rebuilds with a v3 footer.
 //
 // Recover returns an error only when the file is not a TsFile v3 or v4 at all
 // (bad magic or version) or cannot be read; corruption is reported in
-// Recovery.Cause.
+// Recovery.Cause and Recovery.Dropped.
 func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, error) {
 	var o RecoverOptions
 	if opts != nil {
 		o = *opts
 	}
 	ro := o.ReadOptions.withDefaults()
-	rec := &Recovery{Size: size, tables: o.Tables, opts: ro, schemasAt: -1}
+	rec := &Recovery{Size: size, tables: o.Tables, opts: ro, schemasAt: -1, IndexRows: -1}
+	var idx *recoverIndex
 	if f, err := Open(src, size, &ro); err == nil {
-		rec.Complete = true
 		if len(rec.tables) == 0 {
 			rec.schemasAt = f.metaPos
 			for _, name := range sortedTableNames(f.Metadata.TableSchemas) {
 				rec.tables = append(rec.tables, *f.Metadata.TableSchemas[name])
 			}
+		}
+		idx, err = readRecoverIndex(f)
+		if err != nil {
+			// A footer that opens over an index that does not walk: the
+			// scan goes on as for a file without one.
+			rec.Cause = err
+			idx = nil
+		} else {
+			rec.Indexed, rec.IndexRows = true, idx.rows
+			// A file that reads whole, as any read of it would, needs
+			// no recovery: the rebuilt file is the file itself. This
+			// also keeps valid files of writers whose layouts only the
+			// read path knows (the C++ writer's quirks) whole.
+			rec.ReadError = verifyAll(f)
+			rec.intact = len(o.Tables) == 0 && rec.ReadError == nil
 		}
 		f.Close()
 	}
@@ -147,29 +234,85 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 	var curErr error
 	var chunks chunkStatsReader
 	chunks.opts = &ro
-	// endGroup ends the current group at a top-level boundary: it joins
-	// the recovered groups when all its chunks decoded.
-	endGroup := func() bool {
+	// lastDrop is the end of the last dropped range that follows every
+	// kept structure: the separator then does not extend ValidEnd over it.
+	lastDrop := int64(-1)
+	drop := func(dev DeviceID, off, end int64, cause error) {
+		d := DroppedGroup{Device: dev, Offset: off, End: end, Rows: -1, Chunks: -1, Cause: cause}
+		if idx != nil {
+			d.Rows, d.Chunks = idx.in(off, end)
+			if d.Device.Len() == 0 {
+				d.Device = idx.firstDevice(off, end)
+			}
+		}
+		rec.Dropped = append(rec.Dropped, d)
+		lastDrop = end
+	}
+	// endGroup ends the current group at a top-level boundary at next: it
+	// joins the recovered groups when all its chunks decoded, else it is
+	// dropped.
+	endGroup := func(next int64) {
 		if cur == nil {
-			return true
+			return
 		}
 		if curErr != nil {
-			rec.Cause = curErr
+			drop(cur.Device, cur.Offset, next, curErr)
+		} else {
+			cur.Rows = chunks.rows
+			rec.Groups = append(rec.Groups, *cur)
+			rec.ValidEnd = cur.End
+			lastDrop = -1
+		}
+		cur, curErr = nil, nil
+	}
+	// skip drops the damaged range from `from` (the failing group, or the
+	// structure the scan could not read) to the next group the index
+	// knows, or to the separator, and restarts the scan there. It reports
+	// false when there is no index to skip by.
+	skip := func(from int64, cause error) bool {
+		if idx == nil {
 			return false
 		}
-		cur.Rows = chunks.rows
-		rec.Groups = append(rec.Groups, *cur)
-		rec.ValidEnd = cur.End
-		cur = nil
+		var dev DeviceID
+		if cur != nil {
+			dev = cur.Device
+		}
+		next := idx.nextGroup(s, from)
+		if next <= from {
+			// Nothing left to skip to (the separator itself is damaged).
+			return false
+		}
+		drop(dev, from, next, cause)
+		cur, curErr = nil, nil
+		s.restart(next)
 		return true
 	}
-	for s.Next() {
+	for {
+		if !s.Next() {
+			err := s.Err()
+			from := s.Offset()
+			if cur != nil {
+				from = cur.Offset
+				if curErr != nil {
+					err = curErr
+				}
+			}
+			if skip(from, err) {
+				continue
+			}
+			// The scan stopped inside or right after the current group:
+			// it is incomplete, and ValidEnd stays before it.
+			rec.Cause = err
+			if idx != nil {
+				rec.accountRest(idx, from)
+			}
+			rec.trustRead()
+			return rec, nil
+		}
 		r := s.Record()
 		switch r.Kind {
 		case ChunkGroupRecord:
-			if !endGroup() {
-				return rec, nil
-			}
+			endGroup(r.Offset)
 			cur = &RecoveredGroup{Device: r.Device, Offset: r.Offset, End: r.End}
 			chunks.reset(r.Device)
 		case ChunkRecord:
@@ -177,39 +320,268 @@ func Recover(src io.ReaderAt, size int64, opts *RecoverOptions) (*Recovery, erro
 				continue
 			}
 			h := &r.Chunk.Header
-			if len(cur.Chunks) == 0 {
-				cur.Aligned = h.IsAligned()
-			} else if cur.Aligned != h.IsAligned() {
-				curErr = corruptf(h.Offset, "chunk header", "chunk %q mixes aligned and non-aligned chunks in the group of %s", h.Measurement, cur.Device)
-				continue
+			var err error
+			if len(cur.Chunks) > 0 && cur.Aligned != h.IsAligned() {
+				err = corruptf(h.Offset, "chunk header", "chunk %q mixes aligned and non-aligned chunks in the group of %s", h.Measurement, cur.Device)
 			}
-			st, err := chunks.add(r.Chunk)
+			var st Statistics
+			if err == nil {
+				chunks.index = idx.stats(h.Offset)
+				st, err = chunks.add(r.Chunk)
+			}
+			if err == nil && idx != nil {
+				err = idx.check(cur.Device, h, &st)
+			}
 			if err != nil {
 				curErr = err
+				if idx != nil {
+					// The index says where the next group begins: the
+					// rest of this one is not trusted to say it.
+					skip(cur.Offset, err)
+				}
 				continue
+			}
+			if len(cur.Chunks) == 0 {
+				cur.Aligned = h.IsAligned()
 			}
 			cur.Chunks = append(cur.Chunks, RecoveredChunk{Header: *h, Statistics: st})
 			cur.End = r.End
 		case OperationIndexRangeRecord:
-			if !endGroup() {
-				return rec, nil
+			endGroup(r.Offset)
+			if lastDrop < 0 {
+				rec.ValidEnd = r.End
 			}
-			rec.ValidEnd = r.End
 		case SeparatorRecord:
-			if !endGroup() {
-				return rec, nil
+			endGroup(r.Offset)
+			if lastDrop < 0 {
+				rec.ValidEnd = r.Offset
 			}
-			rec.ValidEnd = r.Offset
+			if idx != nil {
+				rec.accountRest(idx, r.Offset)
+				rec.Complete = len(rec.Dropped) == 0 && rec.Cause == nil
+			}
+			rec.trustRead()
 			return rec, nil
 		}
 	}
-	// The scan stopped inside or right after the current group: it is
-	// incomplete, and ValidEnd stays at its start.
-	rec.Cause = s.Err()
-	if curErr != nil {
-		rec.Cause = curErr
+}
+
+// trustRead makes the recovery of a file that read whole (intact) what a
+// read of it gives: complete, nothing dropped. The group scan decodes
+// without the read path's knowledge of other writers' layouts, so it may
+// have dropped groups that every read of the file returns.
+func (r *Recovery) trustRead() {
+	if r.intact {
+		r.Complete, r.Dropped, r.Cause = true, nil, nil
 	}
-	return rec, nil
+}
+
+// verifyAll reads every chunk f's index holds through the read path (with
+// f's options, quirks and page verification included), one chunk set at a
+// time so that memory stays bounded.
+func verifyAll(f *File) error {
+	for _, table := range f.Tables() {
+		devs, err := f.Devices(table)
+		if err != nil {
+			return err
+		}
+		for _, dev := range devs {
+			series, err := f.Series(dev)
+			if err != nil {
+				return err
+			}
+			aligned := false
+			for i := range series {
+				aligned = aligned || series[i].IsTimeColumn() || series[i].IsValueColumn()
+			}
+			if !aligned {
+				for i := range series {
+					for _, cm := range series[i].Chunks {
+						one := series[i]
+						one.Chunks = []ChunkMetadata{cm}
+						if _, _, err := f.ReadNonAligned(&one); err != nil {
+							return err
+						}
+					}
+				}
+				continue
+			}
+			sets, err := AlignedChunkSets(series)
+			if err != nil {
+				return err
+			}
+			for _, set := range sets {
+				var sub []TimeseriesMetadata
+				for i := range series {
+					one := series[i]
+					switch {
+					case one.IsTimeColumn():
+						one.Chunks = []ChunkMetadata{set.Time}
+					default:
+						cm, ok := set.Values[one.Measurement]
+						if !ok {
+							one.Chunks = nil
+						} else {
+							one.Chunks = []ChunkMetadata{cm}
+						}
+					}
+					sub = append(sub, one)
+				}
+				if _, err := f.ReadAligned(sub); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// accountRest adds to Dropped the rows the index counts that neither a
+// kept nor a dropped group holds, the scan having ended at off: every row
+// of the input is then either in the rebuilt file or reported.
+func (r *Recovery) accountRest(idx *recoverIndex, off int64) {
+	if missing := idx.rows - r.KeptRows() - r.DroppedRows(); missing > 0 && !r.intact {
+		r.Dropped = append(r.Dropped, DroppedGroup{Offset: -1, End: -1, Rows: missing, Chunks: -1,
+			Cause: corruptf(off, "data section", "the index counts %d rows in chunks that no chunk group the scan read holds", missing)})
+	}
+}
+
+// headerDevice is the DeviceID as a chunk group header of the given format
+// version stores it.
+func headerDevice(version byte, dev DeviceID) []byte {
+	if version == VersionV3 {
+		return appendV3Device(nil, dev)
+	}
+	return appendDeviceID(nil, dev)
+}
+
+// recoverIndex is what an intact index says about the data section: every
+// chunk, with the device it is filed under and its statistics.
+type recoverIndex struct {
+	chunks   []indexChunk // by offset
+	byOffset map[int64]int
+	rows     int64
+	sep      int64 // the separator's offset
+	version  byte
+}
+
+type indexChunk struct {
+	off   int64
+	dev   DeviceID
+	name  string
+	typ   DataType
+	stats Statistics
+	rows  int64 // timestamps of a time chunk, points of a non-aligned one
+}
+
+// readRecoverIndex walks every device and series of f's index.
+func readRecoverIndex(f *File) (*recoverIndex, error) {
+	x := &recoverIndex{byOffset: map[int64]int{}, sep: f.metaOffset, version: f.Version}
+	for _, table := range f.Tables() {
+		devs, err := f.Devices(table)
+		if err != nil {
+			return nil, err
+		}
+		for _, dev := range devs {
+			series, err := f.Series(dev)
+			if err != nil {
+				return nil, err
+			}
+			for i := range series {
+				t := &series[i]
+				for _, cm := range t.Chunks {
+					c := indexChunk{off: cm.Offset, dev: dev, name: t.Measurement, typ: t.DataType, stats: cm.Statistics}
+					if !t.IsValueColumn() {
+						c.rows = cm.Statistics.Count
+					}
+					if _, dup := x.byOffset[c.off]; dup {
+						return nil, corruptf(c.off, "chunk metadata", "two index entries name the chunk at offset %d", c.off)
+					}
+					x.byOffset[c.off] = len(x.chunks)
+					x.chunks = append(x.chunks, c)
+					x.rows += c.rows
+				}
+			}
+		}
+	}
+	sort.Slice(x.chunks, func(i, j int) bool { return x.chunks[i].off < x.chunks[j].off })
+	for i := range x.chunks {
+		x.byOffset[x.chunks[i].off] = i
+	}
+	return x, nil
+}
+
+// check holds a chunk that decoded to the index entry at its offset: a
+// chunk the index does not hold is no row of the file's, and one it files
+// under another device or name would move rows between series.
+func (x *recoverIndex) check(dev DeviceID, h *ChunkHeader, st *Statistics) error {
+	i, ok := x.byOffset[h.Offset]
+	if !ok {
+		return corruptf(h.Offset, "chunk header", "chunk %q of %s is not in the file's index", h.Measurement, dev)
+	}
+	c := &x.chunks[i]
+	switch {
+	case !c.dev.Equal(dev):
+		return corruptf(h.Offset, "chunk group header", "the group names device %s, the index files its chunk %q under %s", dev, h.Measurement, c.dev)
+	case c.name != h.Measurement || c.typ != h.DataType:
+		return corruptf(h.Offset, "chunk header", "chunk %q %s, the index has %q %s at this offset", h.Measurement, h.DataType, c.name, c.typ)
+	case c.stats.Count != st.Count || (st.Count > 0 && (c.stats.StartTime != st.StartTime || c.stats.EndTime != st.EndTime)):
+		return corruptf(h.Offset, "chunk", "chunk %q of %s holds %d points in [%d, %d], the index %d in [%d, %d]",
+			h.Measurement, dev, st.Count, st.StartTime, st.EndTime, c.stats.Count, c.stats.StartTime, c.stats.EndTime)
+	}
+	return nil
+}
+
+// stats returns the index's statistics of the chunk at off, or nil (also
+// for a nil x).
+func (x *recoverIndex) stats(off int64) *Statistics {
+	if x == nil {
+		return nil
+	}
+	if i, ok := x.byOffset[off]; ok {
+		return &x.chunks[i].stats
+	}
+	return nil
+}
+
+// in returns the rows and the number of the index's chunks in [off, end).
+func (x *recoverIndex) in(off, end int64) (rows, chunks int64) {
+	i := sort.Search(len(x.chunks), func(i int) bool { return x.chunks[i].off >= off })
+	for ; i < len(x.chunks) && x.chunks[i].off < end; i++ {
+		rows += x.chunks[i].rows
+		chunks++
+	}
+	return rows, chunks
+}
+
+// firstDevice returns the device of the first index chunk in [off, end).
+func (x *recoverIndex) firstDevice(off, end int64) DeviceID {
+	i := sort.Search(len(x.chunks), func(i int) bool { return x.chunks[i].off >= off })
+	if i < len(x.chunks) && x.chunks[i].off < end {
+		return x.chunks[i].dev
+	}
+	return DeviceID{}
+}
+
+// nextGroup returns the offset of the first chunk group header after
+// `from` that the index vouches for: one that names the device the index
+// files the chunk right after it under. It is the separator when no such
+// group is left.
+func (x *recoverIndex) nextGroup(s *Scanner, from int64) int64 {
+	i := sort.Search(len(x.chunks), func(i int) bool { return x.chunks[i].off > from })
+	for ; i < len(x.chunks); i++ {
+		c := &x.chunks[i]
+		hdr := append([]byte{MarkerChunkGroupHeader}, headerDevice(x.version, c.dev)...)
+		at := c.off - int64(len(hdr))
+		if at <= from {
+			continue
+		}
+		b, err := s.f.readAt(at, int64(len(hdr)), "chunk group header")
+		if err == nil && bytes.Equal(b, hdr) {
+			return at
+		}
+	}
+	return x.sep
 }
 
 func sortedTableNames(m map[string]*TableSchema) []string {
@@ -234,6 +606,10 @@ type chunkStatsReader struct {
 	pageTimes [][]int64
 	haveTime  bool
 	rows      int64
+	// index is the statistics the file's index holds for the chunk being
+	// added, or nil: a single-page chunk's page header has none, so its
+	// values are checked against these, as a read checks them.
+	index *Statistics
 }
 
 func (c *chunkStatsReader) reset(dev DeviceID) {
@@ -307,7 +683,7 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 			if err != nil {
 				return Statistics{}, err
 			}
-			if err := c.checkPage(h, &ch.Pages[i].Header, &v); err != nil {
+			if err := c.checkPage(h, ch, i, &v); err != nil {
 				return Statistics{}, err
 			}
 			ps := newStatsBuilder(h.DataType)
@@ -337,7 +713,7 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 			if err := checkAscending(times, off, sb); err != nil {
 				return Statistics{}, err
 			}
-			if err := c.checkPage(h, &ch.Pages[i].Header, &v); err != nil {
+			if err := c.checkPage(h, ch, i, &v); err != nil {
 				return Statistics{}, err
 			}
 			ps := newStatsBuilder(h.DataType)
@@ -356,16 +732,22 @@ func (c *chunkStatsReader) add(ch *Chunk) (Statistics, error) {
 	return sb.result(), nil
 }
 
-// checkPage holds the decoded values of a page of a multi-page chunk to
-// the statistics its header declares, as a read does (verify.go), unless
+// checkPage holds the decoded values of page i of ch to the statistics its
+// header declares or, for the only page of a chunk, to those the file's
+// index holds for the chunk (c.index), as a read does (verify.go), unless
 // ReadOptions.NoVerify: a group that keeps a page contradicting them would
-// rebuild into a file that does not read. A single-page chunk's
-// statistics are the rebuilt index's own, made from these values.
-func (c *chunkStatsReader) checkPage(h *ChunkHeader, p *PageHeader, v *Values) error {
-	if c.opts.NoVerify || p.Statistics == nil {
+// rebuild into a file that does not read. Without an index a single-page
+// chunk's statistics are the rebuilt index's own, made from these values.
+func (c *chunkStatsReader) checkPage(h *ChunkHeader, ch *Chunk, i int, v *Values) error {
+	p := &ch.Pages[i].Header
+	st := p.Statistics
+	if st == nil && len(ch.Pages) == 1 {
+		st = c.index
+	}
+	if c.opts.NoVerify || st == nil {
 		return nil
 	}
-	if m := p.Statistics.CheckValues(v); m != nil {
+	if m := st.CheckValues(v); m != nil {
 		return corruptf(p.Offset, "page header", "%s chunk %q at offset %d: %v", h.DataType, h.Measurement, h.Offset, m)
 	}
 	return nil
@@ -523,6 +905,9 @@ func (r *Recovery) Open(src io.ReaderAt, opts *ReadOptions) (*File, error) {
 }
 
 func (r *Recovery) readerAt(src io.ReaderAt, wopts *WriteOptions) (io.ReaderAt, int64, error) {
+	if r.intact && wopts == nil {
+		return src, r.Size, nil
+	}
 	if err := r.checkTables(); err != nil {
 		return nil, 0, err
 	}

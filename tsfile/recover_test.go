@@ -329,12 +329,15 @@ func checkRecoveredOpen(t *testing.T, orig []byte, rec *Recovery, f *File) {
 	checkRecovered(t, orig, rec, out.Bytes())
 }
 
-// TestRecoverStopsAtCorruptGroup: a page that no longer decodes ends the
-// recovery at the start of its group, with the cause naming the page.
-func TestRecoverStopsAtCorruptGroup(t *testing.T) {
+// TestRecoverDropsCorruptGroup: a page that no longer decodes drops its
+// group, with the cause naming the page, and the groups after it are kept.
+// With the file's index the dropped rows are counted; without it (the
+// footer cut off) they are not, and the scan still goes on.
+func TestRecoverDropsCorruptGroup(t *testing.T) {
 	b := append([]byte(nil), recoverLayouts(t)["tree"]...)
 	full, err := Recover(bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
+	require.True(t, full.Complete)
 	g := full.Groups[3]
 	c := g.Chunks[0].Header
 	// The time stream's first timestamp: PLAIN int64 after the
@@ -353,9 +356,42 @@ func TestRecoverStopsAtCorruptGroup(t *testing.T) {
 	b[pageBody+1+3]++
 	rec, err := Recover(bytes.NewReader(b), int64(len(b)), nil)
 	require.NoError(t, err)
-	require.Len(t, rec.Groups, 3)
-	require.Equal(t, g.Offset, rec.ValidEnd)
-	require.ErrorIs(t, rec.Cause, ErrCorrupt)
+	require.False(t, rec.Complete)
+	require.True(t, rec.Indexed)
+	require.Len(t, rec.Groups, len(full.Groups)-1)
+	require.Len(t, rec.Dropped, 1)
+	d := rec.Dropped[0]
+	require.ErrorIs(t, d.Cause, ErrCorrupt)
+	require.Equal(t, g.Offset, d.Offset)
+	require.Equal(t, full.Groups[4].Offset, d.End)
+	require.Equal(t, g.Rows, d.Rows)
+	require.Equal(t, int64(len(g.Chunks)), d.Chunks)
+	require.True(t, g.Device.Equal(d.Device))
+	require.Equal(t, full.Points(), rec.Points()+rec.DroppedRows())
+	require.Equal(t, full.Points(), rec.IndexRows)
+
+	// The footer cut off: no index, the group is still dropped and the
+	// others kept, its rows unknown.
+	cut := full.ValidEnd + 1
+	rec, err = Recover(bytes.NewReader(b[:cut]), cut, nil)
+	require.NoError(t, err)
+	require.False(t, rec.Indexed)
+	require.Len(t, rec.Groups, len(full.Groups)-1)
+	require.Len(t, rec.Dropped, 1)
+	require.Equal(t, int64(-1), rec.Dropped[0].Rows)
+	require.Equal(t, g.Offset, rec.Dropped[0].Offset)
+	var out bytes.Buffer
+	_, err = rec.Rebuild(&out, bytes.NewReader(b[:cut]), nil)
+	require.NoError(t, err)
+	rf, err := Open(bytes.NewReader(out.Bytes()), int64(out.Len()), nil)
+	require.NoError(t, err)
+	rows := 0
+	for _, dd := range readDevices(t, rf) {
+		for _, s := range dd.series {
+			rows += len(s.times)
+		}
+	}
+	require.Equal(t, int(full.Points()-g.Rows), rows)
 }
 
 func TestRecoverInterop(t *testing.T) {

@@ -149,6 +149,9 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 	for _, cm := range ts.Chunks {
 		c, err := f.ReadChunk(cm.Offset)
 		if err != nil {
+			if f.SkipLostSeriesChunk(err, LostSeriesChunkWarning) {
+				continue
+			}
 			return nil, Values{}, err
 		}
 		if c.Header.IsAligned() || c.Header.Measurement != ts.Measurement || c.Header.DataType != ts.DataType {

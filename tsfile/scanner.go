@@ -171,3 +171,11 @@ func (s *Scanner) Err() error { return s.err }
 // Offset returns the end of the last complete structure read: the last
 // known-good boundary.
 func (s *Scanner) Offset() int64 { return s.pos }
+
+// restart positions the scanner at pos, the start of a top-level structure
+// outside any chunk group, and clears its error: Recover resumes there
+// after a damaged range the index lets it skip.
+func (s *Scanner) restart(pos int64) {
+	s.pos, s.inGrp, s.err, s.done = pos, false, nil, false
+	s.dev = DeviceID{}
+}

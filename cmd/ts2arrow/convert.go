@@ -33,8 +33,9 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
 
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
 (every *.tsfile under it), a glob pattern ("data/*.tsfile", quoted so the
-tool expands it) or an http:// or https:// URL, which is read with range
-requests: the footer first, then only the chunks the query needs.
+tool expands it; "data/**/*.tsfile" matches at any depth, {a,b} either) or
+an http:// or https:// URL, which is read with range requests: the footer
+first, then only the chunks the query needs.
 
 FORMAT is parquet (Apache Parquet), arrow (Arrow IPC file), arrows (Arrow
 IPC stream), csv (header row, then one line per row), jsonl (one JSON object
@@ -133,7 +134,7 @@ Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.parquet
   ts2arrow convert data/ -o all.parquet --table weather
   ts2arrow convert 'data/2024-*.tsfile' -o weather/ --partition-by device
-  ts2arrow convert testdata/sample.tsfile -o hot.csv --columns temperature --where region=north --start 2024-01-01T00:00:00Z
+  ts2arrow convert testdata/sample.tsfile -o hot.csv --columns temperature --where region=north --start 2023-11-14T22:20:00Z
   ts2arrow convert https://example.com/iotdb/1-1-0-0.tsfile -o x.arrow --columns s1
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py

@@ -124,13 +124,12 @@ func detectDataset(pos, files []string) (*datasetInput, error) {
 		if isURL(a) {
 			return nil, usagef("%s is a URL, and the other inputs are IoTDB data read with their mods files; pass --raw to read every file as it is, or convert it separately", a)
 		}
-		if strings.ContainsAny(a, "*?[") {
+		if isPattern(a) {
 			if _, err := os.Stat(a); err != nil {
-				m, err := filepath.Glob(a)
+				m, err := globPaths(a)
 				if err != nil {
-					return nil, usagef("bad pattern %q: %v", a, err)
+					return nil, err
 				}
-				slices.Sort(m)
 				d.roots = append(d.roots, m...)
 				continue
 			}

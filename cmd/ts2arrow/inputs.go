@@ -9,8 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/tsarrow/tsarrow/httpfile"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -21,10 +24,30 @@ func isURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
+// isPattern reports whether an argument holds glob characters. A path that
+// exists is still taken as it is by the callers, so a file whose name has a
+// '[' or '{' in it can be named.
+func isPattern(a string) bool { return strings.ContainsAny(a, "*?[{") }
+
+// globPaths returns the paths matching pattern, sorted and without
+// duplicates. A `**` segment matches any number of directories, zero
+// included, as bash's globstar, DuckDB and doublestar do ("root/**/*.tsfile"
+// finds root/a.tsfile and root/x/y/z/b.tsfile); `{a,b}` matches either.
+// filepath.Glob took `**` as `*`, one directory level, and silently read a
+// subset of the files.
+func globPaths(pattern string) ([]string, error) {
+	m, err := doublestar.FilepathGlob(pattern)
+	if err != nil {
+		return nil, usagef("bad pattern %q: %v", pattern, err)
+	}
+	sort.Strings(m)
+	return slices.Compact(m), nil
+}
+
 // expandInputs turns the INPUT arguments of a command into the files they
 // name, in order: a URL as it is, a directory as every *.tsfile under it
-// (recursively, sorted), a pattern with glob characters as its matches
-// (sorted), anything else as a file. A directory or pattern that names no
+// (recursively, sorted), a pattern with glob characters (globPaths) as its
+// matches (sorted), anything else as a file. A directory or pattern that names no
 // file is an error, as is a path that does not exist; a file named twice
 // is read once.
 func expandInputs(args []string) ([]string, error) {
@@ -41,16 +64,15 @@ func expandInputs(args []string) ([]string, error) {
 			add(a)
 			continue
 		}
-		if strings.ContainsAny(a, "*?[") {
+		if isPattern(a) {
 			if _, err := os.Stat(a); err != nil {
-				m, err := filepath.Glob(a)
+				m, err := globPaths(a)
 				if err != nil {
-					return nil, usagef("bad pattern %q: %v", a, err)
+					return nil, err
 				}
 				if len(m) == 0 {
-					return nil, usagef("%s matches no file", a)
+					return nil, usagef("pattern %q matches no file", a)
 				}
-				sort.Strings(m)
 				for _, p := range m {
 					st, err := os.Stat(p)
 					if err != nil {

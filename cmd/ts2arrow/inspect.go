@@ -33,8 +33,9 @@ none; its chunk's Statistics cover it). Only headers are read, never page
 bodies, so inspecting a remote file fetches little of it.
 
 FILE is a path, an http(s) URL (read with range requests), a directory
-(every *.tsfile under it) or a glob pattern. Several files print one after
-another, separated by a blank line.
+(every *.tsfile under it) or a glob pattern ('data/**/*.tsfile' matches at
+any depth). Several files print one after another, separated by a blank
+line.
 ` + inspectDirHelp + `
 --json prints one JSON object for a single FILE, and an array of them when
 FILE... names several files, a directory or a pattern. The fields are
@@ -214,9 +215,12 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	}
 	// Each FILE is expanded on its own, so that one that is missing is
 	// reported in its place among the others (opening it fails) instead of
-	// hiding them all; a pattern that matches nothing is reported first.
-	var files []string
-	unmatched := 0
+	// hiding them all; so is a pattern that matches nothing.
+	type entry struct {
+		name string
+		err  error // a pattern that matched nothing
+	}
+	var entries []entry
 	seen := map[string]bool{}
 	for _, p := range pos {
 		names, err := expandInputs([]string{p})
@@ -226,8 +230,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		case len(pos) == 1:
 			return err
 		case errors.As(err, &ue):
-			report(err, stderr)
-			unmatched++
+			entries = append(entries, entry{p, err})
 			continue
 		default:
 			names = []string{p}
@@ -235,62 +238,83 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		for _, n := range names {
 			if !seen[n] {
 				seen[n] = true
-				files = append(files, n)
+				entries = append(entries, entry{name: n})
 			}
 		}
 	}
 	// One plain FILE keeps the single-object JSON of earlier releases; a
 	// list, directory or pattern always gives an array, so that a script
 	// does not break when a directory happens to hold one file.
-	single := len(pos) == 1 && len(files) == 1 && files[0] == pos[0]
+	single := len(pos) == 1 && len(entries) == 1 && entries[0].name == pos[0]
 	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
 		return err
 	}
 	// inspect shows the structure of encrypted files it has no key for.
 	ropts.Unauthenticated = true
-	var infos []*inspectFile
-	var failed []error
-	for _, name := range files {
-		info, err := inspect(name, ropts, hf, *pages)
+	// items holds, in input order, an *inspectFile or, for a file that
+	// could not be read, an inspectFailure: the JSON array keeps a failed
+	// file's place, so a script pairing its inputs with the array by
+	// position does not silently pair the wrong ones.
+	items := []any{}
+	printed := 0
+	failed := 0
+	for _, e := range entries {
+		var info *inspectFile
+		err := e.err
+		if err == nil {
+			info, err = inspect(e.name, ropts, hf, *pages)
+			if err != nil {
+				err = withFile(e.name, err)
+			}
+		}
 		if err != nil {
-			err = withFile(name, err)
 			if single {
 				return err
 			}
 			// Report it now and go on, as ls and cat do: one bad file
 			// should not hide what the others hold.
-			report(err, stderr)
-			failed = append(failed, err)
+			// The JSON object holds the line printed on stderr.
+			var line bytes.Buffer
+			report(err, &line)
+			stderr.Write(line.Bytes())
+			msg := strings.TrimSuffix(strings.TrimPrefix(line.String(), "ts2arrow: "), "\n")
+			failed++
+			items = append(items, inspectFailure{File: e.name, Error: strings.TrimPrefix(msg, e.name+": ")})
 			continue
 		}
+		items = append(items, info)
 		if *asJSON {
-			infos = append(infos, info)
 			continue
 		}
-		if len(infos) > 0 {
+		if printed > 0 {
 			fmt.Fprintln(stdout)
 		}
-		infos = append(infos, info)
+		printed++
 		printInspect(stdout, info)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		var v any = infos
+		var v any = items
 		if single {
-			v = infos[0]
-		} else if infos == nil {
-			v = []*inspectFile{}
+			v = items[0]
 		}
 		if err := enc.Encode(v); err != nil {
 			return err
 		}
 	}
-	if n := len(failed) + unmatched; n > 0 {
-		return fmt.Errorf("%d of %d files could not be inspected", n, len(files)+unmatched)
+	if failed > 0 {
+		return fmt.Errorf("%d of %d files could not be inspected", failed, len(entries))
 	}
 	return nil
+}
+
+// inspectFailure stands in the --json array for a file that could not be
+// inspected (docs/inspect-json.md).
+type inspectFailure struct {
+	File  string `json:"file"`
+	Error string `json:"error"`
 }
 
 // withFile names the input in err unless openInput already did.
@@ -422,6 +446,14 @@ func inspectOne(f *tsfile.File, dev tsfile.DeviceID, info *inspectFile, pages bo
 			// Headers only: the bodies would cost a remote file its
 			// whole data section.
 			c, err := f.ReadChunkPages(cm.Offset, func(int, *tsfile.PageHeader) bool { return false })
+			if err != nil && f.SkipLostSeriesChunk(err, "a chunk whose page its writer lost: it holds a page header and no values, and reads skip it") {
+				// --lenient: the chunk is listed with its header and no
+				// pages, as convert --lenient reads it.
+				var h tsfile.ChunkHeader
+				if h, err = f.ReadChunkHeader(cm.Offset); err == nil {
+					c = &tsfile.Chunk{Header: h}
+				}
+			}
 			if err != nil {
 				return d, err
 			}

@@ -268,9 +268,8 @@ func inspectDirRoots(args []string) ([]string, bool, error) {
 			continue
 		}
 		names := []string{a}
-		if _, err := os.Stat(a); err != nil && strings.ContainsAny(a, "*?[") {
-			if m, err := filepath.Glob(a); err == nil && len(m) > 0 {
-				slices.Sort(m)
+		if _, err := os.Stat(a); err != nil && isPattern(a) {
+			if m, err := globPaths(a); err == nil && len(m) > 0 {
 				names = m
 			}
 		}

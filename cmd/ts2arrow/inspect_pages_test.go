@@ -282,9 +282,12 @@ func TestInspectSeveralFilesOneBad(t *testing.T) {
 
 	code, out, stderr = runCLI("inspect", "--json", good, bad)
 	require.Equal(t, 1, code)
-	var infos []inspectFile
+	var infos []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &infos))
-	require.Len(t, infos, 1)
+	require.Len(t, infos, 2)
+	require.Equal(t, good, infos[0]["file"])
+	require.Equal(t, bad, infos[1]["file"])
+	require.Contains(t, infos[1]["error"], "file tail")
 	require.Contains(t, stderr, bad)
 }
 

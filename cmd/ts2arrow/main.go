@@ -170,6 +170,11 @@ func report(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ts2arrow: %s\n", ue.msg)
 		return 2
 	}
+	var pe *partialError
+	if errors.As(err, &pe) {
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", pe.msg)
+		return exitPartial
+	}
 	var fe *fileError
 	file := ""
 	if errors.As(err, &fe) {

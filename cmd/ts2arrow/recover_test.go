@@ -188,3 +188,79 @@ func TestNoTablesIsADataCondition(t *testing.T) {
 	require.NotEqual(t, 2, code, errOut)
 	require.NotContains(t, errOut, "--schema-from INTACT")
 }
+
+// TestRecoverDamagedCompleteFile is issue 35's reproduction: four 0xff
+// bytes at offset 3800 of the sample (inside a page of the first group)
+// left the footer intact, and recover wrote a file with no data and said
+// "nothing lost", exit 0. Now it keeps the other groups, names the one it
+// dropped with its rows, and exits 3.
+func TestRecoverDamagedCompleteFile(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/sample.tsfile")
+	require.NoError(t, err)
+	copy(b[3800:], []byte{0xff, 0xff, 0xff, 0xff})
+	dir := t.TempDir()
+	flip := filepath.Join(dir, "flip.tsfile")
+	require.NoError(t, os.WriteFile(flip, b, 0o644))
+	fixed := filepath.Join(dir, "fixed.tsfile")
+	code, _, errOut := runCLI("recover", flip, "-o", fixed)
+	require.Equal(t, exitPartial, code, errOut)
+	require.NotContains(t, errOut, "nothing lost")
+	require.Contains(t, errOut, "recovered 5 chunk groups, 1250 of the 1500 rows its index counts; dropped 1 chunk groups, 250 rows")
+	require.Regexp(t, `dropped the chunk group of weather\.north\.s01 at offsets \[7, \d+\) \(250 rows, 11 chunks\): .*offset 37\d\d`, errOut)
+	require.Contains(t, errOut, "wrote "+fixed)
+
+	// The rebuilt file holds the sample's rows but those of that group:
+	// 1,250 rows, each a row of the sample.
+	code, out, errOut := runCLI("convert", fixed, "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, errOut)
+	code, all, errOut := runCLI("convert", "../../testdata/sample.tsfile", "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, errOut)
+	want := map[string]bool{}
+	for _, l := range strings.Split(all, "\n") {
+		want[l] = true
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 1251)
+	for _, l := range lines {
+		require.True(t, want[l], "row %q is not in the sample", l)
+	}
+
+	// The help documents the exit status.
+	_, help, _ := runCLI("recover", "--help")
+	require.Contains(t, help, "3 when FIXED was written but complete chunk")
+}
+
+// TestRecoverValidCPPFiles: files of the C++ writer, whose layouts only the
+// read path knows, are complete when they read whole: recover copies them
+// (issue 35: such a file became a 40-byte file and "nothing lost"). One
+// that reads only under --lenient says so, drops what the scan cannot
+// read and exits 3; with --lenient it is copied whole.
+func TestRecoverValidCPPFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file    string
+		lenient bool // needs --lenient to read
+		rows    int
+	}{
+		{"../../testdata/cpp-aligned/aligned.tsfile", false, 23},
+		{"../../testdata/cpp-aligned/lost.tsfile", true, 23},
+		{"../../testdata/cpp-codec/codec.tsfile", true, 36},
+	} {
+		fixed := filepath.Join(dir, filepath.Base(tc.file))
+		code, _, errOut := runCLI("recover", tc.file, "-o", fixed, "--force")
+		if tc.lenient {
+			require.Equal(t, exitPartial, code, errOut)
+			require.Contains(t, errOut, "the file does not read whole: ")
+			require.Contains(t, errOut, "--lenient")
+			require.NotContains(t, errOut, "nothing lost")
+			code, _, errOut = runCLI("recover", tc.file, "-o", fixed, "--force", "--lenient")
+		}
+		require.Equal(t, 0, code, "%s: %s", tc.file, errOut)
+		require.Contains(t, errOut, "the file is complete; "+strconv.Itoa(tc.rows)+" rows, nothing lost", tc.file)
+		want, err := os.ReadFile(tc.file)
+		require.NoError(t, err)
+		got, err := os.ReadFile(fixed)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(want, got), "%s: FIXED is not a copy", tc.file)
+	}
+}

@@ -105,13 +105,14 @@ func TestInspectGoesOnPastAMissingFile(t *testing.T) {
 	require.Contains(t, stderr, "matches no file")
 	require.Contains(t, stderr, "2 of 3 files could not be inspected")
 
-	// --json: an array of what could be read.
+	// --json: the missing file keeps its place as {file, error}.
 	code, stdout, stderr = runCLI("inspect", "--json", missing, sample)
 	require.Equal(t, 1, code, stderr)
-	var infos []inspectFile
+	var infos []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(stdout), &infos), stdout)
-	require.Len(t, infos, 1)
-	require.Equal(t, sample, infos[0].File)
+	require.Len(t, infos, 2)
+	require.Equal(t, map[string]any{"file": missing, "error": "no such file or directory"}, infos[0])
+	require.Equal(t, sample, infos[1]["file"])
 	require.Contains(t, stderr, "no such file")
 }
 
