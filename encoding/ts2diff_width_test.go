@@ -43,7 +43,7 @@ func naiveTS2Diff(t *testing.T, src []byte, size int) []uint64 {
 		minDelta := field(src[off+8:])
 		prev := field(src[off+8+size:])
 		out = append(out, prev)
-		pos := uint(8*(off+8+2*size)) // bit position in src
+		pos := uint(8 * (off + 8 + 2*size)) // bit position in src
 		for range packNum {
 			var d uint64
 			for range width {
