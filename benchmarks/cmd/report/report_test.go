@@ -409,14 +409,15 @@ func TestSizeKey(t *testing.T) {
 }
 
 func TestMarkdownAndChart(t *testing.T) {
-	r := parse(t, `BenchmarkScan/default/workers=1-2 2 800000000 ns/op 1.1 decoded-GB/s 14100000 rows/s 15.7 memcpy-GB/s 0.07 x-memcpy
+	r := parse(t, `cpu: Test CPU @ 1 GHz
+BenchmarkScan/default/workers=1-2 2 800000000 ns/op 1.1 decoded-GB/s 14100000 rows/s 15.7 memcpy-GB/s 0.07 x-memcpy
 BenchmarkPeerParquetScan/parquet/workers=1-2 2 1600000000 ns/op 0.56 decoded-GB/s 7000000 rows/s 2.05 x-tsarrow
 BenchmarkSelective/default-1000dev/rows=10000000/device=1of1000-2 792 1691105 ns/op 1320025820 full-ns/op 0.001 rows-frac 780.6 x-full
 BenchmarkDecompressLZMA2-2 1474 829228 ns/op 79.03 MB/s 5.956 ratio
 BenchmarkMemcpyCompress-2 1442214 835.0 ns/op 78482.16 MB/s
 load: 1.50 1.20 1.00 (before)
 load: 2.50 2.20 2.00 (after)`)
-	if err := r.read(strings.NewReader("mode: full\nrows: 10000000\ncount: 3\nnote: scaling at 100000000 rows skipped\nothers-cpu: 30 of 600 core-seconds (5% of the machine)\n"), true); err != nil {
+	if err := r.read(strings.NewReader("mode: full\nrows: 10000000\ncount: 3\ncores: 2\nmemory: 23.5 GiB\ngo: go1.26.8\nnote: scaling at 100000000 rows skipped\nothers-cpu: 30 of 600 core-seconds (5% of the machine)\n"), true); err != nil {
 		t.Fatal(err)
 	}
 	secs := sections(r)
@@ -425,6 +426,7 @@ load: 2.50 2.20 2.00 (after)`)
 	text := md.String()
 	for _, want := range []string{
 		"`benchmarks/run`, mode full, 10,000,000-row tables, count 3",
+		"Test CPU @ 1 GHz, 2 cores, 23.5 GiB memory; go1.26.8.",
 		"before the run: 1.50 1.20 1.00 (before); after: 2.50 2.20 2.00 (after)",
 		"Note: scaling at 100000000 rows skipped.",
 		"Other processes used 30 of 600 core-seconds (5% of the machine) of CPU time",
