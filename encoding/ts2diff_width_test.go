@@ -139,18 +139,27 @@ func TestTS2DiffEveryWidth(t *testing.T) {
 }
 
 // checkTS2DiffDecoders decodes src with each exported decoder of TS_2DIFF blocks of values of
-// size bytes and compares their bits with want.
+// size bytes and compares their bits with want: INT32/INT64, the C++ writer's raw-bits
+// FLOAT/DOUBLE, and the Java FLOAT/DOUBLE layout (max_point_number 2, then the same blocks of
+// the values times 100, each read back as Java does, value / 10^2).
 func checkTS2DiffDecoders(t *testing.T, src []byte, size int, want []uint64) {
 	t.Helper()
 	n := len(want)
+	if n == 0 {
+		return
+	}
+	scaled := append([]byte{2}, src...) // UVarInt max_point_number 2
 	if size == 4 {
 		got := make([]int32, n)
 		require.NoError(t, encoding.DecodeInt32(encoding.TS2Diff, got, src))
 		gotF := make([]float32, n)
 		require.NoError(t, encoding.DecodeTS2DiffFloat32Bits(gotF, src))
+		gotS := make([]float32, n)
+		require.NoError(t, encoding.DecodeFloat32(encoding.TS2Diff, gotS, scaled))
 		for i := range want {
 			require.Equal(t, uint32(want[i]), uint32(got[i]), "INT32 value %d of %d", i, n)
 			require.Equal(t, uint32(want[i]), math.Float32bits(gotF[i]), "FLOAT bits value %d of %d", i, n)
+			require.Equal(t, float32(float64(int32(want[i]))/100), gotS[i], "FLOAT scaled value %d of %d", i, n)
 		}
 		return
 	}
@@ -161,10 +170,13 @@ func checkTS2DiffDecoders(t *testing.T, src []byte, size int, want []uint64) {
 	require.Len(t, all, n)
 	gotF := make([]float64, n)
 	require.NoError(t, encoding.DecodeTS2DiffFloat64Bits(gotF, src))
+	gotS := make([]float64, n)
+	require.NoError(t, encoding.DecodeFloat64(encoding.TS2Diff, gotS, scaled))
 	for i := range want {
 		require.Equal(t, want[i], uint64(got[i]), "INT64 value %d of %d", i, n)
 		require.Equal(t, want[i], uint64(all[i]), "INT64 (AppendAll) value %d of %d", i, n)
 		require.Equal(t, want[i], math.Float64bits(gotF[i]), "DOUBLE bits value %d of %d", i, n)
+		require.Equal(t, float64(int64(want[i]))/100, gotS[i], "DOUBLE scaled value %d of %d", i, n)
 	}
 }
 
