@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -22,7 +23,7 @@ func compressForEachInteropPage(t *testing.T, name string, fn func(c *tsfile.Chu
 	t.Helper()
 	path := filepath.Join(compressInteropDir, name)
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("interop file not available: %v", err)
+		need.Skipf(t, "interop file not available: %v", err)
 	}
 	f, err := tsfile.OpenFile(path, nil)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -268,7 +269,7 @@ func TestDictionaryInteropFile(t *testing.T) {
 	const dir = "../../shared/interop/"
 	f, err := tsfile.OpenFile(dir+"j10_tree_nonaligned.tsfile", nil)
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("interop files not present")
+		need.Skipf(t, "interop files not present")
 	}
 	require.NoError(t, err)
 	defer f.Close()

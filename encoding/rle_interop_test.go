@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -63,7 +64,7 @@ func TestRLEInteropTreeNonAligned(t *testing.T) {
 	t.Parallel()
 	path := rleInteropDir + "j10_tree_nonaligned.tsfile"
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("interop file absent: %v", err)
+		need.Skipf(t, "interop file absent: %v", err)
 	}
 	f, err := tsfile.OpenFile(path, nil)
 	require.NoError(t, err)
@@ -113,7 +114,7 @@ func TestRLEInteropTableBoolean(t *testing.T) {
 	t.Parallel()
 	path := rleInteropDir + "j02_table_multipage_default_encodings.tsfile"
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("interop file absent: %v", err)
+		need.Skipf(t, "interop file absent: %v", err)
 	}
 	f, err := tsfile.OpenFile(path, nil)
 	require.NoError(t, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 )
 
 // The byte strings in this file are assembled by hand from the spec text
@@ -374,7 +375,7 @@ func TestBloomHashMatchesReference(t *testing.T) {
 	f, err := OpenFile("../../shared/interop/j01_table_all_types_plain.tsfile", nil)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			t.Skip("shared interop files not present")
+			need.Skipf(t, "shared interop files not present")
 		}
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/encoding"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 )
 
 // recoverLayouts are files whose groups Recover must get back: table
@@ -399,7 +400,7 @@ func TestRecoverInterop(t *testing.T) {
 	for _, name := range []string{"j01_table_all_types_plain", "j02_table_multipage_default_encodings", "j10_tree_nonaligned"} {
 		b, err := os.ReadFile("../../shared/interop/" + name + ".tsfile")
 		if os.IsNotExist(err) {
-			t.Skip("shared interop files not present")
+			need.Skipf(t, "shared interop files not present")
 		}
 		require.NoError(t, err)
 		t.Run(name, func(t *testing.T) {

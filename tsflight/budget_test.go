@@ -28,6 +28,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/fromarrow"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 )
 
 // writeLongStrings writes a table of one device whose rows carry a string
@@ -210,7 +211,7 @@ func liveHeap() uint64 {
 func TestManyClientsWithinBudget(t *testing.T) {
 	interop := filepath.Join("..", "..", "shared", "interop")
 	if _, err := os.Stat(filepath.Join(interop, "manifest.json")); err != nil {
-		t.Skip("shared/interop is not beside the checkout")
+		need.Skipf(t, "shared/interop is not beside the checkout")
 	}
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	// The budget lets about a third of the clients' streams run at once.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/fromarrow"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -247,7 +248,7 @@ func TestCompression(t *testing.T) {
 func TestTreeModel(t *testing.T) {
 	src := filepath.Join("..", "..", "shared", "interop", "j10_tree_nonaligned.tsfile")
 	if _, err := os.Stat(src); err != nil {
-		t.Skip("interop files not present")
+		need.Skipf(t, "interop files not present")
 	}
 	root := t.TempDir()
 	b, err := os.ReadFile(src)

@@ -28,10 +28,18 @@
 //     values, within 1e-9 relative, and the count of the others), the min
 //     and the max, each equal to COPIES times (for counts and sums) or
 //     equal to (min, max) the reference's. A --devices entry NAME=N also
-//     requires N rows for that device.
+//     requires N rows for that device;
+//   - against the expected rows (--expected, a CSV of the conventions of
+//     shared/interop/README.md, see expected.mjs), which come from
+//     elsewhere than the reference: every column has the DuckDB type of its
+//     TsFile type (from --manifest or --types), and every row of the
+//     dataset, every column, equals the expected row of its key (--key),
+//     each key found exactly COPIES times.
 //
 // usage: node check_dataset.mjs DIR --partition-by table|device
 //          --reference ONE.parquet --rows N --tables T[,T...]
+//          --expected EXPECTED.csv[.gz] --key COL[,COL...]
+//          (--manifest manifest.json | --types COL=TYPE,...)
 //          [--devices D[=N][,D[=N]...]] [--copies K] [--tags TAG[,TAG...]]
 //
 // --tags names the TAG columns of a table-model input, in schema order: the
@@ -41,11 +49,12 @@
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { readExpected, expectedTypes, parseJavaFloat, parseDate, sameFloat } from "./expected.mjs";
 
 function usage(msg) {
   if (msg) console.error(msg);
   console.error(
-    "usage: node check_dataset.mjs DIR --partition-by table|device --reference ONE.parquet --rows N --tables T[,T...] [--devices D[=N],...] [--copies K] [--tags TAG,...]",
+    "usage: node check_dataset.mjs DIR --partition-by table|device --reference ONE.parquet --rows N --tables T[,T...] --expected EXPECTED.csv[.gz] --key COL,... (--manifest manifest.json | --types COL=TYPE,...) [--devices D[=N],...] [--copies K] [--tags TAG,...]",
   );
   process.exit(2);
 }
@@ -90,6 +99,18 @@ for (let i = 0; i < argv.length; i++) {
     case "--tags":
       opts.tags = list(val());
       break;
+    case "--expected":
+      opts.expected = val();
+      break;
+    case "--key":
+      opts.key = list(val());
+      break;
+    case "--manifest":
+      opts.manifest = val();
+      break;
+    case "--types":
+      opts.types = val();
+      break;
     default:
       if (a.startsWith("--")) usage(`unknown option ${a}`);
       positional.push(a);
@@ -98,6 +119,7 @@ for (let i = 0; i < argv.length; i++) {
 if (positional.length !== 1) usage();
 const dir = positional[0];
 if (!opts.partitionBy || !opts.reference || opts.rows === undefined || !opts.tables) usage();
+if (!opts.expected || !opts.key || (opts.manifest === undefined) === (opts.types === undefined)) usage("--expected, --key and one of --manifest and --types are required");
 const copies = opts.copies;
 
 let mismatches = 0;
@@ -301,9 +323,119 @@ for (const [dev, got] of dsDevs) {
 if (opts.partitionBy === "device" && partsOf.size !== dsDevs.size) mismatch(`${partsOf.size} device partitions for ${dsDevs.size} devices`);
 if (opts.partitionBy === "table" && partsOf.size !== dsTables.length) mismatch(`${partsOf.size} table partitions for ${dsTables.length} tables`);
 
+// ---- every row and column against the expected rows ----
+
+const { header: expHeader, rows: expRows } = readExpected(opts.expected);
+const expTypes = expectedTypes({ manifest: opts.manifest, csvPath: opts.expected, spec: opts.types });
+for (const h of expHeader) if (!expTypes.has(h)) usage(`no type for column ${h} (--manifest or --types)`);
+for (const k of opts.key) if (!expHeader.includes(k)) usage(`--key: no column ${k} in ${opts.expected}`);
+const dsTypes = new Map(await query("SELECT column_name, column_type FROM (DESCRIBE d)"));
+// The DuckDB type of each TsFile type as ts2arrow writes it to Parquet, and
+// how a value is read out for comparison with a CSV cell.
+const duckOf = {
+  BOOLEAN: [/^BOOLEAN$/, (c) => c],
+  INT32: [/^INTEGER$/, (c) => `${c}::HUGEINT`],
+  INT64: [/^BIGINT$/, (c) => `${c}::HUGEINT`],
+  FLOAT: [/^FLOAT$/, (c) => `${c}::DOUBLE`],
+  DOUBLE: [/^DOUBLE$/, (c) => c],
+  TEXT: [/^VARCHAR$/, (c) => c],
+  STRING: [/^VARCHAR$/, (c) => c],
+  BLOB: [/^BLOB$/, (c) => `'0x' || lower(hex(${c}))`],
+  DATE: [/^DATE$/, (c) => `(${c} - DATE '1970-01-01')::HUGEINT`],
+  TIMESTAMP: [/^TIMESTAMP( WITH TIME ZONE)?$/, (c) => `epoch_ms(${c})::HUGEINT`],
+};
+const partitionCols = ["table", ...(opts.partitionBy === "device" && !tree ? ["device"] : [])];
+for (const n of dsTypes.keys()) {
+  if (!expHeader.includes(n) && !partitionCols.includes(n)) mismatch(`column ${n}: in the dataset, not in ${opts.expected}`);
+}
+const exprs = [];
+const checked = []; // [column, TsFile type]
+for (const h of expHeader) {
+  const t = expTypes.get(h);
+  const got = dsTypes.get(h);
+  if (got === undefined) {
+    mismatch(`column ${h}: in ${opts.expected}, not in the dataset`);
+    continue;
+  }
+  const [re, expr] = duckOf[t];
+  if (!re.test(got)) {
+    mismatch(`column ${h}: DuckDB type ${got}, want the type of TsFile ${t}`);
+    continue;
+  }
+  exprs.push(expr(ident(h)));
+  checked.push([h, t]);
+}
+// The dataset's view takes its column types from one part; each part is
+// checked on its own too.
+for (const f of files) {
+  for (const [n, got] of await query(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(${literal(f)}))`)) {
+    const t = expTypes.get(n);
+    if (t !== undefined && !duckOf[t][0].test(got)) mismatch(`${relative(dir, f)}: column ${n}: DuckDB type ${got}, want the type of TsFile ${t}`);
+  }
+}
+const cellSame = (t, v, cell) => {
+  if (v === null || cell === null) return v === null && cell === null;
+  switch (t) {
+    case "BOOLEAN":
+      return v === (cell === "true") && (cell === "true" || cell === "false");
+    case "INT32":
+    case "INT64":
+    case "TIMESTAMP":
+      return v === BigInt(cell);
+    case "FLOAT":
+      return sameFloat(v, Math.fround(parseJavaFloat(cell)));
+    case "DOUBLE":
+      return sameFloat(v, parseJavaFloat(cell));
+    case "TEXT":
+    case "STRING":
+      return v === cell;
+    case "BLOB":
+      return v === cell.toLowerCase();
+    case "DATE":
+      return v === BigInt(parseDate(cell));
+  }
+  return false;
+};
+const keyOf = (r) => opts.key.map((k) => r[k] ?? "").join("\u0000");
+const expByKey = new Map();
+for (const r of expRows) {
+  const k = keyOf(r);
+  if (expByKey.has(k)) throw new Error(`${opts.expected}: duplicate key ${k}`);
+  expByKey.set(k, r);
+}
+const keyIdx = opts.key.map((k) => checked.findIndex(([h]) => h === k));
+const found = new Map();
+let compared = 0;
+if (exprs.length > 0 && keyIdx.every((i) => i >= 0)) {
+  for (const got of await query(`SELECT ${exprs.join(", ")} FROM d`)) {
+    const key = keyIdx
+      .map((i) => {
+        const v = got[i];
+        return v === null ? "" : String(v);
+      })
+      .join("\u0000");
+    const want = expByKey.get(key);
+    if (!want) {
+      mismatch(`row with key ${JSON.stringify(key)}: not in ${opts.expected}`);
+      continue;
+    }
+    found.set(key, (found.get(key) ?? 0) + 1);
+    compared++;
+    checked.forEach(([h, t], i) => {
+      if (!cellSame(t, got[i], want[h])) mismatch(`row ${key.replaceAll("\u0000", ", ")} column ${h}: dataset ${typeof got[i] === "bigint" ? got[i] : JSON.stringify(got[i])}, expected ${JSON.stringify(want[h])}`);
+    });
+  }
+}
+let wrongCount = 0;
+for (const k of expByKey.keys()) {
+  const n = found.get(k) ?? 0;
+  if (n !== copies && wrongCount++ < 5) mismatch(`key ${k.replaceAll("\u0000", ", ")}: ${n} rows in the dataset, want ${copies} (one per input)`);
+}
+if (compared !== copies * expRows.length) mismatch(`${compared} rows matched the expected rows, want ${copies} x ${expRows.length}`);
+
 conn.closeSync();
 instance.closeSync();
 console.log(
-  `${dir}: ${rows} rows in ${files.length} parts, ${dsTables.length} tables, ${dsDevs.size} devices, ${figs.length} figures per device over ${numeric.length} numeric columns, ${mismatches} mismatches (DuckDB ${version})`,
+  `${dir}: ${rows} rows in ${files.length} parts, ${dsTables.length} tables, ${dsDevs.size} devices, ${figs.length} figures per device over ${numeric.length} numeric columns, ${compared} rows x ${checked.length} columns against ${opts.expected}, ${mismatches} mismatches (DuckDB ${version})`,
 );
 process.exit(mismatches === 0 ? 0 : 1);

@@ -15,7 +15,11 @@
 //     by value (-0.0 and NaN included), dates as days since the epoch,
 //     timestamps as integers in the CSV's unit, blobs as hex.
 //
+//   - every column's DuckDB type against the TsFile type the upstream
+//     manifest (--manifest) or --types gives it, not the file.
+//
 // usage: node check_duckdb.mjs OUT.parquet EXPECTED.csv[.gz] KEY_COLUMN...
+//          (--manifest manifest.json | --types COL=TYPE,...)
 //          [--sample N] [--csv-time-unit s|ms|us|ns]
 //
 // --sample is the number of rows to compare one by one (default 2000; all
@@ -26,10 +30,11 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { expectedTypes } from "./expected.mjs";
 
 function usage(msg) {
   if (msg) console.error(msg);
-  console.error("usage: node check_duckdb.mjs OUT.parquet EXPECTED.csv[.gz] KEY_COLUMN... [--sample N] [--csv-time-unit s|ms|us|ns]");
+  console.error("usage: node check_duckdb.mjs OUT.parquet EXPECTED.csv[.gz] KEY_COLUMN... (--manifest manifest.json | --types COL=TYPE,...) [--sample N] [--csv-time-unit s|ms|us|ns]");
   process.exit(2);
 }
 
@@ -37,8 +42,13 @@ const args = process.argv.slice(2);
 const positional = [];
 let sampleTarget = 2000;
 let csvUnitArg = null;
+let manifest = null, typeSpec = null;
 for (let i = 0; i < args.length; i++) {
-  if (args[i] === "--sample") {
+  if (args[i] === "--manifest") {
+    manifest = args[++i];
+  } else if (args[i] === "--types") {
+    typeSpec = args[++i];
+  } else if (args[i] === "--sample") {
     sampleTarget = Number(args[++i]);
     if (!Number.isInteger(sampleTarget) || sampleTarget < 1) usage("--sample needs a positive integer");
   } else if (args[i] === "--csv-time-unit") {
@@ -49,7 +59,8 @@ for (let i = 0; i < args.length; i++) {
   }
 }
 const [parquetPath, csvPath, ...keyCols] = positional;
-if (!parquetPath || !csvPath || keyCols.length === 0) usage();
+if (!parquetPath || !csvPath || keyCols.length === 0 || (manifest === null) === (typeSpec === null)) usage();
+const tsTypes = expectedTypes({ manifest, csvPath, spec: typeSpec });
 
 // ---- the CSV ----
 
@@ -135,6 +146,16 @@ if ([...names].sort().join(",") !== [...header].sort().join(",")) {
   throw new Error(`columns differ:\n duckdb ${names}\n csv    ${header}`);
 }
 for (const k of keyCols) if (!header.includes(k)) usage(`no key column ${k}`);
+// The DuckDB type of each TsFile type as ts2arrow writes it to Parquet.
+const duckTypeOf = {
+  BOOLEAN: /^BOOLEAN$/, INT32: /^INTEGER$/, INT64: /^BIGINT$/, FLOAT: /^FLOAT$/, DOUBLE: /^DOUBLE$/,
+  TEXT: /^VARCHAR$/, STRING: /^VARCHAR$/, BLOB: /^BLOB$/, DATE: /^DATE$/, TIMESTAMP: /^TIMESTAMP/,
+};
+for (const [n, ty] of described) {
+  const want = tsTypes.get(n);
+  if (want === undefined) usage(`no type for column ${n} (--manifest or --types)`);
+  if (!duckTypeOf[want].test(ty)) mismatch(`column ${n}: DuckDB type ${ty}, want the type of TsFile ${want}`);
+}
 
 // ---- typed values ----
 

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 )
 
 // running is a started ts2arrow process.
@@ -225,7 +227,7 @@ func newTmux(t *testing.T) *tmuxServer {
 	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
-		t.Skip("tmux is not installed")
+		need.Skipf(t, "tmux is not installed")
 	}
 	// A short directory: the server's socket path must fit in sun_path.
 	dir, err := os.MkdirTemp("", "tmux")

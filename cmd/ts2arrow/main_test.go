@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -22,7 +23,7 @@ const interop = "../../../shared/interop/"
 
 func needInterop(t *testing.T) {
 	if _, err := os.Stat(interop + "manifest.json"); err != nil {
-		t.Skip("shared/interop is not beside the checkout")
+		need.Skipf(t, "shared/interop is not beside the checkout")
 	}
 }
 

@@ -576,9 +576,11 @@ func TestServeSecondSignal(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 	require.Contains(t, p.stderr.String(), "shutting down")
-	start := time.Now()
+	// The held stream would keep a graceful shutdown waiting for ever: the
+	// server ends only if the second signal ends it (stop gives up after
+	// 10 s). How fast it ends is a benchmark's target, not this test's
+	// (benchmarks/cmd/flightload -second-signal, RESULTS.md section 12).
 	require.Equal(t, 0, p.stop(t, syscall.SIGTERM), p.stderr.String())
-	require.Less(t, time.Since(start), 5*time.Second)
 	require.Contains(t, p.stderr.String(), "second signal")
 }
 

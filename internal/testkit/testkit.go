@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tsarrow/tsarrow/internal/testkit/need"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -31,7 +32,7 @@ func InteropPath(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(InteropDir, name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("interop corpus not available: %v", err)
+		need.Skipf(t, "interop corpus not available: %v", err)
 	}
 	return p
 }

@@ -15,10 +15,23 @@
 // (default 30s) after the last stream ended, and x-idle-after that over
 // idle. Every client's row count is checked against the flight's.
 //
+// With -second-signal it measures instead how fast a second SIGTERM ends
+// the server while a stream holds the graceful shutdown of the first: one
+// client plans the table, starts a DoGet and reads only its first message;
+// the server gets SIGTERM, and once it says "shutting down", another. The
+// line, whose ns/op is the time from the second signal to the server's
+// exit (cmd/ts2arrow's TestServeSecondSignal checks that it ends, this its
+// speed), is
+//
+//	BenchmarkServeSecondSignal 1 <ns> ns/op <ns> held-ns
+//
+// where held-ns is how long the first signal's shutdown had been held.
+//
 // Usage:
 //
 //	cd benchmarks && go run ./cmd/flightload -ts2arrow BIN [-clients 32] [-reads 5]
 //	    [-after 30s] [-memory-limit SIZE] [-name NAME] FILE
+//	cd benchmarks && go run ./cmd/flightload -ts2arrow BIN -second-signal FILE
 package main
 
 import (
@@ -51,7 +64,19 @@ func main() {
 	after := flag.Duration("after", 30*time.Second, "how long after the load the RSS is read again")
 	limit := flag.String("memory-limit", "", "serve --memory-limit (default: the server's)")
 	name := flag.String("name", "", "benchmark name (default FlightLoad/clients=N)")
+	second := flag.Bool("second-signal", false, "measure how fast a second SIGTERM ends a server a stream holds open")
 	flag.Parse()
+	if *second {
+		if flag.NArg() != 1 || *bin == "" {
+			fmt.Fprintln(os.Stderr, "usage: flightload -ts2arrow BIN -second-signal FILE")
+			os.Exit(2)
+		}
+		if err := secondSignal(*bin, flag.Arg(0)); err != nil {
+			fmt.Fprintln(os.Stderr, "flightload:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() != 1 || *bin == "" || *clients <= 0 || *reads <= 0 {
 		fmt.Fprintln(os.Stderr, "usage: flightload -ts2arrow BIN [-clients N] [-reads N] [-after DUR] [-memory-limit SIZE] [-name NAME] FILE")
 		os.Exit(2)
@@ -174,6 +199,148 @@ func run(bin, file, name, limit string, clients, reads int, after time.Duration)
 	fmt.Printf("Benchmark%s 1 %d ns/op %d clients %.1f idle-RSS-MB %.1f peak-RSS-MB %.2f MB-per-stream %.1f after-RSS-MB %.3f x-idle-after %.2f file-MB %d rows\n",
 		name, elapsed.Nanoseconds(), clients, mb(idle), mb(hwm), mb(hwm-idle)/float64(clients), mb(rest), float64(rest)/float64(idle), mb(size), rowsRead[0]/int64(reads))
 	return nil
+}
+
+// secondSignal is the -second-signal case: see the file comment.
+func secondSignal(bin, file string) error {
+	root, err := os.MkdirTemp("", "flightload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	if _, err := copyFile(file, filepath.Join(root, filepath.Base(file))); err != nil {
+		return err
+	}
+	srv, addr, log, logDone, err := startServerLog(bin, []string{"serve", "--root", root, "--addr", "127.0.0.1:0", "--rescan", "0", "--log-format", "text"})
+	if err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	waited := make(chan struct{})
+	go func() {
+		<-logDone // Wait closes the pipe: read it to its end first
+		exited <- srv.Wait()
+		close(waited)
+	}()
+	defer func() {
+		_ = srv.Process.Kill() // an error once it has exited
+		<-waited
+	}()
+	c, err := arrowflight.NewClientWithMiddleware(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	fi, err := tableFlight(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := c.DoGet(ctx, fi.Endpoint[0].Ticket)
+	if err != nil {
+		return err
+	}
+	if _, err := s.Recv(); err != nil { // the schema; then read nothing more
+		return err
+	}
+	first := time.Now()
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	// The shutdown has begun when the server says so; it must not end
+	// while the stream is held.
+	deadline := time.After(30 * time.Second)
+	for !strings.Contains(log.String(), "shutting down") {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("the server exited after the first signal while a stream was held (%v):\n%s", err, log)
+		case <-deadline:
+			return fmt.Errorf("no \"shutting down\" 30 s after SIGTERM:\n%s", log)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	select {
+	case err := <-exited:
+		return fmt.Errorf("the server exited after the first signal while a stream was held (%v):\n%s", err, log)
+	case <-time.After(300 * time.Millisecond):
+	}
+	second := time.Now()
+	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			return fmt.Errorf("serve after the second signal: %w\n%s", err, log)
+		}
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("serve still running 60 s after the second signal:\n%s", log)
+	}
+	ended := time.Now()
+	fmt.Printf("BenchmarkServeSecondSignal 1 %d ns/op %d held-ns\n", ended.Sub(second).Nanoseconds(), second.Sub(first).Nanoseconds())
+	return nil
+}
+
+// logBuf collects a child's log lines for the -second-signal case.
+type logBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuf) add(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.WriteString(line)
+	l.b.WriteByte('\n')
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startServerLog is startServer keeping the child's log; done is closed
+// when the log ends, after which the caller may Wait.
+func startServerLog(bin string, args []string) (cmd *exec.Cmd, addr string, log *logBuf, done chan struct{}, err error) {
+	cmd = exec.Command(bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, "", nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, "", nil, nil, err
+	}
+	log = &logBuf{}
+	found := make(chan string, 1)
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.add(sc.Text())
+			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- strings.Trim(m[1], `"`):
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case addr = <-found:
+		return cmd, addr, log, done, nil
+	case <-done:
+		select {
+		case addr = <-found:
+			return cmd, addr, log, done, nil
+		default:
+		}
+		_ = cmd.Wait()
+		return nil, "", nil, nil, fmt.Errorf("%s %s exited before serving:\n%s", bin, strings.Join(args, " "), log)
+	}
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }

@@ -6,9 +6,13 @@
 // ratios. With -count > 1 each metric is the median of its runs.
 //
 //	cd benchmarks && go run ./cmd/report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...
+//	cd benchmarks && go run ./cmd/report -readme ../README.md -from RESULTS.md
 //
 // benchmarks/run calls it at the end of a run; it reads files the run
 // kept, so it can be rerun on them after a change to the report alone.
+// With -readme it writes the README's performance table (between its
+// markers, see readme.go) from a RESULTS.md instead, which a full run does
+// after writing benchmarks/RESULTS.md.
 package main
 
 import (
@@ -25,11 +29,19 @@ func main() {
 	out := flag.String("o", "", "write the markdown here (default: standard output)")
 	png := flag.String("png", "", "also draw the ratios as a PNG chart in this file")
 	metaPath := flag.String("meta", "", "a file of \"key: value\" lines describing the run (mode, rows, count, date, commit, ...)")
+	readme := flag.String("readme", "", "rewrite this README's performance table from the RESULTS.md -from names, and nothing else")
+	from := flag.String("from", "RESULTS.md", "with -readme: the RESULTS.md to take the figures from")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *readme != "" {
+		if err := writeReadme(*readme, *from); err != nil {
+			fail(err)
+		}
+		return
+	}
 	r := newResults()
 	if *metaPath != "" {
 		if err := readFile(r, *metaPath, true); err != nil {
@@ -67,6 +79,32 @@ func main() {
 			fail(err)
 		}
 	}
+}
+
+// writeReadme rewrites the performance table of the README at path from
+// the RESULTS.md at from, through a temporary file renamed over it.
+func writeReadme(path, from string) error {
+	res, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	block, err := readmeTable(string(res))
+	if err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text, err := replaceReadmeTable(string(old), block)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func readFile(r *results, p string, isMeta bool) error {
@@ -129,6 +167,9 @@ func writeMarkdown(w io.Writer, r *results, secs []section, chart string) {
 		cpu := r.meta.cpu
 		if c := kv["cores"]; c != "" {
 			cpu += ", " + c + " cores"
+		}
+		if m := kv["memory"]; m != "" {
+			cpu += ", " + m + " memory"
 		}
 		run = append(run, cpu)
 	}

@@ -175,6 +175,34 @@ BenchmarkDatasetRSS/plain/rows=1000000 1 1 ns/op 15 file-MB 50 peak-RSS-MB 99000
 			want:    row{Figure: "1260 MB, 38.4 MB a stream", Peer: "idle 33 MB"},
 		},
 		{
+			name:    "scan team idle within one poller",
+			lines:   `BenchmarkTeamIdle-2 400 2614715 ns/op 261.6 cpu-us/pause 169.8 helper-us/pause 750.0 limit-us/pause 1000 pause-us`,
+			section: idleSection,
+			c:       "scan team of 16 at GOMAXPROCS 16, helpers alive during a pause between jobs",
+			want:    row{Figure: "170 µs a pause of 1000 µs", Limit: "one poller: 750 µs", XLimit: "0.226x", Target: "<= one poller", Met: "yes"},
+		},
+		{
+			name:    "scan team idle: every helper polls",
+			lines:   `BenchmarkTeamIdle-2 200 5734992 ns/op 493.1 cpu-us/pause 2792 helper-us/pause 750.0 limit-us/pause 1000 pause-us`,
+			section: idleSection,
+			c:       "scan team of 16 at GOMAXPROCS 16, helpers alive during a pause between jobs",
+			want:    row{XLimit: "3.72x", Met: "**no**"},
+		},
+		{
+			name:    "serve's second signal, slow",
+			lines:   `BenchmarkServeSecondSignal 1 6200000000 ns/op 306557316 held-ns`,
+			section: idleSection,
+			c:       "serve: exit after a second SIGTERM, a stream holding the shutdown",
+			want:    row{Figure: "6.2 s", Target: "<= 5 s", Met: "**no**"},
+		},
+		{
+			name:    "serve's second signal, not measured",
+			lines:   ``,
+			section: idleSection,
+			c:       "serve: exit after a second SIGTERM, a stream holding the shutdown",
+			want:    row{Figure: "not measured", Met: "-"},
+		},
+		{
 			name:    "conversion within 1.3x of pqarrow",
 			lines:   `BenchmarkToParquet/plain/workers=2-2 1 6220000000 ns/op 1610000 rows/s 5450000000 pqarrow-ns/op 1.14 x-pqarrow`,
 			section: conversionSection,
@@ -381,14 +409,15 @@ func TestSizeKey(t *testing.T) {
 }
 
 func TestMarkdownAndChart(t *testing.T) {
-	r := parse(t, `BenchmarkScan/default/workers=1-2 2 800000000 ns/op 1.1 decoded-GB/s 14100000 rows/s 15.7 memcpy-GB/s 0.07 x-memcpy
+	r := parse(t, `cpu: Test CPU @ 1 GHz
+BenchmarkScan/default/workers=1-2 2 800000000 ns/op 1.1 decoded-GB/s 14100000 rows/s 15.7 memcpy-GB/s 0.07 x-memcpy
 BenchmarkPeerParquetScan/parquet/workers=1-2 2 1600000000 ns/op 0.56 decoded-GB/s 7000000 rows/s 2.05 x-tsarrow
 BenchmarkSelective/default-1000dev/rows=10000000/device=1of1000-2 792 1691105 ns/op 1320025820 full-ns/op 0.001 rows-frac 780.6 x-full
 BenchmarkDecompressLZMA2-2 1474 829228 ns/op 79.03 MB/s 5.956 ratio
 BenchmarkMemcpyCompress-2 1442214 835.0 ns/op 78482.16 MB/s
 load: 1.50 1.20 1.00 (before)
 load: 2.50 2.20 2.00 (after)`)
-	if err := r.read(strings.NewReader("mode: full\nrows: 10000000\ncount: 3\nnote: scaling at 100000000 rows skipped\nothers-cpu: 30 of 600 core-seconds (5% of the machine)\n"), true); err != nil {
+	if err := r.read(strings.NewReader("mode: full\nrows: 10000000\ncount: 3\ncores: 2\nmemory: 23.5 GiB\ngo: go1.26.8\nnote: scaling at 100000000 rows skipped\nothers-cpu: 30 of 600 core-seconds (5% of the machine)\n"), true); err != nil {
 		t.Fatal(err)
 	}
 	secs := sections(r)
@@ -397,6 +426,7 @@ load: 2.50 2.20 2.00 (after)`)
 	text := md.String()
 	for _, want := range []string{
 		"`benchmarks/run`, mode full, 10,000,000-row tables, count 3",
+		"Test CPU @ 1 GHz, 2 cores, 23.5 GiB memory; go1.26.8.",
 		"before the run: 1.50 1.20 1.00 (before); after: 2.50 2.20 2.00 (after)",
 		"Note: scaling at 100000000 rows skipped.",
 		"Other processes used 30 of 600 core-seconds (5% of the machine) of CPU time",

@@ -615,6 +615,44 @@ func flightLoadSection(r *results) section {
 	return s
 }
 
+// idleSection holds the timing targets that were once assertions in tests
+// (issue 35: no timed assertions in tests): how long the scan team's
+// helpers stay alive while their reader is idle (internal/scan
+// BenchmarkTeamIdle; TestTeamIdle checks the team's function), and how
+// fast a second SIGTERM ends `ts2arrow serve` while a stream holds the
+// first one's graceful shutdown (benchmarks/cmd/flightload -second-signal;
+// cmd/ts2arrow's TestServeSecondSignal checks that it ends).
+func idleSection(r *results) section {
+	s := section{Title: "12. Idle cost and shutdown: the scan team between jobs, serve's second signal"}
+	const teamName, teamCase = "TeamIdle", "scan team of 16 at GOMAXPROCS 16, helpers alive during a pause between jobs"
+	if r.has(teamName, "helper-us/pause", "limit-us/pause") {
+		alive, _ := r.get(teamName, "helper-us/pause")
+		limit, _ := r.get(teamName, "limit-us/pause")
+		pause, _ := r.get(teamName, "pause-us")
+		s.Rows = append(s.Rows, row{Case: teamCase,
+			Figure: fmt.Sprintf("%.0f µs a pause of %.0f µs", alive, pause), Peer: "-", Ratio: "-",
+			Limit: fmt.Sprintf("one poller: %.0f µs", limit), XLimit: x(alive / limit),
+			Target: "<= one poller", Met: met(alive <= limit), limitX: limit / alive})
+	} else {
+		s.Rows = append(s.Rows, missing(teamCase, "<= one poller"))
+	}
+	const sigName, sigCase, sigTarget = "ServeSecondSignal", "serve: exit after a second SIGTERM, a stream holding the shutdown", "<= 5 s"
+	if r.has(sigName, "ns/op") {
+		ns, _ := r.get(sigName, "ns/op")
+		s.Rows = append(s.Rows, row{Case: sigCase, Figure: duration(ns), Peer: "-", Ratio: "-", Limit: "-", XLimit: "-",
+			Target: sigTarget, Met: met(ns <= 5e9)})
+	} else {
+		s.Rows = append(s.Rows, missing(sigCase, sigTarget))
+	}
+	s.Note = "`BenchmarkTeamIdle` (internal/scan): a job of 16 indexes on a team of 16 at GOMAXPROCS 16, then a " +
+		"pause of twice helperLinger, summing each helper's time alive during it (a polling helper's CPU time on " +
+		"a machine of 16 cores); the limit is one poller for helperLinger, with half as much again for late " +
+		"sampling. `benchmarks/cmd/flightload -second-signal`: a `ts2arrow serve` child with one DoGet stream " +
+		"read no further than its schema gets SIGTERM, then another 300 ms after it says \"shutting down\"; " +
+		"the time from the second signal to its exit."
+	return s
+}
+
 // sections builds every table in RESULTS.md order.
 func sections(r *results) []section {
 	return []section{
@@ -629,6 +667,7 @@ func sections(r *results) []section {
 		datasetSection(r),
 		flightLoadSection(r),
 		verifySection(r),
+		idleSection(r),
 	}
 }
 
