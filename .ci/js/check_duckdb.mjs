@@ -30,7 +30,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { expectedTypes } from "./expected.mjs";
+import { expectedTypes, parseCSV } from "./expected.mjs";
 
 function usage(msg) {
   if (msg) console.error(msg);
@@ -63,48 +63,6 @@ if (!parquetPath || !csvPath || keyCols.length === 0 || (manifest === null) === 
 const tsTypes = expectedTypes({ manifest, csvPath, spec: typeSpec });
 
 // ---- the CSV ----
-
-// parseCSV splits RFC 4180 text into rows of cells; a cell is null when it
-// is empty and unquoted.
-function parseCSV(text) {
-  const rows = [];
-  let row = [], cell = "", quoted = false, inQuotes = false, any = false;
-  const endCell = () => {
-    row.push(cell === "" && !quoted ? null : cell);
-    cell = "";
-    quoted = false;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inQuotes) {
-      if (ch === '"') {
-        if (text[i + 1] === '"') {
-          cell += '"';
-          i++;
-        } else inQuotes = false;
-      } else cell += ch;
-      continue;
-    }
-    any = true;
-    if (ch === '"') {
-      inQuotes = quoted = true;
-    } else if (ch === ",") {
-      endCell();
-    } else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && text[i + 1] === "\n") i++;
-      endCell();
-      rows.push(row);
-      row = [];
-      any = false;
-    } else cell += ch;
-  }
-  if (inQuotes) throw new Error("CSV ends inside a quoted cell");
-  if (any) {
-    endCell();
-    rows.push(row);
-  }
-  return rows;
-}
 
 let csvBytes = readFileSync(csvPath);
 if (csvPath.endsWith(".gz")) csvBytes = gunzipSync(csvBytes);
