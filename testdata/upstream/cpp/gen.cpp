@@ -295,7 +295,14 @@ struct Device {
   std::function<int64_t(int r)> time = [](int r) { return 1700000000000LL + r * 1000LL; };
   // per-device override of the null rule (row, column index)
   std::function<bool(int r, int j)> null_rule;
+  // > 0: write rows [0, flush_after) in one tablet, flush (a chunk group of its own), then the rest
+  int flush_after = 0;
 };
+
+static std::vector<std::pair<int, int>> ranges(const Device &d) {
+  if (d.flush_after > 0 && d.flush_after < d.rows) return {{0, d.flush_after}, {d.flush_after, d.rows}};
+  return {{0, d.rows}};
+}
 
 struct Out {
   std::vector<std::string> header;
@@ -395,11 +402,14 @@ static void write_tree(const std::string &path, std::vector<TreeDev> devs, Out &
     for (auto *m : ms) delete m;
     auto schema = std::make_shared<std::vector<MeasurementSchema>>();
     for (auto &c : td.cols) schema->push_back(MeasurementSchema(c.name, c.type, c.enc, c.comp));
-    Tablet t(td.d.path, schema, td.d.rows);
+    auto rg = ranges(td.d);
+    for (size_t g = 0; g < rg.size(); g++) {
+    int r0 = rg[g].first;
+    Tablet t(td.d.path, schema, rg[g].second - r0);
     std::vector<std::string> keep;
     keep.reserve((size_t)td.d.rows * td.cols.size() + 1);
-    for (int r = 0; r < td.d.rows; r++) {
-      CHECK(t.add_timestamp(r, td.d.time(r)));
+    for (int r = r0; r < rg[g].second; r++) {
+      CHECK(t.add_timestamp(r - r0, td.d.time(r)));
       std::vector<std::string> row(2 + names.size());
       row[0] = std::to_string(td.d.time(r));
       row[1] = td.d.path;
@@ -408,7 +418,7 @@ static void write_tree(const std::string &path, std::vector<TreeDev> devs, Out &
         const Col &c = td.cols[j];
         if (is_null(td.d, c, r, (int)j)) continue;
         Val v = make_col(c, r, (int)j);
-        CHECK(set_tablet_value(t, r, (int)j, c, v, keep));
+        CHECK(set_tablet_value(t, r - r0, (int)j, c, v, keep));
         row[2 + pos[c.name]] = cell(c.type, v);
         any = true;
       }
@@ -419,6 +429,8 @@ static void write_tree(const std::string &path, std::vector<TreeDev> devs, Out &
       CHECK(w.write_tablet_aligned(t));
     else
       CHECK(w.write_tablet(t));
+    if (g + 1 < rg.size()) CHECK(w.flush());
+    }
   }
   CHECK(w.flush());
   CHECK(w.close());
@@ -470,16 +482,19 @@ static void write_table(const std::string &path, const std::string &table, const
   }
   g_meta += "]";
   for (auto &d : devs) {
-    Tablet t(table, names, types, cats, d.rows);
+    auto rg = ranges(d);
+    for (size_t g = 0; g < rg.size(); g++) {
+    int r0 = rg[g].first;
+    Tablet t(table, names, types, cats, rg[g].second - r0);
     std::vector<std::string> keep;
     keep.reserve((size_t)d.rows * names.size() + 1);
-    for (int r = 0; r < d.rows; r++) {
-      CHECK(t.add_timestamp(r, d.time(r)));
+    for (int r = r0; r < rg[g].second; r++) {
+      CHECK(t.add_timestamp(r - r0, d.time(r)));
       std::vector<std::string> row;
       row.push_back(std::to_string(d.time(r)));
       for (size_t k = 0; k < tag_names.size(); k++) {
         keep.push_back(d.tags[k]);
-        CHECK(t.add_value(r, (uint32_t)k, common::String(keep.back())));
+        CHECK(t.add_value(r - r0, (uint32_t)k, common::String(keep.back())));
         row.push_back(d.tags[k]);
       }
       for (size_t j = 0; j < fields.size(); j++) {
@@ -489,12 +504,14 @@ static void write_table(const std::string &path, const std::string &table, const
           continue;
         }
         Val v = make_col(c, r, (int)j);
-        CHECK(set_tablet_value(t, r, (int)(tag_names.size() + j), c, v, keep));
+        CHECK(set_tablet_value(t, r - r0, (int)(tag_names.size() + j), c, v, keep));
         row.push_back(cell(c.type, v));
       }
       out.rows.push_back(row);
     }
     CHECK(tw->write_table(t));
+    if (g + 1 < rg.size()) CHECK(tw->flush());
+    }
   }
   CHECK(tw->flush());
   CHECK(tw->close());
@@ -584,6 +601,25 @@ static std::vector<Spec> corpus() {
                      }
                      TreeDev a{Device{"root.mix.d1", {}, 250}, false, cols};
                      TreeDev b{Device{"root.mix.d2", {}, 5}, false, cols};
+                     write_tree(p, {a, b}, o);
+                   }});
+  // Several chunk groups per device (a flush between two tablets of the same device): chunks of
+  // one series in two chunk groups, the index's statistics over both. Non-aligned only: after a
+  // flush this writer crashes on the next rows of an aligned or table device
+  // (TimeChunkWriter::save_first_page_data).
+  specs.push_back({"c05_tree_two_chunk_groups", [](const std::string &p, Out &o) {
+                     config(50, common::TS_2DIFF, common::SNAPPY);
+                     // FLOAT/DOUBLE TS_2DIFF left out so that upstream Java can read the file.
+                     std::vector<Col> cols;
+                     for (auto &c : matrix_cols(common::SNAPPY, K_CLEAN, true))
+                       if (!(c.enc == common::TS_2DIFF && (c.type == common::FLOAT || c.type == common::DOUBLE)))
+                         cols.push_back(c);
+                     for (size_t j = 0; j < cols.size(); j++)
+                       cols[j].is_null = [j](int r) { return (r + 2 * (int)j) % 9 == 0; };
+                     TreeDev a{Device{"root.cg.d1", {}, 120}, false, cols};
+                     a.d.flush_after = 70;
+                     TreeDev b{Device{"root.cg.d2", {}, 30}, false, cols};
+                     b.d.flush_after = 1;
                      write_tree(p, {a, b}, o);
                    }});
   // NaN, +-Inf, -0.0, subnormals, extremes in every numeric cell; pages of 10.
