@@ -502,6 +502,9 @@ func (c *seriesCursor) decodeGroup(r *Reader, group []tsfile.ChunkMetadata, firs
 				continue // a lost page, skipped under Lenient
 			}
 		}
+		if err := tsfile.CheckEmptyChunk(ch, cm); err != nil {
+			return err
+		}
 		for i := range ch.Pages {
 			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				continue

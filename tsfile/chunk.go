@@ -168,8 +168,27 @@ func (f *File) checkPageCount(c *Chunk) error {
 	if h.SinglePage() && len(c.Pages) > 1 {
 		return corruptf(h.Offset, "chunk header", "single-page chunk marker 0x%02x but %d pages", h.Marker, len(c.Pages))
 	}
-	if len(c.Pages) == 0 && !h.IsValueChunk() && !f.plainValueChunk(h) {
+	// A non-aligned chunk of data_size 0 holds no page: the C++ writer
+	// writes one for a series with no point since the last flush
+	// (apache/tsfile cpp/src/writer/tsfile_writer.cc,
+	// TsFileWriter::flush_chunk_group flushes a chunk for every series of
+	// the device, points or not), and the Java reader reads past it. Its
+	// index entry must then count no point either, which the readers that
+	// know the entry check (CheckEmptyChunk). A time chunk without pages
+	// stays an error: its value chunks would lose their rows.
+	if len(c.Pages) == 0 && h.IsTimeChunk() || len(c.Pages) == 0 && !h.IsAligned() && h.DataSize != 0 && !f.plainValueChunk(h) {
 		return corruptf(h.Offset, "chunk header", "chunk %q has no pages", h.Measurement)
+	}
+	return nil
+}
+
+// CheckEmptyChunk fails when c has no page but its index entry cm counts
+// points: the chunk's data is gone (a data_size of 0 where the writer
+// wrote pages), and reading on would lose those points in silence.
+func CheckEmptyChunk(c *Chunk, cm *ChunkMetadata) error {
+	if len(c.Pages) == 0 && cm.Statistics.Count != 0 {
+		h := &c.Header
+		return corruptf(h.Offset, "chunk header", "chunk %q has no pages but its index entry counts %d points; the chunk or the index is damaged", h.Measurement, cm.Statistics.Count)
 	}
 	return nil
 }

@@ -157,6 +157,9 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 		if c.Header.IsAligned() || c.Header.Measurement != ts.Measurement || c.Header.DataType != ts.DataType {
 			return nil, Values{}, corruptf(c.Header.Offset, "chunk header", "expected the non-aligned chunk of %q", ts.Measurement)
 		}
+		if err := CheckEmptyChunk(c, &cm); err != nil {
+			return nil, Values{}, err
+		}
 		for i := range c.Pages {
 			p, err := pd.Payload(c, i)
 			if err != nil {
