@@ -391,3 +391,25 @@ func init() {
 		encodeFloat64: appendTS2DiffFloat64,
 	})
 }
+
+// ScaledFloatFormat reads how the FLOAT or DOUBLE stream src of n values, under RLE or
+// TS_2DIFF in the Java layout, scaled its values: the scale 10^max_point_number it was
+// written with, whether it has an overflow section (values stored unscaled or, with raw, as
+// their IEEE-754 bits), and ok false when src is empty or its header does not parse (the
+// decoder reports that). It reads the header only, for page verification, which must know
+// what the encoder did to the values its statistics were computed from.
+func ScaledFloatFormat(src []byte, n int) (scale float64, overflow, raw, ok bool) {
+	if n == 0 || len(src) == 0 {
+		return 0, false, false, false
+	}
+	scale, _, kinds, err := scaledHeader(TS2Diff, "", src, n)
+	if err != nil {
+		return 0, false, false, false
+	}
+	return scale, kinds != nil, kinds != nil && kinds.raw != nil, true
+}
+
+// JavaRound is Java's Math.round(double): the nearest integer with ties toward +Inf, 0 for
+// NaN, and saturated at the ends of the int64 range. The lossy FLOAT/DOUBLE encoders round
+// with it.
+func JavaRound(a float64) int64 { return scaledRound(a) }

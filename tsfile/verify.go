@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/tsarrow/tsarrow/encoding"
 )
 
 // Verifying decoded pages against their statistics.
@@ -230,25 +232,44 @@ func (s *Statistics) checkInts(lo, hi, first, last int64) error {
 // order, with the statistics, whose sum is a double of the widened values
 // (exact as for CheckInt64s).
 func (s *Statistics) CheckFloat32s(v []float32, exact bool) error {
-	return checkFloatValues(s, v, exact, 32)
+	return checkFloatValues(s, v, exact, 32, FloatRounding{})
 }
 
 // CheckFloat64s compares the non-null values of a DOUBLE page, in page
 // order, with the statistics (exact as for CheckInt64s).
 func (s *Statistics) CheckFloat64s(v []float64, exact bool) error {
-	return checkFloatValues(s, v, exact, 64)
+	return checkFloatValues(s, v, exact, 64, FloatRounding{})
 }
 
-func checkFloatValues[T float32 | float64](s *Statistics, v []T, exact bool, bits int) error {
+// CheckFloat32sRounded is CheckFloat32s for a page whose encoder rounded
+// the values before storing them as r says (see FloatRounding), while the
+// statistics hold the values the writer was given.
+func (s *Statistics) CheckFloat32sRounded(v []float32, exact bool, r FloatRounding) error {
+	return checkFloatValues(s, v, exact, 32, r)
+}
+
+// CheckFloat64sRounded is CheckFloat32sRounded for DOUBLE.
+func (s *Statistics) CheckFloat64sRounded(v []float64, exact bool, r FloatRounding) error {
+	return checkFloatValues(s, v, exact, 64, r)
+}
+
+func checkFloatValues[T float32 | float64](s *Statistics, v []T, exact bool, bits int, r FloatRounding) error {
 	if err := s.CheckCount(len(v)); err != nil || len(v) == 0 {
 		return err
+	}
+	if r.Scale != 0 {
+		return checkRoundedFloats(s, v, exact, bits, r)
 	}
 	first, last := float64(v[0]), float64(v[len(v)-1])
 	if !exact {
 		if err := s.checkFloats(s.MinFloat, s.MaxFloat, first, last, bits); err != nil {
 			return err
 		}
-		return s.checkSumBound(sumLanes(v), max(math.Abs(s.MinFloat), math.Abs(s.MaxFloat)), len(v))
+		err := s.checkSumBound(sumLanes(v), max(math.Abs(s.MinFloat), math.Abs(s.MaxFloat)), len(v))
+		if err != nil && sumCanOverflowTo(v, s.Sum) {
+			return nil
+		}
+		return err
 	}
 	// Written out, not min and max, which return a NaN they meet: the
 	// writer's "v < min" never lets one in after the first value.
@@ -266,7 +287,195 @@ func checkFloatValues[T float32 | float64](s *Statistics, v []T, exact bool, bit
 	if err := s.checkFloats(float64(lo), float64(hi), first, last, bits); err != nil {
 		return err
 	}
-	return s.checkSum(sum, 64)
+	if err := s.checkSum(sum, 64); err != nil && !sumCanOverflowTo(v, s.Sum) {
+		return err
+	}
+	return nil
+}
+
+// sumCanOverflowTo reports whether stored, a sum that is an infinity or
+// NaN, can be what a writer adding v up got: +Inf when v holds +Inf or
+// its positive values add up past the largest double in some order (the
+// C++ and Java writers add in page order, but the check itself may not),
+// -Inf likewise, NaN when v holds a NaN or can reach both infinities. A
+// finite stored sum is never explained so. It runs only on a mismatch.
+func sumCanOverflowTo[T float32 | float64](v []T, stored float64) bool {
+	if !math.IsInf(stored, 0) && !math.IsNaN(stored) {
+		return false
+	}
+	var pos, neg float64
+	nan := false
+	for _, x := range v {
+		f := float64(x)
+		switch {
+		case f != f:
+			nan = true
+		case f > 0:
+			pos += f
+		case f < 0:
+			neg -= f
+		}
+	}
+	// Each order's sum of the positive values is within (n+1)u of theirs
+	// (checkSumBound), so one that comes this close may overflow.
+	near := math.MaxFloat64 * (1 - float64(len(v)+1)*0x1p-52)
+	plus, minus := pos >= near, neg >= near // +Inf compares greater, too
+	switch {
+	case math.IsNaN(stored):
+		return nan || (plus && minus)
+	case stored > 0:
+		return !nan && plus
+	}
+	return !nan && minus
+}
+
+// FloatRounding is what a lossy encoding did to the FLOAT or DOUBLE values
+// of a page: under RLE and TS_2DIFF the Java writer (and writers following
+// its layout) stores round(v * 10^p) for the page's max_point_number p
+// and reads back k / 10^p, while the statistics hold the values it was
+// given (apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/
+// encoding/encoder/FloatEncoder.java). The zero value is a page stored
+// exactly.
+type FloatRounding struct {
+	// Scale is 10^p as the decoder computes it; 0 for a page stored
+	// exactly.
+	Scale float64
+	// Overflow is set when the page has an overflow section (newer Java
+	// writers): values that do not scale into an int (FLOAT) or a long
+	// (DOUBLE) are stored as round(v), or as their IEEE-754 bits (NaN,
+	// and values beyond that range), instead of clamped.
+	Overflow bool
+}
+
+// rounded is what an encoder of the page's kind without an overflow
+// section stores and the decoder returns for x (a float32 widened, for
+// bits 32): Math.round(x * 10^p) (NaN as 0, saturated at the long
+// range), for FLOAT cut to an int as Java's (int) cast does, divided back.
+func (r FloatRounding) rounded(x float64, bits int) float64 {
+	k := encoding.JavaRound(x * r.Scale)
+	if bits == 32 {
+		return float64(float32(float64(int32(k)) / r.Scale))
+	}
+	return float64(k) / r.Scale
+}
+
+// scales reports whether the encoder scales x at all: x * 10^p is a
+// number within the int (FLOAT) or long (DOUBLE) range, as FloatEncoder
+// tests it in doubles.
+func (r FloatRounding) scales(x float64, bits int) bool {
+	p := x * r.Scale
+	if bits == 32 {
+		return p <= math.MaxInt32 && p >= math.MinInt32
+	}
+	return p <= 0x1p63 && p >= -0x1p63
+}
+
+// stores reports whether got, a decoded value, is what the page's
+// encoder stores for x, a value of the statistics. On a page with an
+// overflow section, a value the encoder does not scale may be kept raw
+// or as Math.round(x) (Math.round(float) for FLOAT, saturated at the
+// int range), by the version of the writer; either is accepted.
+func (r FloatRounding) stores(x, got float64, bits int) bool {
+	if sameFloat(r.rounded(x, bits), got) {
+		return true
+	}
+	if !r.Overflow || r.scales(x, bits) {
+		return false
+	}
+	if sameFloat(x, got) {
+		return true
+	}
+	k := encoding.JavaRound(x)
+	if bits == 32 {
+		return float64(float32(min(max(k, math.MinInt32), math.MaxInt32))) == got
+	}
+	return float64(k) == got
+}
+
+// monotone reports whether rounding keeps the order of every value the
+// statistics allow, so that the least and the greatest decoded values
+// are the statistics' min and max rounded. It does not when a NaN may be
+// stored as 0 (any NaN makes the writer's sum NaN), when a FLOAT may wrap
+// around the int range, and on pages with an overflow section, whose
+// unscaled values can fall below the scaled ones before them.
+func (r FloatRounding) monotone(s *Statistics, bits int) bool {
+	if r.Overflow || math.IsNaN(s.Sum) || math.IsNaN(s.MinFloat) || math.IsNaN(s.MaxFloat) || math.IsNaN(s.FirstFloat) {
+		return false
+	}
+	return bits == 64 || (r.scales(s.MinFloat, 32) && r.scales(s.MaxFloat, 32))
+}
+
+// checkRoundedFloats checks a page that r rounded (see FloatRounding).
+// First and last (and with exact and a monotone rounding, min and max)
+// must be the statistics' values as the encoder stores them, exactly. The
+// sum must be within what rounding each value moves it, n times half a
+// unit of the last kept decimal (up to 0.5 for a value stored unscaled),
+// plus the rounding of the additions; it is not compared when a value may
+// have been clamped, wrapped or a NaN or an infinity.
+func checkRoundedFloats[T float32 | float64](s *Statistics, v []T, exact bool, bits int, r FloatRounding) error {
+	first, last := float64(v[0]), float64(v[len(v)-1])
+	switch {
+	case !r.stores(s.FirstFloat, first, bits):
+		return roundedMismatch("first", first, s.FirstFloat, bits, r)
+	case !r.stores(s.LastFloat, last, bits):
+		return roundedMismatch("last", last, s.LastFloat, bits, r)
+	}
+	if exact && r.monotone(s, bits) {
+		lo, hi := v[0], v[0]
+		for _, x := range v {
+			if x < lo {
+				lo = x
+			}
+			if x > hi {
+				hi = x
+			}
+		}
+		switch {
+		case !r.stores(s.MinFloat, float64(lo), bits):
+			return roundedMismatch("min", float64(lo), s.MinFloat, bits, r)
+		case !r.stores(s.MaxFloat, float64(hi), bits):
+			return roundedMismatch("max", float64(hi), s.MaxFloat, bits, r)
+		}
+	}
+	bound := max(math.Abs(s.MinFloat), math.Abs(s.MaxFloat))
+	limit := 0x1p63
+	if bits == 32 {
+		limit = 0x1p31
+	}
+	for _, x := range [...]float64{s.Sum, s.MinFloat, s.MaxFloat, s.FirstFloat, s.LastFloat} {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil
+		}
+	}
+	if bound*r.Scale >= limit {
+		return nil
+	}
+	// Per value: half a unit of the kept decimal (0.5 when stored
+	// unscaled), the rounding of x*10^p and of k/10^p, and for FLOAT the
+	// cut to float.
+	step := 0.5 / r.Scale
+	if r.Overflow {
+		step = max(step, 0.5)
+	}
+	eps := 0x1p-51
+	if bits == 32 {
+		eps = 0x1p-23
+	}
+	n := float64(len(v))
+	sum := sumLanes(v)
+	tol := (n*(step+bound*eps) + (2*n+2)*n*0x1p-53*(bound+step)) * (1 + 0x1p-20)
+	if math.Abs(sum-s.Sum) <= tol || math.IsInf(tol, 0) {
+		return nil
+	}
+	return &StatisticsMismatch{Statistic: "sum", Decoded: fmtFloat(sum, 64),
+		Stored: fmt.Sprintf("%s (more than the %s that rounding to the page's scale 1/%s can move it)", fmtFloat(s.Sum, 64), fmtFloat(tol, 64), fmtFloat(r.Scale, 64))}
+}
+
+// roundedMismatch names a statistic x of a rounded page whose decoded
+// value got is not x as the page's encoder stores it.
+func roundedMismatch(stat string, got, x float64, bits int, r FloatRounding) error {
+	return &StatisticsMismatch{Statistic: stat, Decoded: fmtFloat(got, bits),
+		Stored: fmt.Sprintf("%s (stored at scale 1/%s as %s)", fmtFloat(x, bits), fmtFloat(r.Scale, 64), fmtFloat(r.rounded(x, bits), bits))}
 }
 
 // sumIntLanes adds v up in four independent lanes of int64, wrapping on
@@ -416,7 +625,7 @@ func quoteShort(b []byte) string {
 func (s *Statistics) CheckValues(v *Values) error {
 	if v.Null != nil {
 		var d Values
-		d.Type = v.Type
+		d.Type, d.round = v.Type, v.round
 		for i := 0; i < v.Len(); i++ {
 			if !v.Null[i] {
 				appendOne(&d, v, i)
@@ -432,9 +641,9 @@ func (s *Statistics) CheckValues(v *Values) error {
 	case Int64, Timestamp:
 		return s.CheckInt64s(v.Int64s, true)
 	case Float:
-		return s.CheckFloat32s(v.Float32s, true)
+		return s.CheckFloat32sRounded(v.Float32s, true, v.round)
 	case Double:
-		return s.CheckFloat64s(v.Float64s, true)
+		return s.CheckFloat64sRounded(v.Float64s, true, v.round)
 	}
 	n := len(v.Binaries)
 	if n == 0 {
