@@ -413,3 +413,20 @@ func ScaledFloatFormat(src []byte, n int) (scale float64, overflow, raw, ok bool
 // NaN, and saturated at the ends of the int64 range. The lossy FLOAT/DOUBLE encoders round
 // with it.
 func JavaRound(a float64) int64 { return scaledRound(a) }
+
+// ScaledFloat32Keeps reports whether the FLOAT encoder of RLE and TS_2DIFF stores v as
+// itself up to rounding to scaledPrecision decimals: not a NaN (stored as 0), and
+// round(v * 10^p) within the int range (beyond it the int cast wraps around). Writers
+// refuse the values it does not keep: every reader, upstream's included, would read
+// another value without a word.
+func ScaledFloat32Keeps(v float32) bool {
+	k := scaledRound(float64(v) * scaledFactor)
+	return v == v && k >= math.MinInt32 && k <= math.MaxInt32
+}
+
+// ScaledFloat64Keeps is ScaledFloat32Keeps for DOUBLE, whose encoder clamps v * 10^p at
+// the ends of the long range (infinities included).
+func ScaledFloat64Keeps(v float64) bool {
+	p := v * scaledFactor
+	return p <= 0x1p63 && p >= -0x1p63
+}

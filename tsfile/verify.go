@@ -1,6 +1,7 @@
 package tsfile
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -48,6 +49,10 @@ type StatisticsMismatch struct {
 	Statistic string // such as "max" or "sum"
 	Decoded   string // the value computed from the decoded page
 	Stored    string // the value the statistics hold
+	// Cause names a known writer flaw that makes intact pages decode to
+	// other values than the ones written, when the mismatch has its
+	// shape; "" when nothing but damage explains it.
+	Cause string
 }
 
 func (m *StatisticsMismatch) Error() string {
@@ -79,7 +84,37 @@ func PageStatistics(p *PageHeader, cm *Statistics) (*Statistics, bool) {
 // Both tsfile's row helpers and arrowconv report with it, so the wording
 // is one.
 func PageStatisticsError(dev string, h *ChunkHeader, i int, p *PageHeader, fromChunk bool, m error) error {
+	if cause := writerFlaw(h, m); cause != "" {
+		return pageStatisticsError(dev, h, i, p, fromChunk, m, "the page is intact but holds other values than were written, likely by "+cause+
+			"; upstream's reader returns the same values without a word: read with --lenient (ReadOptions.Lenient) to keep them, or --no-verify (ReadOptions.NoVerify) to skip the check")
+	}
 	return pageStatisticsError(dev, h, i, p, fromChunk, m, "the page body or its statistics are damaged: read with --lenient (ReadOptions.Lenient) to keep the decoded values, or --no-verify (ReadOptions.NoVerify) to skip the check")
+}
+
+// writerFlaw names the known writer flaw that explains mismatch m of a
+// page of the chunk with header h, or "". The upstream Java encoders
+// below write pages that both readers decode to other values than the
+// writer was given, while its statistics hold those it was given.
+func writerFlaw(h *ChunkHeader, m error) string {
+	var sm *StatisticsMismatch
+	if !errors.As(m, &sm) {
+		return ""
+	}
+	if sm.Cause != "" {
+		return sm.Cause
+	}
+	switch {
+	case h.Encoding == encoding.Sprintz:
+		// apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/
+		// encoding/encoder/*SprintzEncoder.java: the zigzag mapping of
+		// a residual overflows (see encoding/sprintz.go).
+		return "the upstream Java SPRINTZ writer, whose blocks lose values whose residual from the prediction is beyond ±2^30 (±2^62 for 64-bit types: wide or random data)"
+	case h.Encoding == encoding.RLBE && (h.DataType == Float || h.DataType == Double):
+		// apache/tsfile .../encoding/encoder/FloatRLBE.java, DoubleRLBE.java:
+		// differences taken in floating point (see encoding/rlbe.go).
+		return "the upstream Java RLBE writer, which stores each " + h.DataType.String() + " as a floating-point difference from the one before, and the differences need not add back to the values written"
+	}
+	return ""
 }
 
 // pageStatisticsError is PageStatisticsError with what the message tells
@@ -414,6 +449,11 @@ func (r FloatRounding) monotone(s *Statistics, bits int) bool {
 // have been clamped, wrapped or a NaN or an infinity.
 func checkRoundedFloats[T float32 | float64](s *Statistics, v []T, exact bool, bits int, r FloatRounding) error {
 	first, last := float64(v[0]), float64(v[len(v)-1])
+	if !r.Overflow {
+		if err := checkKept(r, s, v, bits); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !r.stores(s.FirstFloat, first, bits):
 		return roundedMismatch("first", first, s.FirstFloat, bits, r)
@@ -469,6 +509,57 @@ func checkRoundedFloats[T float32 | float64](s *Statistics, v []T, exact bool, b
 	}
 	return &StatisticsMismatch{Statistic: "sum", Decoded: fmtFloat(sum, 64),
 		Stored: fmt.Sprintf("%s (more than the %s that rounding to the page's scale 1/%s can move it)", fmtFloat(s.Sum, 64), fmtFloat(tol, 64), fmtFloat(r.Scale, 64))}
+}
+
+// lossyFloatFlaw is the writer flaw of checkKept.
+const lossyFloatFlaw = "a Java FloatEncoder without an overflow section (RLE or TS_2DIFF FLOAT and DOUBLE of TsFile writers before 2025: IoTDB 1.x, every TsFile v3), which stores a NaN as 0, an infinity or a value beyond ±2^63/10^p clamped, and a FLOAT beyond ±2^31/10^p wrapped around"
+
+// checkKept checks that a page without an overflow section held only
+// values its encoder keeps up to rounding: no NaN (stored as 0) and
+// nothing beyond the range (clamped, or for FLOAT wrapped around). The
+// statistics tell: a NaN anywhere makes the writer's sum NaN, and the
+// values lie within min and max. Such a page is intact but its values
+// are not the ones written (upstream reads the same), so it fails with
+// the flaw named rather than as damage.
+func checkKept[T float32 | float64](r FloatRounding, s *Statistics, v []T, bits int) error {
+	kept := func(x float64) bool {
+		if x != x {
+			return false
+		}
+		if bits == 32 {
+			k := encoding.JavaRound(x * r.Scale)
+			return k >= math.MinInt32 && k <= math.MaxInt32
+		}
+		p := x * r.Scale
+		return p <= 0x1p63 && p >= -0x1p63
+	}
+	for _, c := range [...]struct {
+		name   string
+		stored float64
+	}{{"first", s.FirstFloat}, {"last", s.LastFloat}, {"min", s.MinFloat}, {"max", s.MaxFloat}} {
+		if kept(c.stored) {
+			continue
+		}
+		// Only now, on the way out, the decoded counterpart.
+		got := float64(v[0])
+		switch c.name {
+		case "last":
+			got = float64(v[len(v)-1])
+		case "min", "max":
+			for _, x := range v {
+				if c.name == "min" {
+					got = min(got, float64(x))
+				} else {
+					got = max(got, float64(x))
+				}
+			}
+		}
+		return &StatisticsMismatch{Statistic: c.name, Decoded: fmtFloat(got, bits), Stored: fmtFloat(c.stored, bits), Cause: lossyFloatFlaw}
+	}
+	if math.IsNaN(s.Sum) {
+		return &StatisticsMismatch{Statistic: "sum", Decoded: fmtFloat(sumLanes(v), 64), Stored: "NaN", Cause: lossyFloatFlaw}
+	}
+	return nil
 }
 
 // roundedMismatch names a statistic x of a rounded page whose decoded
