@@ -14,30 +14,75 @@ import (
 // A page body has no checksum, so a damaged byte in it decodes, more often
 // than not, to other values without any error. The page's statistics (in
 // its header, or for a chunk of one page in the index) were computed by the
-// writer from the values it wrote, so a page whose decoded values
-// contradict them is damaged, in its body or in its statistics. Every
-// check below reproduces what the reference writer computes, one value at
-// a time in page order (apache/tsfile java/tsfile/src/main/java/org/apache/
-// tsfile/file/metadata/statistics/*Statistics.java, updateStats):
+// writer from the values it was given, so a page whose decoded values
+// contradict them is damaged, in its body or in its statistics, or was
+// written by an encoder that did not keep those values. Every check below
+// reproduces what the writers compute, one value at a time in page order.
+// The rules, and where they come from:
 //
-//	count            values written (non-null values of an aligned value page)
-//	start/end time   the least and the greatest timestamp (Statistics.update)
-//	min, max         "if (v < min) min = v", "if (v > max) max = v" from the
-//	                 first value, so a NaN replaces nothing unless first
+//	Java: apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/file/
+//	      metadata/statistics/*Statistics.java (updateStats,
+//	      mergeStatistics); v3: apache/iotdb tsfile/.../statistics of
+//	      0.12-1.x.  C++: apache/tsfile cpp/src/common/statistic.h
+//	      (NUM_VALUE_STAT_UPDATE and the typed classes).
+//
+//	count            values written (non-null values of an aligned value
+//	                 page); 0 for an all-null page, which is not checked
+//	                 further
+//	start/end time   the least and the greatest timestamp (Java update,
+//	                 C++ TIME_STAT_UPDATE: both by comparison)
+//	min, max         the first value starts them, then "if (v < min) min
+//	                 = v", "if (v > max) max = v" (Java and C++ alike), so
+//	                 a NaN first keeps both NaN and a later NaN changes
+//	                 neither; -0.0 and 0.0 compare equal, so which of them
+//	                 is kept depends on order: compared here with ==, as
+//	                 first and last are (stored bit for bit, but a -0.0
+//	                 and a 0.0 are the same number)
 //	first, last      the first and the last value in page order
-//	sum              INT32 and DATE: a long, exact; INT64 and TIMESTAMP: a
-//	                 double, "sum += v" with each long rounded to double;
-//	                 FLOAT: a double, each float widened; DOUBLE: a double.
-//	                 The same sequence of IEEE additions here compares
-//	                 exactly; the Check methods' exactSum false adds in
-//	                 four lanes instead, for speed, and compares within
-//	                 the rounding bound of the two orders (checkSumBound).
-//	BOOLEAN          first, last, and the count of true values (its "sum")
+//	sum              INT32 and DATE: a long, exact (older writers, apache/
+//	                 iotdb 0.12's IntegerStatistics, a double in the same
+//	                 eight bytes: exact below 2^53); INT64 and TIMESTAMP:
+//	                 a double, "sum += v" with each long rounded to double
+//	                 (beyond 2^53 the order matters); FLOAT: a double of
+//	                 the values widened, never a float; DOUBLE: a double.
+//	                 The first value starts the sum (C++ "sum = v", Java
+//	                 0 + v: the same number). The same sequence of IEEE
+//	                 additions here compares exactly; the Check methods'
+//	                 exactSum false adds in four lanes instead, for speed,
+//	                 and compares within the rounding bound of the two
+//	                 orders (checkSumBound). A stored infinity or NaN is
+//	                 accepted when the values can give it (an infinity, a
+//	                 NaN, or values whose positive or negative part
+//	                 overflows a double: sumCanOverflowTo), since the
+//	                 lanes may not overflow where page order did.
+//	BOOLEAN          first, last, and the count of true values (its "sum",
+//	                 a long in Java and C++)
 //	TEXT, STRING     first and last; STRING's min and max are not checked:
 //	                 a comparison of byte strings per value costs more than
 //	                 the rest of the check, and first and last already see
 //	                 damage at the page's ends.
 //	BLOB             count only: BlobStatistics holds nothing else.
+//	one-page chunk   its page has no statistics; the chunk's in the index
+//	                 are that page's (Java ChunkWriterImpl merges the one
+//	                 page's into empty ones: a copy; C++ likewise)
+//
+// FLOAT and DOUBLE under RLE and TS_2DIFF are lossy (java/.../encoding/
+// encoder/FloatEncoder.java, C++ cpp/src/encoding/ts2diff_encoder.h): the
+// page stores k = Math.round(v * 10^p) for the max_point_number p in its
+// body (default 2), FLOAT as an int, and reads back k / 10^p, while the
+// statistics hold v. The checks apply that transform to the statistics
+// and compare with the decoded values (FloatRounding.stores): first and
+// last exactly, min and max exactly where rounding keeps order (pages
+// without an overflow section), the sum within n half-units of the last
+// kept decimal plus the additions' rounding. Pages of newer writers (Java
+// since early 2025, C++ following it) carry an overflow section and keep
+// the values that do not scale as Math.round(v) or raw; older ones (every
+// v3 file) store a NaN as 0 and clamp (DOUBLE) or wrap (FLOAT) values
+// beyond the int or long range, which the statistics reveal (a NaN sum, a
+// min or max out of range): such a page is intact but does not hold the
+// values written, and fails naming that flaw (checkKept, Cause). So do
+// pages of the upstream Java SPRINTZ and RLBE FLOAT/DOUBLE writers whose
+// values both readers decode wrong (writerFlaw).
 //
 // The time range of an aligned value page (the timestamps of its non-null
 // rows) is not checked; its time page's is.
