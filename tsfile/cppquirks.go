@@ -34,7 +34,7 @@ func DecodeFloat64s(enc Encoding, dst []float64, src []byte) (WriterQuirk, error
 // header; the zero FloatRounding for every other page.
 func DecodeFloat32Page(enc Encoding, dst []float32, src []byte) (FloatRounding, WriterQuirk, error) {
 	if enc == encoding.TS2Diff && encoding.TS2DiffFloatBits(src, len(dst), 4) {
-		return FloatRounding{}, QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat32Bits(dst, src)
+		return FloatRounding{RawBits: true}, QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat32Bits(dst, src)
 	}
 	return pageRounding(enc, src, len(dst)), 0, encoding.DecodeFloat32(enc, dst, src)
 }
@@ -42,7 +42,7 @@ func DecodeFloat32Page(enc Encoding, dst []float32, src []byte) (FloatRounding, 
 // DecodeFloat64Page is DecodeFloat32Page for DOUBLE.
 func DecodeFloat64Page(enc Encoding, dst []float64, src []byte) (FloatRounding, WriterQuirk, error) {
 	if enc == encoding.TS2Diff && encoding.TS2DiffFloatBits(src, len(dst), 8) {
-		return FloatRounding{}, QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat64Bits(dst, src)
+		return FloatRounding{RawBits: true}, QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat64Bits(dst, src)
 	}
 	return pageRounding(enc, src, len(dst)), 0, encoding.DecodeFloat64(enc, dst, src)
 }

@@ -334,6 +334,13 @@ func (s *Statistics) CheckFloat64sRounded(v []float64, exact bool, r FloatRoundi
 }
 
 func checkFloatValues[T float32 | float64](s *Statistics, v []T, exact bool, bits int, r FloatRounding) error {
+	if r.RawBits {
+		err := checkFloatValues(s, v, exact, bits, FloatRounding{})
+		if m, ok := err.(*StatisticsMismatch); ok {
+			m.Cause = cppTS2DiffFlaw
+		}
+		return err
+	}
 	if err := s.CheckCount(len(v)); err != nil || len(v) == 0 {
 		return err
 	}
@@ -425,6 +432,11 @@ type FloatRounding struct {
 	// (DOUBLE) are stored as round(v), or as their IEEE-754 bits (NaN,
 	// and values beyond that range), instead of clamped.
 	Overflow bool
+	// RawBits is set for a TS_2DIFF page in the C++ writer's layout of
+	// the values' raw bits (QuirkFloatTS2DIFFBits), stored exactly but by
+	// an encoder that loses deltas beyond the signed range: a mismatch
+	// then names that flaw.
+	RawBits bool
 }
 
 // rounded is what an encoder of the page's kind without an overflow
@@ -555,6 +567,12 @@ func checkRoundedFloats[T float32 | float64](s *Statistics, v []T, exact bool, b
 	return &StatisticsMismatch{Statistic: "sum", Decoded: fmtFloat(sum, 64),
 		Stored: fmt.Sprintf("%s (more than the %s that rounding to the page's scale 1/%s can move it)", fmtFloat(s.Sum, 64), fmtFloat(tol, 64), fmtFloat(r.Scale, 64))}
 }
+
+// cppTS2DiffFlaw is the writer flaw of a FLOAT or DOUBLE TS_2DIFF page
+// in the C++ raw-bits layout that contradicts its statistics (see
+// encoding.TS2DiffFloatBits; apache/tsfile cpp/src/encoding/
+// ts2diff_encoder.h before the Java layout).
+const cppTS2DiffFlaw = "the C++ TsFile writer of early 2025 (the Python tsfile package), whose TS_2DIFF blocks of raw FLOAT/DOUBLE bits lose the deltas beyond the signed range (written with bit width 0)"
 
 // lossyFloatFlaw is the writer flaw of checkKept.
 const lossyFloatFlaw = "a Java FloatEncoder without an overflow section (RLE or TS_2DIFF FLOAT and DOUBLE of TsFile writers before 2025: IoTDB 1.x, every TsFile v3), which stores a NaN as 0, an infinity or a value beyond ±2^63/10^p clamped, and a FLOAT beyond ±2^31/10^p wrapped around"

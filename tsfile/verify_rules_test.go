@@ -122,6 +122,9 @@ func TestVerifyFloatRules(t *testing.T) {
 		{name: "-0.0 and 0.0 are equal to min, max, first and last", written: []float64{0, negz, 0, negz},
 			stats: func(s *Statistics) { s.MinFloat, s.FirstFloat, s.MaxFloat, s.LastFloat = negz, negz, 0, 0 }},
 		{name: "one value", written: []float64{42.5}},
+		{name: "the C++ raw-bits TS_2DIFF layout: exact, a mismatch names its flaw", written: []float64{0.5, -1, 0.25},
+			decoded: func(bits int) []float64 { return []float64{0.5, -1, 0.125} }, round: FloatRounding{RawBits: true}, want: "last", cause: true},
+		{name: "the C++ raw-bits TS_2DIFF layout: intact", written: []float64{0, -1, 0.5}, round: FloatRounding{RawBits: true}},
 		{name: "a changed max", written: []float64{1, 5, 2}, stats: func(s *Statistics) { s.MaxFloat = 6 }, want: "max"},
 	}
 	for _, c := range cases {
