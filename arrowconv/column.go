@@ -79,21 +79,27 @@ func newValueBuilder(mem memory.Allocator, t tsfile.DataType, dt arrow.DataType,
 	case tsfile.Int64, tsfile.Timestamp:
 		return checked(newFixed(base, dt, encoding.DecodeInt64, nil), (*tsfile.Statistics).CheckInt64s)
 	case tsfile.Float:
-		b := checked(newFixed[float32](base, dt, nil, nil), (*tsfile.Statistics).CheckFloat32s)
+		b := newFixed[float32](base, dt, nil, nil)
 		b.decode = func(enc encoding.Encoding, dst []float32, src []byte) error {
-			q, err := tsfile.DecodeFloat32s(enc, dst, src)
+			r, q, err := tsfile.DecodeFloat32Page(enc, dst, src)
+			b.round = r
 			b.quirk |= q
 			return err
 		}
-		return b
+		return checked(b, func(st *tsfile.Statistics, v []float32, exact bool) error {
+			return st.CheckFloat32sRounded(v, exact, b.round)
+		})
 	case tsfile.Double:
-		b := checked(newFixed[float64](base, dt, nil, nil), (*tsfile.Statistics).CheckFloat64s)
+		b := newFixed[float64](base, dt, nil, nil)
 		b.decode = func(enc encoding.Encoding, dst []float64, src []byte) error {
-			q, err := tsfile.DecodeFloat64s(enc, dst, src)
+			r, q, err := tsfile.DecodeFloat64Page(enc, dst, src)
+			b.round = r
 			b.quirk |= q
 			return err
 		}
-		return b
+		return checked(b, func(st *tsfile.Statistics, v []float64, exact bool) error {
+			return st.CheckFloat64sRounded(v, exact, b.round)
+		})
 	case tsfile.Text, tsfile.String:
 		b := newBinaryBuilder(base, dt)
 		b.text = t
@@ -330,6 +336,9 @@ type fixedBuilder[T fixedType] struct {
 	// quirk collects the writer quirks pages were decoded around since
 	// the last takeQuirk.
 	quirk tsfile.WriterQuirk
+	// round is how the encoding of the page just decoded rounded its
+	// FLOAT or DOUBLE values (tsfile.DecodeFloat32Page), for check.
+	round tsfile.FloatRounding
 }
 
 // takeQuirk returns and clears the writer quirks met since the last call.

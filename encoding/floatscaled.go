@@ -391,3 +391,42 @@ func init() {
 		encodeFloat64: appendTS2DiffFloat64,
 	})
 }
+
+// ScaledFloatFormat reads how the FLOAT or DOUBLE stream src of n values, under RLE or
+// TS_2DIFF in the Java layout, scaled its values: the scale 10^max_point_number it was
+// written with, whether it has an overflow section (values stored unscaled or, with raw, as
+// their IEEE-754 bits), and ok false when src is empty or its header does not parse (the
+// decoder reports that). It reads the header only, for page verification, which must know
+// what the encoder did to the values its statistics were computed from.
+func ScaledFloatFormat(src []byte, n int) (scale float64, overflow, raw, ok bool) {
+	if n == 0 || len(src) == 0 {
+		return 0, false, false, false
+	}
+	scale, _, kinds, err := scaledHeader(TS2Diff, "", src, n)
+	if err != nil {
+		return 0, false, false, false
+	}
+	return scale, kinds != nil, kinds != nil && kinds.raw != nil, true
+}
+
+// JavaRound is Java's Math.round(double): the nearest integer with ties toward +Inf, 0 for
+// NaN, and saturated at the ends of the int64 range. The lossy FLOAT/DOUBLE encoders round
+// with it.
+func JavaRound(a float64) int64 { return scaledRound(a) }
+
+// ScaledFloat32Keeps reports whether the FLOAT encoder of RLE and TS_2DIFF stores v as
+// itself up to rounding to scaledPrecision decimals: not a NaN (stored as 0), and
+// round(v * 10^p) within the int range (beyond it the int cast wraps around). Writers
+// refuse the values it does not keep: every reader, upstream's included, would read
+// another value without a word.
+func ScaledFloat32Keeps(v float32) bool {
+	k := scaledRound(float64(v) * scaledFactor)
+	return v == v && k >= math.MinInt32 && k <= math.MaxInt32
+}
+
+// ScaledFloat64Keeps is ScaledFloat32Keeps for DOUBLE, whose encoder clamps v * 10^p at
+// the ends of the long range (infinities included).
+func ScaledFloat64Keeps(v float64) bool {
+	p := v * scaledFactor
+	return p <= 0x1p63 && p >= -0x1p63
+}

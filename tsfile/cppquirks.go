@@ -18,18 +18,46 @@ import (
 // The layouts are told apart by their bytes alone, so no option is
 // needed; a stream in the Java layout costs nothing more.
 func DecodeFloat32s(enc Encoding, dst []float32, src []byte) (WriterQuirk, error) {
-	if enc == encoding.TS2Diff && encoding.TS2DiffFloatBits(src, len(dst), 4) {
-		return QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat32Bits(dst, src)
-	}
-	return 0, encoding.DecodeFloat32(enc, dst, src)
+	_, q, err := DecodeFloat32Page(enc, dst, src)
+	return q, err
 }
 
 // DecodeFloat64s is DecodeFloat32s for DOUBLE.
 func DecodeFloat64s(enc Encoding, dst []float64, src []byte) (WriterQuirk, error) {
-	if enc == encoding.TS2Diff && encoding.TS2DiffFloatBits(src, len(dst), 8) {
-		return QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat64Bits(dst, src)
+	_, q, err := DecodeFloat64Page(enc, dst, src)
+	return q, err
+}
+
+// DecodeFloat32Page is DecodeFloat32s that also returns how the page's
+// encoder rounded the values (for Statistics.CheckFloat32sRounded): the
+// scale of an RLE or TS_2DIFF page in the Java layout, read from its
+// header; the zero FloatRounding for every other page.
+func DecodeFloat32Page(enc Encoding, dst []float32, src []byte) (FloatRounding, WriterQuirk, error) {
+	if enc == encoding.TS2Diff && encoding.TS2DiffFloatBits(src, len(dst), 4) {
+		return FloatRounding{RawBits: true}, QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat32Bits(dst, src)
 	}
-	return 0, encoding.DecodeFloat64(enc, dst, src)
+	return pageRounding(enc, src, len(dst)), 0, encoding.DecodeFloat32(enc, dst, src)
+}
+
+// DecodeFloat64Page is DecodeFloat32Page for DOUBLE.
+func DecodeFloat64Page(enc Encoding, dst []float64, src []byte) (FloatRounding, WriterQuirk, error) {
+	if enc == encoding.TS2Diff && encoding.TS2DiffFloatBits(src, len(dst), 8) {
+		return FloatRounding{RawBits: true}, QuirkFloatTS2DIFFBits, encoding.DecodeTS2DiffFloat64Bits(dst, src)
+	}
+	return pageRounding(enc, src, len(dst)), 0, encoding.DecodeFloat64(enc, dst, src)
+}
+
+// pageRounding reads the rounding of a FLOAT or DOUBLE stream of n values
+// in the Java layout of RLE and TS_2DIFF.
+func pageRounding(enc Encoding, src []byte, n int) FloatRounding {
+	if enc != encoding.RLE && enc != encoding.TS2Diff {
+		return FloatRounding{}
+	}
+	scale, overflow, _, ok := encoding.ScaledFloatFormat(src, n)
+	if !ok {
+		return FloatRounding{}
+	}
+	return FloatRounding{Scale: scale, Overflow: overflow}
 }
 
 // QuirkMismatch is what a page check returns when a page's values, read

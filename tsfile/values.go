@@ -26,6 +26,9 @@ type Values struct {
 	// quirk is a writer quirk a page's values were read around
 	// (decodeDense), for the reader to note with the page's offset.
 	quirk WriterQuirk
+	// round is how a lossy encoding rounded a FLOAT or DOUBLE page's
+	// values (decodeDense), for the statistics check.
+	round FloatRounding
 }
 
 // Len returns the number of positions.
@@ -94,9 +97,9 @@ func decodeDense(t DataType, enc Encoding, src []byte, n int) (Values, error) {
 	case Int64, Timestamp:
 		err = encoding.DecodeInt64(enc, v.Int64s, src)
 	case Float:
-		v.quirk, err = DecodeFloat32s(enc, v.Float32s, src)
+		v.round, v.quirk, err = DecodeFloat32Page(enc, v.Float32s, src)
 	case Double:
-		v.quirk, err = DecodeFloat64s(enc, v.Float64s, src)
+		v.round, v.quirk, err = DecodeFloat64Page(enc, v.Float64s, src)
 	case Text, String, Blob, Object:
 		var offs []int32
 		var data []byte
@@ -147,7 +150,7 @@ func decodeValuePage(h *ChunkHeader, payload []byte, off int64, positions int) (
 		return dense, nil
 	}
 	v := NewValues(h.DataType, n)
-	v.quirk = dense.quirk
+	v.quirk, v.round = dense.quirk, dense.round
 	v.Null = make([]bool, n)
 	for i := range v.Null {
 		v.Null[i] = !bitmap.GetMSB(present, i)

@@ -1,9 +1,12 @@
 package tsfile
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/tsarrow/tsarrow/encoding"
 )
 
 // Verifying decoded pages against their statistics.
@@ -11,30 +14,75 @@ import (
 // A page body has no checksum, so a damaged byte in it decodes, more often
 // than not, to other values without any error. The page's statistics (in
 // its header, or for a chunk of one page in the index) were computed by the
-// writer from the values it wrote, so a page whose decoded values
-// contradict them is damaged, in its body or in its statistics. Every
-// check below reproduces what the reference writer computes, one value at
-// a time in page order (apache/tsfile java/tsfile/src/main/java/org/apache/
-// tsfile/file/metadata/statistics/*Statistics.java, updateStats):
+// writer from the values it was given, so a page whose decoded values
+// contradict them is damaged, in its body or in its statistics, or was
+// written by an encoder that did not keep those values. Every check below
+// reproduces what the writers compute, one value at a time in page order.
+// The rules, and where they come from:
 //
-//	count            values written (non-null values of an aligned value page)
-//	start/end time   the least and the greatest timestamp (Statistics.update)
-//	min, max         "if (v < min) min = v", "if (v > max) max = v" from the
-//	                 first value, so a NaN replaces nothing unless first
+//	Java: apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/file/
+//	      metadata/statistics/*Statistics.java (updateStats,
+//	      mergeStatistics); v3: apache/iotdb tsfile/.../statistics of
+//	      0.12-1.x.  C++: apache/tsfile cpp/src/common/statistic.h
+//	      (NUM_VALUE_STAT_UPDATE and the typed classes).
+//
+//	count            values written (non-null values of an aligned value
+//	                 page); 0 for an all-null page, which is not checked
+//	                 further
+//	start/end time   the least and the greatest timestamp (Java update,
+//	                 C++ TIME_STAT_UPDATE: both by comparison)
+//	min, max         the first value starts them, then "if (v < min) min
+//	                 = v", "if (v > max) max = v" (Java and C++ alike), so
+//	                 a NaN first keeps both NaN and a later NaN changes
+//	                 neither; -0.0 and 0.0 compare equal, so which of them
+//	                 is kept depends on order: compared here with ==, as
+//	                 first and last are (stored bit for bit, but a -0.0
+//	                 and a 0.0 are the same number)
 //	first, last      the first and the last value in page order
-//	sum              INT32 and DATE: a long, exact; INT64 and TIMESTAMP: a
-//	                 double, "sum += v" with each long rounded to double;
-//	                 FLOAT: a double, each float widened; DOUBLE: a double.
-//	                 The same sequence of IEEE additions here compares
-//	                 exactly; the Check methods' exactSum false adds in
-//	                 four lanes instead, for speed, and compares within
-//	                 the rounding bound of the two orders (checkSumBound).
-//	BOOLEAN          first, last, and the count of true values (its "sum")
+//	sum              INT32 and DATE: a long, exact (older writers, apache/
+//	                 iotdb 0.12's IntegerStatistics, a double in the same
+//	                 eight bytes: exact below 2^53); INT64 and TIMESTAMP:
+//	                 a double, "sum += v" with each long rounded to double
+//	                 (beyond 2^53 the order matters); FLOAT: a double of
+//	                 the values widened, never a float; DOUBLE: a double.
+//	                 The first value starts the sum (C++ "sum = v", Java
+//	                 0 + v: the same number). The same sequence of IEEE
+//	                 additions here compares exactly; the Check methods'
+//	                 exactSum false adds in four lanes instead, for speed,
+//	                 and compares within the rounding bound of the two
+//	                 orders (checkSumBound). A stored infinity or NaN is
+//	                 accepted when the values can give it (an infinity, a
+//	                 NaN, or values whose positive or negative part
+//	                 overflows a double: sumCanOverflowTo), since the
+//	                 lanes may not overflow where page order did.
+//	BOOLEAN          first, last, and the count of true values (its "sum",
+//	                 a long in Java and C++)
 //	TEXT, STRING     first and last; STRING's min and max are not checked:
 //	                 a comparison of byte strings per value costs more than
 //	                 the rest of the check, and first and last already see
 //	                 damage at the page's ends.
 //	BLOB             count only: BlobStatistics holds nothing else.
+//	one-page chunk   its page has no statistics; the chunk's in the index
+//	                 are that page's (Java ChunkWriterImpl merges the one
+//	                 page's into empty ones: a copy; C++ likewise)
+//
+// FLOAT and DOUBLE under RLE and TS_2DIFF are lossy (java/.../encoding/
+// encoder/FloatEncoder.java, C++ cpp/src/encoding/ts2diff_encoder.h): the
+// page stores k = Math.round(v * 10^p) for the max_point_number p in its
+// body (default 2), FLOAT as an int, and reads back k / 10^p, while the
+// statistics hold v. The checks apply that transform to the statistics
+// and compare with the decoded values (FloatRounding.stores): first and
+// last exactly, min and max exactly where rounding keeps order (pages
+// without an overflow section), the sum within n half-units of the last
+// kept decimal plus the additions' rounding. Pages of newer writers (Java
+// since early 2025, C++ following it) carry an overflow section and keep
+// the values that do not scale as Math.round(v) or raw; older ones (every
+// v3 file) store a NaN as 0 and clamp (DOUBLE) or wrap (FLOAT) values
+// beyond the int or long range, which the statistics reveal (a NaN sum, a
+// min or max out of range): such a page is intact but does not hold the
+// values written, and fails naming that flaw (checkKept, Cause). So do
+// pages of the upstream Java SPRINTZ and RLBE FLOAT/DOUBLE writers whose
+// values both readers decode wrong (writerFlaw).
 //
 // The time range of an aligned value page (the timestamps of its non-null
 // rows) is not checked; its time page's is.
@@ -46,6 +94,10 @@ type StatisticsMismatch struct {
 	Statistic string // such as "max" or "sum"
 	Decoded   string // the value computed from the decoded page
 	Stored    string // the value the statistics hold
+	// Cause names a known writer flaw that makes intact pages decode to
+	// other values than the ones written, when the mismatch has its
+	// shape; "" when nothing but damage explains it.
+	Cause string
 }
 
 func (m *StatisticsMismatch) Error() string {
@@ -77,7 +129,37 @@ func PageStatistics(p *PageHeader, cm *Statistics) (*Statistics, bool) {
 // Both tsfile's row helpers and arrowconv report with it, so the wording
 // is one.
 func PageStatisticsError(dev string, h *ChunkHeader, i int, p *PageHeader, fromChunk bool, m error) error {
+	if cause := writerFlaw(h, m); cause != "" {
+		return pageStatisticsError(dev, h, i, p, fromChunk, m, "the page is intact but holds other values than were written, likely by "+cause+
+			"; upstream's reader returns the same values without a word: read with --lenient (ReadOptions.Lenient) to keep them, or --no-verify (ReadOptions.NoVerify) to skip the check")
+	}
 	return pageStatisticsError(dev, h, i, p, fromChunk, m, "the page body or its statistics are damaged: read with --lenient (ReadOptions.Lenient) to keep the decoded values, or --no-verify (ReadOptions.NoVerify) to skip the check")
+}
+
+// writerFlaw names the known writer flaw that explains mismatch m of a
+// page of the chunk with header h, or "". The upstream Java encoders
+// below write pages that both readers decode to other values than the
+// writer was given, while its statistics hold those it was given.
+func writerFlaw(h *ChunkHeader, m error) string {
+	var sm *StatisticsMismatch
+	if !errors.As(m, &sm) {
+		return ""
+	}
+	if sm.Cause != "" {
+		return sm.Cause
+	}
+	switch {
+	case h.Encoding == encoding.Sprintz:
+		// apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/
+		// encoding/encoder/*SprintzEncoder.java: the zigzag mapping of
+		// a residual overflows (see encoding/sprintz.go).
+		return "the upstream Java SPRINTZ writer, whose blocks lose values whose residual from the prediction is beyond ±2^30 (±2^62 for 64-bit types: wide or random data)"
+	case h.Encoding == encoding.RLBE && (h.DataType == Float || h.DataType == Double):
+		// apache/tsfile .../encoding/encoder/FloatRLBE.java, DoubleRLBE.java:
+		// differences taken in floating point (see encoding/rlbe.go).
+		return "the upstream Java RLBE writer, which stores each " + h.DataType.String() + " as a floating-point difference from the one before, and the differences need not add back to the values written"
+	}
+	return ""
 }
 
 // pageStatisticsError is PageStatisticsError with what the message tells
@@ -230,25 +312,51 @@ func (s *Statistics) checkInts(lo, hi, first, last int64) error {
 // order, with the statistics, whose sum is a double of the widened values
 // (exact as for CheckInt64s).
 func (s *Statistics) CheckFloat32s(v []float32, exact bool) error {
-	return checkFloatValues(s, v, exact, 32)
+	return checkFloatValues(s, v, exact, 32, FloatRounding{})
 }
 
 // CheckFloat64s compares the non-null values of a DOUBLE page, in page
 // order, with the statistics (exact as for CheckInt64s).
 func (s *Statistics) CheckFloat64s(v []float64, exact bool) error {
-	return checkFloatValues(s, v, exact, 64)
+	return checkFloatValues(s, v, exact, 64, FloatRounding{})
 }
 
-func checkFloatValues[T float32 | float64](s *Statistics, v []T, exact bool, bits int) error {
+// CheckFloat32sRounded is CheckFloat32s for a page whose encoder rounded
+// the values before storing them as r says (see FloatRounding), while the
+// statistics hold the values the writer was given.
+func (s *Statistics) CheckFloat32sRounded(v []float32, exact bool, r FloatRounding) error {
+	return checkFloatValues(s, v, exact, 32, r)
+}
+
+// CheckFloat64sRounded is CheckFloat32sRounded for DOUBLE.
+func (s *Statistics) CheckFloat64sRounded(v []float64, exact bool, r FloatRounding) error {
+	return checkFloatValues(s, v, exact, 64, r)
+}
+
+func checkFloatValues[T float32 | float64](s *Statistics, v []T, exact bool, bits int, r FloatRounding) error {
+	if r.RawBits {
+		err := checkFloatValues(s, v, exact, bits, FloatRounding{})
+		if m, ok := err.(*StatisticsMismatch); ok {
+			m.Cause = cppTS2DiffFlaw
+		}
+		return err
+	}
 	if err := s.CheckCount(len(v)); err != nil || len(v) == 0 {
 		return err
+	}
+	if r.Scale != 0 {
+		return checkRoundedFloats(s, v, exact, bits, r)
 	}
 	first, last := float64(v[0]), float64(v[len(v)-1])
 	if !exact {
 		if err := s.checkFloats(s.MinFloat, s.MaxFloat, first, last, bits); err != nil {
 			return err
 		}
-		return s.checkSumBound(sumLanes(v), max(math.Abs(s.MinFloat), math.Abs(s.MaxFloat)), len(v))
+		err := s.checkSumBound(sumLanes(v), max(math.Abs(s.MinFloat), math.Abs(s.MaxFloat)), len(v))
+		if err != nil && sumCanOverflowTo(v, s.Sum) {
+			return nil
+		}
+		return err
 	}
 	// Written out, not min and max, which return a NaN they meet: the
 	// writer's "v < min" never lets one in after the first value.
@@ -266,7 +374,262 @@ func checkFloatValues[T float32 | float64](s *Statistics, v []T, exact bool, bit
 	if err := s.checkFloats(float64(lo), float64(hi), first, last, bits); err != nil {
 		return err
 	}
-	return s.checkSum(sum, 64)
+	if err := s.checkSum(sum, 64); err != nil && !sumCanOverflowTo(v, s.Sum) {
+		return err
+	}
+	return nil
+}
+
+// sumCanOverflowTo reports whether stored, a sum that is an infinity or
+// NaN, can be what a writer adding v up got: +Inf when v holds +Inf or
+// its positive values add up past the largest double in some order (the
+// C++ and Java writers add in page order, but the check itself may not),
+// -Inf likewise, NaN when v holds a NaN or can reach both infinities. A
+// finite stored sum is never explained so. It runs only on a mismatch.
+func sumCanOverflowTo[T float32 | float64](v []T, stored float64) bool {
+	if !math.IsInf(stored, 0) && !math.IsNaN(stored) {
+		return false
+	}
+	var pos, neg float64
+	nan := false
+	for _, x := range v {
+		f := float64(x)
+		switch {
+		case f != f:
+			nan = true
+		case f > 0:
+			pos += f
+		case f < 0:
+			neg -= f
+		}
+	}
+	// Each order's sum of the positive values is within (n+1)u of theirs
+	// (checkSumBound), so one that comes this close may overflow.
+	near := math.MaxFloat64 * (1 - float64(len(v)+1)*0x1p-52)
+	plus, minus := pos >= near, neg >= near // +Inf compares greater, too
+	switch {
+	case math.IsNaN(stored):
+		return nan || (plus && minus)
+	case stored > 0:
+		return !nan && plus
+	}
+	return !nan && minus
+}
+
+// FloatRounding is what a lossy encoding did to the FLOAT or DOUBLE values
+// of a page: under RLE and TS_2DIFF the Java writer (and writers following
+// its layout) stores round(v * 10^p) for the page's max_point_number p
+// and reads back k / 10^p, while the statistics hold the values it was
+// given (apache/tsfile java/tsfile/src/main/java/org/apache/tsfile/
+// encoding/encoder/FloatEncoder.java). The zero value is a page stored
+// exactly.
+type FloatRounding struct {
+	// Scale is 10^p as the decoder computes it; 0 for a page stored
+	// exactly.
+	Scale float64
+	// Overflow is set when the page has an overflow section (newer Java
+	// writers): values that do not scale into an int (FLOAT) or a long
+	// (DOUBLE) are stored as round(v), or as their IEEE-754 bits (NaN,
+	// and values beyond that range), instead of clamped.
+	Overflow bool
+	// RawBits is set for a TS_2DIFF page in the C++ writer's layout of
+	// the values' raw bits (QuirkFloatTS2DIFFBits), stored exactly but by
+	// an encoder that loses deltas beyond the signed range: a mismatch
+	// then names that flaw.
+	RawBits bool
+}
+
+// rounded is what an encoder of the page's kind without an overflow
+// section stores and the decoder returns for x (a float32 widened, for
+// bits 32): Math.round(x * 10^p) (NaN as 0, saturated at the long
+// range), for FLOAT cut to an int as Java's (int) cast does, divided back.
+func (r FloatRounding) rounded(x float64, bits int) float64 {
+	k := encoding.JavaRound(x * r.Scale)
+	if bits == 32 {
+		return float64(float32(float64(int32(k)) / r.Scale))
+	}
+	return float64(k) / r.Scale
+}
+
+// scales reports whether the encoder scales x at all: x * 10^p is a
+// number within the int (FLOAT) or long (DOUBLE) range, as FloatEncoder
+// tests it in doubles.
+func (r FloatRounding) scales(x float64, bits int) bool {
+	p := x * r.Scale
+	if bits == 32 {
+		return p <= math.MaxInt32 && p >= math.MinInt32
+	}
+	return p <= 0x1p63 && p >= -0x1p63
+}
+
+// stores reports whether got, a decoded value, is what the page's
+// encoder stores for x, a value of the statistics. On a page with an
+// overflow section, a value the encoder does not scale may be kept raw
+// or as Math.round(x) (Math.round(float) for FLOAT, saturated at the
+// int range), by the version of the writer; either is accepted.
+func (r FloatRounding) stores(x, got float64, bits int) bool {
+	if sameFloat(r.rounded(x, bits), got) {
+		return true
+	}
+	if !r.Overflow || r.scales(x, bits) {
+		return false
+	}
+	if sameFloat(x, got) {
+		return true
+	}
+	k := encoding.JavaRound(x)
+	if bits == 32 {
+		return float64(float32(min(max(k, math.MinInt32), math.MaxInt32))) == got
+	}
+	return float64(k) == got
+}
+
+// monotone reports whether rounding keeps the order of every value the
+// statistics allow, so that the least and the greatest decoded values
+// are the statistics' min and max rounded. It does not when a NaN may be
+// stored as 0 (any NaN makes the writer's sum NaN), when a FLOAT may wrap
+// around the int range, and on pages with an overflow section, whose
+// unscaled values can fall below the scaled ones before them.
+func (r FloatRounding) monotone(s *Statistics, bits int) bool {
+	if r.Overflow || math.IsNaN(s.Sum) || math.IsNaN(s.MinFloat) || math.IsNaN(s.MaxFloat) || math.IsNaN(s.FirstFloat) {
+		return false
+	}
+	return bits == 64 || (r.scales(s.MinFloat, 32) && r.scales(s.MaxFloat, 32))
+}
+
+// checkRoundedFloats checks a page that r rounded (see FloatRounding).
+// First and last (and with exact and a monotone rounding, min and max)
+// must be the statistics' values as the encoder stores them, exactly. The
+// sum must be within what rounding each value moves it, n times half a
+// unit of the last kept decimal (up to 0.5 for a value stored unscaled),
+// plus the rounding of the additions; it is not compared when a value may
+// have been clamped, wrapped or a NaN or an infinity.
+func checkRoundedFloats[T float32 | float64](s *Statistics, v []T, exact bool, bits int, r FloatRounding) error {
+	first, last := float64(v[0]), float64(v[len(v)-1])
+	if !r.Overflow {
+		if err := checkKept(r, s, v, bits); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !r.stores(s.FirstFloat, first, bits):
+		return roundedMismatch("first", first, s.FirstFloat, bits, r)
+	case !r.stores(s.LastFloat, last, bits):
+		return roundedMismatch("last", last, s.LastFloat, bits, r)
+	}
+	if exact && r.monotone(s, bits) {
+		lo, hi := v[0], v[0]
+		for _, x := range v {
+			if x < lo {
+				lo = x
+			}
+			if x > hi {
+				hi = x
+			}
+		}
+		switch {
+		case !r.stores(s.MinFloat, float64(lo), bits):
+			return roundedMismatch("min", float64(lo), s.MinFloat, bits, r)
+		case !r.stores(s.MaxFloat, float64(hi), bits):
+			return roundedMismatch("max", float64(hi), s.MaxFloat, bits, r)
+		}
+	}
+	bound := max(math.Abs(s.MinFloat), math.Abs(s.MaxFloat))
+	limit := 0x1p63
+	if bits == 32 {
+		limit = 0x1p31
+	}
+	for _, x := range [...]float64{s.Sum, s.MinFloat, s.MaxFloat, s.FirstFloat, s.LastFloat} {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil
+		}
+	}
+	if bound*r.Scale >= limit {
+		return nil
+	}
+	// Per value: half a unit of the kept decimal (0.5 when stored
+	// unscaled), the rounding of x*10^p and of k/10^p, and for FLOAT the
+	// cut to float.
+	step := 0.5 / r.Scale
+	if r.Overflow {
+		step = max(step, 0.5)
+	}
+	eps := 0x1p-51
+	if bits == 32 {
+		eps = 0x1p-23
+	}
+	n := float64(len(v))
+	sum := sumLanes(v)
+	tol := (n*(step+bound*eps) + (2*n+2)*n*0x1p-53*(bound+step)) * (1 + 0x1p-20)
+	if math.Abs(sum-s.Sum) <= tol || math.IsInf(tol, 0) {
+		return nil
+	}
+	return &StatisticsMismatch{Statistic: "sum", Decoded: fmtFloat(sum, 64),
+		Stored: fmt.Sprintf("%s (more than the %s that rounding to the page's scale 1/%s can move it)", fmtFloat(s.Sum, 64), fmtFloat(tol, 64), fmtFloat(r.Scale, 64))}
+}
+
+// cppTS2DiffFlaw is the writer flaw of a FLOAT or DOUBLE TS_2DIFF page
+// in the C++ raw-bits layout that contradicts its statistics (see
+// encoding.TS2DiffFloatBits; apache/tsfile cpp/src/encoding/
+// ts2diff_encoder.h before the Java layout).
+const cppTS2DiffFlaw = "the C++ TsFile writer of early 2025 (the Python tsfile package), whose TS_2DIFF blocks of raw FLOAT/DOUBLE bits lose the deltas beyond the signed range (written with bit width 0)"
+
+// lossyFloatFlaw is the writer flaw of checkKept.
+const lossyFloatFlaw = "a Java FloatEncoder without an overflow section (RLE or TS_2DIFF FLOAT and DOUBLE of TsFile writers before 2025: IoTDB 1.x, every TsFile v3), which stores a NaN as 0, an infinity or a value beyond ±2^63/10^p clamped, and a FLOAT beyond ±2^31/10^p wrapped around"
+
+// checkKept checks that a page without an overflow section held only
+// values its encoder keeps up to rounding: no NaN (stored as 0) and
+// nothing beyond the range (clamped, or for FLOAT wrapped around). The
+// statistics tell: a NaN anywhere makes the writer's sum NaN, and the
+// values lie within min and max. Such a page is intact but its values
+// are not the ones written (upstream reads the same), so it fails with
+// the flaw named rather than as damage.
+func checkKept[T float32 | float64](r FloatRounding, s *Statistics, v []T, bits int) error {
+	kept := func(x float64) bool {
+		if x != x {
+			return false
+		}
+		if bits == 32 {
+			k := encoding.JavaRound(x * r.Scale)
+			return k >= math.MinInt32 && k <= math.MaxInt32
+		}
+		p := x * r.Scale
+		return p <= 0x1p63 && p >= -0x1p63
+	}
+	for _, c := range [...]struct {
+		name   string
+		stored float64
+	}{{"first", s.FirstFloat}, {"last", s.LastFloat}, {"min", s.MinFloat}, {"max", s.MaxFloat}} {
+		if kept(c.stored) {
+			continue
+		}
+		// Only now, on the way out, the decoded counterpart.
+		got := float64(v[0])
+		switch c.name {
+		case "last":
+			got = float64(v[len(v)-1])
+		case "min", "max":
+			for _, x := range v {
+				if c.name == "min" {
+					got = min(got, float64(x))
+				} else {
+					got = max(got, float64(x))
+				}
+			}
+		}
+		return &StatisticsMismatch{Statistic: c.name, Decoded: fmtFloat(got, bits), Stored: fmtFloat(c.stored, bits), Cause: lossyFloatFlaw}
+	}
+	if math.IsNaN(s.Sum) {
+		return &StatisticsMismatch{Statistic: "sum", Decoded: fmtFloat(sumLanes(v), 64), Stored: "NaN", Cause: lossyFloatFlaw}
+	}
+	return nil
+}
+
+// roundedMismatch names a statistic x of a rounded page whose decoded
+// value got is not x as the page's encoder stores it.
+func roundedMismatch(stat string, got, x float64, bits int, r FloatRounding) error {
+	return &StatisticsMismatch{Statistic: stat, Decoded: fmtFloat(got, bits),
+		Stored: fmt.Sprintf("%s (stored at scale 1/%s as %s)", fmtFloat(x, bits), fmtFloat(r.Scale, 64), fmtFloat(r.rounded(x, bits), bits))}
 }
 
 // sumIntLanes adds v up in four independent lanes of int64, wrapping on
@@ -416,7 +779,7 @@ func quoteShort(b []byte) string {
 func (s *Statistics) CheckValues(v *Values) error {
 	if v.Null != nil {
 		var d Values
-		d.Type = v.Type
+		d.Type, d.round = v.Type, v.round
 		for i := 0; i < v.Len(); i++ {
 			if !v.Null[i] {
 				appendOne(&d, v, i)
@@ -432,9 +795,9 @@ func (s *Statistics) CheckValues(v *Values) error {
 	case Int64, Timestamp:
 		return s.CheckInt64s(v.Int64s, true)
 	case Float:
-		return s.CheckFloat32s(v.Float32s, true)
+		return s.CheckFloat32sRounded(v.Float32s, true, v.round)
 	case Double:
-		return s.CheckFloat64s(v.Float64s, true)
+		return s.CheckFloat64sRounded(v.Float64s, true, v.round)
 	}
 	n := len(v.Binaries)
 	if n == 0 {

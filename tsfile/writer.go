@@ -507,7 +507,7 @@ func (w *Writer) WriteAligned(dev DeviceID, times []int64, cols []AlignedColumn)
 		if err := checkSeries(&c.SeriesSchema); err != nil {
 			return err
 		}
-		if err := w.checkV3Series(&c.SeriesSchema); err != nil {
+		if err := w.checkValues(dev, &c.SeriesSchema, times, &c.Values); err != nil {
 			return err
 		}
 		if seen[c.Name] {
@@ -694,7 +694,7 @@ func (w *Writer) WriteNonAligned(dev DeviceID, series []NonAlignedSeries) error 
 		if err := checkSeries(&s.SeriesSchema); err != nil {
 			return err
 		}
-		if err := w.checkV3Series(&s.SeriesSchema); err != nil {
+		if err := w.checkValues(dev, &s.SeriesSchema, s.Times, &s.Values); err != nil {
 			return err
 		}
 		if s.Name == "" || seen[s.Name] {

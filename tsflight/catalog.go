@@ -65,6 +65,7 @@ type entry struct {
 
 	refs   atomic.Int64 // streams using f, plus one while in the catalog
 	closed atomic.Bool
+	warned atomic.Int64 // f's warnings logged so far (logWarnings)
 }
 
 // tableInfo is one table of a file with its unfiltered plan.

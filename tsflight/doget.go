@@ -191,6 +191,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		}
 		n, err := s.copyBatches(ctx, w, rdr, schema, perm, st, meter)
 		rdr.Release()
+		s.logWarnings(e)
 		if testHookPartSent != nil {
 			testHookPartSent(p.File)
 		}
@@ -210,6 +211,26 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		}
 	}
 	return nil
+}
+
+// logWarnings logs what reads of e's file worked around under
+// ReadOptions.Lenient (a page contradicting its statistics, a writer
+// quirk) since the last call: the file is shared by every stream, so each
+// warning is logged once.
+func (s *Server) logWarnings(e *entry) {
+	ws := e.f.Warnings()
+	for {
+		done := e.warned.Load()
+		if done >= int64(len(ws)) {
+			return
+		}
+		if e.warned.CompareAndSwap(done, int64(len(ws))) {
+			for _, w := range ws[done:] {
+				s.log.Warn("tsfile read with a warning", "file", e.rel, "warning", w.String())
+			}
+			return
+		}
+	}
 }
 
 // estimateParts predicts the rows of a file stream, the Arrow bytes of one

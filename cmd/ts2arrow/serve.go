@@ -31,7 +31,7 @@ const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-
                       [--stream-memory BYTES] [--idle-timeout DUR]
                       [--stream-timeout DUR] [--rescan DUR] [--ticket-key-file F]
                       [--ticket-ttl DUR] [--time-unit ms] [--batch-size N]
-                      [--log-format text|json] [--quiet|--verbose] [--raw] [--no-verify]
+                      [--log-format text|json] [--quiet|--verbose] [--raw] [--lenient] [--no-verify]
 
 Serves the TsFiles under DIR (recursively; names starting with "." are
 skipped) over Apache Arrow Flight, for pyarrow.flight, Spark and any other
@@ -130,6 +130,10 @@ lines; --quiet keeps warnings and errors only, --verbose adds debug lines.
 Tokens are never logged. Once listening it prints
   serving DIR on grpc://HOST:PORT        (grpc+tls:// with TLS)
 with the port actually bound, so --addr 127.0.0.1:0 picks a free one.
+Every page a stream reads is checked against its statistics, as convert
+does: a page that contradicts them ends the stream with DATA_LOSS.
+--lenient keeps such pages (and reads files with known writer quirks),
+logging a warning per file and problem; --no-verify skips the check.
 SIGINT or SIGTERM stops accepting streams and lets running ones finish for
 up to 30s; a second signal stops at once. The exit status is then 0.
 
@@ -243,6 +247,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	quiet := fs.Bool("quiet", false, "log warnings and errors only")
 	verbose := fs.Bool("verbose", false, "log debug lines too")
 	rawFiles := fs.Bool("raw", false, "serve the TsFiles of IoTDB data directories one by one, as they are (see above)")
+	lenient := fs.Bool("lenient", false, "read files with known writer quirks and pages that contradict their statistics, logging a warning for each (see convert --help)")
 	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
 	keys := addKeyFlags(fs)
 	modsV1 := fs.String("mods-v1", "auto", "in IoTDB data directories, how .mods deletions apply: offset, whole or auto (see convert --help)")
@@ -250,7 +255,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ropts, err := keys.readOptions(false)
+	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
 		return err
 	}

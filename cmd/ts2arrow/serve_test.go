@@ -600,3 +600,48 @@ func TestParseBytes(t *testing.T) {
 	require.Equal(t, "64MiB", formatBytes(64<<20))
 	require.Equal(t, "1000", formatBytes(1000))
 }
+
+// TestServeLenient: a page that contradicts its statistics ends a DoGet
+// with DATA_LOSS; under --lenient the stream sends the decoded rows and
+// the server logs the warning once, as convert --lenient does.
+func TestServeLenient(t *testing.T) {
+	root := t.TempDir()
+	copyFile(t, damagedPageFile(t), filepath.Join(root, "damaged.tsfile"))
+	for _, lenient := range []bool{false, true} {
+		args := []string{"--root", root, "--addr", "127.0.0.1:0", "--rescan", "0"}
+		if lenient {
+			args = append(args, "--lenient")
+		}
+		p := startServe(t, nil, args...)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		c := dialFlight(t, p.addr)
+		fi, err := c.GetFlightInfo(ctx, &arrowflight.FlightDescriptor{Type: arrowflight.DescriptorPATH, Path: []string{"damaged.tsfile", "root"}})
+		require.NoError(t, err)
+		require.Len(t, fi.Endpoint, 1)
+		s, err := c.DoGet(ctx, fi.Endpoint[0].Ticket)
+		require.NoError(t, err)
+		r, err := arrowflight.NewRecordReader(s)
+		if lenient {
+			require.NoError(t, err)
+			rows := recordRows(t, r)
+			r.Release()
+			require.Len(t, rows, 3)
+			require.Contains(t, rows[2], "2.0000000000000004")
+		} else if err == nil {
+			for r.Next() {
+			}
+			err = r.Err()
+			r.Release()
+		}
+		cancel()
+		require.Equal(t, 0, p.stop(t, syscall.SIGTERM), p.stderr.String())
+		logs := p.stderr.String()
+		if lenient {
+			require.Equal(t, 1, strings.Count(logs, `msg="tsfile read with a warning" file=damaged.tsfile`), logs)
+			require.Contains(t, logs, "last is 2.0000000000000004 in the page body but 2 in its statistics")
+		} else {
+			require.Equal(t, codes.DataLoss, status.Code(err), "%v", err)
+			require.NotContains(t, logs, "tsfile read with a warning")
+		}
+	}
+}
