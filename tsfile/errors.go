@@ -86,7 +86,9 @@ func CodecError(off int64, structure string, err error) error {
 
 // ErrUnsupportedOption is wrapped by the errors of a Writer that refuses to
 // write what upstream readers would misread or refuse, though this package
-// could encode it: NaN values under GORILLA_V1, and a WriteOptions.TimeEncoding
+// could encode it: NaN values under GORILLA_V1, FLOAT and DOUBLE values that
+// RLE and TS_2DIFF would not keep (NaN, infinities, values beyond the scaled
+// integer range), table and column names not in lower case, and a WriteOptions.TimeEncoding
 // other than TS_2DIFF without WriteOptions.ConfiguredTimeEncoding. The error
 // names the column (or the option) and what to choose instead; nothing of the
 // chunk group is written.

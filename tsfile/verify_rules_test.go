@@ -267,6 +267,7 @@ func TestWriterRefusesUnkeptFloats(t *testing.T) {
 			sch := SeriesSchema{Name: "x", DataType: v.Type, Encoding: enc}
 			err = w.WriteNonAligned(NewDeviceID("root.sg", "d"), []NonAlignedSeries{{SeriesSchema: sch, Times: times, Values: v}})
 			require.ErrorContains(t, err, "choose GORILLA or PLAIN")
+			require.ErrorIs(t, err, ErrUnsupportedOption)
 			require.ErrorContains(t, err, `root.sg.d, column "x", time`)
 			err = w.WriteAligned(NewDeviceID("root.sg", "a"), times, []AlignedColumn{{SeriesSchema: sch, Values: v}})
 			require.ErrorContains(t, err, "choose GORILLA or PLAIN")

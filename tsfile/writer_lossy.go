@@ -1,8 +1,6 @@
 package tsfile
 
 import (
-	"fmt"
-
 	"github.com/tsarrow/tsarrow/encoding"
 )
 
@@ -50,7 +48,7 @@ func checkScaledFloats(dev DeviceID, s *SeriesSchema, times []int64, v *Values) 
 		default:
 			return nil
 		}
-		return fmt.Errorf("tsfile: device %s, column %q, time %d: %s value %v under %s: the encoding stores values as integers of 1/100 and would read this one back as another value in every reader (NaN as 0, values beyond ±2^%d/100 clamped or wrapped); choose GORILLA or PLAIN for this column",
+		return optionErrorf("tsfile: device %s, column %q, time %d: %s value %v under %s: the encoding stores values as integers of 1/100 and would read this one back as another value in every reader (NaN as 0, values beyond ±2^%d/100 clamped or wrapped); choose GORILLA or PLAIN for this column",
 			dev, s.Name, times[i], s.DataType, x, s.Encoding, map[DataType]int{Float: 31, Double: 63}[s.DataType])
 	}
 	return nil
