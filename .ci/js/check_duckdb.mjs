@@ -30,7 +30,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { expectedTypes, parseCSV } from "./expected.mjs";
+import { daysFromCivil, expectedTypes, parseCSV, parseJavaFloat } from "./expected.mjs";
 
 function usage(msg) {
   if (msg) console.error(msg);
@@ -120,24 +120,6 @@ for (const [n, ty] of described) {
 const unitExp = { s: 0, ms: 3, us: 6, ns: 9 };
 const pow10 = (n) => 10n ** BigInt(n);
 
-// daysFromCivil is the number of days from 1970-01-01 to y-m-d in the
-// proleptic Gregorian calendar.
-function daysFromCivil(y, m, d) {
-  y -= m <= 2 ? 1 : 0;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const doy = Math.floor((153 * (m + (m > 2 ? -3 : 9)) + 2) / 5) + d - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-function parseJavaFloat(s) {
-  if (s === "NaN") return NaN;
-  if (s === "Infinity") return Infinity;
-  if (s === "-Infinity") return -Infinity;
-  const v = Number(s);
-  if (s.trim() === "" || Number.isNaN(v)) throw new Error(`not a number: ${JSON.stringify(s)}`);
-  return v;
-}
 const utf8 = (s) => Buffer.from(s, "utf8");
 const compareBytes = (a, b) => Buffer.compare(typeof a === "string" ? utf8(a) : a, typeof b === "string" ? utf8(b) : b);
 
