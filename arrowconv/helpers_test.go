@@ -260,12 +260,18 @@ func readCSV(t testing.TB, rd io.Reader, schema *arrow.Schema) *table {
 
 func readGzipCSV(t testing.TB, path string, schema *arrow.Schema) *table {
 	t.Helper()
+	return readCSV(t, openGzip(t, path), schema)
+}
+
+// openGzip opens the gzipped file at path for the rest of the test.
+func openGzip(t testing.TB, path string) io.Reader {
+	t.Helper()
 	fh, err := os.Open(path)
 	require.NoError(t, err)
-	defer fh.Close()
+	t.Cleanup(func() { fh.Close() })
 	zr, err := gzip.NewReader(fh)
 	require.NoError(t, err)
-	return readCSV(t, zr, schema)
+	return zr
 }
 
 // readGzipCSVByName is readGzipCSV for a CSV whose columns are those of
@@ -273,12 +279,7 @@ func readGzipCSV(t testing.TB, path string, schema *arrow.Schema) *table {
 // index order): it puts them in schema order.
 func readGzipCSVByName(t testing.TB, path string, schema *arrow.Schema) *table {
 	t.Helper()
-	fh, err := os.Open(path)
-	require.NoError(t, err)
-	defer fh.Close()
-	zr, err := gzip.NewReader(fh)
-	require.NoError(t, err)
-	recs, err := csv.NewReader(zr).ReadAll()
+	recs, err := csv.NewReader(openGzip(t, path)).ReadAll()
 	require.NoError(t, err)
 	require.NotEmpty(t, recs)
 	names := fieldNames(schema)
