@@ -49,12 +49,6 @@ func (l *stepLog) get() []durable.Step {
 	return slices.Clone(l.steps)
 }
 
-func (l *stepLog) reset() {
-	l.mu.Lock()
-	l.steps = nil
-	l.mu.Unlock()
-}
-
 // find returns the index of the last step of op on path before end, or -1.
 func find(steps []durable.Step, op, path string, end int) int {
 	for i := min(end, len(steps)) - 1; i >= 0; i-- {
