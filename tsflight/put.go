@@ -18,6 +18,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/fromarrow"
+	"github.com/tsarrow/tsarrow/internal/durable"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -162,7 +163,7 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 		werr = bw.Flush()
 	}
 	if werr == nil {
-		werr = tmp.Sync()
+		werr = durable.SyncFile(tmp)
 	}
 	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
@@ -185,7 +186,8 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 		table = f.Tables()[0]
 	}
 	f.Close()
-	if err := os.Link(tmpName, target); err != nil {
+	// durable.Link syncs the directory: a put acknowledged survives a power loss.
+	if err := durable.Link(tmpName, target); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%w: %s", errExists, cmd.File)
 		}
@@ -218,7 +220,7 @@ func (s *Server) makeDirs(dir, rel string) error {
 	if !within(s.cat.root, real) {
 		return fmt.Errorf("%w: %s", errOutsideRoot, rel)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := durable.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating the directory of %s: %w", rel, err)
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/export"
 	"github.com/tsarrow/tsarrow/fromarrow"
+	"github.com/tsarrow/tsarrow/internal/durable"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -562,9 +563,18 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 }
 
 // writeAtomic writes through fn to a temporary file beside path and
-// renames it into place only when everything succeeded. path must be
-// clean (see checkOutput): the temporary goes to filepath.Dir(path).
+// renames it into place only when everything succeeded, syncing the file
+// before the rename and its directory after it, so that an output reported
+// as written survives a power loss. path must be clean (see checkOutput):
+// the temporary goes to filepath.Dir(path).
 func writeAtomic(path string, fn func(io.Writer) error) error {
+	return writeSynced(path, durable.Rename, fn)
+}
+
+// writeSynced is writeAtomic with the rename given: a part file inside a
+// dataset's temporary directory is renamed with os.Rename, since commitDir
+// syncs every directory of the tree once before publishing it.
+func writeSynced(path string, rename func(oldpath, newpath string) error, fn func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
@@ -584,16 +594,17 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 	if err := bw.Flush(); err != nil {
 		return err
 	}
-	if err := tmp.Sync(); err != nil {
+	// The mode before the sync, so that it is as durable as the bytes.
+	if err := tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := durable.SyncFile(tmp); err != nil {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := rename(tmp.Name(), path); err != nil {
 		return err
 	}
 	ok = true

@@ -736,7 +736,8 @@ func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table st
 		return 0, rdr.Stats(), err
 	}
 	path := filepath.Join(dir, "part-0"+formatExt[j.format])
-	err = writeAtomic(path, func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) })
+	// os.Rename: commitDir syncs the tree's directories before publishing it.
+	err = writeSynced(path, os.Rename, func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) })
 	if err != nil {
 		return chain.rows, rdr.Stats(), datasetError(chain.wrap(err))
 	}

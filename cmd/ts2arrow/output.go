@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/tsarrow/tsarrow/internal/durable"
 )
 
 // The rules for OUT, shared by convert (one file or a partitioned
@@ -257,7 +259,7 @@ func removeStaleTemps(path string, stderr io.Writer) {
 		p := filepath.Join(dir, e.Name())
 		if m[1] == "old" {
 			if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-				if err := os.Rename(p, path); err == nil {
+				if err := durable.Rename(p, path); err == nil {
 					fmt.Fprintf(stderr, "ts2arrow: restored %s from %s: process %s was killed while replacing it\n", path, p, m[2])
 				}
 				continue
@@ -283,13 +285,19 @@ func (o *output) tempDir() (string, error) {
 
 // commitDir puts the dataset built in tmp at OUT. An existing OUT (which checkOutput allowed replacing) is renamed
 // aside first and removed only once the new one is in place, so at every
-// moment one of the two is whole.
+// moment one of the two is whole. Every directory of the tree is synced
+// before the tree is renamed into place, and OUT's directory after each
+// rename, so that a power loss cannot take back a dataset reported as
+// written (its part files were synced when they were written).
 func (o *output) commitDir(tmp string) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
 	}
+	if err := durable.SyncTree(tmp); err != nil {
+		return err
+	}
 	if !o.replace {
-		return os.Rename(tmp, o.path)
+		return renameDir(tmp, o.path)
 	}
 	// A name of the aside pattern: a later run puts it back should this
 	// process die between the two renames.
@@ -300,11 +308,14 @@ func (o *output) commitDir(tmp string) error {
 	if err := os.Remove(aside); err != nil {
 		return err
 	}
-	if err := os.Rename(o.path, aside); err != nil {
+	// Synced before the new dataset takes its place: after a power loss
+	// OUT is then the old dataset, or it is free and the old one is at
+	// aside, where the next run puts it back.
+	if err := durable.Rename(o.path, aside); err != nil {
 		return err
 	}
 	if err := renameDir(tmp, o.path); err != nil {
-		if rerr := os.Rename(aside, o.path); rerr != nil {
+		if rerr := durable.Rename(aside, o.path); rerr != nil {
 			return fmt.Errorf("%w; the previous %s is at %s", err, o.path, aside)
 		}
 		return err
@@ -315,6 +326,6 @@ func (o *output) commitDir(tmp string) error {
 	return nil
 }
 
-// renameDir is os.Rename, a variable so that a test can make the swap fail
-// half way.
-var renameDir = os.Rename
+// renameDir is durable.Rename, a variable so that a test can make the swap
+// fail half way.
+var renameDir = durable.Rename

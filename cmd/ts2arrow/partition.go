@@ -204,7 +204,8 @@ func (j *convertJob) writePart(ctx context.Context, f *tsfile.File, t string, mo
 		return 0, 0, err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("part-%d%s", parts[dir], formatExt[j.format]))
-	err = writeAtomic(path, func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) })
+	// os.Rename: commitDir syncs the tree's directories before publishing it.
+	err = writeSynced(path, os.Rename, func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) })
 	if err != nil {
 		return chain.rows, 0, chain.wrap(err)
 	}
