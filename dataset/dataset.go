@@ -310,7 +310,16 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		d.files = append(d.files, df)
 		d.versions = append(d.versions, df.ver)
 	}
+	taken := make(map[string]bool, len(l.Files))
+	for _, f := range l.Files {
+		taken[f.Path] = true
+	}
 	for _, sk := range l.Skipped {
+		if sk.Unusual {
+			if err := d.unusual(sk, taken); err != nil {
+				return nil, err
+			}
+		}
 		if strings.HasSuffix(sk.Path, "-compaction.log") || strings.HasSuffix(sk.Path, ".compaction.log") {
 			// docs/iotdb-rules.md 7b: the log is not replayed.
 			d.warnings = append(d.warnings, fmt.Sprintf("%s: a compaction is running (or was, when the directory was copied); its log is not replayed, so a target already renamed beside its sources is read with them, their points merged as copies of each other", sk.Path))
@@ -383,6 +392,30 @@ func (df *dataFile) setResource(devs []DeviceTimes) {
 	}
 	slices.Sort(df.tables)
 	df.tables = slices.Compact(df.tables)
+}
+
+// unusual warns of a file Discover skipped for a reason IoTDB's own work
+// does not explain (Skipped.Unusual). A mods file that is a named pipe or
+// a device beside a data file read fails the open unless Lenient: its
+// deletions cannot be read, and without them the rows they delete would
+// come back. (A broken link to a mods file is a warning: IoTDB too sees no
+// mods file there, ModificationFile.exists following the link.)
+func (d *Dataset) unusual(sk Skipped, taken map[string]bool) error {
+	base := filepath.Base(sk.Path)
+	data, isCompanion := companionOf(base)
+	isMods := strings.HasSuffix(base, ModsV1Suffix) || strings.HasSuffix(base, ModsV2Suffix)
+	if isCompanion && isMods && taken[filepath.Join(filepath.Dir(sk.Path), data)] {
+		// Stat, never open: a named pipe would block the open.
+		if st, err := os.Stat(sk.Path); err == nil && !st.Mode().IsRegular() {
+			if !d.lenient() {
+				return fmt.Errorf("dataset: %s is %s beside the data file %s: its deletions cannot be read, and without them the rows they delete would come back; replace it with the mods file, or read with --lenient to read the data file without them (--raw ignores every mods file): %w", sk.Path, modeName(st.Mode()), data, tsfile.ErrUnsupported)
+			}
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: skipped: %s; its deletions are not applied, so rows they delete come back (--lenient)", sk.Path, sk.Reason))
+			return nil
+		}
+	}
+	d.warnings = append(d.warnings, fmt.Sprintf("%s: skipped: %s", sk.Path, sk.Reason))
+	return nil
 }
 
 // lenient reports whether the read options ask for a lenient read.
@@ -737,7 +770,13 @@ func (d *Dataset) rules(files []*dataFile) []string {
 		}
 		out = append(out, s)
 	}
-	if n := len(d.layout.Skipped); n > 0 {
+	n := 0
+	for _, sk := range d.layout.Skipped {
+		if !sk.Unusual {
+			n++
+		}
+	}
+	if n > 0 {
 		out = append(out, fmt.Sprintf("%s %s not data (compaction temporaries, orphaned companions) and %s not read", plural(n, "file"), pick(n == 1, "is", "are"), pick(n == 1, "is", "are")))
 	}
 	out = append(out, "TTL is not applied: expired rows still in the files are returned")

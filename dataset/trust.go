@@ -170,11 +170,41 @@ func (d *Dataset) compareResource(df *dataFile) (string, error) {
 
 // openData opens a data file or a companion of the snapshot, telling a
 // file that is gone (a compaction or a flush removed it: ErrChanged) from
-// one the user may not read.
+// one the user may not read, and refusing one that is not a regular file.
 func openData(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, fileError(path, err)
+	}
+	return f, nil
+}
+
+// ErrNotRegular reports a file where a data file or a companion was
+// expected that is a named pipe, a device, a socket or a folder.
+var ErrNotRegular = errors.New("not a regular file")
+
+// openRegular opens path for reading only after a stat says it is a
+// regular file: opening a named pipe waits for a writer, and a device such
+// as /dev/zero never ends. The mode is checked again on the open file, in
+// case the path changed in between.
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err = f.Stat(); err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }
