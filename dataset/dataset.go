@@ -249,7 +249,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			switch {
 			case err == nil:
 			case !errors.Is(err, tsfile.ErrCorrupt) && !errors.Is(err, tsfile.ErrUnsupported):
-				return nil, err
+				return nil, companionError(f.Resource, err)
 			case !d.lenient():
 				return nil, fmt.Errorf("%w; move the resource aside (the file's own index is then read, as IoTDB rebuilds a missing resource), or read with --lenient to do so with a warning", err)
 			default:
@@ -286,7 +286,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			}
 			m, err := ReadModsFile(df.modsPath, d.opts.Mods)
 			if err != nil {
-				return nil, err
+				return nil, companionError(df.modsPath, err)
 			}
 			for _, w := range m.Warnings {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s: %s", df.modsPath, w))

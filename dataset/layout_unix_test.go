@@ -3,7 +3,10 @@
 package dataset
 
 import (
+	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -135,4 +138,88 @@ func TestDiscoverLinksAndSpecialFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// permCases are the files TestPermissionDenied makes unreadable, one
+// copy of the sample directory each.
+var permCases = []struct {
+	name  string
+	rel   string // under the data directory; mode 000
+	trust bool
+}{
+	{"data file, checked at open", "sequence/weather/1/0/1767268800000-2-0-0.tsfile", false},
+	{"data file, read trusted", "sequence/weather/1/0/1767268800000-2-0-0.tsfile", true},
+	{"mods file", "sequence/weather/1/0/1767268800000-2-0-0.tsfile.mods2", false},
+	{"resource", "sequence/weather/1/0/1767268800000-2-0-0.tsfile.resource", false},
+	{"partition folder", "sequence/weather/1/1", false},
+}
+
+// TestPermissionDenied: a data file, companion or folder this user may not
+// read is reported as such, with what to do, and not as the directory
+// changing under the read (ErrChanged). Run as root, who reads anything,
+// the test runs itself again as user nobody.
+func TestPermissionDenied(t *testing.T) {
+	base := os.Getenv("TSARROW_PERMISSION_DIR")
+	if base == "" {
+		base = t.TempDir()
+		for i, tc := range permCases {
+			d := filepath.Join(base, fmt.Sprint(i))
+			copyTree(t, sampleDir, d)
+			p := filepath.Join(d, tc.rel)
+			require.NoError(t, os.Chmod(p, 0))
+			t.Cleanup(func() { os.Chmod(p, 0o755) })
+		}
+		if os.Geteuid() == 0 {
+			asNobody(t, base)
+			return
+		}
+	}
+	for i, tc := range permCases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := readAllRows(filepath.Join(base, fmt.Sprint(i)), &Options{TrustResources: tc.trust})
+			require.Error(t, err)
+			require.NotErrorIs(t, err, ErrChanged)
+			require.ErrorContains(t, err, filepath.Join(base, fmt.Sprint(i), tc.rel)+": permission denied: this user may not")
+		})
+	}
+}
+
+// asNobody runs TestPermissionDenied again as user nobody, on a copy of
+// the test binary beside base, every folder up to base made reachable and
+// every file readable but those of permCases (mode 000, owned by root).
+func asNobody(t *testing.T, base string) {
+	t.Helper()
+	bin := filepath.Join(base, "dataset.test")
+	b, err := os.ReadFile(os.Args[0])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, b, 0o755))
+	for p := filepath.Dir(base); p != "/"; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.NoError(t, os.Chmod(p, st.Mode().Perm()|0o055))
+	}
+	locked := map[string]bool{}
+	for i, tc := range permCases {
+		locked[filepath.Join(base, fmt.Sprint(i), tc.rel)] = true
+	}
+	require.NoError(t, filepath.WalkDir(base, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case locked[p] && e.IsDir():
+			return filepath.SkipDir
+		case locked[p]:
+			return nil
+		case e.IsDir():
+			return os.Chmod(p, 0o755)
+		}
+		return os.Chmod(p, 0o644)
+	}))
+	cmd := exec.Command(bin, "-test.run", "^TestPermissionDenied$", "-test.v")
+	cmd.Dir = base
+	cmd.Env = append(os.Environ(), "TSARROW_PERMISSION_DIR="+base)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: TestPermissionDenied/partition_folder")
 }

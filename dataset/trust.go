@@ -221,3 +221,12 @@ func fileError(path string, err error) error {
 	}
 	return fmt.Errorf("dataset: %w", err)
 }
+
+// companionError is fileError for an error reading a resource or mods
+// file, which may also be a parse error, returned as it is.
+func companionError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return fileError(path, err)
+	}
+	return err
+}
