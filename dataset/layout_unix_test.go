@@ -189,10 +189,6 @@ func TestPermissionDenied(t *testing.T) {
 // every file readable but those of permCases (mode 000, owned by root).
 func asNobody(t *testing.T, base string) {
 	t.Helper()
-	bin := filepath.Join(base, "dataset.test")
-	b, err := os.ReadFile(os.Args[0])
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(bin, b, 0o755))
 	for p := filepath.Dir(base); p != "/"; p = filepath.Dir(p) {
 		st, err := os.Stat(p)
 		require.NoError(t, err)
@@ -215,6 +211,10 @@ func asNobody(t *testing.T, base string) {
 		}
 		return os.Chmod(p, 0o644)
 	}))
+	bin := filepath.Join(base, "dataset.test")
+	b, err := os.ReadFile(os.Args[0])
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, b, 0o755))
 	cmd := exec.Command(bin, "-test.run", "^TestPermissionDenied$", "-test.v")
 	cmd.Dir = base
 	cmd.Env = append(os.Environ(), "TSARROW_PERMISSION_DIR="+base)
