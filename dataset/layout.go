@@ -174,11 +174,15 @@ func (w *walker) root(root string) error {
 			return fmt.Errorf("dataset: %s is neither a directory nor a %s file", root, TsFileSuffix)
 		}
 		dir := filepath.Dir(root)
+		real, err := realPath(dir)
+		if err != nil {
+			return pathError(dir, err)
+		}
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return pathError(dir, err)
 		}
-		return w.dir(dir, filepath.Base(root), entries)
+		return w.dir(dir, real, filepath.Base(root), entries)
 	}
 	// A data directory: walk its two spaces and nothing else beside them.
 	var trees []string
@@ -222,7 +226,7 @@ func (w *walker) walk(dir string, stack []string) error {
 	if err != nil {
 		return pathError(dir, err)
 	}
-	if err := w.dir(dir, "", entries); err != nil {
+	if err := w.dir(dir, real, "", entries); err != nil {
 		return err
 	}
 	stack = append(stack, real)
@@ -317,10 +321,11 @@ func placeOf(dir string) (place, bool) {
 	}
 }
 
-// dir classifies the entries of one folder; with only set, it takes that
-// data file and its companions and passes over the rest. Links are
-// followed to what they name; special files are skipped unopened.
-func (w *walker) dir(dir, only string, entries []fs.DirEntry) error {
+// dir classifies the entries of one folder, whose path with every link
+// resolved is real; with only set, it takes that data file and its
+// companions and passes over the rest. Links are followed to what they
+// name; special files are skipped unopened.
+func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 	present := map[string]bool{}
 	links := map[string]bool{}
 	for _, e := range entries {
@@ -394,7 +399,13 @@ func (w *walker) dir(dir, only string, entries []fs.DirEntry) error {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if first, ok := w.mark(p); !ok {
+		key := filepath.Join(real, name)
+		if links[name] {
+			if key, err = realPath(p); err != nil {
+				return pathError(p, err)
+			}
+		}
+		if first, ok := w.mark(key, p); !ok {
 			if first != p && only == "" {
 				w.skip(p, "the same file as "+first+" (through a symbolic link), read once there", true)
 			}
@@ -445,18 +456,11 @@ func (w *walker) skip(p, reason string, unusual bool) {
 	}
 }
 
-// mark records p as handled and reports whether it was new; if not, it
-// returns the path by which it was first found. p is known by its real
-// path, so that a file reached through a link is not read twice.
-func (w *walker) mark(p string) (string, bool) {
-	key, err := realPath(p)
-	if err != nil {
-		// Gone since the listing: known by its own path.
-		if key, err = filepath.Abs(p); err != nil {
-			key = p
-		}
-		key = "\x00" + key
-	}
+// mark records the file p, whose path with every link resolved is key,
+// as handled, and reports whether it was new; if not, it returns the
+// path by which it was first found, so that a file reached through a link
+// is not read twice.
+func (w *walker) mark(key, p string) (string, bool) {
 	if first, ok := w.seen[key]; ok {
 		return first, false
 	}
