@@ -53,7 +53,7 @@ Each .resource is checked against its data file's footer before files are
 pruned by it: one that leaves out a device the file holds, or cuts its
 time range short, stops the command (--lenient reads that file by its own
 index instead, with a warning). --trust-resources skips the check for
-speed (about 0.1 ms a file): a damaged resource then makes rows go missing
+speed (under 0.1 ms a file): a damaged resource then makes rows go missing
 or overwritten values come back, without a word. Symbolic links are
 followed; every file left out for a reason other than IoTDB's own
 temporaries (a named pipe or device, a broken link or loop, a .tsfile
