@@ -96,3 +96,19 @@ func TestDatasetDirWarnings(t *testing.T) {
 		})
 	}
 }
+
+// TestConvertRawSpecialFile: a named pipe or a device given (or found) as
+// a TsFile outside IoTDB data is refused before it is opened, not waited
+// on for ever.
+func TestConvertRawSpecialFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.tsfile")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	zero := filepath.Join(dir, "zero.tsfile")
+	require.NoError(t, os.Symlink("/dev/zero", zero))
+	for _, in := range []string{fifo, zero} {
+		code, _, errOut := runCLI("convert", "--format", "csv", "-o", "-", in)
+		require.NotEqual(t, 0, code)
+		require.Contains(t, errOut, in+": not a regular file (mode ")
+	}
+}
