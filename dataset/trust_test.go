@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"math"
@@ -257,6 +258,45 @@ func BenchmarkOpenResources(b *testing.B) {
 				ds.Close()
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/files, "µs/file")
+		})
+	}
+}
+
+// TestResourceCheckPlainIndex: the check matches the devices of an IoTDB
+// 1.x resource (paths, IndexPlain) with those of a TsFile v3, deep and
+// quoted paths included, and of an IoTDB 2.x one (IndexArray) with a v4
+// file's: no false alarm on what either server writes.
+func TestResourceCheckPlainIndex(t *testing.T) {
+	paths := []string{"root.sg.d1", "root.sg.a.b.c", "root.sg.`x.y`", "root.sg.d2.`1`"}
+	for _, tc := range []struct {
+		version byte
+		index   byte
+	}{{tsfile.VersionV3, IndexPlain}, {tsfile.VersionV3, IndexArray}, {tsfile.Version, IndexArray}, {tsfile.Version, IndexPlain}} {
+		t.Run(fmt.Sprintf("v%d-index%d", tc.version, tc.index), func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "sequence", "root.sg", "1", "0")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			var buf bytes.Buffer
+			w, err := tsfile.NewWriter(&buf, &tsfile.WriteOptions{Version: tc.version})
+			require.NoError(t, err)
+			res := &Resource{IndexType: tc.index}
+			for i, p := range paths {
+				dev := tsfile.ParseTreePath(p)
+				v := tsfile.NewValues(tsfile.Int64, 2)
+				v.Int64s[0], v.Int64s[1] = 1, 2
+				require.NoError(t, w.WriteNonAligned(dev, []tsfile.NonAlignedSeries{{SeriesSchema: tsfile.SeriesSchema{Name: "s", DataType: tsfile.Int64}, Times: []int64{int64(i), int64(i + 10)}, Values: v}}))
+				res.Devices = append(res.Devices, DeviceTimes{Device: dev, Start: int64(i), End: int64(i + 10)})
+			}
+			require.NoError(t, w.Close())
+			path := filepath.Join(dir, "1-1-0-0.tsfile")
+			require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+			rb, err := res.AppendBinary(nil)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path+ResourceSuffix, rb, 0o644))
+			rows, ws, err := readAllRows(root, nil)
+			require.NoError(t, err)
+			require.Empty(t, ws)
+			require.Equal(t, 2*len(paths), strings.Count(rows, "\n")-strings.Count(rows, "# "), rows)
 		})
 	}
 }
