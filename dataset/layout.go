@@ -216,7 +216,7 @@ func (w *walker) walk(dir string, stack []string) error {
 		return nil
 	}
 	if prev, ok := w.dirs[real]; ok {
-		if prev != dir {
+		if !samePath(prev, dir) {
 			w.skip(dir, "the same folder as "+prev+" (through a symbolic link), read once there", true)
 		}
 		return nil
@@ -244,6 +244,14 @@ func (w *walker) walk(dir string, stack []string) error {
 		}
 	}
 	return nil
+}
+
+// samePath reports whether a and b spell one path (a root given twice,
+// once relative), as opposed to two paths that links join.
+func samePath(a, b string) bool {
+	x, errA := filepath.Abs(a)
+	y, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && x == y
 }
 
 // realPath is the absolute path of p with every symbolic link resolved.
@@ -406,7 +414,7 @@ func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 			}
 		}
 		if first, ok := w.mark(key, p); !ok {
-			if first != p && only == "" {
+			if !samePath(first, p) && only == "" {
 				w.skip(p, "the same file as "+first+" (through a symbolic link), read once there", true)
 			}
 			continue

@@ -223,3 +223,22 @@ func asNobody(t *testing.T, base string) {
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "--- PASS: TestPermissionDenied/partition_folder")
 }
+
+// TestDiscoverRootsTwice: a folder or file named by two roots, once as a
+// relative path, is listed once and without a warning (one reached again
+// through a link is named: TestDiscoverLinksAndSpecialFiles).
+func TestDiscoverRootsTwice(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "data")
+	copyTree(t, sampleDir, root)
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	rel, err := filepath.Rel(wd, filepath.Join(root, "sequence", "weather"))
+	require.NoError(t, err)
+	file := filepath.Join(root, "sequence/weather/1/0/1767268800000-2-0-0.tsfile")
+	l, err := Discover(root, rel+string(filepath.Separator), file)
+	require.NoError(t, err)
+	require.Len(t, l.Files, 5)
+	for _, s := range l.Skipped {
+		require.False(t, s.Unusual, "%+v", s)
+	}
+}
