@@ -25,7 +25,7 @@ type typedFile struct {
 
 // writeTyped lays out the files under root (table t(tag, v)) with
 // resources, and returns their paths.
-func writeTyped(t *testing.T, root string, files ...typedFile) []string {
+func writeTyped(t testing.TB, root string, files ...typedFile) []string {
 	t.Helper()
 	var paths []string
 	dev := tsfile.NewDeviceID("t", "a")

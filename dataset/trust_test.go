@@ -224,8 +224,7 @@ func TestResourceCheck(t *testing.T) {
 // check and trusted: go test ./dataset -run - -bench OpenResources.
 func BenchmarkOpenResources(b *testing.B) {
 	root := b.TempDir()
-	t := &testing.T{}
-	src := writeTyped(t, b.TempDir(), typedFile{Sequence, 1, 1, tsfile.Int64, []int64{1, 2, 3}, tsfile.Values{Type: tsfile.Int64, Int64s: []int64{1, 2, 3}}})[0]
+	src := writeTyped(b, b.TempDir(), typedFile{Sequence, 1, 1, tsfile.Int64, []int64{1, 2, 3}, tsfile.Values{Type: tsfile.Int64, Int64s: []int64{1, 2, 3}}})[0]
 	data, err := os.ReadFile(src)
 	if err != nil {
 		b.Fatal(err)
