@@ -35,6 +35,14 @@ type Options struct {
 	// ModsV1 is how the deletions of IoTDB 1.x .mods files apply; the zero
 	// value, ModsV1Auto, follows the server version the files show.
 	ModsV1 ModsV1Rule
+	// TrustResources prunes by every .resource without first checking it
+	// against its data file's index. Open then reads no footer, which
+	// saves a few milliseconds per data file on a directory of thousands;
+	// but a damaged or stale resource then makes a read miss points, or
+	// return overwritten ones, without a word. By default Open checks
+	// each resource and fails on a mismatch (ErrResourceMismatch), or
+	// under Read.Lenient reads that file by its own index with a warning.
+	TrustResources bool
 }
 
 // ModsV1Rule tells how the deletions of a v1 (.mods) file apply. IoTDB
@@ -220,7 +228,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		df := &dataFile{File: f}
 		st, err := os.Stat(f.Path)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrChanged, err)
+			return nil, fileError(f.Path, err)
 		}
 		df.ver = FileVersion{Path: f.Path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 		if f.Space != Unknown && f.Resource == "" {
@@ -236,22 +244,26 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			if err != nil {
 				return nil, err
 			}
+			d.versions = append(d.versions, v)
 			r, err := ReadResourceFile(f.Resource)
-			if err != nil {
-				return nil, err
+			switch {
+			case err == nil:
+			case !errors.Is(err, tsfile.ErrCorrupt) && !errors.Is(err, tsfile.ErrUnsupported):
+				return nil, companionError(f.Resource, err)
+			case !d.lenient():
+				return nil, fmt.Errorf("%w; move the resource aside (the file's own index is then read, as IoTDB rebuilds a missing resource), or read with --lenient to do so with a warning", err)
+			default:
+				// As IoTDB rebuilds a resource it cannot use, from the
+				// file's own index.
+				d.warnings = append(d.warnings, fmt.Sprintf("%v; reading %s by its own index instead (--lenient)", err, f.Path))
 			}
-			if r.ModFile != "" && !isV1ModsName(r.ModFile) {
+			if r != nil && r.ModFile != "" && !isV1ModsName(r.ModFile) {
 				return nil, fmt.Errorf("dataset: %s names the shared mods file %s, which this reader does not apply (IoTDB ships with shared mods files switched off); read with --raw to ignore deletions: %w", f.Resource, r.ModFile, tsfile.ErrUnsupported)
 			}
-			df.res = r
-			df.resIdx = make(map[string]int, len(r.Devices))
-			for j, dt := range r.Devices {
-				df.resIdx[dt.Device.Key()] = j
-				df.tables = append(df.tables, dt.Device.Table())
+			if r != nil {
+				df.res = r
+				df.setResource(r.Devices)
 			}
-			slices.Sort(df.tables)
-			df.tables = slices.Compact(df.tables)
-			d.versions = append(d.versions, v)
 		}
 		switch {
 		case f.ModsV2 != "":
@@ -274,7 +286,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			}
 			m, err := ReadModsFile(df.modsPath, d.opts.Mods)
 			if err != nil {
-				return nil, err
+				return nil, companionError(df.modsPath, err)
 			}
 			for _, w := range m.Warnings {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s: %s", df.modsPath, w))
@@ -298,7 +310,16 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		d.files = append(d.files, df)
 		d.versions = append(d.versions, df.ver)
 	}
+	taken := make(map[string]bool, len(l.Files))
+	for _, f := range l.Files {
+		taken[f.Path] = true
+	}
 	for _, sk := range l.Skipped {
+		if sk.Unusual {
+			if err := d.unusual(sk, taken); err != nil {
+				return nil, err
+			}
+		}
 		if strings.HasSuffix(sk.Path, "-compaction.log") || strings.HasSuffix(sk.Path, ".compaction.log") {
 			// docs/iotdb-rules.md 7b: the log is not replayed.
 			d.warnings = append(d.warnings, fmt.Sprintf("%s: a compaction is running (or was, when the directory was copied); its log is not replayed, so a target already renamed beside its sources is read with them, their points merged as copies of each other", sk.Path))
@@ -312,6 +333,11 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		}
 	}
 	sort.Slice(d.versions, func(i, j int) bool { return d.versions[i].Path < d.versions[j].Path })
+	if !d.opts.TrustResources {
+		if err := d.checkResources(); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
 
@@ -354,6 +380,46 @@ func Incomplete(path string, size int64) string {
 	}
 	return ""
 }
+
+// setResource makes devs the devices of df's resource, indexed.
+func (df *dataFile) setResource(devs []DeviceTimes) {
+	df.res.Devices = devs
+	df.resIdx = make(map[string]int, len(devs))
+	df.tables = df.tables[:0]
+	for j, dt := range devs {
+		df.resIdx[dt.Device.Key()] = j
+		df.tables = append(df.tables, dt.Device.Table())
+	}
+	slices.Sort(df.tables)
+	df.tables = slices.Compact(df.tables)
+}
+
+// unusual warns of a file Discover skipped for a reason IoTDB's own work
+// does not explain (Skipped.Unusual). A mods file that is a named pipe or
+// a device beside a data file read fails the open unless Lenient: its
+// deletions cannot be read, and without them the rows they delete would
+// come back. (A broken link to a mods file is a warning: IoTDB too sees no
+// mods file there, ModificationFile.exists following the link.)
+func (d *Dataset) unusual(sk Skipped, taken map[string]bool) error {
+	base := filepath.Base(sk.Path)
+	data, isCompanion := companionOf(base)
+	isMods := strings.HasSuffix(base, ModsV1Suffix) || strings.HasSuffix(base, ModsV2Suffix)
+	if isCompanion && isMods && taken[filepath.Join(filepath.Dir(sk.Path), data)] {
+		// Stat, never open: a named pipe would block the open.
+		if st, err := os.Stat(sk.Path); err == nil && !st.Mode().IsRegular() {
+			if !d.lenient() {
+				return fmt.Errorf("dataset: %s is %s beside the data file %s: its deletions cannot be read, and without them the rows they delete would come back; replace it with the mods file, or read with --lenient to read the data file without them (--raw ignores every mods file): %w", sk.Path, modeName(st.Mode()), data, tsfile.ErrUnsupported)
+			}
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: skipped: %s; its deletions are not applied, so rows they delete come back (--lenient)", sk.Path, sk.Reason))
+			return nil
+		}
+	}
+	d.warnings = append(d.warnings, fmt.Sprintf("%s: skipped: %s", sk.Path, sk.Reason))
+	return nil
+}
+
+// lenient reports whether the read options ask for a lenient read.
+func (d *Dataset) lenient() bool { return d.opts.Read != nil && d.opts.Read.Lenient }
 
 // modsV1Whole tells whether the deletions of f's .mods file apply to the
 // whole file (ModsV1Rule).
@@ -412,9 +478,9 @@ func dataDirOf(path string) string {
 // formatVersion reads the format version byte after a TsFile's head magic;
 // 0 for a file too short or without the magic.
 func formatVersion(path string) (byte, error) {
-	f, err := os.Open(path)
+	f, err := openData(path)
 	if err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrChanged, err)
+		return 0, err
 	}
 	defer f.Close()
 	b := make([]byte, len(tsfile.Magic)+1)
@@ -428,7 +494,7 @@ func formatVersion(path string) (byte, error) {
 func versionOf(path string) (FileVersion, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return FileVersion{}, fmt.Errorf("%w: %v", ErrChanged, err)
+		return FileVersion{}, fileError(path, err)
 	}
 	return FileVersion{Path: path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}, nil
 }
@@ -441,9 +507,9 @@ func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
 	if df.tf != nil || df.err != nil {
 		return df.tf, df.err
 	}
-	osf, err := os.Open(df.Path)
+	osf, err := openData(df.Path)
 	if err != nil {
-		df.err = fmt.Errorf("%w: %v", ErrChanged, err)
+		df.err = err
 		return nil, df.err
 	}
 	st, err := osf.Stat()
@@ -704,7 +770,13 @@ func (d *Dataset) rules(files []*dataFile) []string {
 		}
 		out = append(out, s)
 	}
-	if n := len(d.layout.Skipped); n > 0 {
+	n := 0
+	for _, sk := range d.layout.Skipped {
+		if !sk.Unusual {
+			n++
+		}
+	}
+	if n > 0 {
 		out = append(out, fmt.Sprintf("%s %s not data (compaction temporaries, orphaned companions) and %s not read", plural(n, "file"), pick(n == 1, "is", "are"), pick(n == 1, "is", "are")))
 	}
 	out = append(out, "TTL is not applied: expired rows still in the files are returned")

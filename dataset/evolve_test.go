@@ -25,7 +25,7 @@ type typedFile struct {
 
 // writeTyped lays out the files under root (table t(tag, v)) with
 // resources, and returns their paths.
-func writeTyped(t *testing.T, root string, files ...typedFile) []string {
+func writeTyped(t testing.TB, root string, files ...typedFile) []string {
 	t.Helper()
 	var paths []string
 	dev := tsfile.NewDeviceID("t", "a")
@@ -253,17 +253,19 @@ func TestDatasetCompactionLogWarns(t *testing.T) {
 
 // TestDatasetStaleResource: a .resource that disagrees with its TsFile (a
 // device's points outside the range it gives, or a device the file lacks)
-// stops the read rather than prune by it and miss points.
+// stops the read rather than prune by it and miss points: Open's check
+// names the difference; trusted (Options.TrustResources), the read's own
+// check of each device it reads still stops it.
 func TestDatasetStaleResource(t *testing.T) {
 	i64 := tsfile.Values{Type: tsfile.Int64, Int64s: []int64{1, 2, 3}}
 	for _, tc := range []struct {
-		name string
-		dev  tsfile.DeviceID
-		lo   int64
-		want string
+		name          string
+		dev           tsfile.DeviceID
+		lo            int64
+		want, trusted string
 	}{
-		{"range too narrow", tsfile.NewDeviceID("t", "a"), 2, "holds points over [1, 3]"},
-		{"device not in the file", tsfile.NewDeviceID("t", "zz"), 1, "does not hold it"},
+		{"range too narrow", tsfile.NewDeviceID("t", "a"), 2, "it says device t.a spans [2, 3], but the file holds it over [1, 3]", "holds points over [1, 3]"},
+		{"device not in the file", tsfile.NewDeviceID("t", "zz"), 1, "it does not list device t.a, which the file holds over [1, 3]", "does not hold it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -276,9 +278,23 @@ func TestDatasetStaleResource(t *testing.T) {
 			b, err := res.AppendBinary(nil)
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(paths[0]+ResourceSuffix, b, 0o644))
-			_, _, err = readV(t, root)
+			_, err = Open([]string{root}, nil)
+			require.ErrorIs(t, err, ErrResourceMismatch)
 			require.ErrorIs(t, err, tsfile.ErrCorrupt)
-			require.Contains(t, err.Error(), tc.want)
+			require.Contains(t, err.Error(), paths[0]+ResourceSuffix+" does not match the index of its data file: "+tc.want)
+
+			ds, err := Open([]string{root}, &Options{TrustResources: true})
+			require.NoError(t, err)
+			defer ds.Close()
+			rd, err := ds.NewReader("t", nil)
+			if err == nil {
+				for rd.Next() {
+				}
+				err = rd.Err()
+				rd.Release()
+			}
+			require.ErrorIs(t, err, tsfile.ErrCorrupt)
+			require.Contains(t, err.Error(), tc.trusted)
 		})
 	}
 }

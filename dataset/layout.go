@@ -59,6 +59,13 @@ type File struct {
 type Skipped struct {
 	Path   string
 	Reason string
+	// Unusual is set when the file is not one IoTDB leaves in a data
+	// directory in its normal work (a temporary of a compaction, or a
+	// companion whose data file a compaction removed): a named pipe or
+	// other special file, a broken or looping symbolic link, a data file
+	// whose name IoTDB cannot parse or outside a partition folder, a file
+	// of unknown kind. OpenLayout warns of each.
+	Unusual bool
 }
 
 // Layout is what Discover found: data files in a deterministic order (by
@@ -91,6 +98,7 @@ var tempSuffixes = []struct{ suffix, reason string }{
 	{".settle-compaction.log", "log of a running settle compaction"},
 	{".compaction.log", "log of a running compaction (IoTDB < 0.13)"},
 	{".temp", "resource file being written"},
+	{".tsfile.meta", "chunk metadata of a data file being written"},
 	{".broken", "file IoTDB marked broken"},
 }
 
@@ -120,11 +128,20 @@ func tempReason(base string) string {
 // {database}/{region}/{partition}/ are skipped, as are temporaries of a
 // running compaction and companions whose data file is gone; Skipped says
 // which and why. A file reached from two roots is listed once.
+//
+// Symbolic links are followed as a plain directory walk follows them,
+// wherever they lead (inside the roots or outside, as an administrator
+// links a partition to another disk): a file or folder reached through a
+// link lies where the link lies, and a folder keeps the place its path
+// gives. A link back to a folder above it (a loop) is not followed, and a
+// file or folder reached twice through links is read once; both are
+// listed in Skipped, as are broken links and special files (named pipes,
+// devices, sockets), which are never opened.
 func Discover(roots ...string) (*Layout, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("dataset: no root to discover")
 	}
-	w := &walker{seen: map[string]bool{}}
+	w := &walker{seen: map[string]string{}, dirs: map[string]string{}}
 	for _, root := range roots {
 		if err := w.root(root); err != nil {
 			return nil, err
@@ -138,19 +155,34 @@ func Discover(roots ...string) (*Layout, error) {
 type walker struct {
 	files   []File
 	skipped []Skipped
-	seen    map[string]bool // absolute paths already taken or skipped
+	// seen maps the real path (links resolved) of every file taken or
+	// skipped to the path it was found by; dirs does so for folders.
+	seen map[string]string
+	dirs map[string]string
 }
 
 func (w *walker) root(root string) error {
 	st, err := os.Stat(root)
 	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
+		return pathError(root, err)
 	}
 	if !st.IsDir() {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("dataset: %s is %s, not a regular file", root, modeName(st.Mode()))
+		}
 		if !strings.HasSuffix(root, TsFileSuffix) {
 			return fmt.Errorf("dataset: %s is neither a directory nor a %s file", root, TsFileSuffix)
 		}
-		return w.dir(filepath.Dir(root), filepath.Base(root))
+		dir := filepath.Dir(root)
+		real, err := realPath(dir)
+		if err != nil {
+			return pathError(dir, err)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return pathError(dir, err)
+		}
+		return w.dir(dir, real, filepath.Base(root), entries)
 	}
 	// A data directory: walk its two spaces and nothing else beside them.
 	var trees []string
@@ -164,20 +196,97 @@ func (w *walker) root(root string) error {
 		trees = []string{root}
 	}
 	for _, t := range trees {
-		err := filepath.WalkDir(t, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return fmt.Errorf("dataset: %w", err)
-			}
-			if !e.IsDir() {
-				return nil
-			}
-			return w.dir(p, "")
-		})
-		if err != nil {
+		if err := w.walk(t, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// walk classifies the entries of dir and walks its subfolders, following
+// links to folders. stack holds the real paths of the folders above dir
+// in this walk, to tell a loop.
+func (w *walker) walk(dir string, stack []string) error {
+	real, err := realPath(dir)
+	if err != nil {
+		return pathError(dir, err)
+	}
+	if slices.Contains(stack, real) {
+		w.skip(dir, "symbolic link loop: it leads back to "+real+", a folder above it; not followed", true)
+		return nil
+	}
+	if prev, ok := w.dirs[real]; ok {
+		if !samePath(prev, dir) {
+			w.skip(dir, "the same folder as "+prev+" (through a symbolic link), read once there", true)
+		}
+		return nil
+	}
+	w.dirs[real] = dir
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return pathError(dir, err)
+	}
+	if err := w.dir(dir, real, "", entries); err != nil {
+		return err
+	}
+	stack = append(stack, real)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			st, err := os.Stat(p)
+			isDir = err == nil && st.IsDir()
+		}
+		if isDir {
+			if err := w.walk(p, stack); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// samePath reports whether a and b spell one path (a root given twice,
+// once relative), as opposed to two paths that links join.
+func samePath(a, b string) bool {
+	x, errA := filepath.Abs(a)
+	y, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && x == y
+}
+
+// realPath is the absolute path of p with every symbolic link resolved.
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// pathError wraps an error of listing or stating p, saying what to do
+// when it is a permission that is missing.
+func pathError(p string, err error) error {
+	if errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("dataset: %s: permission denied: this user may not list or read it; run as a user who can (IoTDB's files belong to the user running IoTDB), or read a copy: %w", p, err)
+	}
+	return fmt.Errorf("dataset: %w", err)
+}
+
+// modeName names the kind of a file that is not a regular one.
+func modeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
 }
 
 // place is where a folder lies in a layout.
@@ -220,27 +329,46 @@ func placeOf(dir string) (place, bool) {
 	}
 }
 
-// dir classifies the entries of one folder; with only set, it takes that
-// data file and its companions and passes over the rest.
-func (w *walker) dir(dir, only string) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
-	}
+// dir classifies the entries of one folder, whose path with every link
+// resolved is real; with only set, it takes that data file and its
+// companions and passes over the rest. Links are followed to what they
+// name; special files are skipped unopened.
+func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 	present := map[string]bool{}
+	links := map[string]bool{}
 	for _, e := range entries {
-		if e.Type().IsRegular() {
-			present[e.Name()] = true
+		name := e.Name()
+		if only != "" && name != only && !strings.HasPrefix(name, only) {
+			continue
+		}
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
+			st, err := os.Stat(filepath.Join(dir, name))
+			if err != nil {
+				w.skip(filepath.Join(dir, name), "broken symbolic link ("+linkError(err)+"); not read", only == "")
+				continue
+			}
+			mode = st.Mode()
+			links[name] = true
+		}
+		switch {
+		case mode.IsRegular():
+			present[name] = true
+		case mode.IsDir():
+			// walk takes it.
+		default:
+			// Never opened: reading a named pipe would wait for a writer,
+			// and a device may never end.
+			w.skip(filepath.Join(dir, name), modeName(mode)+", not a regular file; never opened", only == "")
 		}
 	}
 	if only != "" && !present[only] {
 		return fmt.Errorf("dataset: %s is not a regular file", filepath.Join(dir, only))
 	}
 	pl, inLayout := placeOf(dir)
-	skip := func(name, reason string) {
-		p := filepath.Join(dir, name)
-		if only == "" && w.mark(p) {
-			w.skipped = append(w.skipped, Skipped{Path: p, Reason: reason})
+	skip := func(name, reason string, unusual bool) {
+		if only == "" {
+			w.skip(filepath.Join(dir, name), reason, unusual)
 		}
 	}
 	for _, e := range entries {
@@ -249,32 +377,46 @@ func (w *walker) dir(dir, only string) error {
 			continue
 		}
 		if r := tempReason(name); r != "" {
-			skip(name, r)
+			skip(name, r, false)
 			continue
 		}
 		if data, ok := companionOf(name); ok {
 			if !present[data] || tempReason(data) != "" {
-				skip(name, "companion of "+data+", which is not there (removed by a compaction?)")
+				skip(name, "companion of "+data+", which is not there (removed by a compaction?)", false)
 			}
 			continue
 		}
 		if !strings.HasSuffix(name, TsFileSuffix) {
-			skip(name, "not a data file or a companion of one")
+			skip(name, "not a data file or a companion of one", true)
 			continue
 		}
 		if inLayout && pl.depth != 3 {
-			skip(name, "not in a {database}/{region}/{partition} folder of "+pl.space.String())
+			skip(name, "not in a {database}/{region}/{partition} folder of "+pl.space.String()+", where IoTDB keeps its data files; not read", true)
 			continue
 		}
 		n, err := ParseName(name)
 		if inLayout && err != nil {
-			// IoTDB cannot order such a file's points against others, so a
-			// server would not hold it in a partition folder.
-			skip(name, err.Error())
+			// Not read, though it may hold points: IoTDB orders the files
+			// of a partition by the time and version in their names
+			// (TsFileNameGenerator), so this file's points cannot be placed
+			// against the copies other files hold; read as a loose file it
+			// could overwrite newer points or be overwritten by older ones.
+			// Skipped with a warning: the user can rename it or read it
+			// alone with --raw.
+			skip(name, err.Error()+": IoTDB could not order its points against the other files' (the time and version in the name decide), so it is not read; rename it as IoTDB names files, or read it alone with --raw", true)
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if !w.mark(p) {
+		key := filepath.Join(real, name)
+		if links[name] {
+			if key, err = realPath(p); err != nil {
+				return pathError(p, err)
+			}
+		}
+		if first, ok := w.mark(key, p); !ok {
+			if !samePath(first, p) && only == "" {
+				w.skip(p, "the same file as "+first+" (through a symbolic link), read once there", true)
+			}
 			continue
 		}
 		f := File{Path: p, Name: n, Named: err == nil}
@@ -295,17 +437,43 @@ func (w *walker) dir(dir, only string) error {
 	return nil
 }
 
-// mark records p as handled and reports whether it was new.
-func (w *walker) mark(p string) bool {
-	abs, err := filepath.Abs(p)
+// linkError says why a link cannot be followed, without the path the
+// caller already gives.
+func linkError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return "its target does not exist"
+	}
+	return err.Error()
+}
+
+// skip lists p as not taken, once (by its path as found, not its real
+// path: a link to a file taken is listed as skipped).
+func (w *walker) skip(p, reason string, unusual bool) {
+	key, err := filepath.Abs(p)
 	if err != nil {
-		abs = p
+		key = p
 	}
-	if w.seen[abs] {
-		return false
+	key = "\x00skip\x00" + key
+	if _, ok := w.seen[key]; !ok {
+		w.seen[key] = p
+		w.skipped = append(w.skipped, Skipped{Path: p, Reason: reason, Unusual: unusual})
 	}
-	w.seen[abs] = true
-	return true
+}
+
+// mark records the file p, whose path with every link resolved is key,
+// as handled, and reports whether it was new; if not, it returns the
+// path by which it was first found, so that a file reached through a link
+// is not read twice.
+func (w *walker) mark(key, p string) (string, bool) {
+	if first, ok := w.seen[key]; ok {
+		return first, false
+	}
+	w.seen[key] = p
+	return p, true
 }
 
 // companionOf returns the data file a companion's name belongs to.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -291,7 +290,8 @@ func ParseMods(data []byte, v ModsVersion, opts *ModsOptions) (*Mods, error) {
 // anything is allocated. The file is read up to the size it had when
 // opened: IoTDB appends to mods files of a live directory, and an entry
 // being written then shows as a truncated last entry, which is dropped
-// with a warning, as IoTDB drops it.
+// with a warning, as IoTDB drops it. A file that is not a regular one (a
+// named pipe, a device) is refused before it is opened (ErrNotRegular).
 func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
 	var v ModsVersion
 	switch {
@@ -302,7 +302,7 @@ func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
 	default:
 		return nil, fmt.Errorf("dataset: %s: not a mods file (want suffix %s or %s)", name, ModsV1Suffix, ModsV2Suffix)
 	}
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -69,9 +68,10 @@ type DeviceTimes struct {
 }
 
 // ReadResourceFile reads and parses a .resource file, refusing one larger
-// than MaxResourceSize before reading it.
+// than MaxResourceSize before reading it, and one that is not a regular
+// file (ErrNotRegular) before opening it.
 func ReadResourceFile(path string) (*Resource, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -206,6 +206,11 @@ func openInputCounted(ctx context.Context, name string, ropts *tsfile.ReadOption
 			ra, size, in.remote, in.close = hf, hf.Size(), hf, func() error { return nil }
 		}
 	} else {
+		// Stat first: opening a named pipe waits for a writer, and a
+		// device such as /dev/zero never ends.
+		if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
+			return nil, &fileError{name, fmt.Errorf("not a regular file (mode %s); not opened", st.Mode().Type())}
+		}
 		fh, err := os.Open(name)
 		if err != nil {
 			return nil, err
