@@ -505,13 +505,28 @@ func (c *seriesCursor) decodeGroup(r *Reader, group []tsfile.ChunkMetadata, firs
 		if err := tsfile.CheckEmptyChunk(ch, cm); err != nil {
 			return err
 		}
+		// The chunk's pages in turn strictly increase too: each page's
+		// first timestamp after the last of the page decoded before.
+		var last int64
+		decoded := false
 		for i := range ch.Pages {
 			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				continue
 			}
+			from := c.times.Len()
 			if _, err := c.decodePage(r, ch, i, cm); err != nil {
 				return err
 			}
+			if c.times.Len() == from {
+				continue
+			}
+			ts := c.times.data()[from:c.times.Len()]
+			if decoded && ts[0] <= last && r.verify {
+				if err := r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), &ch.Header, i, &ch.Pages[i].Header, 0, last, ts[0])); err != nil {
+					return err
+				}
+			}
+			last, decoded = ts[len(ts)-1], true
 		}
 	}
 	return nil
@@ -552,19 +567,22 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 	if st := p.Header.Statistics; st != nil && (st.StartTime > lo || st.EndTime < hi) {
 		lo, hi, what = max(lo, st.StartTime), min(hi, st.EndTime), "page and chunk"
 	}
-	sorted := true
+	unordered := -1 // the first position whose timestamp does not increase
 	times := c.times.data()[from : from+n]
 	least, greatest := lo, hi
 	if n > 0 {
 		least, greatest = times[0], times[0]
 	}
+	// One pass: range, order, least and greatest.
+	prev := least
 	for k, t := range times {
 		if t < lo || t > hi {
 			return false, corruptf(p.Header.BodyOffset(), "non-aligned page", "timestamp %d of %s chunk %q (chunk at offset %d) lies outside the time range [%d, %d] of its %s statistics", t, h.DataType, h.Measurement, h.Offset, lo, hi, what)
 		}
-		if k > 0 && t <= times[k-1] {
-			sorted = false
+		if t <= prev && k > 0 && unordered < 0 {
+			unordered = k
 		}
+		prev = t
 		least, greatest = min(least, t), max(greatest, t)
 	}
 	// The loop above keeps each timestamp within the statistics; with
@@ -577,6 +595,15 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 			return false, err
 		}
 	}
+	// A page's timestamps strictly increase (tsfile.Unordered); a
+	// lenient read keeps its points, sorted by settle, the later of equal
+	// timestamps winning.
+	if unordered > 0 && r.verify {
+		if err := r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), h, i, &p.Header, unordered, times[unordered-1], times[unordered])); err != nil {
+			return false, err
+		}
+	}
+	sorted := unordered < 0
 	noteQuirks(r.f, c.vals, p.Header.Offset)
 	return sorted, nil
 }
