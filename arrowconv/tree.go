@@ -567,26 +567,37 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 	if st := p.Header.Statistics; st != nil && (st.StartTime > lo || st.EndTime < hi) {
 		lo, hi, what = max(lo, st.StartTime), min(hi, st.EndTime), "page and chunk"
 	}
-	unordered := -1 // the first position whose timestamp does not increase
 	times := c.times.data()[from : from+n]
+	// The first position whose timestamp does not increase, or -1. A
+	// page in order (every intact one: see tsfile.Unordered) lies within
+	// the statistics when its ends do, and they are its least and
+	// greatest; only a page out of order pays a pass for them.
+	unordered := tsfile.Unordered(times)
+	outside := -1 // the first timestamp outside [lo, hi], if any
 	least, greatest := lo, hi
-	if n > 0 {
+	switch {
+	case n == 0:
+	case unordered < 0:
+		least, greatest = times[0], times[n-1]
+		if least < lo {
+			outside = 0
+		} else if greatest > hi {
+			outside = sort.Search(n, func(k int) bool { return times[k] > hi })
+		}
+	default:
 		least, greatest = times[0], times[0]
-	}
-	// One pass: range, order, least and greatest.
-	prev := least
-	for k, t := range times {
-		if t < lo || t > hi {
-			return false, corruptf(p.Header.BodyOffset(), "non-aligned page", "timestamp %d of %s chunk %q (chunk at offset %d) lies outside the time range [%d, %d] of its %s statistics", t, h.DataType, h.Measurement, h.Offset, lo, hi, what)
+		for k, t := range times {
+			if outside < 0 && (t < lo || t > hi) {
+				outside = k
+			}
+			least, greatest = min(least, t), max(greatest, t)
 		}
-		if t <= prev && k > 0 && unordered < 0 {
-			unordered = k
-		}
-		prev = t
-		least, greatest = min(least, t), max(greatest, t)
 	}
-	// The loop above keeps each timestamp within the statistics; with
-	// verification they must also reach both ends, and the values agree.
+	if outside >= 0 {
+		return false, corruptf(p.Header.BodyOffset(), "non-aligned page", "timestamp %d of %s chunk %q (chunk at offset %d) lies outside the time range [%d, %d] of its %s statistics", times[outside], h.DataType, h.Measurement, h.Offset, lo, hi, what)
+	}
+	// Each timestamp lies within the statistics; with verification they
+	// must also reach both ends, and the values agree.
 	if want != nil && bad == nil && n > 0 && int64(n) == want.Count {
 		bad = want.CheckTimeRange(least, greatest)
 	}
