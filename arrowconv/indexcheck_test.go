@@ -10,12 +10,13 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// TestDamagedNamesInFooterRefused (issue 36): two single bytes of the
-// footer of j01 that read silently before: a TAG value in the device index
-// ("south" read as "so\nth", a device of other rows) and the table name as
-// a schema's key (the table's devices read as tree-model ones). Each is
-// checked against the second place the file holds it: the Bloom filter's
-// series paths, and the name of the table's index root.
+// TestDamagedNamesInFooterRefused (issue 36): single bytes of footers that
+// read silently before: a TAG value in the device index of j01 ("south"
+// read as "so\nth", a device of other rows), a device path segment of a
+// tree-model index (j10), and the table name as a schema's key in j01 (the
+// table's devices read as tree-model ones). Each is checked against the
+// second place the file holds it: the Bloom filter's series paths, and the
+// name of the table's index root.
 func TestDamagedNamesInFooterRefused(t *testing.T) {
 	good, err := os.ReadFile(interopPath(t, "j01_table_all_types_plain.tsfile"))
 	require.NoError(t, err)
@@ -59,6 +60,33 @@ func TestDamagedNamesInFooterRefused(t *testing.T) {
 		want, _ := count(good, nil)
 		got, ff := count(b, &tsfile.ReadOptions{Lenient: true})
 		require.Equal(t, want, got)
+		require.NotEmpty(t, ff.Warnings())
+	})
+
+	t.Run("device path in a tree-model index", func(t *testing.T) {
+		b, err := os.ReadFile(interopPath(t, "j10_tree_nonaligned.tsfile"))
+		require.NoError(t, err)
+		// root.sg1.d2 read as root.sg1.e2: the last "d2" of the file is
+		// its index entry's (the index stays sorted after d1).
+		i := bytes.LastIndex(b, []byte("\x04d2"))
+		require.Positive(t, i)
+		b[i+1] = 'e'
+		read := func(ro *tsfile.ReadOptions) (*tsfile.File, error) {
+			ff, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), ro)
+			require.NoError(t, err)
+			r, err := NewTreeReader(ff, "root.sg1", nil)
+			require.NoError(t, err)
+			defer r.Release()
+			for r.Next() {
+			}
+			return ff, r.Err()
+		}
+		_, err = read(nil)
+		require.ErrorIs(t, err, tsfile.ErrCorrupt)
+		require.ErrorContains(t, err, "root.sg1.e2")
+		require.ErrorContains(t, err, "Bloom filter")
+		ff, err := read(&tsfile.ReadOptions{Lenient: true})
+		require.NoError(t, err)
 		require.NotEmpty(t, ff.Warnings())
 	})
 

@@ -437,6 +437,13 @@ func (r *Reader) startDevice(dev tsfile.DeviceID, series []tsfile.TimeseriesMeta
 	if err := r.setConstValues(dev); err != nil {
 		return err
 	}
+	// A tree-model device ID against the Bloom filter (a table's are
+	// checked with its schema, by CheckTable): one lookup a device.
+	if !r.lay.isTable {
+		if err := r.f.CheckDeviceInBloom("", dev, series); err != nil {
+			return err
+		}
+	}
 	var timeCol *tsfile.TimeseriesMetadata
 	single := false
 	for i := range series {

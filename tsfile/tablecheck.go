@@ -1,6 +1,7 @@
 package tsfile
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 )
@@ -155,7 +156,8 @@ func (f *File) checkTable(table string, pick func(DeviceID) bool) error {
 // is in the filter; it costs a lookup or so a device, since the first
 // series of an intact one is found. Without a filter nothing is checked.
 // CheckTable runs it on every device it checks; a lenient reader, which
-// walks the series itself, calls it for the warning.
+// walks the series itself, calls it for the warning, and a tree-model
+// reader on each device it starts (table "").
 func (f *File) CheckDeviceInBloom(table string, dev DeviceID, series []TimeseriesMetadata) error {
 	if f.Metadata.Bloom == nil {
 		return nil
@@ -176,6 +178,10 @@ func (f *File) CheckDeviceInBloom(table string, dev DeviceID, series []Timeserie
 	if first < 0 {
 		return nil
 	}
-	err := corruptf(series[first].Offset, "timeseries metadata", "device %s of table %q: none of its series is in the file's Bloom filter, which holds every series the writer wrote: the device's ID in the index (a TAG value) or the Bloom filter is damaged; read with --lenient to read the device as the index names it", dev, table)
+	of := ""
+	if table != "" {
+		of = fmt.Sprintf(" of table %q", table)
+	}
+	err := corruptf(series[first].Offset, "timeseries metadata", "device %s%s: none of its series is in the file's Bloom filter, which holds every series the writer wrote: the device's ID in the index (a TAG value, a path segment) or the Bloom filter is damaged; read with --lenient to read the device as the index names it", dev, of)
 	return f.Tolerate(err)
 }
