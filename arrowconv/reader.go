@@ -437,6 +437,13 @@ func (r *Reader) startDevice(dev tsfile.DeviceID, series []tsfile.TimeseriesMeta
 	if err := r.setConstValues(dev); err != nil {
 		return err
 	}
+	// A tree-model device ID against the Bloom filter (a table's are
+	// checked with its schema, by CheckTable): one lookup a device.
+	if !r.lay.isTable {
+		if err := r.f.CheckDeviceInBloom("", dev, series); err != nil {
+			return err
+		}
+	}
 	var timeCol *tsfile.TimeseriesMetadata
 	single := false
 	for i := range series {
@@ -1107,14 +1114,24 @@ func (r *Reader) verifyTimePage(c *alignedCursor, i, n int) error {
 		return nil
 	}
 	ts := r.time.data()[r.time.Len()-n : r.time.Len()]
-	// The writers' time pages rise, so the least and greatest timestamps
-	// are the first and last; only a page where they are not (the
-	// statistics then likely contradict it) pays for a pass.
-	if ts[0] == st.StartTime && ts[n-1] == st.EndTime {
-		return nil
+	// The writers' time pages strictly increase (tsfile.Unordered), so
+	// the least and greatest timestamps are the first and last, and
+	// every other lies between; one compare a timestamp checks the order.
+	if ts[0] != st.StartTime || ts[n-1] != st.EndTime {
+		if m := st.CheckTimes(ts); m != nil {
+			return r.f.TolerateMismatch(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, fromChunk, m)
+		}
 	}
-	if m := st.CheckTimes(ts); m != nil {
-		return r.f.TolerateMismatch(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, fromChunk, m)
+	// Across pages: the statistics of the page before end where its
+	// timestamps do (checked when it was decoded).
+	if i > 0 {
+		if prev := c.time.Pages[i-1].Header.Statistics; prev != nil && ts[0] <= prev.EndTime {
+			return r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, 0, prev.EndTime, ts[0]))
+		}
+	}
+	if k := tsfile.Unordered(ts); k > 0 {
+		// A lenient read keeps the rows in page order.
+		return r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, k, ts[k-1], ts[k]))
 	}
 	return nil
 }

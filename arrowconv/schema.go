@@ -496,6 +496,10 @@ func tableLayout(f *tsfile.File, table string) (*layout, error) {
 // This walks the whole index of the table, so only lenient reads pay it.
 func (l *layout) addOrphans(f *tsfile.File, ts *tsfile.TableSchema) error {
 	return f.TableSeries(l.table, func(dev tsfile.DeviceID, series []tsfile.TimeseriesMetadata) error {
+		// A device ID the Bloom filter does not know: a warning.
+		if err := f.CheckDeviceInBloom(l.table, dev, series); err != nil {
+			return err
+		}
 		for i := range series {
 			s := &series[i]
 			if !s.IsValueColumn() {

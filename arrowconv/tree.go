@@ -505,13 +505,28 @@ func (c *seriesCursor) decodeGroup(r *Reader, group []tsfile.ChunkMetadata, firs
 		if err := tsfile.CheckEmptyChunk(ch, cm); err != nil {
 			return err
 		}
+		// The chunk's pages in turn strictly increase too: each page's
+		// first timestamp after the last of the page decoded before.
+		var last int64
+		decoded := false
 		for i := range ch.Pages {
 			if st := ch.Pages[i].Header.Statistics; st != nil && !r.opts.Time.overlaps(st.StartTime, st.EndTime) {
 				continue
 			}
+			from := c.times.Len()
 			if _, err := c.decodePage(r, ch, i, cm); err != nil {
 				return err
 			}
+			if c.times.Len() == from {
+				continue
+			}
+			ts := c.times.data()[from:c.times.Len()]
+			if decoded && ts[0] <= last && r.verify {
+				if err := r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), &ch.Header, i, &ch.Pages[i].Header, 0, last, ts[0])); err != nil {
+					return err
+				}
+			}
+			last, decoded = ts[len(ts)-1], true
 		}
 	}
 	return nil
@@ -552,23 +567,37 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 	if st := p.Header.Statistics; st != nil && (st.StartTime > lo || st.EndTime < hi) {
 		lo, hi, what = max(lo, st.StartTime), min(hi, st.EndTime), "page and chunk"
 	}
-	sorted := true
 	times := c.times.data()[from : from+n]
+	// The first position whose timestamp does not increase, or -1. A
+	// page in order (every intact one: see tsfile.Unordered) lies within
+	// the statistics when its ends do, and they are its least and
+	// greatest; only a page out of order pays a pass for them.
+	unordered := tsfile.Unordered(times)
+	outside := -1 // the first timestamp outside [lo, hi], if any
 	least, greatest := lo, hi
-	if n > 0 {
+	switch {
+	case n == 0:
+	case unordered < 0:
+		least, greatest = times[0], times[n-1]
+		if least < lo {
+			outside = 0
+		} else if greatest > hi {
+			outside = sort.Search(n, func(k int) bool { return times[k] > hi })
+		}
+	default:
 		least, greatest = times[0], times[0]
-	}
-	for k, t := range times {
-		if t < lo || t > hi {
-			return false, corruptf(p.Header.BodyOffset(), "non-aligned page", "timestamp %d of %s chunk %q (chunk at offset %d) lies outside the time range [%d, %d] of its %s statistics", t, h.DataType, h.Measurement, h.Offset, lo, hi, what)
+		for k, t := range times {
+			if outside < 0 && (t < lo || t > hi) {
+				outside = k
+			}
+			least, greatest = min(least, t), max(greatest, t)
 		}
-		if k > 0 && t <= times[k-1] {
-			sorted = false
-		}
-		least, greatest = min(least, t), max(greatest, t)
 	}
-	// The loop above keeps each timestamp within the statistics; with
-	// verification they must also reach both ends, and the values agree.
+	if outside >= 0 {
+		return false, corruptf(p.Header.BodyOffset(), "non-aligned page", "timestamp %d of %s chunk %q (chunk at offset %d) lies outside the time range [%d, %d] of its %s statistics", times[outside], h.DataType, h.Measurement, h.Offset, lo, hi, what)
+	}
+	// Each timestamp lies within the statistics; with verification they
+	// must also reach both ends, and the values agree.
 	if want != nil && bad == nil && n > 0 && int64(n) == want.Count {
 		bad = want.CheckTimeRange(least, greatest)
 	}
@@ -577,6 +606,15 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 			return false, err
 		}
 	}
+	// A page's timestamps strictly increase (tsfile.Unordered); a
+	// lenient read keeps its points, sorted by settle, the later of equal
+	// timestamps winning.
+	if unordered > 0 && r.verify {
+		if err := r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), h, i, &p.Header, unordered, times[unordered-1], times[unordered])); err != nil {
+			return false, err
+		}
+	}
+	sorted := unordered < 0
 	noteQuirks(r.f, c.vals, p.Header.Offset)
 	return sorted, nil
 }

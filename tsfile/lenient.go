@@ -184,6 +184,49 @@ func (f *File) checkSchemaNames(m *FileMetadata) error {
 	return nil
 }
 
+// checkSchemaTables refuses (or, under Lenient, warns of) a table name
+// damaged in one of the two places a v4 footer stores it: the keys of the
+// table schemas and of the table index roots (under which every device ID
+// starts with it again). A damaged schema key leaves its table's devices
+// under a root without a schema, which reads them as tree-model devices
+// with no error. A schema may name a table without rows (no root), and a
+// root without a schema is a tree-model one; a file holding both, named
+// alike (the same length), is the damage, and no writer in the upstream
+// corpus writes such a pair.
+func (f *File) checkSchemaTables(m *FileMetadata) error {
+	if len(m.TableSchemas) == 0 {
+		return nil
+	}
+	var orphans []string // roots without a schema
+	for _, root := range m.TableNames {
+		if _, ok := m.TableSchemas[root]; !ok {
+			orphans = append(orphans, root)
+		}
+	}
+	if len(orphans) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(m.TableSchemas))
+	for name := range m.TableSchemas {
+		if _, ok := m.TableIndexes[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		for _, root := range orphans {
+			if len(root) != len(name) {
+				continue
+			}
+			err := corruptf(f.metaPos, "table schema", "the schema of table %q has no index, and the index of table %q no schema: one of the two names is damaged (its devices would read as tree-model ones); read with --lenient to go on", name, root)
+			if err = f.Tolerate(err); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // SkipLostSeriesChunk is SkipLostChunk for a chunk of a non-aligned series
 // (and for tools that only list chunks): under ReadOptions.Lenient it
 // reports whether err is the C++ writer's lost page (ErrLostFullPage), and

@@ -289,6 +289,9 @@ func (f *File) readFooter() error {
 	if err := f.checkSchemaNames(m); err != nil {
 		return err
 	}
+	if err := f.checkSchemaTables(m); err != nil {
+		return err
+	}
 	if m.MetaOffset < f.dataFrom || m.MetaOffset >= f.metaPos {
 		return corruptf(f.metaPos, "TsFileMetadata", "meta_offset %d is outside the data section [%d, %d)", m.MetaOffset, f.dataFrom, f.metaPos)
 	}

@@ -52,6 +52,9 @@ func (f *File) ReadAligned(series []TimeseriesMetadata) (*AlignedColumns, error)
 			if err := f.verifyPage(tc, i, &set.Time.Statistics, func(s *Statistics) error { return s.CheckTimes(out.Times[before:]) }); err != nil {
 				return nil, err
 			}
+			if err := f.checkOrder(tc, i, out.Times[:before], out.Times[before:], i > 0); err != nil {
+				return nil, err
+			}
 			pageCounts = append(pageCounts, len(out.Times)-before)
 		}
 		for name, col := range out.Columns {
@@ -126,6 +129,23 @@ func (f *File) verifyPage(c *Chunk, i int, cm *Statistics, check func(*Statistic
 	return nil
 }
 
+// checkOrder checks that the timestamps ts of page i of chunk c strictly
+// increase, and, when samePrev says the last of before ends the page
+// before in the same chunk, that they start after it (see Unordered).
+// Under Lenient a failure is a warning, and the points stay in page order.
+func (f *File) checkOrder(c *Chunk, i int, before, ts []int64, samePrev bool) error {
+	if f.opts.NoVerify || len(ts) == 0 {
+		return nil
+	}
+	if samePrev && len(before) > 0 && ts[0] <= before[len(before)-1] {
+		return f.Tolerate(TimeOrderError("", &c.Header, i, &c.Pages[i].Header, 0, before[len(before)-1], ts[0]))
+	}
+	if k := Unordered(ts); k > 0 {
+		return f.Tolerate(TimeOrderError("", &c.Header, i, &c.Pages[i].Header, k, ts[k-1], ts[k]))
+	}
+	return nil
+}
+
 // notePageQuirk notes the writer quirk the values of the page with header
 // p were decoded around, if any.
 func (f *File) notePageQuirk(v *Values, p *PageHeader) {
@@ -176,6 +196,9 @@ func (f *File) ReadNonAligned(ts *TimeseriesMetadata) ([]int64, Values, error) {
 				return checkPageValues(s, &v, c.Header.Encoding)
 			})
 			if err != nil {
+				return nil, Values{}, err
+			}
+			if err := f.checkOrder(c, i, times, t, i > 0); err != nil {
 				return nil, Values{}, err
 			}
 			f.notePageQuirk(&v, &c.Pages[i].Header)

@@ -1,6 +1,7 @@
 package tsfile
 
 import (
+	"fmt"
 	"strings"
 	"sync"
 )
@@ -111,6 +112,9 @@ func (f *File) checkTable(table string, pick func(DeviceID) bool) error {
 				return err
 			}
 		}
+		if err := f.CheckDeviceInBloom(table, dev, series); err != nil {
+			return err
+		}
 		for i := range series {
 			s := &series[i]
 			if s.IsTimeColumn() {
@@ -139,4 +143,45 @@ func (f *File) checkTable(table string, pick func(DeviceID) bool) error {
 		}
 		return nil
 	})
+}
+
+// CheckDeviceInBloom checks a device ID of the index against the second
+// place the footer holds it: the Bloom filter, which holds the path of
+// every series the writer wrote (apache/tsfile java/tsfile/src/main/java/
+// org/apache/tsfile/write/writer/TsFileIOWriter.java adds each series of
+// each device to it). A TAG value damaged in the device index (a byte of
+// "south" changed) names a device whose series the filter almost surely
+// lacks: each is absent with the filter's false-positive rate (5% by
+// default) at most. The device is refused when none of its value series
+// is in the filter; it costs a lookup or so a device, since the first
+// series of an intact one is found. Without a filter nothing is checked.
+// CheckTable runs it on every device it checks; a lenient reader, which
+// walks the series itself, calls it for the warning, and a tree-model
+// reader on each device it starts (table "").
+func (f *File) CheckDeviceInBloom(table string, dev DeviceID, series []TimeseriesMetadata) error {
+	if f.Metadata.Bloom == nil {
+		return nil
+	}
+	first := -1
+	for i := range series {
+		s := &series[i]
+		if s.IsTimeColumn() {
+			continue
+		}
+		if f.MayContainSeries(dev, s.Measurement) {
+			return nil
+		}
+		if first < 0 {
+			first = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	of := ""
+	if table != "" {
+		of = fmt.Sprintf(" of table %q", table)
+	}
+	err := corruptf(series[first].Offset, "timeseries metadata", "device %s%s: none of its series is in the file's Bloom filter, which holds every series the writer wrote: the device's ID in the index (a TAG value, a path segment) or the Bloom filter is damaged; read with --lenient to read the device as the index names it", dev, of)
+	return f.Tolerate(err)
 }
