@@ -1,6 +1,9 @@
 package tsfile
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Chunk is a chunk header with its pages' bytes read into memory.
 type Chunk struct {
@@ -65,7 +68,7 @@ func (f *File) parseChunkHeaderAt(off int64) (ChunkHeader, error) {
 			// role it has is for the caller to say (AsValueChunk).
 			h.emptyPagesOK = f.plainValueChunk(&h)
 			if h.End() > end {
-				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d", h.DataSize, end)
+				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d: the header is damaged or the file is cut short", h.DataSize, end)
 			}
 			return h, nil
 		}
@@ -206,15 +209,27 @@ func (f *File) readChunkData(h *ChunkHeader, cb *ChunkBuffer) ([]byte, error) {
 			}
 			return data[pos : pos+n], nil
 		})
-		if err != nil {
-			return nil, err
+		if err == nil {
+			pos = p.End() - h.DataOffset()
+			err = more(pos)
 		}
-		pos = p.End() - h.DataOffset()
-		if err := more(pos); err != nil {
-			return nil, err
+		if err != nil {
+			return nil, unborne(h, err)
 		}
 	}
 	return data, nil
+}
+
+// unborne adds to the error that stopped the reading of the chunk h in steps
+// that its header declares more than its bytes bear out.
+func unborne(h *ChunkHeader, err error) error {
+	var fe *FormatError
+	if !errors.As(err, &fe) || errors.Is(err, ErrLostFullPage) {
+		return err
+	}
+	e := *fe
+	e.Msg += fmt.Sprintf(" (the chunk header at offset %d declares %d bytes of pages that its bytes do not bear out: the file is damaged there, so its rows cannot be read)", h.Offset, h.DataSize)
+	return &e
 }
 
 // readableChunkHeader is ReadChunkHeader refusing a data_size above
@@ -278,9 +293,9 @@ func (f *File) checkPageHeader(h *ChunkHeader, p *PageHeader) error {
 // n + n/16 + 67), nor does the Page AEAD overhead of a few dozen bytes. A
 // larger stored size is damage, and refusing it keeps a reader from
 // reading (and holding) the body a hostile header declares.
-func (f *File) maxStoredPage() int {
-	return f.opts.MaxPageSize + f.opts.MaxPageSize/4 + 4096
-}
+func (f *File) maxStoredPage() int { return maxStoredPage(f.opts.MaxPageSize) }
+
+func maxStoredPage(maxPage int) int { return maxPage + maxPage/4 + 4096 }
 
 func (f *File) checkPageCount(c *Chunk) error {
 	h := &c.Header
