@@ -77,3 +77,48 @@ func TestChunkBoundedByItsPages(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexRangeBoundedByParse: index entries whose byte ranges run over a
+// hole of 1 GiB (a file of 1 GiB held in a few hundred bytes). A device
+// entry's range that holds its node and then zeros reads as the node it
+// holds; a measurement entry's range of one series and then zeros fails at
+// the zeros. Neither reads the range whole: each allocates less than
+// allocBound. Reading the declared range first allocated the gigabyte.
+func TestIndexRangeBoundedByParse(t *testing.T) {
+	const hole = 1 << 30
+	data, offs := handData(validChunk())
+	metaOffset := int64(len(data) - 1)
+	seriesAt := int64(len(data))
+	series := int32Series(offs[0])
+	seriesEnd := seriesAt + int64(len(series))
+
+	// The device entry's range: the measurement leaf, then the hole.
+	a := append(append([]byte(nil), data...), series...)
+	leaf := IndexNode{Type: LeafMeasurement, Entries: []IndexEntry{{Measurement: "s", Offset: seriesAt}}, EndOffset: seriesEnd}
+	a = appendIndexNode(a, &leaf)
+	metaPos := seriesEnd + hole
+	root := &IndexNode{Type: LeafDevice, Entries: []IndexEntry{{Device: handDevice, Offset: seriesEnd}}, EndOffset: metaPos}
+	tail := handFooter(nil, handMeta(root, metaOffset))
+	nodeFile := &sparseFile{size: metaPos + int64(len(tail)), parts: []sparsePart{{0, a}, {metaPos, tail}}}
+
+	// The measurement entry's range: the series, then the hole.
+	b := append(append([]byte(nil), data...), series...)
+	leafAt := seriesEnd + hole
+	leaf = IndexNode{Type: LeafMeasurement, Entries: []IndexEntry{{Measurement: "s", Offset: seriesAt}}, EndOffset: leafAt}
+	leafBytes := appendIndexNode(nil, &leaf)
+	root = &IndexNode{Type: LeafDevice, Entries: []IndexEntry{{Device: handDevice, Offset: leafAt}}, EndOffset: leafAt + int64(len(leafBytes))}
+	tail = handFooter(leafBytes, handMeta(root, metaOffset))
+	rangeFile := &sparseFile{size: leafAt + int64(len(tail)), parts: []sparsePart{{0, b}, {leafAt, tail}}}
+
+	var err error
+	n := allocated(func() { err = readEverything(nodeFile, nodeFile.size, nil) })
+	require.NoError(t, err)
+	allocBelow(t, n, allocBound, "a device entry over a hole: allocated %d bytes", n)
+	t.Logf("device entry over a hole: %d bytes allocated", n)
+
+	n = allocated(func() { err = readEverything(rangeFile, rangeFile.size, nil) })
+	require.ErrorIs(t, err, ErrCorrupt)
+	require.ErrorContains(t, err, "chunk metadata list at offset 139: chunk offset needs 8 bytes")
+	allocBelow(t, n, allocBound, "a measurement entry over a hole: allocated %d bytes: %v", n, err)
+	t.Logf("measurement entry over a hole: %d bytes allocated: %v", n, err)
+}
