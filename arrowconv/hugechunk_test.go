@@ -22,40 +22,69 @@ const hugeChunkBound = 64 << 20
 
 // TestHugeTimeChunk: a 1 GiB file held in a few kilobytes (zeros between
 // its parts, as a sparse file on disk), whose aligned time chunk declares a
-// data_size of about 1 GiB, all zeros. The read fails at the chunk's first
-// page header, with the error naming the structure and its offset, and
-// allocates neither the declared size nor anything near it, on the Go heap
-// or through the reader's allocator (a Flight stream's meter), at one
-// worker or two.
+// data_size of about 1 GiB, all zeros; and a tree-model file whose
+// non-aligned chunk does. The read fails at the chunk's first page header,
+// with the error naming the structure and its offset, and allocates
+// neither the declared size nor anything near it, on the Go heap or through
+// the reader's allocator (a Flight stream's meter), at one worker or two.
 func TestHugeTimeChunk(t *testing.T) {
-	valid := testkit.AlignedTable(t, 100, nil)
-	sf := testkit.HugeTimeChunk(t, valid, "t", 1<<30-4096)
-	f, err := tsfile.Open(sf, sf.Size, nil)
-	require.NoError(t, err)
-	for _, workers := range []int{1, 2} {
-		meter := scan.NewMeter(checkedMem(t))
-		var readErr error
-		n := allocatedDuring(func() {
-			r, err := NewTableReader(f, "t", &Options{Allocator: meter, Workers: workers})
-			require.NoError(t, err)
-			for r.Next() {
+	const size = 1<<30 - 4096
+	table := testkit.HugeTimeChunk(t, testkit.AlignedTable(t, 100, nil), "t", size)
+	tree := testkit.HugeChunk(t, nonAlignedFile(t, 100), "root.sg", "s", size)
+	for _, tc := range []struct {
+		name  string
+		sf    *testkit.SparseFile
+		open  func(*tsfile.File, string, *Options) (*Reader, error)
+		table string
+	}{
+		{"table", table, NewTableReader, "t"},
+		{"tree", tree, NewTreeReader, "root.sg"},
+	} {
+		f, err := tsfile.Open(tc.sf, tc.sf.Size, nil)
+		require.NoError(t, err)
+		for _, workers := range []int{1, 2} {
+			meter := scan.NewMeter(checkedMem(t))
+			var readErr error
+			n := allocatedDuring(func() {
+				r, err := tc.open(f, tc.table, &Options{Allocator: meter, Workers: workers})
+				require.NoError(t, err)
+				for r.Next() {
+				}
+				readErr = r.Err()
+				r.Release()
+			})
+			require.Error(t, readErr)
+			require.ErrorIs(t, readErr, tsfile.ErrCorrupt)
+			var fe *tsfile.FormatError
+			require.True(t, errors.As(readErr, &fe), "%v", readErr)
+			require.Equal(t, "page header", fe.Structure, "%v", readErr)
+			require.Contains(t, readErr.Error(), "empty page in a chunk that is not an aligned value chunk")
+			require.Contains(t, readErr.Error(), "declares 1073737728 bytes of pages that its bytes do not bear out")
+			t.Logf("%s, workers %d: %v; allocated %d bytes, metered peak %d", tc.name, workers, readErr, n, meter.Peak())
+			require.Less(t, meter.Peak(), int64(hugeChunkBound))
+			require.Zero(t, meter.InUse())
+			if !raceEnabled {
+				require.Less(t, n, uint64(hugeChunkBound), "bytes allocated by the read")
 			}
-			readErr = r.Err()
-			r.Release()
-		})
-		require.Error(t, readErr)
-		require.ErrorIs(t, readErr, tsfile.ErrCorrupt)
-		var fe *tsfile.FormatError
-		require.True(t, errors.As(readErr, &fe), "%v", readErr)
-		require.Equal(t, "page header", fe.Structure)
-		require.Contains(t, readErr.Error(), "empty page in a chunk that is not an aligned value chunk")
-		t.Logf("workers %d: %v; allocated %d bytes, metered peak %d", workers, readErr, n, meter.Peak())
-		require.Less(t, meter.Peak(), int64(hugeChunkBound))
-		require.Zero(t, meter.InUse())
-		if !raceEnabled {
-			require.Less(t, n, uint64(hugeChunkBound), "bytes allocated by the read")
 		}
 	}
+}
+
+// nonAlignedFile writes the tree-model device root.sg.d of one non-aligned
+// INT64 series "s" of rows points, PLAIN.
+func nonAlignedFile(t testing.TB, rows int) []byte {
+	var buf bytes.Buffer
+	w, err := tsfile.NewWriter(&buf, nil)
+	require.NoError(t, err)
+	times, vals := make([]int64, rows), make([]int64, rows)
+	for i := range times {
+		times[i], vals[i] = int64(i), int64(i)*7919
+	}
+	require.NoError(t, w.WriteNonAligned(tsfile.ParseTreePath("root.sg.d"), []tsfile.NonAlignedSeries{
+		{SeriesSchema: tsfile.SeriesSchema{Name: "s", DataType: tsfile.Int64, Encoding: encoding.Plain}, Times: times, Values: tsfile.Values{Type: tsfile.Int64, Int64s: vals}},
+	}))
+	require.NoError(t, w.Close())
+	return buf.Bytes()
 }
 
 // sizeLog is an allocator that records the size of every allocation.
@@ -111,18 +140,8 @@ func TestChunkBuffersCharged(t *testing.T) {
 	}
 
 	// A non-aligned series is read chunk by chunk by its merge cursor.
-	var buf bytes.Buffer
-	w, err := tsfile.NewWriter(&buf, nil)
-	require.NoError(t, err)
-	times, vals := make([]int64, rows), make([]int64, rows)
-	for i := range times {
-		times[i], vals[i] = int64(i), int64(i)*7919
-	}
-	require.NoError(t, w.WriteNonAligned(tsfile.ParseTreePath("root.sg.d"), []tsfile.NonAlignedSeries{
-		{SeriesSchema: tsfile.SeriesSchema{Name: "s", DataType: tsfile.Int64, Encoding: encoding.Plain}, Times: times, Values: tsfile.Values{Type: tsfile.Int64, Int64s: vals}},
-	}))
-	require.NoError(t, w.Close())
-	f, err = tsfile.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), nil)
+	nb := nonAlignedFile(t, rows)
+	f, err = tsfile.Open(bytes.NewReader(nb), int64(len(nb)), nil)
 	require.NoError(t, err)
 	ss, err := f.SeriesByName(tsfile.ParseTreePath("root.sg.d"), "s")
 	require.NoError(t, err)

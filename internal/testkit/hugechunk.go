@@ -75,53 +75,69 @@ func (s *SparseFile) WriteFile(t testing.TB, path string) {
 // that reads as the pages parse fails at the first page header.
 func HugeTimeChunk(t testing.TB, valid []byte, table string, dataSize int64) *SparseFile {
 	t.Helper()
+	return HugeChunk(t, valid, table, "", dataSize)
+}
+
+// HugeChunk is HugeTimeChunk for the chunk of series name of the first
+// device of table: "" is the time chunk of an aligned device (its value
+// chunks move behind it), another name a non-aligned series of one chunk,
+// which moves alone.
+func HugeChunk(t testing.TB, valid []byte, table, name string, dataSize int64) *SparseFile {
+	t.Helper()
 	f := OpenBytes(t, valid)
 	devs, err := f.Devices(table)
 	require.NoError(t, err)
 	require.NotEmpty(t, devs)
 	series, err := f.Series(devs[0])
 	require.NoError(t, err)
-	var timeAt int64 = -1
-	var values []int64 // offsets of the value chunks
+	var at0 int64 = -1 // the chunk that declares dataSize
+	var values []int64 // offsets of the value chunks that move with it
 	lo, hi := int64(len(valid)), int64(0)
 	for _, s := range series {
 		require.Len(t, s.Chunks, 1, "series %q of %s: one chunk each", s.Measurement, devs[0])
-		if s.Measurement == "" {
-			timeAt = s.Chunks[0].Offset
-			continue
-		}
 		off := s.Chunks[0].Offset
-		h, err := f.ReadChunkHeader(off)
-		require.NoError(t, err)
-		values = append(values, off)
-		lo, hi = min(lo, off), max(hi, h.End())
+		switch {
+		case s.Measurement == name:
+			at0 = off
+		case name == "":
+			h, err := f.ReadChunkHeader(off)
+			require.NoError(t, err)
+			values = append(values, off)
+			lo, hi = min(lo, off), max(hi, h.End())
+		}
 	}
-	require.GreaterOrEqual(t, timeAt, int64(0), "device %s has no time series: it is not aligned", devs[0])
-	require.NotEmpty(t, values)
-	h, err := f.ReadChunkHeader(timeAt)
+	require.GreaterOrEqual(t, at0, int64(0), "device %s has no series %q", devs[0], name)
+	h, err := f.ReadChunkHeader(at0)
 	require.NoError(t, err)
 	require.Empty(t, h.Auth, "a Page AEAD file's chunk header cannot be rewritten without its key")
 
 	tail := len(valid) - 10
 	metaPos := int64(tail) - int64(int32(binary.BigEndian.Uint32(valid[tail:])))
-	header := []byte{h.Marker, 0} // the time chunk's measurement is ""
+	header := []byte{h.Marker}
+	header = binary.AppendUvarint(header, uint64(len(name))<<1) // a VarString's ZigZag length
+	header = append(header, name...)
 	header = binary.AppendUvarint(header, uint64(dataSize))
 	header = append(header, byte(h.DataType), byte(h.Compression), byte(h.Encoding))
 	at := metaPos
 	end := at + int64(len(header)) + dataSize
-	copyAt := end - (hi - lo) // the value chunks end where the time chunk does
 
 	head := bytes.Clone(valid[:metaPos])
 	moved := func(old, fresh int64) {
 		head = movedChunk(t, head, valid[metaPos:], devs[0], old, fresh)
 	}
-	moved(timeAt, at)
-	for _, v := range values {
-		moved(v, copyAt+v-lo)
+	moved(at0, at)
+	var copies []SparsePart
+	if len(values) > 0 {
+		copyAt := end - (hi - lo) // the value chunks end where the time chunk does
+		for _, v := range values {
+			moved(v, copyAt+v-lo)
+		}
+		copies = append(copies, SparsePart{copyAt, valid[lo:hi]})
 	}
+	parts := append([]SparsePart{{0, head}, {at, header}}, copies...)
 	return &SparseFile{
 		Size:  end + int64(len(valid)) - metaPos,
-		Parts: []SparsePart{{0, head}, {at, header}, {copyAt, valid[lo:hi]}, {end, valid[metaPos:]}},
+		Parts: append(parts, SparsePart{end, valid[metaPos:]}),
 	}
 }
 
