@@ -61,8 +61,11 @@ type Reader struct {
 	aligned  *alignedCursor
 	merged   *mergedDevice
 
-	pds  []tsfile.PayloadDecoder // one per column job: time, then fields
-	tbuf []byte                  // the time chunk's read buffer, reused by the next chunk set
+	pds []tsfile.PayloadDecoder // one per column job: time, then fields
+	// tbuf is the time chunk's read buffer, reused by the next chunk set
+	// and taken, like the page streams' windows, from the reader's
+	// allocator, so that a server's per-stream meter counts them.
+	tbuf tsfile.ChunkBuffer
 	// streams are the value columns' page streams, reset onto the
 	// chunks of each chunk set so that their buffers and page header
 	// storage serve the whole scan; nil until a column is first streamed.
@@ -181,6 +184,7 @@ func (r *Reader) newBuilders() {
 	}
 	r.pds = make([]tsfile.PayloadDecoder, 1+len(r.fields))
 	r.streams = make([]*tsfile.PageStream, len(r.fields))
+	r.tbuf.Alloc = mem
 }
 
 // Retain increases the reference count.
@@ -212,6 +216,13 @@ func (r *Reader) releaseState() {
 	}
 	r.time, r.consts, r.fields = nil, nil, nil
 	r.aligned, r.ahead = nil, nil
+	r.tbuf.Release()
+	for _, st := range r.streams {
+		if st != nil {
+			st.Release()
+		}
+	}
+	r.streams = nil
 	if r.merged != nil {
 		r.merged.release()
 		r.merged = nil
@@ -1341,10 +1352,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 	readTime := func() error {
 		var err error
 		if whole {
-			tc, err = r.f.ReadChunkBuffer(set.Time.Offset, r.tbuf)
-			if err == nil {
-				r.tbuf = tc.Data()
-			}
+			tc, err = r.f.ReadChunkInto(set.Time.Offset, &r.tbuf)
 		} else {
 			tc, err = r.f.ReadChunkPages(set.Time.Offset, func(_ int, p *tsfile.PageHeader) bool {
 				return p.Statistics == nil || r.opts.Time.overlaps(p.Statistics.StartTime, p.Statistics.EndTime)
@@ -1383,7 +1391,7 @@ func (r *Reader) loadSet(set tsfile.AlignedChunkSet) error {
 		if whole {
 			st := r.streams[j-1]
 			if st == nil {
-				st, err = r.f.OpenPageStream(cm.Offset, nil, 0)
+				st, err = r.f.OpenPageStreamAlloc(cm.Offset, r.tbuf.Alloc, 0)
 				r.streams[j-1] = st
 			} else {
 				err = st.Reset(cm.Offset)

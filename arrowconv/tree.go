@@ -96,10 +96,14 @@ type seriesCursor struct {
 	field    int                    // column index, or -1 for a series read for its timestamps only
 	chunks   []tsfile.ChunkMetadata // not yet visited, by start time
 
-	chunk *tsfile.Chunk         // being streamed page by page, or nil
-	meta  tsfile.ChunkMetadata  // of chunk
-	page  int                   // next page of chunk
-	pd    tsfile.PayloadDecoder // the cursor's own, so cursors decode in parallel
+	chunk *tsfile.Chunk // being streamed page by page, or nil
+	// buf holds the bytes of chunk, or of the chunk of a group being
+	// decoded, taken from the reader's allocator (a server's per-stream
+	// meter counts it) and given back when the chunk is done.
+	buf  tsfile.ChunkBuffer
+	meta tsfile.ChunkMetadata  // of chunk
+	page int                   // next page of chunk
+	pd   tsfile.PayloadDecoder // the cursor's own, so cursors decode in parallel
 
 	// The unit: rows decoded into times and vals; the rows in time order
 	// are ord[pos:end], or pos..end-1 when ord is nil.
@@ -123,6 +127,7 @@ func (m *mergedDevice) release() {
 	for _, c := range m.cursors {
 		c.freeUnit()
 		c.chunk = nil
+		c.buf.Release()
 		c.chunks = nil
 		c.live = false
 	}
@@ -412,6 +417,7 @@ func (c *seriesCursor) load(r *Reader) (bool, error) {
 				}
 			}
 			c.chunk = nil
+			c.buf.Release()
 		}
 		if len(c.chunks) == 0 {
 			return false, nil
@@ -440,7 +446,9 @@ func (c *seriesCursor) load(r *Reader) (bool, error) {
 		}
 		c.resetUnit(r)
 		c.whole = true
-		if err := c.decodeGroup(r, group, first); err != nil {
+		err := c.decodeGroup(r, group, first)
+		c.buf.Release()
+		if err != nil {
 			return false, err
 		}
 		if ok, err := c.settle(r.opts.Time, false); ok || err != nil {
@@ -470,7 +478,8 @@ func streamable(ch *tsfile.Chunk) bool {
 // series. It returns a nil chunk and no error for a chunk whose page its
 // writer lost (tsfile.ErrLostFullPage) in a lenient read, which skips it.
 func (c *seriesCursor) readChunk(r *Reader, off int64) (*tsfile.Chunk, error) {
-	ch, err := r.f.ReadChunk(off)
+	c.buf.Alloc = scan.BuilderAlloc(r.opts.Allocator)
+	ch, err := r.f.ReadChunkInto(off, &c.buf)
 	if err != nil {
 		if r.f.SkipLostSeriesChunk(err, tsfile.LostSeriesChunkWarning) {
 			return nil, nil

@@ -1,6 +1,9 @@
 package tsfile
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Chunk is a chunk header with its pages' bytes read into memory.
 type Chunk struct {
@@ -65,7 +68,7 @@ func (f *File) parseChunkHeaderAt(off int64) (ChunkHeader, error) {
 			// role it has is for the caller to say (AsValueChunk).
 			h.emptyPagesOK = f.plainValueChunk(&h)
 			if h.End() > end {
-				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d", h.DataSize, end)
+				return h, corruptf(off, "chunk header", "data_size %d runs past the data section end %d: the header is damaged or the file is cut short", h.DataSize, end)
 			}
 			return h, nil
 		}
@@ -91,24 +94,142 @@ func (f *File) ReadChunk(off int64) (*Chunk, error) {
 //
 // It is part of the page-level access (see the package doc) that arrowconv uses.
 func (f *File) ReadChunkBuffer(off int64, buf []byte) (*Chunk, error) {
-	return f.readChunkBuffer(off, nil, buf)
+	cb := ChunkBuffer{b: buf}
+	return f.readChunkBuffer(off, nil, &cb)
 }
 
-func (f *File) readChunkBuffer(off int64, dev *DeviceID, buf []byte) (*Chunk, error) {
+// ReadChunkInto is ReadChunk reading the chunk's bytes into cb, whose
+// buffer is reused from chunk to chunk and taken from cb.Alloc when it must
+// grow. The chunk's pages alias cb's buffer until the next read into cb or
+// cb.Release.
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
+func (f *File) ReadChunkInto(off int64, cb *ChunkBuffer) (*Chunk, error) {
+	return f.readChunkBuffer(off, nil, cb)
+}
+
+// Allocator is where a chunk read takes the buffers it holds, so that a
+// caller can count them against a memory budget (arrowconv reads through
+// its Options.Allocator, which a Flight server meters per stream). arrow-go's
+// memory.Allocator satisfies it.
+type Allocator interface {
+	Allocate(size int) []byte
+	Free(b []byte)
+}
+
+// ChunkBuffer is the buffer a series of chunk reads fills (ReadChunkInto),
+// taken from Alloc, or from the Go heap when Alloc is nil. Its zero value is
+// ready to use.
+type ChunkBuffer struct {
+	Alloc Allocator
+	b     []byte
+}
+
+// Cap returns the bytes cb holds.
+func (cb *ChunkBuffer) Cap() int { return cap(cb.b) }
+
+// Release gives cb's buffer back to Alloc; the pages read into it are no
+// longer valid.
+func (cb *ChunkBuffer) Release() {
+	if cb.b != nil && cb.Alloc != nil {
+		cb.Alloc.Free(cb.b[:cap(cb.b)])
+	}
+	cb.b = nil
+}
+
+// grow returns cb's buffer resliced to n bytes, moved into a larger one
+// (its first keep bytes copied) when it holds fewer.
+func (cb *ChunkBuffer) grow(n, keep int) []byte {
+	if cap(cb.b) < n {
+		var nb []byte
+		if cb.Alloc != nil {
+			nb = cb.Alloc.Allocate(n)
+		} else {
+			nb = make([]byte, n)
+		}
+		copy(nb, cb.b[:keep])
+		cb.Release()
+		cb.b = nb
+	}
+	cb.b = cb.b[:n]
+	return cb.b
+}
+
+// chunkFirstRead is the most of a chunk read before any of it is parsed,
+// beyond the buffer already held. A chunk up to this size (every chunk of
+// the files measured: a time chunk of a million points is about 2 MB) is
+// read in one call, as before; a larger one grows its buffer only as its
+// pages parse, so that a data_size the bytes do not bear out (a chunk of
+// zeros in a sparse file declaring a gigabyte) fails at its first page
+// header instead of after a gigabyte has been read into memory.
+const chunkFirstRead = 4 << 20
+
+func (f *File) readChunkBuffer(off int64, dev *DeviceID, cb *ChunkBuffer) (*Chunk, error) {
 	h, err := f.readableChunkHeader(off, dev)
 	if err != nil {
 		return nil, err
 	}
-	var data []byte
-	if int64(cap(buf)) >= h.DataSize {
-		data, err = f.readInto(buf[:h.DataSize], h.DataOffset(), "chunk data")
-	} else {
-		data, err = f.readAt(h.DataOffset(), h.DataSize, "chunk data")
-	}
+	data, err := f.readChunkData(&h, cb)
 	if err != nil {
 		return nil, err
 	}
 	return f.parseChunk(h, data)
+}
+
+// readChunkData reads the data of the chunk h into cb: at once when it
+// fits in chunkFirstRead or in what cb holds, else in steps, each read
+// after the page headers before it have parsed and passed their checks,
+// and at most twice the bytes those pages cover (or the one page that needs
+// more, within the MaxPageSize bound on its stored size).
+func (f *File) readChunkData(h *ChunkHeader, cb *ChunkBuffer) ([]byte, error) {
+	size := h.DataSize
+	have := min(size, max(int64(cap(cb.b)), chunkFirstRead))
+	data := cb.grow(int(have), 0)
+	if _, err := f.readInto(data, h.DataOffset(), "chunk data"); err != nil {
+		return nil, err
+	}
+	// more makes data hold the chunk's first need bytes.
+	more := func(need int64) error {
+		if need <= have {
+			return nil
+		}
+		n := min(size, max(2*have, need))
+		data = cb.grow(int(n), int(have))
+		if _, err := f.readInto(data[have:n], h.DataOffset()+have, "chunk data"); err != nil {
+			return err
+		}
+		have = n
+		return nil
+	}
+	var st Statistics // scratch: parseChunk decodes the headers again
+	for pos := int64(0); have < size && pos < size; {
+		p, err := f.pageHeaderAt(h, h.DataOffset()+pos, &st, func(n int64) ([]byte, error) {
+			if err := more(pos + n); err != nil {
+				return nil, err
+			}
+			return data[pos : pos+n], nil
+		})
+		if err == nil {
+			pos = p.End() - h.DataOffset()
+			err = more(pos)
+		}
+		if err != nil {
+			return nil, unborne(h, err)
+		}
+	}
+	return data, nil
+}
+
+// unborne adds to the error that stopped the reading of the chunk h in steps
+// that its header declares more than its bytes bear out.
+func unborne(h *ChunkHeader, err error) error {
+	var fe *FormatError
+	if !errors.As(err, &fe) || errors.Is(err, ErrLostFullPage) {
+		return err
+	}
+	e := *fe
+	e.Msg += fmt.Sprintf(" (the chunk header at offset %d declares %d bytes of pages that its bytes do not bear out: the file is damaged there, so its rows cannot be read)", h.Offset, h.DataSize)
+	return &e
 }
 
 // readableChunkHeader is ReadChunkHeader refusing a data_size above
@@ -160,8 +281,21 @@ func (f *File) checkPageHeader(h *ChunkHeader, p *PageHeader) error {
 		}
 		return corruptf(p.Offset, "page header", "payload of %d bytes runs past the chunk end %d", p.CompressedSize, h.End())
 	}
+	if limit := f.maxStoredPage(); p.CompressedSize > limit {
+		return corruptf(p.Offset, "page header", "compressed_size %d exceeds the limit of %d, the most a page within the uncompressed limit of %d can take", p.CompressedSize, limit, f.opts.MaxPageSize)
+	}
 	return nil
 }
+
+// maxStoredPage bounds a page's compressed_size by the uncompressed limit:
+// no codec TsFile names expands a page by a quarter (Snappy's worst case,
+// the largest, is 32 + n + n/6 bytes; LZ4's n + n/255 + 16, LZO's
+// n + n/16 + 67), nor does the Page AEAD overhead of a few dozen bytes. A
+// larger stored size is damage, and refusing it keeps a reader from
+// reading (and holding) the body a hostile header declares.
+func (f *File) maxStoredPage() int { return maxStoredPage(f.opts.MaxPageSize) }
+
+func maxStoredPage(maxPage int) int { return maxPage + maxPage/4 + 4096 }
 
 func (f *File) checkPageCount(c *Chunk) error {
 	h := &c.Header

@@ -14,17 +14,23 @@
 // tree model (non-aligned series).
 //
 // Every length and offset read from a file is checked against the bytes
-// that enclose it before it is used. Errors name the structure and the
-// absolute offset and wrap ErrCorrupt or ErrUnsupported so callers can tell
-// a damaged file from one that uses a feature this package lacks.
+// that enclose it before it is used, and a buffer grows only as far as the
+// bytes already in it parse: a chunk or index range that declares more than
+// its bytes bear out (a gigabyte of zeros in a sparse file) fails at its
+// first structure that does not parse, not after the declared size is read.
+// Errors name the structure and the absolute offset and wrap ErrCorrupt or
+// ErrUnsupported so callers can tell a damaged file from one that uses a
+// feature this package lacks.
 //
 // # Page-level access
 //
 // ReadAligned and ReadNonAligned decode a device's rows whole. A reader
 // that decodes pages itself, into its own buffers and in parallel (package
 // arrowconv), uses the page-level API instead: [AlignedChunkSets] pairs an
-// aligned device's chunks, [File.ReadChunkPages], [File.ReadChunkBuffer]
-// and [File.OpenPageStream] fetch a chunk's pages, [PayloadDecoder]
+// aligned device's chunks, [File.ReadChunkPages], [File.ReadChunkBuffer],
+// [File.ReadChunkInto] and [File.OpenPageStream] fetch a chunk's pages (the
+// last two into buffers from an [Allocator] the caller counts),
+// [PayloadDecoder]
 // decrypts and decompresses a page, [SplitValuePage],
 // [SplitNonAlignedPage] and [CountTimes] take its payload apart for the
 // decoders of package encoding, and [CodecError] places their errors in

@@ -22,19 +22,49 @@ func (f *File) SchemaOf(table string) (schema *TableSchema, ok bool) {
 // readNode decodes the index node that starts the byte range of e and must
 // lie inside it.
 func (f *File) readNode(e IndexEntry, isDevice bool) (*IndexNode, error) {
-	b, err := f.readAt(e.Offset, e.End-e.Offset, "index node")
+	size := e.End - e.Offset
+	b, err := f.readAt(e.Offset, min(size, indexFirstRead), "index node")
 	if err != nil {
 		return nil, err
 	}
-	d := f.newBuf(b, e.Offset, "index node")
-	n := d.indexNode(&f.opts, isDevice)
-	if d.err != nil {
-		return nil, d.err
+	var n IndexNode
+	for {
+		d := f.newBuf(b, e.Offset, "index node")
+		n = d.indexNode(&f.opts, isDevice)
+		if d.err == nil {
+			break
+		}
+		if d.short == 0 || int64(len(b)) == size {
+			return nil, d.err
+		}
+		if b, err = f.readMore(b, e.Offset, size, d.short, "index node"); err != nil {
+			return nil, err
+		}
 	}
 	if err := f.checkNodeRanges(&n); err != nil {
 		return nil, err
 	}
 	return &n, nil
+}
+
+// indexFirstRead is the most of an index node's or a series range's bytes
+// read before any of them parse: more than a node of the reference writer's
+// 256 entries or the series metadata of a device of a few hundred series
+// takes. Past it the bytes are read as the parse asks for them, so that a
+// range declaring more than it holds (a hole of a gigabyte in a sparse
+// file) costs no more than its parse reaches.
+const indexFirstRead = 64 << 10
+
+// readMore returns b, the first bytes of the size bytes at off, extended
+// to at least the absolute offset need (and at least doubled), within size.
+func (f *File) readMore(b []byte, off, size, need int64, structure string) ([]byte, error) {
+	n := min(size, max(2*int64(len(b)), need-off))
+	nb := make([]byte, n)
+	copy(nb, b)
+	if _, err := f.readInto(nb[len(b):], off+int64(len(b)), structure); err != nil {
+		return nil, err
+	}
+	return nb, nil
 }
 
 // checkChild enforces the node-type hierarchy of Metadata.md: an internal
@@ -228,14 +258,27 @@ func (f *File) walkSeries(n *IndexNode, depth int, seen map[int64]bool, hi *stri
 // readSeriesRange decodes the TimeseriesMetadata records that exactly fill
 // a LEAF_MEASUREMENT entry's range; skim leaves out their chunk metadata.
 func (f *File) readSeriesRange(e IndexEntry, skim bool) ([]TimeseriesMetadata, error) {
-	b, err := f.readAt(e.Offset, e.End-e.Offset, "timeseries metadata")
+	size := e.End - e.Offset
+	b, err := f.readAt(e.Offset, min(size, indexFirstRead), "timeseries metadata")
 	if err != nil {
 		return nil, err
 	}
 	d := f.newBuf(b, e.Offset, "timeseries metadata")
 	var out []TimeseriesMetadata
-	for d.err == nil && d.remaining() > 0 {
+	for d.err == nil && int64(d.pos) < size {
+		at := d.pos
 		t := d.timeseries(skim)
+		if d.err != nil && d.short != 0 && int64(len(b)) < size {
+			// The record runs past the bytes read so far: read on, and
+			// decode it again. The records before it keep the strings
+			// of the buffer they were decoded from.
+			if b, err = f.readMore(b, e.Offset, size, d.short, "timeseries metadata"); err != nil {
+				return nil, err
+			}
+			d = f.newBuf(b, e.Offset, "timeseries metadata")
+			d.pos = at
+			continue
+		}
 		if d.err != nil {
 			break
 		}

@@ -127,7 +127,7 @@ func (s *Scanner) Next() bool {
 			s.err = corruptf(start, "chunk header", "chunk outside any chunk group")
 			return false
 		}
-		c, err := s.f.readChunkBuffer(start, &s.dev, nil)
+		c, err := s.f.readChunkBuffer(start, &s.dev, &ChunkBuffer{})
 		if err != nil {
 			s.err = err
 			return false

@@ -18,7 +18,8 @@ package tsfile
 type PageStream struct {
 	Chunk
 	f      *File
-	win    []byte // file bytes [winAt, winAt+len(win)) of the chunk
+	win    []byte // file bytes [winAt, winAt+len(win)) of the chunk, in buf
+	buf    ChunkBuffer
 	winAt  int64
 	next   int64 // offset of the next page header not yet parsed
 	window int   // bytes to read at a time, at least
@@ -59,9 +60,34 @@ func (f *File) OpenPageStream(off int64, buf []byte, window int) (*PageStream, e
 	if window <= 0 {
 		window = defaultStreamWindow
 	}
-	s := &PageStream{f: f, win: buf[:0], window: window}
+	s := &PageStream{f: f, buf: ChunkBuffer{b: buf}, window: window}
+	s.win = buf[:0]
 	s.start(h)
 	return s, nil
+}
+
+// OpenPageStreamAlloc is OpenPageStream taking the stream's buffer from a,
+// so that a caller counting its memory (a Flight server's per-stream meter)
+// counts the window too; Release gives it back.
+//
+// It is part of the page-level access (see the package doc) that arrowconv uses.
+func (f *File) OpenPageStreamAlloc(off int64, a Allocator, window int) (*PageStream, error) {
+	s, err := f.OpenPageStream(off, nil, window)
+	if err == nil {
+		s.buf.Alloc = a
+	}
+	return s, err
+}
+
+// Release gives the stream's buffer back to the allocator it was opened
+// with (OpenPageStreamAlloc); the pages it returned are no longer valid.
+// The stream can still be Reset and read, into a new buffer.
+func (s *PageStream) Release() {
+	s.buf.Release()
+	s.win = nil
+	for ; s.kept < len(s.Pages); s.kept++ {
+		s.Pages[s.kept].Stored = nil
+	}
 }
 
 // Reset makes s a stream over the chunk at off of the same file, as
@@ -190,12 +216,9 @@ func (s *PageStream) bytes(off, n int64, structure string) ([]byte, error) {
 	if off >= s.winAt && off < s.winAt+int64(len(s.win)) {
 		keep = copy(s.win, s.win[off-s.winAt:])
 	}
-	if int64(cap(s.win)) < size {
-		grown := make([]byte, size)
-		copy(grown, s.win[:keep])
-		s.win = grown
-	}
-	s.win = s.win[:size]
+	// s.win starts s.buf's buffer, so a buffer that must grow moves the
+	// kept bytes along.
+	s.win = s.buf.grow(int(size), keep)
 	if _, err := s.f.readInto(s.win[keep:], off+int64(keep), structure); err != nil {
 		s.win, s.winAt = s.win[:0], off
 		return nil, err

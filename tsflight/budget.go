@@ -40,7 +40,11 @@ const (
 	// streamOverhead is the memory of a stream outside its Arrow batches,
 	// counted in its reservation: the page-stream windows and chunk buffers
 	// of the reader, decompression scratch and gRPC's send buffers. About
-	// 256 KiB a column is read through a window (tsfile.PageStream).
+	// 256 KiB a column is read through a window (tsfile.PageStream). The
+	// windows and chunk buffers come from the stream's allocator, so its
+	// meter counts them too; a chunk's buffer grows only as its pages parse
+	// (tsfile.ChunkBuffer), so a declared size no bytes bear out costs
+	// nothing.
 	streamOverhead = 1 << 20
 	columnOverhead = 256 << 10
 	// defaultMemoryLimit applies where physical memory cannot be read.
@@ -66,7 +70,8 @@ type admission struct {
 	share int64
 	batch int
 	done  func()
-	// meter counts the Arrow memory the stream holds (streamStats.meter).
+	// meter counts the Arrow memory the stream holds (streamStats.meter),
+	// and its readers' chunk buffers and page-stream windows.
 	meter *scan.Meter
 }
 
