@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
@@ -115,6 +118,12 @@ type Options struct {
 	// RESOURCE_EXHAUSTED.
 	MaxStreams int
 	QueueWait  time.Duration
+	// MaxStreamsPerPeer bounds the streams one client holds at once,
+	// clients told apart by IP address (default a quarter of MaxStreams,
+	// at least 1; negative: no cap), so that one client cannot take every
+	// slot. Its further streams wait as above without holding back other
+	// clients' streams.
+	MaxStreamsPerPeer int
 	// StreamMemory bounds the Arrow memory one stream holds (default 1
 	// GiB). It caps the stream's share of MemoryLimit, and is checked
 	// again after each batch, for estimates the data proves wrong: a
@@ -138,6 +147,27 @@ type Options struct {
 	// long (default: none). Both fail with DEADLINE_EXCEEDED.
 	IdleTimeout   time.Duration
 	StreamTimeout time.Duration
+	// WriteTimeout ends a DoGet stream whose client has taken no data for
+	// this long while the server waits to send it more (default 10s;
+	// negative: never), with DEADLINE_EXCEEDED: a client holds a slot and
+	// its share of the budget only while it reads. A send waits once the
+	// client's flow-control window is full, that is when the client has
+	// not read the last megabyte or so.
+	WriteTimeout time.Duration
+	// MaxHeaderBytes bounds the request metadata of a call (default 16
+	// KiB), as HTTP/2 counts a header list: the bytes of every name and
+	// value plus 32 per header (RFC 7540, section 6.5.2). gRPC refuses a
+	// larger one before the call starts. gRPC-Go's own default is 16 MiB;
+	// 16 KiB is gRPC C-core's hard limit for metadata, and twice
+	// gRPC-Java's default of 8 KiB.
+	MaxHeaderBytes int
+	// MaxMessageBytes bounds one message a client sends (default 16
+	// MiB), a DoPut record batch among them: gRPC allocates the whole
+	// message before it is decoded, so its size is memory outside the
+	// Arrow allocator. A DoPut reserves twice this of the budget, at
+	// least its fair share. Clients send 4 MiB at most unless told
+	// otherwise.
+	MaxMessageBytes int
 
 	// AllowPut enables DoPut, which writes new TsFiles under the root.
 	AllowPut bool
@@ -192,6 +222,18 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.QueueWait <= 0 {
 		o.QueueWait = 30 * time.Second
+	}
+	if o.MaxStreamsPerPeer == 0 {
+		o.MaxStreamsPerPeer = max(o.MaxStreams/4, 1)
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 16 << 10
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 16 << 20
 	}
 	if o.StreamMemory <= 0 {
 		o.StreamMemory = 1 << 30
@@ -273,7 +315,7 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{
 		opts: o, cat: cat, log: o.Logger,
 		sign:     &signer{key: o.TicketKey, now: time.Now},
-		budget:   newMemBudget(o.MemoryLimit, o.MaxStreams, o.IdleRelease),
+		budget:   newMemBudget(o.MemoryLimit, o.MaxStreams, o.MaxStreamsPerPeer, o.IdleRelease),
 		arrow:    scan.NewMeter(o.Allocator),
 		health:   health.NewServer(),
 		stopScan: make(chan struct{}),
@@ -292,8 +334,12 @@ func NewServer(opts Options) (*Server, error) {
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		// Record batches are large; the default 4 MiB would refuse
-		// ordinary DoPut batches.
-		grpc.MaxRecvMsgSize(256 << 20),
+		// ordinary DoPut batches. gRPC allocates a message whole, outside
+		// the budget's allocator, so the bound is kept modest.
+		grpc.MaxRecvMsgSize(o.MaxMessageBytes),
+		// Request metadata: gRPC-Go would take 16 MiB of headers (and ten
+		// thousand of them) into memory before the call is refused.
+		grpc.MaxHeaderListSize(uint32(o.MaxHeaderBytes)),
 		grpc.InitialWindowSize(1 << 20),
 		grpc.InitialConnWindowSize(4 << 20),
 		// DoGet hands gRPC its frames already marshalled, referencing the
@@ -531,8 +577,31 @@ func toStatus(err error) error {
 		code = codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
 		code = codes.DeadlineExceeded
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ENAMETOOLONG):
 		code = codes.InvalidArgument
 	}
-	return status.Error(code, err.Error())
+	return status.Error(code, clientMessage(err))
+}
+
+// clientMessage is err's message without the server's own paths: the
+// operating system's errors carry them (open /srv/data/x.tsfile: ...),
+// while the messages around them name files relative to the root, as
+// the client does. The log keeps the whole error.
+func clientMessage(err error) string {
+	msg := err.Error()
+	for e := err; e != nil; {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(e, &pe):
+			msg = strings.ReplaceAll(msg, pe.Error(), pe.Op+": "+pe.Err.Error())
+			e = pe.Err
+		case errors.As(e, &le):
+			msg = strings.ReplaceAll(msg, le.Error(), le.Op+": "+le.Err.Error())
+			e = le.Err
+		default:
+			e = nil
+		}
+	}
+	return msg
 }
