@@ -33,9 +33,9 @@ type streamStats struct {
 	// sending is the UnixNano since which a batch has been waiting to go
 	// to the client (0: none is), for Options.WriteTimeout.
 	sending atomic.Int64
-	share       atomic.Int64 // bytes of the memory budget reserved, once admitted
-	batch       atomic.Int64 // rows per batch its share allows (DoGet)
-	meter       atomic.Pointer[scan.Meter]
+	share   atomic.Int64 // bytes of the memory budget reserved, once admitted
+	batch   atomic.Int64 // rows per batch its share allows (DoGet)
+	meter   atomic.Pointer[scan.Meter]
 }
 
 func (st *streamStats) touch() { st.progress.Store(time.Now().UnixNano()) }
