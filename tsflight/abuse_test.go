@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -324,4 +326,81 @@ func TestWriteTimeout(t *testing.T) {
 	}
 	waitFor(t, "the stalled streams' memory to return", func() bool { return mem.CurrentAlloc() == 0 })
 	assert.Contains(t, srv.log.String(), "took no data")
+}
+
+// dropClient dials addr, starts a DoGet of ep, reads msgs messages and
+// then cuts the TCP connection without a word (a reset), as a killed
+// client or a network cut does.
+func dropClient(addr string, ep *arrowflight.FlightEndpoint, msgs int) error {
+	var conn *net.TCPConn
+	var mu sync.Mutex
+	dialer := func(ctx context.Context, a string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", a)
+		if err == nil {
+			mu.Lock()
+			conn = c.(*net.TCPConn)
+			mu.Unlock()
+		}
+		return c, err
+	}
+	opts := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials()), grpc.WithContextDialer(dialer)}, clientWindow...)
+	c, err := arrowflight.NewClientWithMiddleware(addr, nil, nil, opts...)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	s, err := c.DoGet(context.Background(), ep.Ticket)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < msgs; i++ {
+		if _, err := s.Recv(); err != nil {
+			return err
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	conn.SetLinger(0)
+	return conn.Close()
+}
+
+// 200 connections dropped mid-stream, eight at a time, leave nothing
+// behind without a garbage collection (collections are off here), and the
+// streams' Arrow memory never exceeds the budget: a dropped stream's
+// batches come back when it ends, before its share goes to the next.
+func TestDroppedConnectionsRelease(t *testing.T) {
+	root := bigRoot(t)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	const budget = 8 << 20
+	srv := startServer(t, Options{Root: root, MemoryLimit: budget, MaxStreams: 8, MaxStreamsPerPeer: -1,
+		WriteTimeout: -1, IdleRelease: -1, BatchSize: 8192, Allocator: mem})
+	c := dial(t, srv.addr)
+	fi := getInfo(t, c, pathDesc("weather"))
+	require.Len(t, fi.Endpoint, 1)
+
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	const conns, parallel = 200, 8
+	var wg sync.WaitGroup
+	errs := make(chan error, conns)
+	for p := 0; p < parallel; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < conns/parallel; i++ {
+				if err := dropClient(srv.addr, fi.Endpoint[0], 3); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	waitFor(t, "the dropped streams' slots", func() bool { return srv.activeStreams() == 0 })
+	waitFor(t, "the dropped streams' memory to return without a collection", func() bool { return mem.CurrentAlloc() == 0 })
+	t.Logf("budget %s: peak Arrow memory %s", byteCount(budget), byteCount(srv.arrow.Peak()))
+	assert.LessOrEqual(t, srv.arrow.Peak(), int64(budget))
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"time"
 
@@ -366,12 +367,32 @@ func schemaWidth(schema *arrow.Schema) float64 {
 	return w
 }
 
-// goMemoryLimit is the Go runtime's soft memory limit for a budget: the
-// budget plus a quarter of it (at least 64 MiB) for what the budget does
-// not count (the catalog's indexes, gRPC's connections, garbage between
-// collections).
-func goMemoryLimit(budget int64) int64 {
-	return budget + max(budget/4, 64<<20)
+// goMemoryLimit is the Go runtime's soft memory limit for a budget: what
+// the process held before serving (base: the catalog's indexes, the
+// runtime's own) plus the budget. That is what bounds the resident set:
+// without it the heap grows to twice the live data before a collection
+// (GOGC). What the budget does not count (gRPC's connections, goroutine
+// stacks, the program's code paged in, the collector's overshoot) is left
+// to the tenth of the budget the documented bound allows, peak RSS within
+// idle RSS + 1.1 x the budget: cmd/ts2arrow's TestServeRSSWithinBudget
+// measures it, 32 clients and then 200 connections dropped mid-stream
+// under a 48 MiB budget peaking at 1.02-1.08x the budget above idle.
+// Under the old limit, the budget plus a quarter (at least 64 MiB), they
+// peaked at 1.47x and 1.91x.
+func goMemoryLimit(base, budget int64) int64 {
+	return base + budget
+}
+
+// runtimeMemory is the memory the Go runtime holds from the operating
+// system and has not returned: about the resident set, less the
+// program's code.
+func runtimeMemory() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
 // byteCount formats a byte count for messages.

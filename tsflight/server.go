@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,9 +131,11 @@ type Options struct {
 	// stream over it fails with RESOURCE_EXHAUSTED.
 	StreamMemory int64
 	// GoMemoryLimit makes NewServer set the Go runtime's soft memory
-	// limit (debug.SetMemoryLimit) to MemoryLimit plus a quarter (at
-	// least 64 MiB), so that the garbage collector keeps the heap near
-	// the budget instead of letting it grow to twice the live data;
+	// limit (debug.SetMemoryLimit) to what the runtime holds once the
+	// root is scanned (idle) plus MemoryLimit, so that the garbage
+	// collector keeps the heap near the budget instead of letting it grow
+	// to twice the live data, and the resident set stays within its idle
+	// size plus 1.1 x MemoryLimit;
 	// Shutdown restores the previous limit. It is process-wide, so it is
 	// off unless asked for (the serve command asks), and a GOMEMLIMIT in
 	// the environment wins over it.
@@ -324,7 +327,10 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.service = &service{s: s}
 	if o.GoMemoryLimit {
-		s.restoreGoLimit = setGoMemoryLimit(goMemoryLimit(o.MemoryLimit), o.Logger)
+		// The base is taken once the catalog is built, with its garbage
+		// collected: what the server holds idle.
+		runtime.GC()
+		s.restoreGoLimit = setGoMemoryLimit(goMemoryLimit(runtimeMemory(), o.MemoryLimit), o.Logger)
 	}
 	gopts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(s.unaryAuth),

@@ -113,8 +113,10 @@ Limits:
                          reserves its share before it decodes (at most
                          --stream-memory and the budget / --max-streams),
                          and its batches are cut to fit it; the Go runtime's
-                         memory limit is set to the budget plus a quarter
-                         (unless GOMEMLIMIT is set)
+                         memory limit is set to the idle server's memory
+                         plus the budget (unless GOMEMLIMIT is set), so
+                         that the peak RSS stays within the idle RSS plus
+                         1.1 x the budget
   --max-streams N        concurrent DoGet and DoPut streams (default 64)
   --queue-wait DUR       how long a stream waits for a slot and its share
                          of the budget before failing with
