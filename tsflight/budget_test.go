@@ -324,6 +324,41 @@ func TestBudgetAdmission(t *testing.T) {
 		assert.Equal(t, 0, n)
 		assert.Zero(t, used)
 	})
+	t.Run("per peer", func(t *testing.T) {
+		// Two streams a peer. Peer a's third waits, keeping its place,
+		// while b's stream queued behind it is admitted; a's is admitted
+		// once one of its own ends, and only then.
+		b := newMemBudget(100, 10, 2, -1)
+		a1, err := b.reserve(ctx, "a", 10, time.Second)
+		require.NoError(t, err)
+		a2, err := b.reserve(ctx, "a", 10, time.Second)
+		require.NoError(t, err)
+		_, err = b.reserve(ctx, "a", 10, 20*time.Millisecond)
+		require.Equal(t, codes.ResourceExhausted, status.Code(err), "%v", err)
+		assert.Contains(t, err.Error(), "--max-streams-per-peer")
+		got := make(chan error, 1)
+		go func() {
+			r, err := b.reserve(ctx, "a", 10, time.Minute)
+			if err == nil {
+				r()
+			}
+			got <- err
+		}()
+		waitFor(t, "a's third to queue", func() bool { return b.queued() == 1 })
+		b1, err := b.reserve(ctx, "b", 10, 20*time.Millisecond)
+		require.NoError(t, err, "b is not held back by a's queued stream")
+		n, _ := b.inUse()
+		assert.Equal(t, 3, n)
+		b1()
+		assert.Equal(t, 1, b.queued(), "b's end does not admit a's third")
+		a1()
+		require.NoError(t, <-got)
+		a2()
+		n, used := b.inUse()
+		assert.Equal(t, 0, n)
+		assert.Zero(t, used)
+		assert.Empty(t, b.peers)
+	})
 	t.Run("streams", func(t *testing.T) {
 		b := newMemBudget(100, 1, 0, -1)
 		r1, err := b.reserve(ctx, "", 1, time.Second)
