@@ -404,3 +404,30 @@ func TestDroppedConnectionsRelease(t *testing.T) {
 	t.Logf("budget %s: peak Arrow memory %s", byteCount(budget), byteCount(srv.arrow.Peak()))
 	assert.LessOrEqual(t, srv.arrow.Peak(), int64(budget))
 }
+
+// A DoPut whose client sends nothing gives up its slot after the write
+// deadline too: it used to hold it for as long as the connection lived.
+func TestPutWriteTimeout(t *testing.T) {
+	root, files := testRoot(t)
+	srv := startServer(t, Options{Root: root, AllowPut: true, MaxStreams: 1, MaxStreamsPerPeer: -1,
+		WriteTimeout: 300 * time.Millisecond, QueueWait: 20 * time.Second})
+	c := dial(t, srv.addr)
+	msgs := putMessages(t, files[0], pathDesc("in/slow.tsfile"))
+	// The schema, and then nothing.
+	stalled, err := c.DoPut(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, stalled.Send(msgs[0]))
+	waitFor(t, "the stalled DoPut to take the slot", func() bool { return srv.activeStreams() == 1 })
+
+	// Another DoPut gets the slot once the stalled one is cut.
+	first := proto.Clone(msgs[0]).(*arrowflight.FlightData)
+	first.FlightDescriptor = pathDesc("in/honest.tsfile")
+	require.NoError(t, putRaw(t, c, append([]*arrowflight.FlightData{first}, msgs[1:]...)...))
+	_, err = stalled.Recv()
+	assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "%v", err)
+	assert.Contains(t, status.Convert(err).Message(), "sent no data")
+	_, err = os.Stat(filepath.Join(root, "in", "honest.tsfile"))
+	assert.NoError(t, err)
+	_, err = os.Stat(filepath.Join(root, "in", "slow.tsfile"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

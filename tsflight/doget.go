@@ -72,11 +72,7 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 		defer tm.Stop()
 		overall = tm.C
 	}
-	every := min(s.opts.IdleTimeout/4, time.Second)
-	if s.opts.WriteTimeout > 0 {
-		every = min(every, s.opts.WriteTimeout/4)
-	}
-	tick := time.NewTicker(every)
+	tick := time.NewTicker(s.watchEvery())
 	defer tick.Stop()
 	for err == nil {
 		select {
@@ -86,13 +82,7 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 				return nil
 			}
 		case <-tick.C:
-			if idle := time.Since(time.Unix(0, st.progress.Load())); idle > s.opts.IdleTimeout && !st.queued.Load() {
-				err = status.Errorf(codes.DeadlineExceeded, "stream idle for %s (the client accepted nothing)", idle.Round(time.Second))
-			} else if since := st.sending.Load(); since != 0 && s.opts.WriteTimeout > 0 {
-				if w := time.Since(time.Unix(0, since)); w > s.opts.WriteTimeout {
-					err = status.Errorf(codes.DeadlineExceeded, "the client took no data for %s, so the stream gave up its slot (a client holds one only while it reads; the operator sets the limit with --write-timeout)", w.Round(100*time.Millisecond))
-				}
-			}
+			err = s.stalled(st, "took")
 		case <-overall:
 			err = status.Errorf(codes.DeadlineExceeded, "stream ran longer than %s", s.opts.StreamTimeout)
 		case <-s.hardStop:
@@ -104,6 +94,31 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	}
 	s.logStream(ctx, "DoGet", g, st, began, err)
 	return toStatus(err)
+}
+
+// watchEvery is how often a stream's handler checks its timeouts.
+func (s *Server) watchEvery() time.Duration {
+	every := min(s.opts.IdleTimeout/4, time.Second)
+	if s.opts.WriteTimeout > 0 {
+		every = min(every, s.opts.WriteTimeout/4)
+	}
+	return every
+}
+
+// stalled returns the error that ends a stream whose client has stalled
+// it: for DoGet (verb "took"), nothing accepted for IdleTimeout; for both,
+// one message waiting on the client for WriteTimeout (DoPut, verb "sent":
+// the next message from it).
+func (s *Server) stalled(st *streamStats, verb string) error {
+	if idle := time.Since(time.Unix(0, st.progress.Load())); verb == "took" && idle > s.opts.IdleTimeout && !st.queued.Load() {
+		return status.Errorf(codes.DeadlineExceeded, "stream idle for %s (the client accepted nothing)", idle.Round(time.Second))
+	}
+	if since := st.sending.Load(); since != 0 && s.opts.WriteTimeout > 0 {
+		if w := time.Since(time.Unix(0, since)); w > s.opts.WriteTimeout {
+			return status.Errorf(codes.DeadlineExceeded, "the client %s no data for %s, so the stream gave up its slot (a client holds one only while it reads or writes; the operator sets the limit with --write-timeout)", verb, w.Round(100*time.Millisecond))
+		}
+	}
+	return nil
 }
 
 // testHookPartSent, when set by a test before the server starts, runs

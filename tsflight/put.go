@@ -13,12 +13,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
@@ -78,10 +80,13 @@ func putCommand(d *arrowflight.FlightDescriptor) (*PutCommand, error) {
 type countingReader struct {
 	arrowflight.FlightService_DoPutServer
 	n, limit int64
+	st       *streamStats // its waiting on the client, for Options.WriteTimeout
 }
 
 func (c *countingReader) Recv() (*arrowflight.FlightData, error) {
+	c.st.sending.Store(time.Now().UnixNano())
 	d, err := c.FlightService_DoPutServer.Recv()
+	c.st.sending.Store(0)
 	if err != nil {
 		return nil, err
 	}
@@ -100,22 +105,78 @@ func (sv *service) DoPut(stream arrowflight.FlightService_DoPutServer) (err erro
 	s := sv.s
 	began := time.Now()
 	ctx := stream.Context()
-	var st streamStats
-	defer func() { s.logStream(ctx, "DoPut", nil, &st, began, err) }()
+	st := &streamStats{}
+	defer func() { s.logStream(ctx, "DoPut", nil, st, began, err) }()
 	if !s.opts.AllowPut {
 		return toStatus(fmt.Errorf("%w: DoPut is disabled on this server (start it with --allow-put)", errDisabled))
 	}
+	// The stream is received on a goroutine of its own while the handler
+	// watches for a client that sends nothing: a Recv blocked on it can
+	// only be ended by the handler returning.
+	st.touch()
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := &putSender{stream: stream}
+	done := make(chan error, 1)
+	s.streams.Add(1)
+	go func() {
+		defer s.streams.Done()
+		done <- s.receivePut(pctx, stream, out, st)
+	}()
+	tick := time.NewTicker(s.watchEvery())
+	defer tick.Stop()
+	for {
+		select {
+		case err = <-done:
+			return err
+		case <-tick.C:
+			err = s.stalled(st, "sent")
+		case <-s.hardStop:
+			err = status.Error(codes.Unavailable, "server shutting down")
+		}
+		if err != nil {
+			out.abandon()
+			return err
+		}
+	}
+}
+
+// putSender sends DoPut's result unless the handler has given up on the
+// stream, after which gRPC forbids sending on it.
+type putSender struct {
+	mu        sync.Mutex
+	stream    arrowflight.FlightService_DoPutServer
+	abandoned bool
+}
+
+func (p *putSender) abandon() {
+	p.mu.Lock()
+	p.abandoned = true
+	p.mu.Unlock()
+}
+
+func (p *putSender) send(r *arrowflight.PutResult) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.abandoned {
+		return context.Canceled
+	}
+	return p.stream.Send(r)
+}
+
+// receivePut admits a DoPut, writes its records and sends the result.
+func (s *Server) receivePut(ctx context.Context, stream arrowflight.FlightService_DoPutServer, out *putSender, st *streamStats) error {
 	// A DoPut's batches are the client's: its share is the fair one,
 	// whatever it holds, but at least the two messages gRPC may hold for
 	// it whole (the one decoded and the one received).
 	share := min(max(s.fairShare(), 2*int64(s.opts.MaxMessageBytes)), s.opts.MemoryLimit)
-	adm, err := s.admit(ctx, &st, share, 0)
+	adm, err := s.admit(ctx, st, share, 0)
 	if err != nil {
 		return err
 	}
 	defer adm.release()
 	meter := adm.meter
-	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes}
+	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes, st: st}
 	rdr, err := newPutRecordReader(cr, meter)
 	if err != nil {
 		return toStatus(err)
@@ -125,12 +186,12 @@ func (sv *service) DoPut(stream arrowflight.FlightService_DoPutServer) (err erro
 	if err != nil {
 		return toStatus(err)
 	}
-	res, err := s.put(ctx, cmd, rdr, &st)
+	res, err := s.put(ctx, cmd, rdr, st)
 	if err != nil {
 		return toStatus(err)
 	}
 	meta, _ := json.Marshal(res)
-	return stream.Send(&arrowflight.PutResult{AppMetadata: meta})
+	return out.send(&arrowflight.PutResult{AppMetadata: meta})
 }
 
 func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Reader, st *streamStats) (*PutResult, error) {

@@ -151,11 +151,13 @@ type Options struct {
 	IdleTimeout   time.Duration
 	StreamTimeout time.Duration
 	// WriteTimeout ends a DoGet stream whose client has taken no data for
-	// this long while the server waits to send it more (default 10s;
-	// negative: never), with DEADLINE_EXCEEDED: a client holds a slot and
-	// its share of the budget only while it reads. A send waits once the
-	// client's flow-control window is full, that is when the client has
-	// not read the last megabyte or so.
+	// this long while the server waits to send it more, and a DoPut whose
+	// client has sent nothing for this long while the server waits for
+	// its next message (default 10s; negative: never), with
+	// DEADLINE_EXCEEDED: a client holds a slot and its share of the budget
+	// only while it reads or writes. A send waits once the client's
+	// flow-control window is full, that is when the client has not read
+	// the last megabyte or so.
 	WriteTimeout time.Duration
 	// MaxHeaderBytes bounds the request metadata of a call (default 16
 	// KiB), as HTTP/2 counts a header list: the bytes of every name and

@@ -126,9 +126,10 @@ Limits:
                          streams wait without holding back other clients'
   --stream-memory BYTES  Arrow memory one stream may hold (default 1GiB)
   --idle-timeout DUR     end a stream whose client accepted nothing for DUR
-  --write-timeout DUR    end a DoGet stream whose client takes no data for
-                         DUR (default 10s) with DEADLINE_EXCEEDED: a client
-                         holds a slot only while it reads
+  --write-timeout DUR    end a DoGet whose client takes no data, or a DoPut
+                         whose client sends none, for DUR (default 10s)
+                         with DEADLINE_EXCEEDED: a client holds a slot only
+                         while it reads or writes
   --stream-timeout DUR   end any stream running longer (default: no limit)
 Request headers are capped at 16 KiB and a message from a client (a
 DoPut batch) at 16 MiB.
@@ -247,7 +248,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	streamMemory := byteSize(1 << 30)
 	fs.Var(&streamMemory, "stream-memory", "Arrow memory one stream may hold")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "end a stream whose client accepted nothing for this long")
-	writeTimeout := fs.Duration("write-timeout", 10*time.Second, "end a DoGet stream whose client takes no data for this long, freeing its slot")
+	writeTimeout := fs.Duration("write-timeout", 10*time.Second, "end a DoGet whose client takes no data, or a DoPut whose client sends none, for this long, freeing its slot")
 	streamTimeout := fs.Duration("stream-timeout", 0, "end any stream running this long (0: no limit)")
 	rescan := fs.Duration("rescan", 30*time.Second, "how often the root is walked for new, changed and removed files (0: never)")
 	keyFile := fs.String("ticket-key-file", "", "file whose raw bytes (at least 16) sign tickets; share it between servers of one root")
