@@ -431,3 +431,25 @@ func TestPutWriteTimeout(t *testing.T) {
 	_, err = os.Stat(filepath.Join(root, "in", "slow.tsfile"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// A status naming a file by the server's path reaches the client naming
+// it relative to the root, whatever produced it; codes and other text
+// are kept.
+func TestRedactServerPaths(t *testing.T) {
+	root, _ := testRoot(t)
+	srv := startServer(t, Options{Root: root})
+	for _, tc := range []struct{ in, want error }{
+		{status.Error(codes.DataLoss, "sub/c.tsfile: open "+filepath.Join(root, "sub", "c.tsfile")+": bad chunk"), status.Error(codes.DataLoss, "sub/c.tsfile: open sub/c.tsfile: bad chunk")},
+		{status.Error(codes.NotFound, "no file x.tsfile under the root"), status.Error(codes.NotFound, "no file x.tsfile under the root")},
+		{errors.New("not a status"), errors.New("not a status")},
+		{nil, nil},
+	} {
+		got := srv.redact(tc.in)
+		if tc.want == nil {
+			assert.NoError(t, got)
+			continue
+		}
+		assert.Equal(t, status.Code(tc.want), status.Code(got))
+		assert.Equal(t, tc.want.Error(), got.Error())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -292,6 +293,7 @@ type Server struct {
 	holds    holdSet // DoGet batches gRPC may still be reading
 
 	restoreGoLimit func() // undoes GoMemoryLimit at Shutdown
+	roots          []string // the root's paths, as given and resolved (redact)
 }
 
 // NewServer scans the root once and prepares the gRPC server; Serve starts
@@ -328,6 +330,10 @@ func NewServer(opts Options) (*Server, error) {
 		hardStop: make(chan struct{}),
 	}
 	s.service = &service{s: s}
+	s.roots = []string{cat.root}
+	if abs, err := filepath.Abs(o.Root); err == nil && abs != cat.root {
+		s.roots = append(s.roots, abs)
+	}
 	if o.GoMemoryLimit {
 		// The base is taken once the catalog is built, with its garbage
 		// collected: what the server holds idle.
@@ -499,14 +505,37 @@ func (s *Server) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerI
 	if err := s.authorize(ctx, info.FullMethod); err != nil {
 		return nil, err
 	}
-	return h(ctx, req)
+	resp, err := h(ctx, req)
+	return resp, s.redact(err)
 }
 
 func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
 		return err
 	}
-	return h(srv, ss)
+	return s.redact(h(srv, ss))
+}
+
+// redact takes the root's own path out of a status a client gets, as a
+// last guard behind clientMessage and the catalog's relative names: an
+// error of a library below that names a file by its server path (a
+// reader's, a data directory's) then names it relative to the root. The
+// log line of the stream, written before, keeps it whole.
+func (s *Server) redact(err error) error {
+	st, ok := status.FromError(err)
+	if !ok || err == nil {
+		return err
+	}
+	msg := st.Message()
+	for _, r := range s.roots {
+		msg = strings.ReplaceAll(msg, r+string(filepath.Separator), "")
+	}
+	if msg == st.Message() {
+		return err
+	}
+	p := st.Proto()
+	p.Message = msg
+	return status.FromProto(p).Err()
 }
 
 // service implements the Flight RPCs.
