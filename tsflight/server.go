@@ -292,7 +292,7 @@ type Server struct {
 	streams  sync.WaitGroup
 	holds    holdSet // DoGet batches gRPC may still be reading
 
-	restoreGoLimit func() // undoes GoMemoryLimit at Shutdown
+	restoreGoLimit func()   // undoes GoMemoryLimit at Shutdown
 	roots          []string // the root's paths, as given and resolved (redact)
 }
 
