@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -29,9 +30,12 @@ type streamStats struct {
 	rows, bytes atomic.Int64
 	progress    atomic.Int64 // UnixNano of the last batch decoded or accepted
 	queued      atomic.Bool  // waiting to be admitted, which is not idling
-	share       atomic.Int64 // bytes of the memory budget reserved, once admitted
-	batch       atomic.Int64 // rows per batch its share allows (DoGet)
-	meter       atomic.Pointer[scan.Meter]
+	// sending is the UnixNano since which a batch has been waiting to go
+	// to the client (0: none is), for Options.WriteTimeout.
+	sending atomic.Int64
+	share   atomic.Int64 // bytes of the memory budget reserved, once admitted
+	batch   atomic.Int64 // rows per batch its share allows (DoGet)
+	meter   atomic.Pointer[scan.Meter]
 }
 
 func (st *streamStats) touch() { st.progress.Store(time.Now().UnixNano()) }
@@ -68,7 +72,7 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 		defer tm.Stop()
 		overall = tm.C
 	}
-	tick := time.NewTicker(min(s.opts.IdleTimeout/4, time.Second))
+	tick := time.NewTicker(s.watchEvery())
 	defer tick.Stop()
 	for err == nil {
 		select {
@@ -78,9 +82,7 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 				return nil
 			}
 		case <-tick.C:
-			if idle := time.Since(time.Unix(0, st.progress.Load())); idle > s.opts.IdleTimeout && !st.queued.Load() {
-				err = status.Errorf(codes.DeadlineExceeded, "stream idle for %s (the client accepted nothing)", idle.Round(time.Second))
-			}
+			err = s.stalled(st, "took")
 		case <-overall:
 			err = status.Errorf(codes.DeadlineExceeded, "stream ran longer than %s", s.opts.StreamTimeout)
 		case <-s.hardStop:
@@ -92,6 +94,31 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	}
 	s.logStream(ctx, "DoGet", g, st, began, err)
 	return toStatus(err)
+}
+
+// watchEvery is how often a stream's handler checks its timeouts.
+func (s *Server) watchEvery() time.Duration {
+	every := min(s.opts.IdleTimeout/4, time.Second)
+	if s.opts.WriteTimeout > 0 {
+		every = min(every, s.opts.WriteTimeout/4)
+	}
+	return every
+}
+
+// stalled returns the error that ends a stream whose client has stalled
+// it: for DoGet (verb "took"), nothing accepted for IdleTimeout; for both,
+// one message waiting on the client for WriteTimeout (DoPut, verb "sent":
+// the next message from it).
+func (s *Server) stalled(st *streamStats, verb string) error {
+	if idle := time.Since(time.Unix(0, st.progress.Load())); verb == "took" && idle > s.opts.IdleTimeout && !st.queued.Load() {
+		return status.Errorf(codes.DeadlineExceeded, "stream idle for %s (the client accepted nothing)", idle.Round(time.Second))
+	}
+	if since := st.sending.Load(); since != 0 && s.opts.WriteTimeout > 0 {
+		if w := time.Since(time.Unix(0, since)); w > s.opts.WriteTimeout {
+			return status.Errorf(codes.DeadlineExceeded, "the client %s no data for %s, so the stream gave up its slot (a client holds one only while it reads or writes; the operator sets the limit with --write-timeout)", verb, w.Round(100*time.Millisecond))
+		}
+	}
+	return nil
 }
 
 // testHookPartSent, when set by a test before the server starts, runs
@@ -405,6 +432,25 @@ func (s *Server) logStream(ctx context.Context, rpc string, g *grant, st *stream
 		attrs = append(attrs, slog.String("code", codes.OK.String()))
 	}
 	s.log.LogAttrs(context.Background(), level, "stream", attrs...)
+}
+
+// peerKey is the identity a stream counts against Options.MaxStreamsPerPeer
+// by: the client's IP address (its connections differ in port only), or
+// the address as it is for other networks (a Unix socket's peers are all
+// one).
+func peerKey(ctx context.Context) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return ""
+	}
+	if ta, ok := p.Addr.(*net.TCPAddr); ok {
+		return ta.IP.String()
+	}
+	a := p.Addr.String()
+	if host, _, err := net.SplitHostPort(a); err == nil {
+		return host
+	}
+	return p.Addr.Network() + ":" + a
 }
 
 // client names the peer of a call: its address, and the subject of its

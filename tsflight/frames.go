@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -412,6 +413,10 @@ func (bw *batchWriter) Write(rec arrow.RecordBatch) error {
 }
 
 func (bw *batchWriter) write(rec arrow.RecordBatch) error {
+	// From here until the batch is handed to gRPC, the stream waits for
+	// its client (Options.WriteTimeout).
+	bw.fw.st.sending.Store(time.Now().UnixNano())
+	defer bw.fw.st.sending.Store(0)
 	// At most one batch written earlier is still in gRPC's hands when the
 	// next is written. A send returns once gRPC's write quota has room,
 	// which is while the last bytes of the batch before are still queued:

@@ -6,15 +6,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/fromarrow"
@@ -33,6 +40,14 @@ type PutCommand struct {
 	Tags       []string `json:"tags,omitempty"`
 	Attributes []string `json:"attributes,omitempty"`
 }
+
+// Bounds of a DoPut's file name, checked before the file system sees
+// it: most file systems take names of 255 bytes, and the temporary file
+// is the name with "." before it and ".put-" and up to 10 digits after.
+const (
+	maxPutElement = 200
+	maxPutPath    = 1024
+)
 
 // PutResult is the JSON app_metadata of DoPut's one PutResult.
 type PutResult struct {
@@ -66,10 +81,13 @@ func putCommand(d *arrowflight.FlightDescriptor) (*PutCommand, error) {
 type countingReader struct {
 	arrowflight.FlightService_DoPutServer
 	n, limit int64
+	st       *streamStats // its waiting on the client, for Options.WriteTimeout
 }
 
 func (c *countingReader) Recv() (*arrowflight.FlightData, error) {
+	c.st.sending.Store(time.Now().UnixNano())
 	d, err := c.FlightService_DoPutServer.Recv()
+	c.st.sending.Store(0)
 	if err != nil {
 		return nil, err
 	}
@@ -88,35 +106,93 @@ func (sv *service) DoPut(stream arrowflight.FlightService_DoPutServer) (err erro
 	s := sv.s
 	began := time.Now()
 	ctx := stream.Context()
-	var st streamStats
-	defer func() { s.logStream(ctx, "DoPut", nil, &st, began, err) }()
+	st := &streamStats{}
+	defer func() { s.logStream(ctx, "DoPut", nil, st, began, err) }()
 	if !s.opts.AllowPut {
 		return toStatus(fmt.Errorf("%w: DoPut is disabled on this server (start it with --allow-put)", errDisabled))
 	}
+	// The stream is received on a goroutine of its own while the handler
+	// watches for a client that sends nothing: a Recv blocked on it can
+	// only be ended by the handler returning.
+	st.touch()
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out := &putSender{stream: stream}
+	done := make(chan error, 1)
+	s.streams.Add(1)
+	go func() {
+		defer s.streams.Done()
+		done <- s.receivePut(pctx, stream, out, st)
+	}()
+	tick := time.NewTicker(s.watchEvery())
+	defer tick.Stop()
+	for {
+		select {
+		case err = <-done:
+			return err
+		case <-tick.C:
+			err = s.stalled(st, "sent")
+		case <-s.hardStop:
+			err = status.Error(codes.Unavailable, "server shutting down")
+		}
+		if err != nil {
+			out.abandon()
+			return err
+		}
+	}
+}
+
+// putSender sends DoPut's result unless the handler has given up on the
+// stream, after which gRPC forbids sending on it.
+type putSender struct {
+	mu        sync.Mutex
+	stream    arrowflight.FlightService_DoPutServer
+	abandoned bool
+}
+
+func (p *putSender) abandon() {
+	p.mu.Lock()
+	p.abandoned = true
+	p.mu.Unlock()
+}
+
+func (p *putSender) send(r *arrowflight.PutResult) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.abandoned {
+		return context.Canceled
+	}
+	return p.stream.Send(r)
+}
+
+// receivePut admits a DoPut, writes its records and sends the result.
+func (s *Server) receivePut(ctx context.Context, stream arrowflight.FlightService_DoPutServer, out *putSender, st *streamStats) error {
 	// A DoPut's batches are the client's: its share is the fair one,
-	// whatever it holds.
-	adm, err := s.admit(ctx, &st, s.fairShare(), 0)
+	// whatever it holds, but at least the two messages gRPC may hold for
+	// it whole (the one decoded and the one received).
+	share := min(max(s.fairShare(), 2*int64(s.opts.MaxMessageBytes)), s.opts.MemoryLimit)
+	adm, err := s.admit(ctx, st, share, 0)
 	if err != nil {
 		return err
 	}
 	defer adm.release()
 	meter := adm.meter
-	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes}
-	rdr, err := arrowflight.NewRecordReader(cr, ipc.WithAllocator(meter))
+	cr := &countingReader{FlightService_DoPutServer: stream, limit: s.opts.MaxPutBytes, st: st}
+	rdr, err := newPutRecordReader(cr, meter)
 	if err != nil {
-		return toStatus(fmt.Errorf("%w: reading the stream's schema: %v", errBadQuery, err))
+		return toStatus(err)
 	}
 	defer rdr.Release()
 	cmd, err := putCommand(rdr.LatestFlightDescriptor())
 	if err != nil {
 		return toStatus(err)
 	}
-	res, err := s.put(ctx, cmd, rdr, &st)
+	res, err := s.put(ctx, cmd, rdr, st)
 	if err != nil {
 		return toStatus(err)
 	}
 	meta, _ := json.Marshal(res)
-	return stream.Send(&arrowflight.PutResult{AppMetadata: meta})
+	return out.send(&arrowflight.PutResult{AppMetadata: meta})
 }
 
 func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Reader, st *streamStats) (*PutResult, error) {
@@ -126,9 +202,15 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 	if !strings.EqualFold(path.Ext(cmd.File), s.opts.Extension) {
 		return nil, fmt.Errorf("%w: %s does not end in %s", errBadQuery, cmd.File, s.opts.Extension)
 	}
+	if len(cmd.File) > maxPutPath {
+		return nil, fmt.Errorf("%w: the file name is %d bytes long, over the %d a DoPut may give", errBadQuery, len(cmd.File), maxPutPath)
+	}
 	for _, el := range strings.Split(cmd.File, "/") {
 		if strings.HasPrefix(el, ".") {
 			return nil, fmt.Errorf("%w: %s has a hidden path element, which the server would not serve", errBadQuery, cmd.File)
+		}
+		if len(el) > maxPutElement {
+			return nil, fmt.Errorf("%w: a path element of the file name is %d bytes long, over the %d a DoPut may give (file systems take 255, and the temporary file adds to it)", errBadQuery, len(el), maxPutElement)
 		}
 	}
 	if err := s.cat.checkPutTarget(cmd.File); err != nil {
@@ -158,7 +240,13 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 	tmpName := tmp.Name()
 	defer os.Remove(tmpName)
 	bw := bufio.NewWriterSize(tmp, 1<<20)
-	rows, werr := fromarrow.WriteTsFile(bw, &putReader{rdr, ctx, st}, topts)
+	pr := &putReader{Reader: rdr, ctx: ctx, st: st}
+	rows, werr := writePut(bw, pr, topts)
+	if pr.bad != nil {
+		// The client's bytes, not the writer, are at fault: say so in
+		// our words rather than as the writer's input error.
+		werr = pr.bad
+	}
 	if werr == nil {
 		werr = bw.Flush()
 	}
@@ -170,7 +258,7 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 	}
 	if werr != nil {
 		var pe *fs.PathError
-		if errors.As(werr, &pe) || ctx.Err() != nil || errors.Is(werr, errTooLarge) {
+		if errors.As(werr, &pe) || ctx.Err() != nil || errors.Is(werr, errTooLarge) || errors.Is(werr, errBadQuery) {
 			return nil, fmt.Errorf("%s: %w", cmd.File, werr)
 		}
 		return nil, fmt.Errorf("%w: %s: %v", errBadQuery, cmd.File, putHint(werr))
@@ -226,21 +314,105 @@ func (s *Server) makeDirs(dir, rel string) error {
 	return nil
 }
 
-// putReader counts a DoPut's rows and stops it when the client goes away.
-type putReader struct {
-	*arrowflight.Reader
-	ctx context.Context
-	st  *streamStats
+// errBadIPC is the answer to DoPut bytes that are not an Arrow IPC
+// stream, wrapped in errBadQuery (INVALID_ARGUMENT).
+var errBadIPC = fmt.Errorf("%w: the DoPut stream is not valid Arrow IPC", errBadQuery)
+
+// ipcError puts an error of arrow-go's IPC reader about message what in
+// the server's words. arrow-go turns a panic of its decoder on malformed
+// bytes into an error ("unknown error while reading: runtime error: slice
+// bounds out of range ..."), which says nothing useful to the client and
+// something about the server's code: that one is replaced; arrow-go's own
+// checks ("invalid message type") are kept.
+func ipcError(what string, err error) error {
+	var re runtime.Error
+	msg := err.Error()
+	if errors.As(err, &re) || strings.Contains(msg, "unknown error while reading") || strings.Contains(msg, "runtime error") {
+		msg = "its lengths and offsets do not fit its bytes"
+	} else {
+		msg = strings.TrimPrefix(msg, "arrow/flight: could not create flight reader: ")
+	}
+	return fmt.Errorf("%w: %s: %s (send the stream an Arrow IPC writer produces)", errBadIPC, what, msg)
 }
 
-func (p *putReader) Next() bool {
-	if p.ctx.Err() != nil {
+// newPutRecordReader reads the schema message of a DoPut stream, with
+// any panic of the decoder answered as bad input.
+func newPutRecordReader(r arrowflight.DataStreamReader, mem memory.Allocator) (rdr *arrowflight.Reader, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rdr, err = nil, ipcError("its first message (the schema)", fmt.Errorf("%v", p))
+		}
+	}()
+	rdr, err = arrowflight.NewRecordReader(r, ipc.WithAllocator(mem))
+	if err != nil {
+		var se interface{ GRPCStatus() *status.Status }
+		if errors.Is(err, errTooLarge) || errors.As(err, &se) || errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+		return nil, ipcError("its first message (the schema)", err)
+	}
+	return rdr, nil
+}
+
+// writePut writes a DoPut's records as a TsFile. A panic while reading
+// them (in arrow-go, or on arrays that passed validation yet are
+// inconsistent) is the client's bad bytes: it fails the DoPut with
+// INVALID_ARGUMENT instead of taking the server down.
+func writePut(w io.Writer, pr *putReader, opts *fromarrow.Options) (rows int64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if pr.bad == nil {
+				pr.bad = ipcError(fmt.Sprintf("record batch %d", pr.batches), fmt.Errorf("%v", p))
+			}
+			err = pr.bad
+		}
+	}()
+	return fromarrow.WriteTsFile(w, pr, opts)
+}
+
+// putReader counts a DoPut's rows, stops it when the client goes away,
+// and checks every batch the client sent before the writer sees it.
+type putReader struct {
+	*arrowflight.Reader
+	ctx     context.Context
+	st      *streamStats
+	batches int   // record batches read
+	bad     error // the client's bytes are not valid Arrow IPC
+}
+
+func (p *putReader) Next() (ok bool) {
+	if p.ctx.Err() != nil || p.bad != nil {
 		return false
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			p.bad = ipcError(fmt.Sprintf("record batch %d", p.batches+1), fmt.Errorf("%v", r))
+			ok = false
+		}
+	}()
 	if !p.Reader.Next() {
+		if err := p.Reader.Err(); err != nil && p.ctx.Err() == nil && !errors.Is(err, errTooLarge) {
+			if _, isStatus := status.FromError(err); !isStatus {
+				p.bad = ipcError(fmt.Sprintf("record batch %d", p.batches+1), err)
+			}
+		}
 		return false
 	}
-	p.st.rows.Add(p.Reader.RecordBatch().NumRows())
+	p.batches++
+	rec := p.Reader.RecordBatch()
+	// The reader trusts the lengths and offsets the client sent; what
+	// reads the values after it does too.
+	for i, col := range rec.Columns() {
+		if int64(col.Len()) != rec.NumRows() {
+			p.bad = fmt.Errorf("%w: record batch %d: column %q has %d rows, the batch %d", errBadIPC, p.batches, rec.ColumnName(i), col.Len(), rec.NumRows())
+			return false
+		}
+		if err := array.ValidateFull(col); err != nil {
+			p.bad = fmt.Errorf("%w: record batch %d: column %q: %v", errBadIPC, p.batches, rec.ColumnName(i), err)
+			return false
+		}
+	}
+	p.st.rows.Add(rec.NumRows())
 	p.st.touch()
 	return true
 }
@@ -248,6 +420,9 @@ func (p *putReader) Next() bool {
 func (p *putReader) Err() error {
 	if err := p.ctx.Err(); err != nil {
 		return err
+	}
+	if p.bad != nil {
+		return p.bad
 	}
 	return p.Reader.Err()
 }

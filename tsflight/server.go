@@ -8,11 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
@@ -115,15 +120,23 @@ type Options struct {
 	// RESOURCE_EXHAUSTED.
 	MaxStreams int
 	QueueWait  time.Duration
+	// MaxStreamsPerPeer bounds the streams one client holds at once,
+	// clients told apart by IP address (default a quarter of MaxStreams,
+	// at least 1; negative: no cap), so that one client cannot take every
+	// slot. Its further streams wait as above without holding back other
+	// clients' streams.
+	MaxStreamsPerPeer int
 	// StreamMemory bounds the Arrow memory one stream holds (default 1
 	// GiB). It caps the stream's share of MemoryLimit, and is checked
 	// again after each batch, for estimates the data proves wrong: a
 	// stream over it fails with RESOURCE_EXHAUSTED.
 	StreamMemory int64
 	// GoMemoryLimit makes NewServer set the Go runtime's soft memory
-	// limit (debug.SetMemoryLimit) to MemoryLimit plus a quarter (at
-	// least 64 MiB), so that the garbage collector keeps the heap near
-	// the budget instead of letting it grow to twice the live data;
+	// limit (debug.SetMemoryLimit) to what the runtime holds once the
+	// root is scanned (idle) plus MemoryLimit, so that the garbage
+	// collector keeps the heap near the budget instead of letting it grow
+	// to twice the live data, and the resident set stays within its idle
+	// size plus 1.1 x MemoryLimit;
 	// Shutdown restores the previous limit. It is process-wide, so it is
 	// off unless asked for (the serve command asks), and a GOMEMLIMIT in
 	// the environment wins over it.
@@ -138,6 +151,29 @@ type Options struct {
 	// long (default: none). Both fail with DEADLINE_EXCEEDED.
 	IdleTimeout   time.Duration
 	StreamTimeout time.Duration
+	// WriteTimeout ends a DoGet stream whose client has taken no data for
+	// this long while the server waits to send it more, and a DoPut whose
+	// client has sent nothing for this long while the server waits for
+	// its next message (default 10s; negative: never), with
+	// DEADLINE_EXCEEDED: a client holds a slot and its share of the budget
+	// only while it reads or writes. A send waits once the client's
+	// flow-control window is full, that is when the client has not read
+	// the last megabyte or so.
+	WriteTimeout time.Duration
+	// MaxHeaderBytes bounds the request metadata of a call (default 16
+	// KiB), as HTTP/2 counts a header list: the bytes of every name and
+	// value plus 32 per header (RFC 7540, section 6.5.2). gRPC refuses a
+	// larger one before the call starts. gRPC-Go's own default is 16 MiB;
+	// 16 KiB is gRPC C-core's hard limit for metadata, and twice
+	// gRPC-Java's default of 8 KiB.
+	MaxHeaderBytes int
+	// MaxMessageBytes bounds one message a client sends (default 16
+	// MiB), a DoPut record batch among them: gRPC allocates the whole
+	// message before it is decoded, so its size is memory outside the
+	// Arrow allocator. A DoPut reserves twice this of the budget, at
+	// least its fair share. Clients send 4 MiB at most unless told
+	// otherwise.
+	MaxMessageBytes int
 
 	// AllowPut enables DoPut, which writes new TsFiles under the root.
 	AllowPut bool
@@ -193,6 +229,18 @@ func (o Options) withDefaults() (Options, error) {
 	if o.QueueWait <= 0 {
 		o.QueueWait = 30 * time.Second
 	}
+	if o.MaxStreamsPerPeer == 0 {
+		o.MaxStreamsPerPeer = max(o.MaxStreams/4, 1)
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = 10 * time.Second
+	}
+	if o.MaxHeaderBytes <= 0 {
+		o.MaxHeaderBytes = 16 << 10
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 16 << 20
+	}
 	if o.StreamMemory <= 0 {
 		o.StreamMemory = 1 << 30
 	}
@@ -244,7 +292,8 @@ type Server struct {
 	streams  sync.WaitGroup
 	holds    holdSet // DoGet batches gRPC may still be reading
 
-	restoreGoLimit func() // undoes GoMemoryLimit at Shutdown
+	restoreGoLimit func()   // undoes GoMemoryLimit at Shutdown
+	roots          []string // the root's paths, as given and resolved (redact)
 }
 
 // NewServer scans the root once and prepares the gRPC server; Serve starts
@@ -273,7 +322,7 @@ func NewServer(opts Options) (*Server, error) {
 	s := &Server{
 		opts: o, cat: cat, log: o.Logger,
 		sign:     &signer{key: o.TicketKey, now: time.Now},
-		budget:   newMemBudget(o.MemoryLimit, o.MaxStreams, o.IdleRelease),
+		budget:   newMemBudget(o.MemoryLimit, o.MaxStreams, o.MaxStreamsPerPeer, o.IdleRelease),
 		arrow:    scan.NewMeter(o.Allocator),
 		health:   health.NewServer(),
 		stopScan: make(chan struct{}),
@@ -281,8 +330,15 @@ func NewServer(opts Options) (*Server, error) {
 		hardStop: make(chan struct{}),
 	}
 	s.service = &service{s: s}
+	s.roots = []string{cat.root}
+	if abs, err := filepath.Abs(o.Root); err == nil && abs != cat.root {
+		s.roots = append(s.roots, abs)
+	}
 	if o.GoMemoryLimit {
-		s.restoreGoLimit = setGoMemoryLimit(goMemoryLimit(o.MemoryLimit), o.Logger)
+		// The base is taken once the catalog is built, with its garbage
+		// collected: what the server holds idle.
+		runtime.GC()
+		s.restoreGoLimit = setGoMemoryLimit(goMemoryLimit(runtimeMemory(), o.MemoryLimit), o.Logger)
 	}
 	gopts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(s.unaryAuth),
@@ -292,8 +348,12 @@ func NewServer(opts Options) (*Server, error) {
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		// Record batches are large; the default 4 MiB would refuse
-		// ordinary DoPut batches.
-		grpc.MaxRecvMsgSize(256 << 20),
+		// ordinary DoPut batches. gRPC allocates a message whole, outside
+		// the budget's allocator, so the bound is kept modest.
+		grpc.MaxRecvMsgSize(o.MaxMessageBytes),
+		// Request metadata: gRPC-Go would take 16 MiB of headers (and ten
+		// thousand of them) into memory before the call is refused.
+		grpc.MaxHeaderListSize(uint32(o.MaxHeaderBytes)),
 		grpc.InitialWindowSize(1 << 20),
 		grpc.InitialConnWindowSize(4 << 20),
 		// DoGet hands gRPC its frames already marshalled, referencing the
@@ -445,14 +505,37 @@ func (s *Server) unaryAuth(ctx context.Context, req any, info *grpc.UnaryServerI
 	if err := s.authorize(ctx, info.FullMethod); err != nil {
 		return nil, err
 	}
-	return h(ctx, req)
+	resp, err := h(ctx, req)
+	return resp, s.redact(err)
 }
 
 func (s *Server) streamAuth(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 	if err := s.authorize(ss.Context(), info.FullMethod); err != nil {
 		return err
 	}
-	return h(srv, ss)
+	return s.redact(h(srv, ss))
+}
+
+// redact takes the root's own path out of a status a client gets, as a
+// last guard behind clientMessage and the catalog's relative names: an
+// error of a library below that names a file by its server path (a
+// reader's, a data directory's) then names it relative to the root. The
+// log line of the stream, written before, keeps it whole.
+func (s *Server) redact(err error) error {
+	st, ok := status.FromError(err)
+	if !ok || err == nil {
+		return err
+	}
+	msg := st.Message()
+	for _, r := range s.roots {
+		msg = strings.ReplaceAll(msg, r+string(filepath.Separator), "")
+	}
+	if msg == st.Message() {
+		return err
+	}
+	p := st.Proto()
+	p.Message = msg
+	return status.FromProto(p).Err()
 }
 
 // service implements the Flight RPCs.
@@ -531,8 +614,31 @@ func toStatus(err error) error {
 		code = codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
 		code = codes.DeadlineExceeded
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ENAMETOOLONG):
 		code = codes.InvalidArgument
 	}
-	return status.Error(code, err.Error())
+	return status.Error(code, clientMessage(err))
+}
+
+// clientMessage is err's message without the server's own paths: the
+// operating system's errors carry them (open /srv/data/x.tsfile: ...),
+// while the messages around them name files relative to the root, as
+// the client does. The log keeps the whole error.
+func clientMessage(err error) string {
+	msg := err.Error()
+	for e := err; e != nil; {
+		var pe *fs.PathError
+		var le *os.LinkError
+		switch {
+		case errors.As(e, &pe):
+			msg = strings.ReplaceAll(msg, pe.Error(), pe.Op+": "+pe.Err.Error())
+			e = pe.Err
+		case errors.As(e, &le):
+			msg = strings.ReplaceAll(msg, le.Error(), le.Op+": "+le.Err.Error())
+			e = le.Err
+		default:
+			e = nil
+		}
+	}
+	return msg
 }

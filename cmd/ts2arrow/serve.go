@@ -28,6 +28,7 @@ const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-
                       [--tls-cert F --tls-key F [--tls-client-ca F]] [--advertise URI]...
                       [--allow-put] [--compression zstd|lz4|none] [--partition-size BYTES]
                       [--memory-limit BYTES] [--max-streams N] [--queue-wait DUR]
+                      [--max-streams-per-peer N] [--write-timeout DUR]
                       [--stream-memory BYTES] [--idle-timeout DUR]
                       [--stream-timeout DUR] [--rescan DUR] [--ticket-key-file F]
                       [--ticket-ttl DUR] [--time-unit ms] [--batch-size N]
@@ -112,15 +113,26 @@ Limits:
                          reserves its share before it decodes (at most
                          --stream-memory and the budget / --max-streams),
                          and its batches are cut to fit it; the Go runtime's
-                         memory limit is set to the budget plus a quarter
-                         (unless GOMEMLIMIT is set)
+                         memory limit is set to the idle server's memory
+                         plus the budget (unless GOMEMLIMIT is set), so
+                         that the peak RSS stays within the idle RSS plus
+                         1.1 x the budget
   --max-streams N        concurrent DoGet and DoPut streams (default 64)
   --queue-wait DUR       how long a stream waits for a slot and its share
                          of the budget before failing with
                          RESOURCE_EXHAUSTED (default 30s)
+  --max-streams-per-peer N  streams one client IP address may run at once
+                         (default a quarter of --max-streams); its further
+                         streams wait without holding back other clients'
   --stream-memory BYTES  Arrow memory one stream may hold (default 1GiB)
   --idle-timeout DUR     end a stream whose client accepted nothing for DUR
+  --write-timeout DUR    end a DoGet whose client takes no data, or a DoPut
+                         whose client sends none, for DUR (default 10s)
+                         with DEADLINE_EXCEEDED: a client holds a slot only
+                         while it reads or writes
   --stream-timeout DUR   end any stream running longer (default: no limit)
+Request headers are capped at 16 KiB and a message from a client (a
+DoPut batch) at 16 MiB.
 BYTES is an integer with an optional suffix: KB, MB, GB, TB (powers of
 1000) or K, KiB, M, MiB, G, GiB, T, TiB (powers of 1024).
 
@@ -231,10 +243,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	memoryLimit := byteSize(tsflight.DefaultMemoryLimit())
 	fs.Var(&memoryLimit, "memory-limit", "the server's memory budget, which streams are admitted against (a quarter of physical memory, at most 4GiB)")
 	maxStreams := fs.Int("max-streams", 64, "concurrent DoGet and DoPut streams")
+	perPeer := fs.Int("max-streams-per-peer", 0, "streams one client IP address may run at once (0: a quarter of --max-streams)")
 	queueWait := fs.Duration("queue-wait", 30*time.Second, "how long a stream waits for a slot and its share of --memory-limit")
 	streamMemory := byteSize(1 << 30)
 	fs.Var(&streamMemory, "stream-memory", "Arrow memory one stream may hold")
 	idle := fs.Duration("idle-timeout", 2*time.Minute, "end a stream whose client accepted nothing for this long")
+	writeTimeout := fs.Duration("write-timeout", 10*time.Second, "end a DoGet whose client takes no data, or a DoPut whose client sends none, for this long, freeing its slot")
 	streamTimeout := fs.Duration("stream-timeout", 0, "end any stream running this long (0: no limit)")
 	rescan := fs.Duration("rescan", 30*time.Second, "how often the root is walked for new, changed and removed files (0: never)")
 	keyFile := fs.String("ticket-key-file", "", "file whose raw bytes (at least 16) sign tickets; share it between servers of one root")
@@ -298,6 +312,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usagef("--queue-wait must be positive")
 	case *idle <= 0:
 		return usagef("--idle-timeout must be positive")
+	case *writeTimeout <= 0:
+		return usagef("--write-timeout must be positive")
+	case *perPeer < 0:
+		return usagef("--max-streams-per-peer must not be negative")
 	case *streamTimeout < 0:
 		return usagef("--stream-timeout must not be negative")
 	case *rescan < 0:
@@ -336,6 +354,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
 		MemoryLimit: int64(memoryLimit), QueueWait: *queueWait, GoMemoryLimit: true,
 		IdleTimeout: *idle, StreamTimeout: *streamTimeout, TicketTTL: *ttl,
+		WriteTimeout: *writeTimeout, MaxStreamsPerPeer: *perPeer,
 		Rescan: *rescan, Logger: log, ReadOptions: ropts, MaxBatchBytes: int64(maxBatch),
 		Raw: *rawFiles,
 	}

@@ -497,6 +497,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{2, `invalid value "much" for flag -memory-limit`, []string{"--root", root, "--memory-limit", "much"}},
 		{2, "--memory-limit must be positive", []string{"--root", root, "--memory-limit", "0"}},
 		{2, "--queue-wait must be positive", []string{"--root", root, "--queue-wait", "0s"}},
+		{2, "--write-timeout must be positive", []string{"--root", root, "--write-timeout", "0s"}},
+		{2, "--max-streams-per-peer must not be negative", []string{"--root", root, "--max-streams-per-peer", "-1"}},
 		{2, `unknown --compression "gzip"`, []string{"--root", root, "--compression", "gzip"}},
 		{2, `unknown --log-format "xml"`, []string{"--root", root, "--log-format", "xml"}},
 		{2, `unknown --time-unit "h"`, []string{"--root", root, "--time-unit", "h"}},
