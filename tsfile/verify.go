@@ -877,7 +877,7 @@ func TimeOrderError(dev string, h *ChunkHeader, i int, p *PageHeader, k int, pre
 		where = fmt.Sprintf("its first timestamp %d follows %d, the last of the page before", t, prev)
 	}
 	return &FormatError{Offset: p.Offset, Structure: "page", Kind: ErrCorrupt,
-		Msg: fmt.Sprintf("%s%s chunk %q at offset %d, page %d: %s, but the timestamps of a chunk strictly increase (writers refuse out-of-order points); "+
-			"the page's time stream is damaged: read with --lenient (ReadOptions.Lenient) to keep its points in time order, or --no-verify (ReadOptions.NoVerify) to skip the check",
+		Msg: fmt.Sprintf("%s%s chunk %q at offset %d, page %d: %s, but the timestamps of a chunk strictly increase (IoTDB and the Java writer refuse out-of-order points): "+
+			"the page's time stream is damaged, or its writer did not sort its points; read with --lenient (ReadOptions.Lenient) to keep its points in time order, or --no-verify (ReadOptions.NoVerify) to skip the check",
 			dev, h.DataType, h.Measurement, h.Offset, i, where)}
 }
