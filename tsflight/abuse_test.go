@@ -299,7 +299,7 @@ func TestPeerCap(t *testing.T) {
 func TestWriteTimeout(t *testing.T) {
 	root := bigRoot(t)
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	srv := startServer(t, Options{Root: root, MaxStreams: 2, MaxStreamsPerPeer: -1, WriteTimeout: 300 * time.Millisecond,
+	srv := startServer(t, Options{Root: root, MaxStreams: 2, MaxStreamsPerPeer: -1, WriteTimeout: 3 * time.Second,
 		QueueWait: 20 * time.Second, BatchSize: 4096, Allocator: mem})
 	greedy := dial(t, srv.addr, append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, clientWindow...)...)
 	fi := getInfo(t, greedy, pathDesc("weather"))
@@ -410,7 +410,7 @@ func TestDroppedConnectionsRelease(t *testing.T) {
 func TestPutWriteTimeout(t *testing.T) {
 	root, files := testRoot(t)
 	srv := startServer(t, Options{Root: root, AllowPut: true, MaxStreams: 1, MaxStreamsPerPeer: -1,
-		WriteTimeout: 300 * time.Millisecond, QueueWait: 20 * time.Second})
+		WriteTimeout: 3 * time.Second, QueueWait: 20 * time.Second})
 	c := dial(t, srv.addr)
 	msgs := putMessages(t, files[0], pathDesc("in/slow.tsfile"))
 	// The schema, and then nothing.
