@@ -777,7 +777,7 @@ func (d *Dataset) rules(files []*dataFile) []string {
 		}
 	}
 	if n > 0 {
-		out = append(out, fmt.Sprintf("%s %s not data (compaction temporaries, orphaned companions) and %s not read", plural(n, "file"), pick(n == 1, "is", "are"), pick(n == 1, "is", "are")))
+		out = append(out, fmt.Sprintf("%s %s not data (temporaries of IoTDB's work) and %s not read", plural(n, "file"), pick(n == 1, "is", "are"), pick(n == 1, "is", "are")))
 	}
 	out = append(out, "TTL is not applied: expired rows still in the files are returned")
 	return out

@@ -60,8 +60,9 @@ type Skipped struct {
 	Path   string
 	Reason string
 	// Unusual is set when the file is not one IoTDB leaves in a data
-	// directory in its normal work (a temporary of a compaction, or a
-	// companion whose data file a compaction removed): a named pipe or
+	// directory in its normal work (a temporary of a compaction): a
+	// companion whose data file is missing (a compaction may have just
+	// removed it, or the data file is lost), a named pipe or
 	// other special file, a broken or looping symbolic link, a data file
 	// whose name IoTDB cannot parse or outside a partition folder, a file
 	// of unknown kind. OpenLayout warns of each.
@@ -381,8 +382,15 @@ func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 			continue
 		}
 		if data, ok := companionOf(name); ok {
-			if !present[data] || tempReason(data) != "" {
-				skip(name, "companion of "+data+", which is not there (removed by a compaction?)", false)
+			switch {
+			case tempReason(data) != "":
+				skip(name, "companion of "+data+", a temporary", false)
+			case !present[data]:
+				// IoTDB removes a compacted file's data file before its
+				// companions, so this is normal for a moment; but it is
+				// also what a data file deleted by hand leaves, whose
+				// rows the read then lacks. It is said, not passed over.
+				skip(name, "companion of "+data+", which is not there: its rows are not read (IoTDB removes a compacted data file just before its companions; otherwise the data file was lost)", true)
 			}
 			continue
 		}

@@ -129,6 +129,16 @@ func TestDiscoverDataDir(t *testing.T) {
 	if len(got) != len(wantSkipped) {
 		t.Errorf("skipped %d files, want %d: %v", len(got), len(wantSkipped), got)
 	}
+	// A companion whose data file is gone is warned of (its rows are
+	// missing if the data file was lost); a compaction's temporaries are
+	// IoTDB's normal work and are not.
+	wantUnusual := map[string]bool{"9000-9-0-0.tsfile.resource": true, "3000-3-1-0.inner": false, "2000-2-0-0.tsfile.resource.temp": false}
+	for _, s := range l.Skipped {
+		rel, _ := filepath.Rel(p10, s.Path)
+		if want, ok := wantUnusual[rel]; ok && s.Unusual != want {
+			t.Errorf("skipped %s: Unusual %v, want %v", rel, s.Unusual, want)
+		}
+	}
 	for i := 1; i < len(l.Skipped); i++ {
 		if l.Skipped[i-1].Path >= l.Skipped[i].Path {
 			t.Errorf("skipped list not sorted at %d", i)
