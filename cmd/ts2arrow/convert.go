@@ -748,7 +748,7 @@ func (j *convertJob) openFile(ctx context.Context, name string, prog *progress, 
 // cost, then closes it.
 func (j *convertJob) finishInput(in *input, stderr io.Writer) {
 	for _, w := range in.file.Warnings() {
-		fmt.Fprintf(stderr, "ts2arrow: %s: warning: %s\n", in.name, w)
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(fmt.Sprintf("%s: warning: %s", in.name, w)))
 	}
 	if j.verbose {
 		if s := in.fetched(); s != "" {

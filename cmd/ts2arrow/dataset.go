@@ -423,7 +423,7 @@ func (r *resolved) note(stderr io.Writer, quiet bool) {
 		}
 	}
 	for _, w := range r.ds.Warnings() {
-		fmt.Fprintf(stderr, "ts2arrow: warning: %s\n", w)
+		fmt.Fprintf(stderr, "ts2arrow: warning: %s\n", oneLine(fmt.Sprint(w)))
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -167,12 +168,12 @@ func report(err error, stderr io.Writer) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "ts2arrow: %s\n", ue.msg)
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(ue.msg))
 		return 2
 	}
 	var pe *partialError
 	if errors.As(err, &pe) {
-		fmt.Fprintf(stderr, "ts2arrow: %s\n", pe.msg)
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(pe.msg))
 		return exitPartial
 	}
 	var fe *fileError
@@ -187,11 +188,39 @@ func report(err error, stderr io.Writer) int {
 		if te.Err != nil {
 			what += ": " + te.Err.Error()
 		}
-		fmt.Fprintf(stderr, "ts2arrow: %s%s at offset %d%s\n", file, what, te.Offset, recoverHint(err, fe))
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(fmt.Sprintf("%s%s at offset %d%s", file, what, te.Offset, recoverHint(err, fe))))
 		return 1
 	}
-	fmt.Fprintf(stderr, "ts2arrow: %s%v\n", file, err)
+	fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(file+err.Error()))
 	return 1
+}
+
+// oneLine escapes the control characters of a message (a newline, a form
+// feed, an escape) as Go does in quoted strings, so that an error or
+// warning that carries a name read from a damaged file is still one line
+// and cannot drive the user's terminal. Printable text, UTF-8 included,
+// is kept as it is.
+func oneLine(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // recoverHint points at "ts2arrow recover" when err says the file ends

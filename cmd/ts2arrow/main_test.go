@@ -319,3 +319,35 @@ func TestOptionHintNamesFlags(t *testing.T) {
 		require.Equal(t, c.want, stderr.String())
 	}
 }
+
+// A name read from a damaged file may hold control characters (here a form
+// feed where a device name had an 'e': the audit of issue 36 flipped byte
+// 1093 of a data file of testdata/iotdb). The error that names it is still
+// one line, the character escaped.
+func TestErrorOneLineWithControlCharacters(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "testdata", "iotdb"))))
+	p := filepath.Join(root, "sequence", "weather", "1", "0", "1767268800000-2-0-0.tsfile")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	b[1093] ^= 105
+	require.NoError(t, os.WriteFile(p, b, 0o644))
+	code, _, stderr := runCLI("convert", root, "--table", "weather", "-o", filepath.Join(t.TempDir(), "out.csv"))
+	require.Equal(t, 1, code, stderr)
+	require.Equal(t, 1, strings.Count(stderr, "\n"), "%q", stderr)
+	require.Contains(t, stderr, `\f`)
+	for _, r := range strings.TrimSuffix(stderr, "\n") {
+		require.False(t, r < 0x20 || r == 0x7f, "control character %U in %q", r, stderr)
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":              "plain",
+		"weath\fr.north":     `weath\fr.north`,
+		"a\nb\x1b[31mc\x7f":  `a\nb\x1b[31mc\x7f`,
+		"südwind, 東京, tab\t": `südwind, 東京, tab\t`,
+	} {
+		require.Equal(t, want, oneLine(in))
+	}
+}
