@@ -1134,17 +1134,17 @@ func (r *Reader) verifyTimePage(c *alignedCursor, i, n int) error {
 		}
 	}
 	// Across pages: the statistics of the page before end where its
-	// timestamps do (checked when it was decoded).
+	// timestamps do (checked when it was decoded). A lenient read keeps
+	// the rows in page order.
+	var prev *tsfile.Statistics
 	if i > 0 {
-		if prev := c.time.Pages[i-1].Header.Statistics; prev != nil && ts[0] <= prev.EndTime {
-			return r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, 0, prev.EndTime, ts[0]))
-		}
+		prev = c.time.Pages[i-1].Header.Statistics
 	}
-	if k := tsfile.Unordered(ts); k > 0 {
-		// A lenient read keeps the rows in page order.
-		return r.f.Tolerate(tsfile.TimeOrderError(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, k, ts[k-1], ts[k]))
+	var prevEnd int64
+	if prev != nil {
+		prevEnd = prev.EndTime
 	}
-	return nil
+	return r.f.Tolerate(tsfile.CheckTimeOrder(r.dev.String(), &c.time.Header, i, &c.time.Pages[i].Header, prevEnd, prev != nil, ts))
 }
 
 // decodeValuePages decodes the window's pages of field j. An empty page

@@ -134,16 +134,15 @@ func (f *File) verifyPage(c *Chunk, i int, cm *Statistics, check func(*Statistic
 // before in the same chunk, that they start after it (see Unordered).
 // Under Lenient a failure is a warning, and the points stay in page order.
 func (f *File) checkOrder(c *Chunk, i int, before, ts []int64, samePrev bool) error {
-	if f.opts.NoVerify || len(ts) == 0 {
+	if f.opts.NoVerify {
 		return nil
 	}
-	if samePrev && len(before) > 0 && ts[0] <= before[len(before)-1] {
-		return f.Tolerate(TimeOrderError("", &c.Header, i, &c.Pages[i].Header, 0, before[len(before)-1], ts[0]))
+	var prev int64
+	hasPrev := samePrev && len(before) > 0
+	if hasPrev {
+		prev = before[len(before)-1]
 	}
-	if k := Unordered(ts); k > 0 {
-		return f.Tolerate(TimeOrderError("", &c.Header, i, &c.Pages[i].Header, k, ts[k-1], ts[k]))
-	}
-	return nil
+	return f.Tolerate(CheckTimeOrder("", &c.Header, i, &c.Pages[i].Header, prev, hasPrev, ts))
 }
 
 // notePageQuirk notes the writer quirk the values of the page with header

@@ -826,13 +826,15 @@ func appendOne(dst, src *Values, i int) {
 
 // Time order.
 //
-// Every upstream writer refuses a point whose timestamp is not after the
-// last one of its series (apache/tsfile java/tsfile/src/main/java/org/
-// apache/tsfile/write/chunk/NonAlignedChunkGroupWriterImpl.java and
+// The Java writer refuses a point whose timestamp is not after the last
+// one of its series (apache/tsfile java/tsfile/src/main/java/org/apache/
+// tsfile/write/chunk/NonAlignedChunkGroupWriterImpl.java and
 // AlignedChunkGroupWriterImpl.java, checkIsHistoryData: "Not allowed to
 // write out-of-order data"; older versions skip the point instead), and
 // IoTDB sorts and deduplicates a memtable before it flushes one, so the
-// timestamps of a chunk, page after page, strictly increase. Only chunks
+// timestamps of a chunk, page after page, strictly increase. (The C++
+// writer, as of 2025-03, does not check: a program of its that writes
+// unsorted points makes a file that needs Lenient.) Only chunks
 // of one series that overlap in time (IoTDB's unsequence files, merged by
 // the reader, the later write winning) go back, and each on its own still
 // increases. A page whose time stream does not is damaged: a changed
@@ -862,6 +864,23 @@ func Unordered(ts []int64) int {
 		}
 	}
 	return -1
+}
+
+// CheckTimeOrder returns the TimeOrderError of page i (header p) of the
+// chunk with header h, of device dev, when its timestamps ts do not
+// strictly increase or, when hasPrev, do not start after prev (the last
+// timestamp of the chunk's page before); nil otherwise.
+func CheckTimeOrder(dev string, h *ChunkHeader, i int, p *PageHeader, prev int64, hasPrev bool, ts []int64) error {
+	if len(ts) == 0 {
+		return nil
+	}
+	if hasPrev && ts[0] <= prev {
+		return TimeOrderError(dev, h, i, p, 0, prev, ts[0])
+	}
+	if k := Unordered(ts); k > 0 {
+		return TimeOrderError(dev, h, i, p, k, ts[k-1], ts[k])
+	}
+	return nil
 }
 
 // TimeOrderError is the ErrCorrupt error of page i (header p) of the
