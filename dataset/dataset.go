@@ -507,26 +507,12 @@ func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
 	if df.tf != nil || df.err != nil {
 		return df.tf, df.err
 	}
-	osf, err := openData(df.Path)
+	osf, err := openVersion(df)
 	if err != nil {
 		df.err = err
 		return nil, df.err
 	}
-	st, err := osf.Stat()
-	if err == nil && (st.Size() != df.ver.Size || st.ModTime().UnixNano() != df.ver.ModTime) {
-		err = fmt.Errorf("%w: %s is now %d bytes (modified %s), not the %d bytes it had when the directory was opened", ErrChanged, df.Path, st.Size(), st.ModTime().UTC().Format("15:04:05.000"), df.ver.Size)
-	}
-	if err != nil {
-		osf.Close()
-		df.err = err
-		return nil, err
-	}
-	var ro *tsfile.ReadOptions
-	if d.opts.Read != nil {
-		o := *d.opts.Read
-		ro = &o
-	}
-	tf, err := tsfile.Open(osf, df.ver.Size, ro)
+	tf, err := tsfile.Open(osf, df.ver.Size, d.readOptions())
 	if err != nil {
 		osf.Close()
 		df.err = fmt.Errorf("dataset: %s: %w", df.Path, err)
@@ -534,6 +520,34 @@ func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
 	}
 	df.tf, df.osf = tf, osf
 	return tf, nil
+}
+
+// openVersion opens df's data file, which must still be the version the
+// snapshot saw (its size and modification time): ErrChanged otherwise.
+func openVersion(df *dataFile) (*os.File, error) {
+	osf, err := openData(df.Path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := osf.Stat()
+	if err == nil && (st.Size() != df.ver.Size || st.ModTime().UnixNano() != df.ver.ModTime) {
+		err = fmt.Errorf("%w: %s is now %d bytes (modified %s), not the %d bytes it had when the directory was opened", ErrChanged, df.Path, st.Size(), st.ModTime().UTC().Format("15:04:05.000"), df.ver.Size)
+	}
+	if err != nil {
+		osf.Close()
+		return nil, err
+	}
+	return osf, nil
+}
+
+// readOptions returns a copy of the Dataset's read options for a file of
+// its own (nil for the defaults).
+func (d *Dataset) readOptions() *tsfile.ReadOptions {
+	if d.opts.Read == nil {
+		return nil
+	}
+	o := *d.opts.Read
+	return &o
 }
 
 // Layout returns the files the Dataset holds and those Discover skipped.

@@ -99,24 +99,12 @@ var ErrResourceMismatch = fmt.Errorf("resource does not match its data file: %w"
 // compareResource reads the index of df's data file and says how its
 // resource fails to cover it ("" when it does).
 func (d *Dataset) compareResource(df *dataFile) (string, error) {
-	osf, err := openData(df.Path)
+	osf, err := openVersion(df)
 	if err != nil {
 		return "", err
 	}
 	defer osf.Close()
-	st, err := osf.Stat()
-	if err != nil {
-		return "", fmt.Errorf("dataset: %w", err)
-	}
-	if st.Size() != df.ver.Size || st.ModTime().UnixNano() != df.ver.ModTime {
-		return "", fmt.Errorf("%w: %s is now %d bytes, not the %d bytes it had when the directory was opened", ErrChanged, df.Path, st.Size(), df.ver.Size)
-	}
-	var ro *tsfile.ReadOptions
-	if d.opts.Read != nil {
-		o := *d.opts.Read
-		ro = &o
-	}
-	tf, err := tsfile.Open(osf, df.ver.Size, ro)
+	tf, err := tsfile.Open(osf, df.ver.Size, d.readOptions())
 	if err != nil {
 		return "", fmt.Errorf("dataset: %s: %w (its .resource cannot be checked against it; --trust-resources prunes by the resource unchecked)", df.Path, err)
 	}
