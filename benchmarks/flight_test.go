@@ -18,12 +18,12 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
-	"github.com/tsarrow/tsarrow/tsflight"
+	"github.com/tsarrow/tsarrow/flight"
 )
 
 // flightBench serves the generated file of a variant over loopback.
 type flightBench struct {
-	srv  *tsflight.Server
+	srv  *flight.Server
 	addr string
 	path string
 	rows int
@@ -31,7 +31,7 @@ type flightBench struct {
 }
 
 func startFlight(b *testing.B, variant string, partition int64) (fb *flightBench) {
-	var srv *tsflight.Server
+	var srv *flight.Server
 	b.Helper()
 	path, rows := benchFile(b, variant)
 	// A hard link beside the file, not a copy (the 10-million-row file is
@@ -45,7 +45,7 @@ func startFlight(b *testing.B, variant string, partition int64) (fb *flightBench
 	if err := os.Link(path, filepath.Join(root, "bench.tsfile")); err != nil {
 		b.Fatal(err)
 	}
-	srv, err = tsflight.NewServer(tsflight.Options{
+	srv, err = flight.NewServer(flight.Options{
 		Root: root, PartitionBytes: partition, Rescan: -1,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -107,11 +107,11 @@ func (fb *flightBench) info(b *testing.B, c arrowflight.Client) *arrowflight.Fli
 	return fi
 }
 
-// readEndpoint reads one endpoint's stream to the end with tsflight.DoGet,
+// readEndpoint reads one endpoint's stream to the end with flight.DoGet,
 // as a Go user of this module would, counting rows and the Arrow bytes of
 // the received batches as scanFile counts them.
 func readEndpoint(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, outBytes int64, err error) {
-	r, err := tsflight.DoGet(context.Background(), c, ep.Ticket)
+	r, err := flight.DoGet(context.Background(), c, ep.Ticket)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -119,7 +119,7 @@ func readEndpoint(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, o
 }
 
 // readEndpointStock is readEndpoint with arrow-go's Flight client as it
-// comes: its DoGet and tsflight.NewRecordReader, through gRPC's protobuf
+// comes: its DoGet and flight.NewRecordReader, through gRPC's protobuf
 // codec.
 func readEndpointStock(c arrowflight.Client, ep *arrowflight.FlightEndpoint) (rows, outBytes int64, err error) {
 	s, err := c.DoGet(context.Background(), ep.Ticket)
@@ -168,7 +168,7 @@ func runBoth(b *testing.B, round int, x *untimed, fx func() error, y *untimed, f
 
 // BenchmarkFlightDoGet reads the whole generated table over loopback
 // through one DoGet of an uncompressed IPC stream, with the arrow-go
-// Flight client and tsflight.DoGet in the same process. Between the timed
+// Flight client and flight.DoGet in the same process. Between the timed
 // iterations (outside the timer) it scans the same file in-process with
 // the same options and reads the stream again with the stock client
 // (arrow-go's DoGet and NewRecordReader, gRPC's protobuf codec), in
@@ -245,7 +245,7 @@ func BenchmarkFlightDoGet(b *testing.B) {
 
 // BenchmarkFlightDoGetParallel reads a flight cut into at least 8
 // endpoints with 8 clients (one connection each) at once, with
-// tsflight.DoGet, and reports the speedup over reading the whole file
+// flight.DoGet, and reports the speedup over reading the whole file
 // through one endpoint (x-one-endpoint) and over the same parallel read
 // with the stock client (x-stock-client), both timed between the
 // iterations as BenchmarkFlightDoGet times its comparisons; the -cpu

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
-	"github.com/tsarrow/tsarrow/tsflight"
+	"github.com/tsarrow/tsarrow/flight"
 )
 
 const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-file F] [--token-env VAR]
@@ -240,7 +240,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	compression := fs.String("compression", "none", "default IPC body compression of DoGet streams: zstd, lz4 or none")
 	partition := byteSize(64 << 20)
 	fs.Var(&partition, "partition-size", "estimated Arrow bytes at which a flight's devices are cut into endpoints")
-	memoryLimit := byteSize(tsflight.DefaultMemoryLimit())
+	memoryLimit := byteSize(flight.DefaultMemoryLimit())
 	fs.Var(&memoryLimit, "memory-limit", "the server's memory budget, which streams are admitted against (a quarter of physical memory, at most 4GiB)")
 	maxStreams := fs.Int("max-streams", 64, "concurrent DoGet and DoPut streams")
 	perPeer := fs.Int("max-streams-per-peer", 0, "streams one client IP address may run at once (0: a quarter of --max-streams)")
@@ -290,7 +290,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usagef("--tls-client-ca needs --tls-cert and --tls-key")
 	}
 	for _, u := range advertise {
-		if err := tsflight.CheckLocation(u); err != nil {
+		if err := flight.CheckLocation(u); err != nil {
 			return usagef("--advertise %q: %v", u, err)
 		}
 	}
@@ -348,7 +348,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(handler)
 
-	opts := tsflight.Options{
+	opts := flight.Options{
 		Root: *root, TimeUnit: arrowconv.TimeUnitOf(tu), BatchSize: *batch,
 		PartitionBytes: int64(partition), Advertise: advertise, AllowPut: *allowPut,
 		MaxStreams: *maxStreams, StreamMemory: int64(streamMemory),
@@ -417,7 +417,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", *addr, err)
 	}
-	srv, err := tsflight.NewServer(opts)
+	srv, err := flight.NewServer(opts)
 	if err != nil {
 		lis.Close()
 		return err

@@ -257,15 +257,15 @@ BenchmarkFlightDoGet/plain-2 2 1 ns/op 1.5 decoded-GB/s 19000000 rows/s 0.8 x-in
 			lines:   `BenchmarkFlightDoGet/default-2 2 1 ns/op 1.2 decoded-GB/s 15000000 rows/s 0.48 x-inprocess 1.2 x-stock-client 1.15 x-stock-client-cpu`,
 			section: flightSection,
 			c:       "Flight DoGet, default mix, stock client",
-			want: row{Figure: "stock client 1 GB/s, 0.4x in-process", Peer: "tsflight.DoGet, interleaved",
-				Ratio: "tsflight.DoGet 1.2x stock", Target: "-", Met: "-"},
+			want: row{Figure: "stock client 1 GB/s, 0.4x in-process", Peer: "flight.DoGet, interleaved",
+				Ratio: "flight.DoGet 1.2x stock", Target: "-", Met: "-"},
 		},
 		{
 			name:    "flight: parallel endpoints against the stock client",
 			lines:   `BenchmarkFlightDoGetParallel-2 2 1 ns/op 16 endpoints 2 decoded-GB/s 0.8 x-one-endpoint 1.25 x-stock-client`,
 			section: flightSection,
 			c:       "Flight DoGet, 8 readers over one flight's endpoints, stock client",
-			want:    row{Figure: "stock client 1.6 GB/s, 8 readers", Ratio: "tsflight.DoGet 1.25x stock", Met: "-"},
+			want:    row{Figure: "stock client 1.6 GB/s, 8 readers", Ratio: "flight.DoGet 1.25x stock", Met: "-"},
 		},
 		{
 			name: "scaling against the next smaller size",

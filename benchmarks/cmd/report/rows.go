@@ -327,18 +327,18 @@ func flightSection(r *results) section {
 		}
 	}
 	s.Note = "`BenchmarkFlightDoGet` and `BenchmarkFlightDoGetParallel` (see the Flight section of benchmarks/README.md): " +
-		"arrow-go's Flight client reads the generated file through `tsflight.DoGet` from a `tsflight.Server` on 127.0.0.1 " +
+		"arrow-go's Flight client reads the generated file through `flight.DoGet` from a `flight.Server` on 127.0.0.1 " +
 		"in the same process, with an in-process `arrowconv` scan of the same file (or a one-endpoint read) and the " +
 		"same read with the stock client (arrow-go's `DoGet` and `NewRecordReader`) between the timed reads."
 	return s
 }
 
-// stockRow compares tsflight.DoGet with the stock arrow-go client, read
-// interleaved with it: xs is tsflight.DoGet's speed over the stock client's,
+// stockRow compares flight.DoGet with the stock arrow-go client, read
+// interleaved with it: xs is flight.DoGet's speed over the stock client's,
 // and figure the stock client's own.
 func stockRow(c, figure string, xs float64) row {
-	return row{Case: c + ", stock client", Figure: "stock client " + figure, Peer: "tsflight.DoGet, interleaved",
-		Ratio: "tsflight.DoGet " + x(xs) + " stock", Limit: "-", XLimit: "-", Target: "-", Met: "-", peerX: xs}
+	return row{Case: c + ", stock client", Figure: "stock client " + figure, Peer: "flight.DoGet, interleaved",
+		Ratio: "flight.DoGet " + x(xs) + " stock", Limit: "-", XLimit: "-", Target: "-", Met: "-", peerX: xs}
 }
 
 // scalingSection is case 6: scan time and peak RSS of the default mix at

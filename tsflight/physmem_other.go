@@ -1,7 +1,0 @@
-//go:build !linux
-
-package tsflight
-
-// physicalMemory is unknown outside Linux: DefaultMemoryLimit falls back
-// to 1 GiB.
-func physicalMemory() int64 { return 0 }

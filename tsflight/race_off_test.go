@@ -1,5 +1,0 @@
-//go:build !race
-
-package tsflight
-
-const raceEnabled = false

@@ -1,7 +1,0 @@
-//go:build race
-
-package tsflight
-
-// raceEnabled tells tests that the race detector slows everything about
-// twentyfold, so that they read less.
-const raceEnabled = true
