@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +183,80 @@ func looksLikePath(w string) bool {
 		}
 	}
 	return false
+}
+
+// TestDocsCLIReferenceFlags keeps docs/cli.md complete: every flag that a
+// command's --help lists is named, as `--name` (or `-o`, `-n`), in that
+// command's section of the page, so a flag added to the CLI without a line
+// in the reference fails here. The flags are read from the Options list
+// that --help ends with, in Go's flag style (-name) or GNU style
+// (-o, --output).
+func TestDocsCLIReferenceFlags(t *testing.T) {
+	md, err := testkit.ReadDocPage("../..", "docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flagLine := regexp.MustCompile(`^\s+(?:-[A-Za-z], )?--?([a-z][a-z0-9-]*)`)
+	for _, cmd := range []string{"inspect", "schema", "head", "convert", "recover", "serve"} {
+		code, stdout, stderr := runCLI(cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)
+		}
+		help := stdout + stderr
+		i := strings.LastIndex(help, "\nOptions:\n")
+		if j := strings.LastIndex(help, "\nFlags:\n"); j > i {
+			i = j
+		}
+		if i < 0 {
+			t.Fatalf("%s --help has no Options list:\n%s", cmd, help)
+		}
+		section := docSection(md, "## "+cmd)
+		if section == "" {
+			t.Errorf("docs/cli.md has no section \"## %s\"", cmd)
+			continue
+		}
+		n := 0
+		for _, l := range strings.Split(help[i:], "\n") {
+			m := flagLine.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			n++
+			name := "--" + m[1]
+			if len(m[1]) == 1 {
+				name = "-" + m[1]
+			}
+			if !strings.Contains(section, "`"+name+"`") && !strings.Contains(section, "`"+name+" ") {
+				t.Errorf("docs/cli.md, section %s: the flag %s of %s --help is not listed", cmd, name, cmd)
+			}
+		}
+		if n < 3 {
+			t.Errorf("%s --help: read %d flags from its Options list; is the parsing broken?", cmd, n)
+		}
+	}
+}
+
+// docSection returns the text of a Markdown page from the heading line
+// that is exactly heading to the next heading of the same or a higher
+// level (outside code blocks, where # starts a comment), or "" when there
+// is no such heading.
+func docSection(md, heading string) string {
+	lines := strings.Split(md, "\n")
+	level := strings.Count(strings.Fields(heading)[0], "#")
+	for i, l := range lines {
+		if l != heading {
+			continue
+		}
+		j, fenced := i+1, false
+		for ; j < len(lines); j++ {
+			if strings.HasPrefix(strings.TrimSpace(lines[j]), "```") {
+				fenced = !fenced
+			}
+			if h := strings.Fields(lines[j]); !fenced && len(h) > 0 && strings.Trim(h[0], "#") == "" && len(h[0]) <= level {
+				break
+			}
+		}
+		return strings.Join(lines[i:j], "\n")
+	}
+	return ""
 }
