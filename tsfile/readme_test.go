@@ -213,3 +213,74 @@ func splitList(line string) []string {
 	}
 	return strings.Split(line, "\n")
 }
+
+// TestDocsLinks checks the relative links of README.md and docs/*.md: the
+// file each names exists in the repository, and a #fragment names a
+// heading of the page it points to (GitHub's anchors: lower case, spaces
+// to hyphens, punctuation dropped). Links out of the repository (the spec
+// in ../shared) and URLs are not checked.
+func TestDocsLinks(t *testing.T) {
+	pages, err := testkit.DocPages("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	n := 0
+	for _, page := range pages {
+		md, err := testkit.ReadDocPage("..", page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(md, -1) {
+			target, frag, _ := strings.Cut(m[1], "#")
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file := page
+			if target != "" {
+				file = filepath.ToSlash(filepath.Join(filepath.Dir(page), target))
+			}
+			if strings.HasPrefix(file, "../") {
+				continue
+			}
+			n++
+			text, err := os.ReadFile(filepath.Join("..", file))
+			if err != nil {
+				t.Errorf("%s: the link %s: %v", page, m[1], err)
+				continue
+			}
+			if frag != "" && !headingAnchors(string(text))[frag] {
+				t.Errorf("%s: the link %s: %s has no heading with anchor #%s", page, m[1], file, frag)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("checked %d relative links in %v; is the extraction broken?", n, pages)
+	}
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown text (outside code blocks).
+func headingAnchors(md string) map[string]bool {
+	out := map[string]bool{}
+	fenced := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(l, "#"))) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				b.WriteRune(r)
+			}
+		}
+		out[b.String()] = true
+	}
+	return out
+}
