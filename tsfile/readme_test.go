@@ -1,17 +1,20 @@
 package tsfile_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
 // exampleRewrites undo the scaffolding of the Example functions that the
-// README leaves out: the examples run in their package directory and
-// write into a temporary directory, the README's snippets run at the root
-// of a checkout and write into the current directory.
+// pages leave out: the examples run in their package directory and write
+// into a temporary directory, the snippets of README.md and docs/*.md run
+// at the root of a checkout and write into the current directory.
 var exampleRewrites = []struct {
 	re   *regexp.Regexp
 	repl string
@@ -20,17 +23,14 @@ var exampleRewrites = []struct {
 	{regexp.MustCompile(`filepath\.Join\(dir, ("[^"]*")\)`), `$1`},
 }
 
-// TestREADMEGoSnippets keeps every Go snippet of README.md the code of an
-// Example function, which go test compiles and runs, so that a snippet
-// cannot stop compiling or drift from what the package does. Each ```go
-// block, less its import block, must appear line for line (indentation and
-// blank lines aside) in one package's example_test.go after
-// exampleRewrites, and that file must import what the block imports.
-func TestREADMEGoSnippets(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestDocsGoSnippets keeps every Go snippet of README.md and of the
+// docs/*.md pages the code of an Example function, which go test compiles
+// and runs, so that a snippet cannot stop compiling or drift from what the
+// package does. Each ```go block, less its import block, must appear line
+// for line (indentation and blank lines aside) in one package's
+// example_test.go after exampleRewrites, and that file must import what
+// the block imports.
+func TestDocsGoSnippets(t *testing.T) {
 	paths, err := filepath.Glob("../*/example_test.go")
 	if err != nil {
 		t.Fatal(err)
@@ -47,55 +47,43 @@ func TestREADMEGoSnippets(t *testing.T) {
 		}
 		examples[p] = codeLines(strings.Split(text, "\n"))
 	}
-	blocks := goBlocks(string(readme))
-	if len(blocks) < 6 {
-		// The README has six Go snippets; fewer means the extraction
-		// below broke, which would make this test pass vacuously.
-		t.Fatalf("found %d ```go blocks in README.md, want at least 6", len(blocks))
+	pages, err := testkit.DocPages("..")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, blk := range blocks {
-		imports, code := splitImports(blk.lines)
-		if len(code) == 0 {
-			t.Errorf("README.md:%d: a ```go block with no code", blk.line)
-			continue
+	total := 0
+	for _, page := range pages {
+		md, err := testkit.ReadDocPage("..", page)
+		if err != nil {
+			t.Fatal(err)
 		}
-		found := ""
-		for p, lines := range examples {
-			if containsRun(lines, code) && containsAll(lines, imports) {
-				found = p
-				break
+		blocks := testkit.FencedBlocks(md, "go")
+		total += len(blocks)
+		for _, blk := range blocks {
+			imports, code := splitImports(blk.Lines)
+			if len(code) == 0 {
+				t.Errorf("%s:%d: a ```go block with no code", page, blk.Line)
+				continue
+			}
+			found := ""
+			for p, lines := range examples {
+				if containsRun(lines, code) && containsAll(lines, imports) {
+					found = p
+					break
+				}
+			}
+			if found == "" {
+				t.Errorf("%s:%d: the ```go block starting %q is not the body of an Example in %v "+
+					"(edit the page's snippet and the example together)", page, blk.Line, code[0], paths)
 			}
 		}
-		if found == "" {
-			t.Errorf("README.md:%d: the ```go block starting %q is not the body of an Example in %v "+
-				"(edit the README's snippet and the example together)", blk.line, code[0], paths)
-		}
 	}
-}
-
-type goBlock struct {
-	line  int // of the opening fence, 1-based
-	lines []string
-}
-
-// goBlocks returns the fenced ```go blocks of a Markdown text; fences may
-// be indented, as in list items.
-func goBlocks(md string) []goBlock {
-	var blocks []goBlock
-	var cur *goBlock
-	for i, l := range strings.Split(md, "\n") {
-		fence := strings.TrimSpace(l)
-		switch {
-		case cur == nil && fence == "```go":
-			cur = &goBlock{line: i + 1}
-		case cur != nil && fence == "```":
-			blocks = append(blocks, *cur)
-			cur = nil
-		case cur != nil:
-			cur.lines = append(cur.lines, l)
-		}
+	if total < 6 {
+		// The library guide has five Go snippets and the Flight page one;
+		// fewer means the extraction broke, which would make this test
+		// pass vacuously.
+		t.Fatalf("found %d ```go blocks in %v, want at least 6", total, pages)
 	}
-	return blocks
 }
 
 // codeLines trims each line and drops the empty ones, so that indentation
@@ -157,16 +145,13 @@ func containsAll(lines, want []string) bool {
 	return true
 }
 
-// TestREADMEOutputsIgnored keeps the files that README.md's shell commands
-// write into a checkout out of git status: the binary go build -o makes,
-// every -o or > output of a command that reads testdata/sample.tsfile (or
-// an output made from it earlier in the README), and any file written with
-// > (such as a key file), must be listed in .gitignore as "/NAME".
-func TestREADMEOutputsIgnored(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestDocsOutputsIgnored keeps the files that the shell commands of
+// README.md and docs/*.md write into a checkout out of git status: the
+// binary go build -o makes, every -o or > output of a command that reads
+// testdata (or an output made from it earlier on the pages, read in
+// DocPages order), and any file written with > (such as a key file), must
+// be listed in .gitignore as "/NAME".
+func TestDocsOutputsIgnored(t *testing.T) {
 	gitignore, err := os.ReadFile("../.gitignore")
 	if err != nil {
 		t.Fatal(err)
@@ -175,71 +160,127 @@ func TestREADMEOutputsIgnored(t *testing.T) {
 	for _, l := range strings.Split(string(gitignore), "\n") {
 		ignored[strings.TrimSpace(l)] = true
 	}
+	pages, err := testkit.DocPages("..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	made := map[string]bool{"testdata/sample.tsfile": true, "testdata/iotdb": true}
 	var outputs []string
-	for _, cmd := range shellCommands(string(readme)) {
-		words := strings.Fields(cmd)
-		if len(words) == 0 {
-			continue
+	where := map[string]string{}
+	for _, page := range pages {
+		md, err := testkit.ReadDocPage("..", page)
+		if err != nil {
+			t.Fatal(err)
 		}
-		reads := len(words) > 1 && words[0] == "go" && words[1] == "build"
-		for _, w := range words[1:] { // not words[0]: ./ts2arrow is an output too
-			reads = reads || made[w]
-		}
-		for i := 0; i+1 < len(words); i++ {
-			out := words[i+1]
-			if !(words[i] == ">" || words[i] == "-o" && reads) || out == "-" || made[out] {
-				continue
+		for _, sc := range testkit.ShellCommands(md) {
+			for _, cmd := range splitList(sc.Text) {
+				words := testkit.ShellWords(cmd)
+				if len(words) == 0 {
+					continue
+				}
+				reads := len(words) > 1 && words[0] == "go" && words[1] == "build"
+				for _, w := range words[1:] { // not words[0]: ./ts2arrow is an output too
+					reads = reads || made[w]
+				}
+				for i := 0; i+1 < len(words); i++ {
+					out := words[i+1]
+					if !(words[i] == ">" || words[i] == "-o" && reads) || out == "-" || made[out] {
+						continue
+					}
+					made[out] = true
+					outputs = append(outputs, out)
+					where[out] = fmt.Sprintf("%s:%d", page, sc.Line)
+				}
 			}
-			made[out] = true
-			outputs = append(outputs, out)
 		}
 	}
 	if !made["sample.parquet"] {
 		// The quick start's output; without it the parsing below broke.
-		t.Fatalf("found no command writing sample.parquet in README.md's sh blocks (outputs %q)", outputs)
+		t.Fatalf("found no command writing sample.parquet in the sh blocks of %v (outputs %q)", pages, outputs)
 	}
 	for _, out := range outputs {
 		if !ignored["/"+out] {
-			t.Errorf("README.md has a command writing %s into the checkout; add /%s to .gitignore", out, out)
+			t.Errorf("%s: a command writes %s into the checkout; add /%s to .gitignore", where[out], out, out)
 		}
 	}
 }
 
-// shellCommands returns the commands of README.md's ```sh blocks: comments
-// dropped, continued lines joined, and lists split at &&, || and ; and at
-// pipes.
-func shellCommands(md string) []string {
-	var cmds []string
-	in, cont := false, ""
-	for _, l := range strings.Split(md, "\n") {
-		fence := strings.TrimSpace(l)
-		switch {
-		case !in && fence == "```sh":
-			in = true
-			continue
-		case in && fence == "```":
-			in = false
-			continue
-		case !in:
-			continue
-		}
-		if i := strings.Index(l, " #"); i >= 0 {
-			l = l[:i]
-		}
-		if strings.HasPrefix(strings.TrimSpace(l), "#") {
-			continue
-		}
-		if strings.HasSuffix(strings.TrimSpace(l), `\`) {
-			cont += strings.TrimSuffix(strings.TrimSpace(l), `\`) + " "
-			continue
-		}
-		line := cont + l
-		cont = ""
-		for _, sep := range []string{"&&", "||", ";", "|"} {
-			line = strings.ReplaceAll(line, sep, "\n")
-		}
-		cmds = append(cmds, strings.Split(line, "\n")...)
+// splitList splits a command line into its simple commands: at &&, ||
+// and ; and at pipes.
+func splitList(line string) []string {
+	for _, sep := range []string{"&&", "||", ";", "|"} {
+		line = strings.ReplaceAll(line, sep, "\n")
 	}
-	return cmds
+	return strings.Split(line, "\n")
+}
+
+// TestDocsLinks checks the relative links of README.md and docs/*.md: the
+// file each names exists in the repository, and a #fragment names a
+// heading of the page it points to (GitHub's anchors: lower case, spaces
+// to hyphens, punctuation dropped). Links out of the repository (the spec
+// in ../shared) and URLs are not checked.
+func TestDocsLinks(t *testing.T) {
+	pages, err := testkit.DocPages("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	n := 0
+	for _, page := range pages {
+		md, err := testkit.ReadDocPage("..", page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range link.FindAllStringSubmatch(md, -1) {
+			target, frag, _ := strings.Cut(m[1], "#")
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			file := page
+			if target != "" {
+				file = filepath.ToSlash(filepath.Join(filepath.Dir(page), target))
+			}
+			if strings.HasPrefix(file, "../") {
+				continue
+			}
+			n++
+			text, err := os.ReadFile(filepath.Join("..", file))
+			if err != nil {
+				t.Errorf("%s: the link %s: %v", page, m[1], err)
+				continue
+			}
+			if frag != "" && !headingAnchors(string(text))[frag] {
+				t.Errorf("%s: the link %s: %s has no heading with anchor #%s", page, m[1], file, frag)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("checked %d relative links in %v; is the extraction broken?", n, pages)
+	}
+}
+
+// headingAnchors returns the anchors GitHub gives the headings of a
+// Markdown text (outside code blocks).
+func headingAnchors(md string) map[string]bool {
+	out := map[string]bool{}
+	fenced := false
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+		}
+		if fenced || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		var b strings.Builder
+		for _, r := range strings.ToLower(strings.TrimSpace(strings.TrimLeft(l, "#"))) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+				b.WriteRune(r)
+			}
+		}
+		out[b.String()] = true
+	}
+	return out
 }

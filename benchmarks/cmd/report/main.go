@@ -6,13 +6,13 @@
 // ratios. With -count > 1 each metric is the median of its runs.
 //
 //	cd benchmarks && go run ./cmd/report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...
-//	cd benchmarks && go run ./cmd/report -readme ../README.md -from RESULTS.md
+//	cd benchmarks && go run ./cmd/report -doc ../docs/benchmarks.md -from RESULTS.md
 //
 // benchmarks/run calls it at the end of a run; it reads files the run
 // kept, so it can be rerun on them after a change to the report alone.
-// With -readme it writes the README's performance table (between its
-// markers, see readme.go) from a RESULTS.md instead, which a full run does
-// after writing benchmarks/RESULTS.md.
+// With -doc it writes the performance table of docs/benchmarks.md
+// (between its markers, see readme.go) from a RESULTS.md instead, which a
+// full run does after writing benchmarks/RESULTS.md.
 package main
 
 import (
@@ -29,8 +29,8 @@ func main() {
 	out := flag.String("o", "", "write the markdown here (default: standard output)")
 	png := flag.String("png", "", "also draw the ratios as a PNG chart in this file")
 	metaPath := flag.String("meta", "", "a file of \"key: value\" lines describing the run (mode, rows, count, date, commit, ...)")
-	readme := flag.String("readme", "", "rewrite this README's performance table from the RESULTS.md -from names, and nothing else")
-	from := flag.String("from", "RESULTS.md", "with -readme: the RESULTS.md to take the figures from")
+	readme := flag.String("doc", "", "rewrite the performance table of this page (docs/benchmarks.md) from the RESULTS.md -from names, and nothing else")
+	from := flag.String("from", "RESULTS.md", "with -doc: the RESULTS.md to take the figures from")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: report [-o RESULTS.md] [-png chart.png] [-meta META] FILE...")
 		flag.PrintDefaults()
@@ -81,7 +81,7 @@ func main() {
 	}
 }
 
-// writeReadme rewrites the performance table of the README at path from
+// writeReadme rewrites the performance table of the page at path from
 // the RESULTS.md at from, through a temporary file renamed over it.
 func writeReadme(path, from string) error {
 	res, err := os.ReadFile(from)

@@ -6,15 +6,15 @@ import (
 	"testing"
 )
 
-// TestREADMEPerformanceTable: the README's performance table is exactly
-// what the committed RESULTS.md gives (see readme.go), so no figure in it
-// can drift from the run it cites.
-func TestREADMEPerformanceTable(t *testing.T) {
+// TestDocPerformanceTable: the performance table of docs/benchmarks.md is
+// exactly what the committed RESULTS.md gives (see readme.go), so no
+// figure in it can drift from the run it cites.
+func TestDocPerformanceTable(t *testing.T) {
 	results, err := os.ReadFile("../../RESULTS.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../../../README.md")
+	readme, err := os.ReadFile("../../../docs/benchmarks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +37,11 @@ func TestREADMEPerformanceTable(t *testing.T) {
 				w = wl[i]
 			}
 			if g != w {
-				t.Errorf("README.md's performance table, line %d:\n got  %s\n want %s", i+1, g, w)
+				t.Errorf("docs/benchmarks.md's performance table, line %d:\n got  %s\n want %s", i+1, g, w)
 				break
 			}
 		}
-		t.Errorf("README.md's performance table differs from benchmarks/RESULTS.md's figures; rewrite it with: cd benchmarks && go run ./cmd/report -readme ../README.md -from RESULTS.md")
+		t.Errorf("docs/benchmarks.md's performance table differs from benchmarks/RESULTS.md's figures; rewrite it with: cd benchmarks && go run ./cmd/report -doc ../docs/benchmarks.md -from RESULTS.md")
 	}
 }
 
@@ -59,7 +59,7 @@ func TestReadmeTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := readmeBegin + "\n" +
-		"From [benchmarks/RESULTS.md](benchmarks/RESULTS.md), run: `benchmarks/run`, mode full; commit abc; Test CPU, 2 cores, 24 GiB memory; go1.26.\n\n" +
+		"From [benchmarks/RESULTS.md](../benchmarks/RESULTS.md), run: `benchmarks/run`, mode full; commit abc; Test CPU, 2 cores, 24 GiB memory; go1.26.\n\n" +
 		"| case | tsarrow | against | target | met |\n| --- | --- | --- | --- | --- |\n" +
 		"| scan default mix, 1 worker | 1.11 GB/s | 1.75x Parquet (Parquet ZSTD 0.657 GB/s) | >= 1 GB/s decoded | yes |\n" +
 		"| peak RSS, scan, 1069 MB file | 53 MB | 0.049x file (file 1069 MB) | <= 300 MB at 1 GB | **no** |\n\n" +
