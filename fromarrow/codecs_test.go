@@ -178,6 +178,11 @@ func codecCases() []codecCase {
 			comp:     with(allOf(encoding.ZSTD), "", encoding.Gzip, "f64", encoding.Snappy, "b", encoding.Uncompressed),
 			upstream: "a819c92059ddf861249786ddcd4286eaf88f9c9f0824bf9c42bf9b5736d2ede6",
 		},
+		{
+			// The writer's own time compression, where set, is kept.
+			name: "write options", opts: Options{Write: &tsfile.WriteOptions{TimeCompression: encoding.Snappy}},
+			enc: iotdbDefaults, comp: with(allOf(encoding.LZ4), "", encoding.Snappy),
+		},
 	}
 }
 
@@ -195,7 +200,12 @@ func writeCodecCase(t testing.TB, c codecCase, perDevice int) ([]byte, [][]any) 
 	opts.Table, opts.Tags = "m", []string{"dev"}
 	// Pages of 1,000 rows: several pages per chunk. A Write without a
 	// time compression leaves the time column to Compression.
-	opts.Write = &tsfile.WriteOptions{MaxPointsPerPage: 1000}
+	var w tsfile.WriteOptions
+	if opts.Write != nil {
+		w = *opts.Write
+	}
+	w.MaxPointsPerPage = 1000
+	opts.Write = &w
 	file, n, err := writeTs(t, schema, tsBatches(t, mem, schema, rows, 777), &opts)
 	require.NoError(t, err)
 	require.EqualValues(t, len(rows), n)

@@ -149,6 +149,7 @@ Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
+  ts2arrow convert sample.parquet -o small.tsfile --compression zstd --encoding temperature=chimp
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
   ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
 ` + keysHelp + "\n" + httpHelp + `
