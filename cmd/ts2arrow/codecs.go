@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -145,7 +146,19 @@ func (c *tsCodecs) apply(o *fromarrow.Options, sc *arrow.Schema) error {
 		}
 	}
 	isTime := func(col string) bool { return col == timeName || strings.EqualFold(col, arrowconv.TimeColumn) }
+	tags := o.Tags
+	if tags == nil {
+		tags = markedTags(sc)
+	}
 	check := func(flag, col string) error {
+		if slices.Contains(tags, col) {
+			return usagef("%s names TAG column %q, whose values a TsFile keeps in the device IDs, not in encoded pages", flag, col)
+		}
+		for _, f := range sc.Fields() {
+			if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); f.Name == col && c == tsfile.Attribute.String() && o.Attributes == nil {
+				return usagef("%s names ATTRIBUTE column %q, whose values a TsFile does not store", flag, col)
+			}
+		}
 		if isTime(col) || sc.FieldIndices(col) != nil {
 			return nil
 		}

@@ -117,6 +117,8 @@ func TestReverseCodecErrors(t *testing.T) {
 		{[]string{pq, "-o", ts, "--encoding", "pressure=camel"}, []string{`column "pressure" is INT32, which CAMEL cannot encode`, "TS_2DIFF"}},
 		{[]string{pq, "-o", ts, "--encoding", "nope=plain"}, []string{`--encoding names column "nope", which the input does not have`, "temperature"}},
 		{[]string{pq, "-o", ts, "--compression", "nope=zstd"}, []string{`--compression names column "nope"`}},
+		{[]string{pq, "-o", ts, "--encoding", "region=dictionary"}, []string{`--encoding names TAG column "region"`}},
+		{[]string{pq, "-o", ts, "--tags", "station", "--compression", "station=zstd"}, []string{`--compression names TAG column "station"`}},
 		{[]string{pq, "-o", ts, "--encoding", "time=plain"}, []string{"time column is written in TS_2DIFF only"}},
 		{[]string{pq, "-o", ts, "--encoding", "plain"}, []string{`--encoding "plain": want COLUMN=ENCODING`}},
 		{[]string{pq, "-o", ts, "--encoding", "note=zip"}, []string{`unknown encoding "zip"`}},
