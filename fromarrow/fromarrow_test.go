@@ -463,7 +463,7 @@ func TestTsFileManyRows(t *testing.T) {
 	file, n, err := writeTs(t, schema, recs, &Options{
 		Tags:            []string{"site", "unit"},
 		Encodings:       map[string]tsfile.Encoding{"v": encoding.TS2Diff, "x": encoding.Gorilla, "s": encoding.Dictionary, "flag": encoding.RLE},
-		Compression:     encoding.LZ4,
+		Compression:     CompressionOf(encoding.LZ4),
 		Compressions:    map[string]tsfile.Compression{"s": encoding.Snappy},
 		MaxBufferedRows: 5000,
 		Write:           &tsfile.WriteOptions{MaxPointsPerPage: 1000},
@@ -679,7 +679,10 @@ func TestTsFileErrors(t *testing.T) {
 		{name: "field named time", fields: []arrow.Field{{Name: "ts", Type: arrow.PrimitiveTypes.Int64}, tsField("time", arrow.PrimitiveTypes.Int64)}, opts: &Options{TimeColumn: "ts"}, want: []string{"collide"}, empty: true},
 		{name: "encoding of unknown column", fields: []arrow.Field{timeField, tag}, opts: &Options{Encodings: map[string]tsfile.Encoding{"dev": encoding.RLE}}, want: []string{`"dev"`, "not a FIELD"}, empty: true},
 		{name: "encoding for type", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &Options{Encodings: map[string]tsfile.Encoding{"i": encoding.Camel}}, want: []string{`"i"`, "CAMEL", "INT32"}, empty: true},
-		{name: "compression", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &Options{Compression: encoding.LZO}, want: []string{`"i"`, "LZO"}, empty: true},
+		{name: "compression", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &Options{Compression: CompressionOf(encoding.LZO)}, want: []string{"LZO", "Options.Compression", "ZSTD"}, empty: true},
+		{name: "column compression", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32)}, opts: &Options{Compressions: map[string]tsfile.Compression{"i": encoding.LZO}}, want: []string{`"i"`, "LZO", "Options.Compressions"}, empty: true},
+		{name: "time compression", fields: []arrow.Field{timeField}, opts: &Options{TimeCompression: CompressionOf(5)}, want: []string{"time column", "COMPRESSION(5)", "Options.TimeCompression"}, empty: true},
+		{name: "gorilla text", fields: []arrow.Field{timeField, tsField("s", arrow.BinaryTypes.String, arrowconv.MetaType, "TEXT")}, opts: &Options{Encodings: map[string]tsfile.Encoding{"s": encoding.Gorilla}}, want: []string{`column "s" is TEXT, which GORILLA cannot encode`, "Options.Encodings", "PLAIN, DICTIONARY)"}, empty: true},
 		{name: "time unit", fields: []arrow.Field{timeField}, opts: &Options{TimeUnit: arrowconv.TimeUnitOf(7)}, want: []string{"time unit"}, empty: true},
 		{
 			name: "null time", fields: []arrow.Field{timeField, tag},

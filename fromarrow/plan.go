@@ -202,7 +202,7 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		if err != nil {
 			return nil, err
 		}
-		fp := fieldPlan{col: i, SeriesSchema: tsfile.SeriesSchema{Name: l, DataType: dt, Encoding: o.Encodings[f.Name], Compression: o.Compression}}
+		fp := fieldPlan{col: i, SeriesSchema: tsfile.SeriesSchema{Name: l, DataType: dt, Encoding: o.Encodings[f.Name], Compression: o.Compression.Compression()}}
 		if c, ok := o.Compressions[f.Name]; ok {
 			fp.Compression = c
 		}

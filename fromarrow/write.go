@@ -56,18 +56,36 @@ type Options struct {
 	// the unit is an error. An int64 time column is taken to be in this unit
 	// already.
 	TimeUnit arrowconv.TimeUnit
-	// Encodings chooses the encoding of FIELD columns by name (default
-	// PLAIN). The pairs the format does not allow, such as CAMEL for INT32,
-	// are refused before anything is written.
+	// Encodings chooses the encoding of FIELD columns by name. A column it
+	// does not name gets DefaultEncoding of its type, IoTDB 2.x's default
+	// (RLE for BOOLEAN, TS_2DIFF for the integer types, GORILLA for FLOAT
+	// and DOUBLE, PLAIN for strings and bytes); name PLAIN to write a column
+	// plain. A pair the format does not allow, such as CAMEL for INT32 or
+	// GORILLA for TEXT, is an *OptionError for Option "Encodings" (see
+	// WritableEncodings), reported before anything is written.
 	Encodings map[string]tsfile.Encoding
 	// Compression compresses the pages of every FIELD column not named in
-	// Compressions (default UNCOMPRESSED).
-	Compression tsfile.Compression
+	// Compressions, and the time column unless TimeCompression or
+	// Write.TimeCompression says otherwise (default DefaultCompression, LZ4,
+	// IoTDB's compressor). CompressionOf(encoding.Uncompressed) writes them
+	// uncompressed.
+	Compression PageCompression
 	// Compressions chooses the compression of FIELD columns by name.
 	Compressions map[string]tsfile.Compression
-	// Write configures the TsFile writer: page sizes, the time column's
-	// encoding and compression, the index fanout, the Bloom filter. Nil
-	// selects the writer's defaults.
+	// TimeEncoding encodes the time column (default Write.TimeEncoding,
+	// whose default is TS_2DIFF). Upstream readers decode time columns in
+	// TS_2DIFF whatever the file says, so the writer refuses any other
+	// encoding unless Write.ConfiguredTimeEncoding is set.
+	TimeEncoding tsfile.TimeEncoding
+	// TimeCompression compresses the time column (default
+	// Write.TimeCompression where that is not UNCOMPRESSED, else
+	// Compression, as IoTDB compresses the time column of aligned series
+	// with its compressor).
+	TimeCompression PageCompression
+	// Write configures the TsFile writer: page sizes, the index fanout,
+	// the Bloom filter, encryption. Nil selects the writer's defaults; its
+	// time encoding and compression are overridden as TimeEncoding and
+	// TimeCompression say.
 	Write *tsfile.WriteOptions
 	// MaxBufferedRows bounds the rows held in memory over all devices
 	// (default defaultMaxBufferedRows). When the bound is reached, the
@@ -143,6 +161,9 @@ func (e *OptionError) Error() string {
 func WriteTsFile(w io.Writer, rr array.RecordReader, opts *Options) (rows int64, err error) {
 	p, err := planTsFile(rr.Schema(), opts)
 	if err != nil {
+		return 0, err
+	}
+	if err := p.resolveCodecs(opts); err != nil {
 		return 0, err
 	}
 	if err := p.probe(); err != nil {

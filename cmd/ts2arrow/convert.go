@@ -28,6 +28,7 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--columns a,b] [--device D] [--where tag=value]
                         [--start T] [--end T] [--time-unit ms] [--batch-size N]
                         [--compression NAME] [--row-group-size N]
+                        [--encoding COLUMN=ENCODING,...]
                         [--partition-by table|device] [--force] [--quiet|--verbose]
                         [--lenient] [--no-verify] [--recover [--schema-from FILE]]
                         [--tags a,b] [--raw]
@@ -76,9 +77,17 @@ no input holds and some that they do.
 
 --compression is, for parquet, zstd (the default), snappy, gzip, lz4 or
 none; for arrow and arrows the IPC body compression, none (the default),
-zstd or lz4 (LZ4 frame); for tsfile the page compression, uncompressed (the
-default), snappy, gzip, lz4, zstd or lzma2. --row-group-size sets the rows
-per Parquet row group (default 1048576).
+zstd or lz4 (LZ4 frame); for tsfile the page compression, lz4 (the default,
+IoTDB's), uncompressed (or none), snappy, gzip, zstd or lzma2, for every
+column, and COLUMN=CODEC for one ("zstd,temperature=lz4,time=none").
+--row-group-size sets the rows per Parquet row group (default 1048576).
+
+--encoding COLUMN=ENCODING,... chooses the encodings of tsfile output; the
+other columns get IoTDB 2.x's defaults: RLE for BOOLEAN, TS_2DIFF for
+INT32, INT64, DATE and TIMESTAMP, GORILLA for FLOAT and DOUBLE, PLAIN for
+TEXT, STRING and BLOB. A pair the format does not allow (gorilla for a
+TEXT column) is refused with the choices. The time column is always
+TS_2DIFF, the only one upstream readers decode there.
 
 The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
 "-o x.tsfile" writes a table-model TsFile whose TAG columns are --tags (by
@@ -140,6 +149,7 @@ Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
+  ts2arrow convert sample.parquet -o small.tsfile --compression zstd --encoding temperature=chimp
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
   ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
 ` + keysHelp + "\n" + httpHelp + `
@@ -183,7 +193,8 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("convert", convertHelp, stderr)
 	out := fs.String("o", "", "output path, or - for standard output")
 	format := fs.String("format", "", "output format: parquet, arrow, arrows, csv, jsonl or tsfile (default from the -o extension)")
-	compression := fs.String("compression", "", "compression of the output (see above)")
+	compression := fs.String("compression", "", "compression of the output (see above); for tsfile also COLUMN=CODEC,...")
+	encodings := fs.String("encoding", "", "for tsfile output: column encodings, COLUMN=ENCODING,... (default IoTDB's for each type)")
 	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
 	table := fs.String("table", "", "table to convert")
 	dsFlags := addDatasetFlags(fs)
@@ -255,7 +266,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			return usagef("--%s applies with --encrypt-key only", name)
 		}
 	}
-	j.wopts = writeOptions{compression: *compression, rowGroupSize: *rowGroup}
+	j.wopts = writeOptions{compression: *compression, encoding: *encodings, rowGroupSize: *rowGroup}
 	if err := checkFormatOptions(j.format, j.wopts, set); err != nil {
 		return err
 	}
@@ -409,6 +420,12 @@ const (
 )
 
 func checkFormatOptions(format string, o writeOptions, set map[string]bool) error {
+	if format != "tsfile" && set["encoding"] {
+		return usagef("--encoding applies to tsfile output only")
+	}
+	if format != "tsfile" && format != "csv" && format != "jsonl" && strings.Contains(o.compression, "=") {
+		return usagef("--compression %s: a compression per column (COLUMN=CODEC) applies to tsfile output only", o.compression)
+	}
 	switch format {
 	case "csv", "jsonl":
 		if set["compression"] {
@@ -426,7 +443,7 @@ func checkFormatOptions(format string, o writeOptions, set map[string]bool) erro
 			return usagef("--row-group-size must be positive")
 		}
 	case "tsfile":
-		if _, err := tsfileCompression(o.compression); err != nil {
+		if _, err := parseTsCodecs(o.encoding, o.compression); err != nil {
 			return err
 		}
 	default:
@@ -436,18 +453,6 @@ func checkFormatOptions(format string, o writeOptions, set map[string]bool) erro
 		return usagef("--row-group-size applies to parquet output only")
 	}
 	return nil
-}
-
-func tsfileCompression(name string) (tsfile.Compression, error) {
-	if name == "" {
-		return tsfile.Compression(0), nil
-	}
-	for c := tsfile.Compression(0); c < 16; c++ {
-		if strings.EqualFold(c.String(), name) {
-			return c, nil
-		}
-	}
-	return 0, usagef("unknown --compression %q for tsfile (want uncompressed, snappy, gzip, lz4, zstd or lzma2)", name)
 }
 
 func formatFromExt(path string) string {
@@ -532,6 +537,7 @@ func treeTableNote(table string, tables []string, tree func(string) bool) string
 // writeOptions are the format-specific options of convert.
 type writeOptions struct {
 	compression  string // "" for the format's default
+	encoding     string // tsfile only: --encoding
 	rowGroupSize int64  // parquet only
 	tsfile       *fromarrow.Options
 }
@@ -552,7 +558,11 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 		if o.tsfile != nil {
 			topts = *o.tsfile
 		}
-		if topts.Compression, err = tsfileCompression(o.compression); err == nil {
+		var c *tsCodecs
+		if c, err = parseTsCodecs(o.encoding, o.compression); err == nil {
+			err = c.apply(&topts, rdr.Schema())
+		}
+		if err == nil {
 			_, err = fromarrow.WriteTsFile(w, rdr, &topts)
 			err = flagHint(err, rdr.Schema(), topts.Tags)
 		}

@@ -214,6 +214,10 @@ func flagHint(err error, sc *arrow.Schema, tags []string) error {
 	if !errors.As(err, &oe) {
 		return err
 	}
+	if hint, ok := encodingHint(oe.Option, oe.Remedy); ok {
+		// Only the flags set these options: a usage error (exit 2).
+		return usagef("fromarrow: %s; %s", oe.Problem, hint)
+	}
 	var hint string
 	switch oe.Option {
 	case "Table":

@@ -104,12 +104,22 @@ func TestFlagHint(t *testing.T) {
 		"TimeColumn":      "rename the other column",
 		"MaxBufferedRows": "sort the input by time",
 		"KeepLast":        "--tags",
-		"Encodings":       "no flag",
+		"Encodings":       "set --encoding r",
+		"Compressions":    "set --compression r",
+		"Compression":     "set --compression r",
+		"TimeCompression": "set --compression for the time column r",
 		"TimeUnit":        "--time-unit us or --time-unit ns",
+		"Attributes":      "no flag",
 	} {
 		err := flagHint(&fromarrow.OptionError{Problem: "p", Option: opt, Remedy: "r"}, arrow.NewSchema(nil, nil), nil)
 		require.Contains(t, err.Error(), want, opt)
 		requireNoGoNames(t, err.Error())
+		if strings.HasPrefix(want, "set --") {
+			// Only flags set encodings and compressions: a usage error.
+			var ue *usageError
+			require.ErrorAs(t, err, &ue, opt)
+			continue
+		}
 		var oe *fromarrow.OptionError
 		require.ErrorAs(t, err, &oe)
 	}
