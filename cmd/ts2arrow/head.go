@@ -43,7 +43,9 @@ device path's first three nodes, or all but the last of a shorter path
 (root.sg.d1 is in table root.sg, root.sg.x.y in root.sg.x, as TsFile and
 IoTDB 2.x file them), whose devices alone are read.
 FILE may also be IoTDB data (below): head prints the first rows of the
-resolved stream.
+resolved stream. FILE may also be a Parquet, Arrow IPC (file or stream) or
+CSV file, told by its first bytes (a CSV file by its .csv extension): head
+prints its first rows as "convert FILE -o OUT.tsfile" reads them.
 
 ` + rawHelp + `
 Examples:

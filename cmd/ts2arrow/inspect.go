@@ -35,7 +35,9 @@ bodies, so inspecting a remote file fetches little of it.
 FILE is a path, an http(s) URL (read with range requests), a directory
 (every *.tsfile under it) or a glob pattern ('data/**/*.tsfile' matches at
 any depth). Several files print one after another, separated by a blank
-line.
+line. A Parquet, Arrow IPC or CSV file (told by its first bytes; CSV by its
+.csv extension) prints one line saying what it is and which commands take
+it ({"file", "format", "note"} in --json).
 ` + inspectDirHelp + `
 --json prints one JSON object for a single FILE, and an array of them when
 FILE... names several files, a directory or a pattern. The fields are

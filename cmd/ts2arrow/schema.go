@@ -40,6 +40,10 @@ device path's first three nodes, or all but the last of a shorter path
 IoTDB 2.x file them), whose devices alone are read.
 FILE may also be IoTDB data (below): schema prints the table's schema over
 all its files, each column of the type of its newest file.
+FILE may also be a Parquet, Arrow IPC (file or stream) or CSV file, told
+by its first bytes (a CSV file by its .csv extension): schema prints its
+Arrow schema as "convert FILE -o OUT.tsfile" reads it, a CSV file's types
+inferred from its first 10000 rows (see convert --help).
 
 ` + rawHelp + `
 Examples:
