@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -339,4 +340,39 @@ func TestReverseTree(t *testing.T) {
 	code, _, errOut = runCLI("convert", pq, "-o", back, "--tree", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, want, readBack(t, back))
+}
+
+// TestReverseTimeColumnArrow: --time-column names the time column of an
+// Arrow input too, its integers in the --time-unit.
+func TestReverseTimeColumnArrow(t *testing.T) {
+	dir := t.TempDir()
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "epoch", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := range 3 {
+		b.Field(0).(*array.Float64Builder).Append(float64(i) + 0.5)
+		b.Field(1).(*array.Int64Builder).Append(int64(1_700_000_000 + i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	// A name without an extension: the file is told by its bytes.
+	in := filepath.Join(dir, "readings")
+	fh, err := os.Create(in)
+	require.NoError(t, err)
+	w, err := ipc.NewFileWriter(fh, ipc.WithSchema(sc))
+	require.NoError(t, err)
+	require.NoError(t, w.Write(rec))
+	require.NoError(t, w.Close())
+	require.NoError(t, fh.Close())
+
+	out := filepath.Join(dir, "r.tsfile")
+	code, _, errOut := runCLI("convert", in, "-o", out, "--quiet")
+	require.Equal(t, 2, code)
+	require.Equal(t, "ts2arrow: "+in+" has no column \"time\" (columns: v, epoch); --time-column NAME names the time column\n", errOut)
+	code, _, errOut = runCLI("convert", in, "-o", out, "--quiet", "--time-column", "epoch", "--time-unit", "s")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, "time,v\n1700000000,0.5\n1700000001,1.5\n1700000002,2.5\n", readBack(t, out, "--time-unit", "s"))
 }
