@@ -123,8 +123,9 @@ func TestTsFileDecimal(t *testing.T) {
 		tsField("price", &arrow.Decimal128Type{Precision: 20, Scale: 3}),
 	}, &[]arrow.Metadata{meta(arrowconv.MetaTable, "t")}[0])
 	// 0.1 (not exact in binary), a value past 2^53 that must round, a
-	// negative and a null.
-	vals := []any{"0.100", "12345678901234567.891", "-2.500", nil}
+	// negative, a null, and one whose nearest double arrow-go's
+	// Num.ToFloat64 misses by one ulp (it multiplies by an inexact 1e-3).
+	vals := []any{"0.100", "12345678901234567.891", "-2.500", nil, "73220195173308.330"}
 	build := func() []arrow.RecordBatch {
 		b := array.NewRecordBuilder(mem, schema)
 		defer b.Release()
@@ -157,5 +158,6 @@ func TestTsFileDecimal(t *testing.T) {
 		{"t:1000000", testkit.CanonFloat64(12345678901234567.891)},
 		{"t:2000000", testkit.CanonFloat64(-2.5)},
 		{"t:3000000", testkit.NullCell},
+		{"t:4000000", testkit.CanonFloat64(73220195173308.330)},
 	}, got)
 }
