@@ -30,8 +30,8 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--compression NAME] [--row-group-size N]
                         [--partition-by table|device] [--force] [--quiet|--verbose]
                         [--lenient] [--no-verify] [--recover [--schema-from FILE]]
-                        [--tags a,b] [--raw]
-                        [--schema SPEC] [--time-column NAME] [--cast-decimal double]
+                        [--tags a,b] [--raw] [--schema SPEC]
+                        [--time-column NAME] [--cast-decimal double]
                         [--tree [--device-column NAME] [--aligned]]
 
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
