@@ -337,6 +337,7 @@ func TestReverseErrors(t *testing.T) {
 		{"--aligned without --tree", []string{good, "--aligned"}, 2, `--device-column and --aligned apply with --tree only`},
 		{"--tree with --tags", []string{good, "--tree", "--tags", "device"}, 2, `--tree writes devices named by --device-column; --tags and --table describe a table-model table`},
 		{"--tree without device column", []string{good, "--tree", "--device-column", "dev"}, 1, good + `: fromarrow: no device column "dev" in the input; --device-column NAME names the column of device paths (root.sg.d1)`},
+		{"device column without --tree", []string{write("dup.csv", "time,device,v\n1,root.sg.d1,1\n1,root.sg.d2,2\n")}, 1, dir + `/dup.csv: fromarrow: rows 0 and 1 of device dup have the same time 1; a TsFile holds one row per device and time, and column "device" tells the devices apart: pass --tags device, or --tree to write the tree model`},
 		{"--tree path without root", []string{write("noroot.csv", "time,device,v\n1,sg.d1,1\n"), "--tree"}, 1, dir + `/noroot.csv: fromarrow: row 0 device column "device": device path "sg.d1" does not start with "root." followed by a node, as IoTDB's tree-model paths do (root.sg.d1)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

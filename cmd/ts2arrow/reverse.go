@@ -308,10 +308,16 @@ func tagsHint(sc *arrow.Schema, tags []string) string {
 		tags = markedTags(sc)
 	}
 	for _, f := range sc.Fields() {
-		// A tree-model export names each row's device in a DEVICE column.
-		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "DEVICE" && !slices.Contains(tags, f.Name) {
-			return fmt.Sprintf("a TsFile holds one row per device and time, and column %q tells the devices apart: pass --tags %s",
-				f.Name, strings.Join(append(slices.Clone(tags), f.Name), ","))
+		// A tree-model export names each row's device in a DEVICE column;
+		// a CSV or a foreign Parquet file may have one named "device".
+		c, _ := f.Metadata.GetValue(arrowconv.MetaCategory)
+		if (c == "DEVICE" || (c == "" && f.Name == arrowconv.DeviceColumn)) && !slices.Contains(tags, f.Name) {
+			tree := "--tree"
+			if f.Name != arrowconv.DeviceColumn {
+				tree += " --device-column " + f.Name
+			}
+			return fmt.Sprintf("a TsFile holds one row per device and time, and column %q tells the devices apart: pass --tags %s, or %s to write the tree model",
+				f.Name, strings.Join(append(slices.Clone(tags), f.Name), ","), tree)
 		}
 	}
 	now := "none"
