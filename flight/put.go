@@ -444,6 +444,8 @@ func putHint(err error) error {
 		hint = `a TsFile holds one row per device and time: name every column that tells the devices apart in the command's "tags"`
 	case "MaxBufferedRows":
 		hint = "send each device's rows in time order"
+	case "DecimalAsDouble":
+		hint = "send it as float64 (DoPut does not round decimals for you)"
 	case "TimeUnit":
 		// The file is written in the server's unit (Options.TimeUnit,
 		// serve's --time-unit), which a TsFile does not record.

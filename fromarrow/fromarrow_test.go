@@ -667,7 +667,27 @@ func TestTsFileErrors(t *testing.T) {
 		empty  bool // nothing written
 	}{
 		{name: "uint64", fields: []arrow.Field{timeField, tsField("big", arrow.PrimitiveTypes.Uint64)}, want: []string{`"big"`, "uint64"}, unsup: true, empty: true},
-		{name: "decimal", fields: []arrow.Field{timeField, tsField("dec", &arrow.Decimal128Type{Precision: 10, Scale: 2})}, want: []string{`"dec"`, "decimal"}, unsup: true, empty: true},
+		{name: "decimal", fields: []arrow.Field{timeField, tsField("dec", &arrow.Decimal128Type{Precision: 10, Scale: 2})}, want: []string{`"dec"`, "decimal", "Options.DecimalAsDouble"}, empty: true},
+		{name: "tree without device column", fields: []arrow.Field{timeField, tsField("s", arrow.PrimitiveTypes.Int32)}, noMeta: true, opts: &Options{Tree: true}, want: []string{`no device column "device"`, "Options.DeviceColumn"}, empty: true},
+		{name: "tree with tags", fields: []arrow.Field{timeField, tag}, opts: &Options{Tree: true, Tags: []string{"dev"}}, want: []string{"tree model"}, empty: true},
+		{name: "aligned table", fields: []arrow.Field{timeField, tag}, opts: &Options{Aligned: true}, want: []string{"Options.Aligned applies to the tree model"}, empty: true},
+		{name: "tree int device", fields: []arrow.Field{timeField, tsField("device", arrow.PrimitiveTypes.Int32)}, noMeta: true, opts: &Options{Tree: true}, want: []string{`device column "device" is int32`}, unsup: true, empty: true},
+		{name: "tree dotted measurement", fields: []arrow.Field{timeField, tsField("device", arrow.BinaryTypes.String), tsField("a.b", arrow.PrimitiveTypes.Int32)}, noMeta: true, opts: &Options{Tree: true}, want: []string{`"a.b"`, "no dot"}, empty: true},
+		{
+			name: "tree path without root", fields: []arrow.Field{timeField, tsField("device", arrow.BinaryTypes.String), tsField("s", arrow.PrimitiveTypes.Int32)},
+			noMeta: true, opts: &Options{Tree: true}, rows: [][]any{{1, "root.sg.d1", 1}, {2, "sg.d1", 2}},
+			want: []string{`row 1 device column "device"`, `"sg.d1" does not start with "root."`},
+		},
+		{
+			name: "tree null device", fields: []arrow.Field{timeField, tsField("device", arrow.BinaryTypes.String), tsField("s", arrow.PrimitiveTypes.Int32)},
+			noMeta: true, opts: &Options{Tree: true}, rows: [][]any{{1, nil, 1}},
+			want: []string{`row 0: the device column "device" is null`},
+		},
+		{
+			name: "tree empty node", fields: []arrow.Field{timeField, tsField("device", arrow.BinaryTypes.String), tsField("s", arrow.PrimitiveTypes.Int32)},
+			noMeta: true, opts: &Options{Tree: true}, rows: [][]any{{1, "root.sg..d1", 1}},
+			want: []string{`"root.sg..d1" has an empty node`},
+		},
 		{name: "list", fields: []arrow.Field{timeField, tsField("l", arrow.ListOf(arrow.PrimitiveTypes.Int32))}, want: []string{`"l"`, "list"}, unsup: true, empty: true},
 		{name: "float tag", fields: []arrow.Field{timeField, tsField("ft", arrow.PrimitiveTypes.Float64, arrowconv.MetaCategory, "TAG")}, want: []string{`"ft"`, "TAG"}, unsup: true, empty: true},
 		{name: "metadata type", fields: []arrow.Field{timeField, tsField("i", arrow.PrimitiveTypes.Int32, arrowconv.MetaType, "STRING")}, want: []string{`"i"`, "STRING", "int32"}, unsup: true, empty: true},

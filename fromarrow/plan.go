@@ -26,6 +26,9 @@ type tsPlan struct {
 	write    *tsfile.WriteOptions
 	maxRows  int
 	keepLast bool
+	tree     bool // Options.Tree: tags holds the device column alone
+	aligned  bool // Options.Aligned
+	decimals bool // Options.DecimalAsDouble
 }
 
 // fieldPlan is one FIELD column.
@@ -40,25 +43,38 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 	if opts != nil {
 		o = *opts
 	}
-	p := &tsPlan{input: sc, write: o.Write, maxRows: o.MaxBufferedRows, keepLast: o.KeepLast}
+	p := &tsPlan{input: sc, write: o.Write, maxRows: o.MaxBufferedRows, keepLast: o.KeepLast,
+		tree: o.Tree, aligned: o.Aligned, decimals: o.DecimalAsDouble}
 	if p.maxRows <= 0 {
 		p.maxRows = defaultMaxBufferedRows
 	}
-	p.table = o.Table
-	if p.table == "" {
-		p.table, _ = sc.Metadata().GetValue(arrowconv.MetaTable)
+	if o.Tree && (o.Table != "" || o.Tags != nil || o.Attributes != nil) {
+		return nil, fmt.Errorf("fromarrow: Options.Table, Tags and Attributes describe a table; the tree model (Options.Tree) has devices named by Options.DeviceColumn instead")
 	}
-	if p.table == "" {
-		return nil, &OptionError{Problem: "no table name", Option: "Table", Remedy: fmt.Sprintf("or the schema metadata %q", arrowconv.MetaTable)}
+	if !o.Tree && o.Aligned {
+		return nil, fmt.Errorf("fromarrow: Options.Aligned applies to the tree model (Options.Tree); a table's devices are always aligned")
+	}
+	if !o.Tree {
+		p.table = o.Table
+		if p.table == "" {
+			p.table, _ = sc.Metadata().GetValue(arrowconv.MetaTable)
+		}
+		if p.table == "" {
+			return nil, &OptionError{Problem: "no table name", Option: "Table", Remedy: fmt.Sprintf("or the schema metadata %q", arrowconv.MetaTable)}
+		}
 	}
 	// Table and column names are stored in lower case, as upstream writers
 	// and IoTDB store them: upstream readers lower the names of the table
 	// schema and would find no chunk stored under another spelling
-	// (tsfile.Writer.RegisterTable).
+	// (tsfile.Writer.RegisterTable). The tree model keeps a measurement's
+	// case, as IoTDB's tree model does.
 	p.table = strings.ToLower(p.table)
 	stored := map[string]string{} // input column by stored name
 	lower := func(name string) (string, error) {
 		l := strings.ToLower(name)
+		if o.Tree {
+			l = name
+		}
 		if o, dup := stored[l]; dup && o != name {
 			return "", fmt.Errorf("fromarrow: columns %q and %q would both be stored as %q: table and column names are stored in lower case, as IoTDB's table model has them; rename one", o, name, l)
 		}
@@ -150,8 +166,13 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		role[i] = what
 		return i, nil
 	}
+	if o.Tree {
+		if err := p.planDevice(o.DeviceColumn, byName, role); err != nil {
+			return nil, err
+		}
+	}
 	tags := o.Tags
-	if tags == nil {
+	if tags == nil && !o.Tree {
 		tags = withCategory(tsfile.Tag.String())
 	}
 	for _, name := range tags {
@@ -170,7 +191,7 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: l, DataType: tsfile.String, Category: tsfile.Tag})
 	}
 	attrs := o.Attributes
-	if attrs == nil {
+	if attrs == nil && !o.Tree {
 		attrs = withCategory(tsfile.Attribute.String())
 	}
 	for _, name := range attrs {
@@ -194,7 +215,10 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 			return nil, &OptionError{Problem: fmt.Sprintf("FIELD column %q would collide with the time column, which readers name %q", f.Name, arrowconv.TimeColumn),
 				Option: "TimeColumn", Remedy: "to make it the time column"}
 		}
-		dt, err := fieldType(f)
+		if o.Tree && strings.ContainsAny(f.Name, ".`") {
+			return nil, fmt.Errorf("fromarrow: column %q cannot be a measurement: a tree-model measurement name holds no dot or backquote; rename the column", f.Name)
+		}
+		dt, err := fieldType(f, o.DecimalAsDouble)
 		if err != nil {
 			return nil, err
 		}
@@ -224,6 +248,33 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 	return p, nil
 }
 
+// planDevice claims the device column of the tree model, which the sink
+// reads as the one TAG of a table.
+func (p *tsPlan) planDevice(name string, byName map[string]int, role map[int]string) error {
+	if name == "" {
+		name = arrowconv.DeviceColumn
+	}
+	i, ok := byName[name]
+	if !ok {
+		return &OptionError{Problem: fmt.Sprintf("no device column %q in the input", name), Option: "DeviceColumn", Remedy: "to the column of device paths"}
+	}
+	if r, taken := role[i]; taken {
+		return fmt.Errorf("fromarrow: column %q cannot be both %s and the device column", name, r)
+	}
+	t := p.input.Field(i).Type
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		t = d.ValueType
+	}
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
+	default:
+		return fmt.Errorf("fromarrow: device column %q is %s; it must hold device paths as strings: %w", name, p.input.Field(i).Type, tsfile.ErrUnsupported)
+	}
+	role[i] = "the device column"
+	p.tags = []int{i}
+	return nil
+}
+
 // probe writes one row of zero values with the planned encodings and
 // compressions to a discarded file, so that options the writer refuses are
 // reported before any output is written.
@@ -233,6 +284,26 @@ func (p *tsPlan) probe() error {
 		return fmt.Errorf("fromarrow: %w", err)
 	}
 	defer w.Close() // zeroes the probe's data key, if it made one
+	if p.tree {
+		dev := tsfile.ParseTreePath("root.probe.d")
+		if p.aligned {
+			cols := make([]tsfile.AlignedColumn, len(p.fields))
+			for i, f := range p.fields {
+				cols[i] = tsfile.AlignedColumn{SeriesSchema: f.SeriesSchema, Values: tsfile.NewValues(f.DataType, 1)}
+			}
+			err = w.WriteAligned(dev, []int64{0}, cols)
+		} else {
+			series := make([]tsfile.NonAlignedSeries, len(p.fields))
+			for i, f := range p.fields {
+				series[i] = tsfile.NonAlignedSeries{SeriesSchema: f.SeriesSchema, Times: []int64{0}, Values: tsfile.NewValues(f.DataType, 1)}
+			}
+			err = w.WriteNonAligned(dev, series)
+		}
+		if err != nil {
+			return fmt.Errorf("fromarrow: checking the measurement encodings and compressions: %w", err)
+		}
+		return nil
+	}
 	if err := w.RegisterTable(p.schema); err != nil {
 		return fmt.Errorf("fromarrow: %w", err)
 	}
@@ -277,6 +348,10 @@ func fieldTypes(t arrow.DataType) []tsfile.DataType {
 		return []tsfile.DataType{tsfile.Date}
 	case arrow.TIMESTAMP:
 		return []tsfile.DataType{tsfile.Timestamp, tsfile.Int64}
+	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
+		// Only with Options.DecimalAsDouble (fieldType); TsFile has no
+		// decimal type.
+		return []tsfile.DataType{tsfile.Double}
 	case arrow.DICTIONARY:
 		d := t.(*arrow.DictionaryType)
 		if d.ValueType.ID() == arrow.DICTIONARY {
@@ -287,8 +362,13 @@ func fieldTypes(t arrow.DataType) []tsfile.DataType {
 	return nil
 }
 
-// fieldType chooses the TsFile type of a FIELD column.
-func fieldType(f arrow.Field) (tsfile.DataType, error) {
+// fieldType chooses the TsFile type of a FIELD column; decimals are
+// stored as DOUBLE only when asDouble says so.
+func fieldType(f arrow.Field, asDouble bool) (tsfile.DataType, error) {
+	if isDecimal(f.Type) && !asDouble {
+		return 0, &OptionError{Problem: fmt.Sprintf("column %q is %s, and TsFile has no decimal type", f.Name, f.Type),
+			Option: "DecimalAsDouble", Remedy: "to store it as DOUBLE, rounded to the nearest double beyond 15 significant digits"}
+	}
 	allowed := fieldTypes(f.Type)
 	if allowed == nil {
 		return 0, fmt.Errorf("fromarrow: column %q has Arrow type %s, which has no TsFile counterpart: %w", f.Name, f.Type, tsfile.ErrUnsupported)
@@ -303,6 +383,18 @@ func fieldType(f arrow.Field) (tsfile.DataType, error) {
 		}
 	}
 	return 0, fmt.Errorf("fromarrow: column %q has metadata %s = %q, which Arrow type %s cannot be stored as: %w", f.Name, arrowconv.MetaType, name, f.Type, tsfile.ErrUnsupported)
+}
+
+// isDecimal reports whether t is a decimal type, or a dictionary of one.
+func isDecimal(t arrow.DataType) bool {
+	if d, ok := t.(*arrow.DictionaryType); ok {
+		t = d.ValueType
+	}
+	switch t.ID() {
+	case arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
+		return true
+	}
+	return false
 }
 
 // tagTypeOK reports whether a TAG column can have Arrow type t.

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -275,6 +276,9 @@ func (s *tsSink) batchTimes(a arrow.Array, n int) error {
 // newDevice creates the buffer of the device of row i, whose TAG values
 // must be UTF-8 since TAG columns are STRING.
 func (s *tsSink) newDevice(tags []tagGetter, i int) (*devBuf, error) {
+	if s.plan.tree {
+		return s.newTreeDevice(tags[0], i)
+	}
 	segs := make([]tsfile.Segment, 1, 1+len(tags))
 	segs[0] = tsfile.Segment{Value: s.plan.table}
 	for j, g := range tags {
@@ -287,6 +291,43 @@ func (s *tsSink) newDevice(tags []tagGetter, i int) (*devBuf, error) {
 	d := &devBuf{id: tsfile.DeviceIDFromSegments(segs)}
 	s.order = append(s.order, d)
 	return d, nil
+}
+
+// newTreeDevice creates the buffer of the tree-model device whose path is
+// in row i of the device column.
+func (s *tsSink) newTreeDevice(g tagGetter, i int) (*devBuf, error) {
+	row := s.next + int64(i)
+	name := s.plan.input.Field(s.plan.tags[0]).Name
+	v, ok := g(nil, i)
+	if !ok {
+		return nil, fmt.Errorf("fromarrow: row %d: the device column %q is null; every row needs a device path such as root.sg.d1", row, name)
+	}
+	path := string(v)
+	if !utf8.ValidString(path) {
+		return nil, fmt.Errorf("fromarrow: row %d device column %q: value %q is not valid UTF-8", row, name, path)
+	}
+	if err := checkTreePath(path); err != nil {
+		return nil, fmt.Errorf("fromarrow: row %d device column %q: %w", row, name, err)
+	}
+	d := &devBuf{id: tsfile.ParseTreePath(path)}
+	s.order = append(s.order, d)
+	return d, nil
+}
+
+// checkTreePath refuses a device path IoTDB would not load: its tree
+// model's paths start at the node root, and no node is empty.
+func checkTreePath(path string) error {
+	id := tsfile.ParseTreePath(path)
+	if !strings.HasPrefix(path, "root.") || id.Len() < 2 {
+		return fmt.Errorf("device path %q does not start with \"root.\" followed by a node, as IoTDB's tree-model paths do (root.sg.d1)", path)
+	}
+	for i := range id.Len() {
+		seg, _ := id.Segment(i)
+		if seg == "" || strings.Contains(seg, "..") || strings.HasSuffix(seg, ".") || strings.HasPrefix(seg, ".") {
+			return fmt.Errorf("device path %q has an empty node", path)
+		}
+	}
+	return nil
 }
 
 // reset empties the buffer and lets go of its memory, so that a device
@@ -350,9 +391,23 @@ func (s *tsSink) flush(d *devBuf) error {
 		perm = perm[:k]
 	}
 	times := permute(d.times, perm)
+	if s.plan.tree && !s.plan.aligned {
+		return s.flushNonAligned(d, n, times, perm)
+	}
 	cols := make([]tsfile.AlignedColumn, 0, len(d.cols))
 	for j := range d.cols {
-		if v, ok := d.cols[j].values(perm); ok {
+		v, ok := d.cols[j].values(perm)
+		if !ok && s.plan.tree {
+			// An aligned tree device takes no new column after its
+			// first group (tsfile.Writer.WriteAligned): every column is
+			// in every group, all null if need be.
+			v = tsfile.NewValues(s.plan.fields[j].DataType, len(times))
+			v.Null, ok = make([]bool, len(times)), true
+			for i := range v.Null {
+				v.Null[i] = true
+			}
+		}
+		if ok {
 			cols = append(cols, tsfile.AlignedColumn{SeriesSchema: s.plan.fields[j].SeriesSchema, Values: v})
 		}
 	}
@@ -364,6 +419,78 @@ func (s *tsSink) flush(d *devBuf) error {
 	d.last, d.written = times[len(times)-1], true
 	d.reset()
 	return nil
+}
+
+// flushNonAligned writes the buffered rows of a non-aligned tree device,
+// sorted and deduplicated into times (perm as flush made it): each
+// measurement a series of its non-null values alone.
+func (s *tsSink) flushNonAligned(d *devBuf, n int, times []int64, perm []int) error {
+	series := make([]tsfile.NonAlignedSeries, 0, len(d.cols))
+	stored := make([]bool, len(times)) // rows with a value
+	for j := range d.cols {
+		v, ok := d.cols[j].values(perm)
+		if !ok {
+			continue
+		}
+		st, sv := times, v
+		if v.Null != nil {
+			st, sv = compactNulls(times, v)
+		}
+		for i := range stored {
+			stored[i] = stored[i] || v.Null == nil || !v.Null[i]
+		}
+		series = append(series, tsfile.NonAlignedSeries{SeriesSchema: s.plan.fields[j].SeriesSchema, Times: st, Values: sv})
+	}
+	if len(series) > 0 {
+		if err := s.w.WriteNonAligned(d.id, series); err != nil {
+			return fmt.Errorf("fromarrow: writing %d rows of device %s (input rows from %d): %w", len(times), d.id, slices.Min(d.rows), err)
+		}
+	}
+	// A row whose measurements are all null stores nothing: a non-aligned
+	// device has no time column of its own to hold it.
+	for _, ok := range stored {
+		if ok {
+			s.rows++
+		}
+	}
+	s.total -= n
+	d.last, d.written = times[len(times)-1], true
+	d.reset()
+	return nil
+}
+
+// compactNulls returns the times and values of v's non-null rows, without
+// the null marks.
+func compactNulls(times []int64, v tsfile.Values) ([]int64, tsfile.Values) {
+	keep := func(i int) bool { return !v.Null[i] }
+	out := tsfile.Values{Type: v.Type}
+	var t []int64
+	for i := range times {
+		if keep(i) {
+			t = append(t, times[i])
+		}
+	}
+	out.Bools = compact(v.Bools, v.Null)
+	out.Int32s = compact(v.Int32s, v.Null)
+	out.Int64s = compact(v.Int64s, v.Null)
+	out.Float32s = compact(v.Float32s, v.Null)
+	out.Float64s = compact(v.Float64s, v.Null)
+	out.Binaries = compact(v.Binaries, v.Null)
+	return t, out
+}
+
+// compact returns the elements of s whose null mark is false; nil for nil.
+func compact[T any](s []T, null []bool) []T {
+	if s == nil {
+		return nil
+	}
+	out := make([]T, 0, len(s))
+	for i, x := range s {
+		if !null[i] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func strictlyIncreasing(v []int64) bool {
@@ -701,6 +828,8 @@ func newFieldGetter(a arrow.Array, dt tsfile.DataType, unit arrow.TimeUnit) (fie
 			c.putI64(v)
 			return nil
 		}, nil
+	case *array.Decimal32, *array.Decimal64, *array.Decimal128, *array.Decimal256:
+		return decimalField(a.(decimalArray)), nil
 	case *array.Dictionary:
 		inner, err := newFieldGetter(a.Dictionary(), dt, unit)
 		if err != nil {
@@ -715,4 +844,29 @@ func newFieldGetter(a arrow.Array, dt tsfile.DataType, unit arrow.TimeUnit) (fie
 		}, nil
 	}
 	return nil, fmt.Errorf("arrow type %s has no TsFile counterpart: %w", a.DataType(), tsfile.ErrUnsupported)
+}
+
+// decimalArray is an Arrow decimal array of any width.
+type decimalArray interface {
+	IsNull(int) bool
+	ValueStr(int) string
+}
+
+// decimalField stores decimals as DOUBLE (Options.DecimalAsDouble). The
+// decimal's text goes through strconv.ParseFloat, which rounds correctly
+// to the nearest double; arrow-go's ToFloat64 multiplies by an inexact
+// power of ten and can miss it by an ulp.
+func decimalField(a decimalArray) fieldGetter {
+	return func(c *colBuf, i int) error {
+		if a.IsNull(i) {
+			c.putNull()
+			return nil
+		}
+		v, err := strconv.ParseFloat(a.ValueStr(i), 64)
+		if err != nil {
+			return fmt.Errorf("decimal %s as a double: %w", a.ValueStr(i), err)
+		}
+		c.putF64(v)
+		return nil
+	}
 }

@@ -98,6 +98,28 @@ type Options struct {
 	// replaced; a timestamp already written for the device is an error
 	// either way.
 	KeepLast bool
+	// DecimalAsDouble stores decimal columns (Arrow decimal32, decimal64,
+	// decimal128 and decimal256, as Parquet DECIMAL reads) as DOUBLE, each
+	// value rounded to the nearest double: exact to 15 significant digits,
+	// rounded beyond. TsFile has no decimal type, so without it a decimal
+	// column is an *OptionError for Option "DecimalAsDouble".
+	DecimalAsDouble bool
+	// Tree writes the tree model instead of a table: each row's device is
+	// the path in DeviceColumn (such as "root.sg.d1", split into the
+	// segments of a DeviceID as tsfile.ParseTreePath splits it), and every
+	// other column but the time column is a measurement of that device,
+	// named as the column is (the tree model keeps the case of names).
+	// Table, Tags and Attributes do not apply. Measurements are
+	// non-aligned unless Aligned is set: a row's null values are simply
+	// absent from their series.
+	Tree bool
+	// DeviceColumn names the column of device paths under Tree (default
+	// "device", the column a tree-model conversion writes). Its values
+	// must be non-null, non-empty strings.
+	DeviceColumn string
+	// Aligned writes each tree-model device as an aligned device: one
+	// time column shared by its measurements, nulls kept as nulls.
+	Aligned bool
 }
 
 // An OptionError is an error of WriteTsFile that one of the Options
@@ -142,6 +164,11 @@ func (e *OptionError) Error() string {
 //	date32, date64                        DATE, stored as YYYYMMDD
 //	timestamp                             TIMESTAMP (or INT64), in TimeUnit
 //	dictionary<integer, T>                as T
+//	decimal32/64/128/256                  DOUBLE, with DecimalAsDouble only
+//
+// With Options.Tree the file holds tree-model devices instead of a table:
+// the device column names each row's device, and the other columns are
+// its measurements, typed as above (see Options.Tree).
 //
 // Any other type, including uint64, is an error wrapping
 // tsfile.ErrUnsupported that names the column.
@@ -173,8 +200,10 @@ func WriteTsFile(w io.Writer, rr array.RecordReader, opts *Options) (rows int64,
 	if err != nil {
 		return 0, fmt.Errorf("fromarrow: %w", err)
 	}
-	if err := tw.RegisterTable(p.schema); err != nil {
-		return 0, fmt.Errorf("fromarrow: %w", err)
+	if !p.tree {
+		if err := tw.RegisterTable(p.schema); err != nil {
+			return 0, fmt.Errorf("fromarrow: %w", err)
+		}
 	}
 	s := &tsSink{plan: p, w: tw, devices: map[string]*devBuf{}}
 	for rr.Next() {

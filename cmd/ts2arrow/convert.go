@@ -31,7 +31,9 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--encoding COLUMN=ENCODING,...]
                         [--partition-by table|device] [--force] [--quiet|--verbose]
                         [--lenient] [--no-verify] [--recover [--schema-from FILE]]
-                        [--tags a,b] [--raw]
+                        [--tags a,b] [--raw] [--schema SPEC]
+                        [--time-column NAME] [--cast-decimal double]
+                        [--tree [--device-column NAME] [--aligned]]
 
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
 (every *.tsfile under it), a glob pattern ("data/*.tsfile", quoted so the
@@ -89,15 +91,46 @@ TEXT, STRING and BLOB. A pair the format does not allow (gorilla for a
 TEXT column) is refused with the choices. The time column is always
 TS_2DIFF, the only one upstream readers decode there.
 
-The reverse path: INPUT may be a .parquet, .arrow or .arrows file, and
-"-o x.tsfile" writes a table-model TsFile whose TAG columns are --tags (by
-default those a tsarrow conversion marked TAG), so that Arrow and Parquet
-data can be loaded into IoTDB. The table is --table, by default the one a
-tsarrow conversion recorded (tsfile.table), else the input's base name.
-Timestamps are written in milliseconds, IoTDB's default precision (or the
-unit a tsarrow conversion recorded), whatever the input's unit: us and ns
-inputs (DuckDB, pandas, Spark) are converted, and a value with digits below
-the millisecond fails unless --time-unit us or ns keeps them.
+The reverse path: INPUT may be a Parquet, Arrow IPC (file or stream) or
+CSV file, and "-o x.tsfile" writes a table-model TsFile whose TAG columns
+are --tags (by default those a tsarrow conversion marked TAG), so that
+Parquet, Arrow and CSV data can be loaded into IoTDB. Parquet and Arrow are
+told by their first bytes, CSV by the .csv extension. The table is --table,
+by default the one a tsarrow conversion recorded (tsfile.table), else the
+input's base name. The time column is --time-column NAME, by default
+"time": a timestamp, or integers in the --time-unit. Timestamps are written
+in milliseconds, IoTDB's default precision (or the unit a tsarrow
+conversion recorded), whatever the input's unit: us and ns inputs (DuckDB,
+pandas, Spark) are converted, and a value with digits below the millisecond
+fails unless --time-unit us or ns keeps them.
+
+A CSV input has a header row of column names. An empty cell is null and a
+quoted empty cell ("") the empty string, as convert writes CSV. Each
+column's type is inferred from the first 10000 rows: INT64 if every value
+is an integer (one with a leading zero, such as 007, stays text), else
+DOUBLE if every value is a number (NaN, Infinity), else BOOLEAN
+(true/false), DATE (YYYY-MM-DD), TIMESTAMP (ISO 8601:
+2024-05-01T12:00:00.250Z, 2024-05-01 12:00:00, with or without a zone; a
+time without a zone is UTC), else STRING. The time column is an integer
+in the --time-unit or an ISO 8601 time (a bare date is its midnight UTC).
+A later row that does not fit its column's type fails, naming its line.
+--schema gives types instead, for some or all columns:
+  --schema 'time:timestamp[ms],region:string,temperature:double'
+with TsFile's type names (BOOLEAN, INT32, INT64, FLOAT, DOUBLE, STRING,
+TEXT, BLOB as 0x and hex, DATE, TIMESTAMP in the --time-unit) or Arrow's
+as "ts2arrow schema" prints them (int16, float32, utf8, timestamp[us]);
+--schema FILE reads a schema "ts2arrow schema --json" printed, with its
+TAG marks and table name.
+
+TsFile has no DECIMAL type: a decimal column (Parquet DECIMAL) fails
+unless --cast-decimal double stores it as DOUBLE, rounded to the nearest
+double, which is exact to 15 significant digits and may round beyond.
+
+--tree writes the tree model instead: each row's device is the path in
+--device-column (default "device", as a tree-model conversion writes it;
+such as root.sg.d1), and every other column but the time column is a
+measurement of that device, non-aligned (a null is no point) unless
+--aligned writes aligned devices.
 
 Output is written to a temporary file (or directory) beside OUT, named
 .OUT.tsarrow-tmp-PID-N, and renamed into place once complete, so a failure
@@ -150,8 +183,10 @@ Examples:
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
   ts2arrow convert sample.parquet -o small.tsfile --compression zstd --encoding temperature=chimp
+  ts2arrow convert readings.csv -o readings.tsfile --time-column ts --tags station
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
   ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
+  ts2arrow convert sg.parquet -o sg.tsfile --tree --device-column device
 ` + keysHelp + "\n" + httpHelp + `
 Options:
 `
@@ -187,6 +222,14 @@ type convertJob struct {
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
 	http        *httpFlags           // URL inputs of servers without ranges
+
+	// The reverse path (reverse.go).
+	csvSchema    *arrow.Schema // --schema: a CSV input's column types
+	timeColumn   string        // --time-column
+	castDecimal  bool          // --cast-decimal double
+	tree         bool          // --tree
+	deviceColumn string        // --device-column
+	aligned      bool          // --aligned
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) error {
@@ -216,6 +259,12 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	rawFiles := fs.Bool("raw", false, "read every *.tsfile as it is, also in an IoTDB data directory or beside mods files (see above)")
 	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics")
 	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
+	csvSchema := fs.String("schema", "", "for a CSV input: column types, NAME:TYPE,... or a JSON schema file (see above)")
+	timeColumn := fs.String("time-column", "", "for tsfile output: the input's time column (default time)")
+	castDecimal := fs.String("cast-decimal", "", "for tsfile output: store DECIMAL columns as `double` (may round beyond 15 significant digits)")
+	tree := fs.Bool("tree", false, "for tsfile output: write the tree model, each row's device from --device-column")
+	deviceColumn := fs.String("device-column", "device", "with --tree: the column of device paths (root.sg.d1)")
+	aligned := fs.Bool("aligned", false, "with --tree: write aligned devices (default non-aligned)")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
@@ -279,6 +328,28 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	if j.tsWrite != nil && j.format != "tsfile" {
 		return usagef("--encrypt-key applies to tsfile output only")
 	}
+	for _, name := range []string{"schema", "time-column", "cast-decimal", "tree", "device-column", "aligned"} {
+		if set[name] && j.format != "tsfile" {
+			return usagef("--%s applies to tsfile output (the reverse path) only", name)
+		}
+	}
+	switch *castDecimal {
+	case "":
+	case "double":
+		j.castDecimal = true
+	default:
+		return usagef("--cast-decimal %q: the one cast is --cast-decimal double", *castDecimal)
+	}
+	if (set["device-column"] || *aligned) && !*tree {
+		return usagef("--device-column and --aligned apply with --tree only")
+	}
+	if *tree && (*tags != "" || *table != "") {
+		return usagef("--tree writes devices named by --device-column; --tags and --table describe a table-model table")
+	}
+	if set["time-column"] && *timeColumn == "" {
+		return usagef("--time-column needs a column name")
+	}
+	j.timeColumn, j.tree, j.deviceColumn, j.aligned = *timeColumn, *tree, *deviceColumn, *aligned
 	switch j.partitionBy {
 	case "", "table", "device":
 	default:
@@ -299,6 +370,11 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	tu, err := timeUnitFlag(*unit)
 	if err != nil {
 		return err
+	}
+	if *csvSchema != "" {
+		if j.csvSchema, err = parseSchemaFlag(*csvSchema, tu); err != nil {
+			return err
+		}
 	}
 	j.query = arrowconv.Options{BatchSize: *batch}
 	if set["time-unit"] {
@@ -405,7 +481,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, in := range j.inputs {
 		if arrowInput(in) {
-			return usagef("%s is not a TsFile; Arrow and Parquet inputs convert one at a time to tsfile", in)
+			return usagef("%s is not a TsFile; Parquet, Arrow and CSV inputs convert one at a time to tsfile", in)
 		}
 	}
 	if j.partitionBy != "" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -42,7 +43,9 @@ device path's first three nodes, or all but the last of a shorter path
 (root.sg.d1 is in table root.sg, root.sg.x.y in root.sg.x, as TsFile and
 IoTDB 2.x file them), whose devices alone are read.
 FILE may also be IoTDB data (below): head prints the first rows of the
-resolved stream.
+resolved stream. FILE may also be a Parquet, Arrow IPC (file or stream) or
+CSV file, told by its first bytes (a CSV file by its .csv extension): head
+prints its first rows as "convert FILE -o OUT.tsfile" reads them.
 
 ` + rawHelp + `
 Examples:
@@ -103,6 +106,9 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	name := pos[0]
+	if k := sniffForeign(name); k != "" {
+		return headForeign(fs, name, k, *n, raw, *width, stdout)
+	}
 	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
 		return err
@@ -134,6 +140,23 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	}
 	defer rdr.Release()
 	return printHead(rdr, *n, raw, *width, stdout, func(err error) error { return withFile(name, err) })
+}
+
+// headForeign prints the first n rows of a Parquet, Arrow or CSV file, as
+// the reverse path reads it.
+func headForeign(fs *flag.FlagSet, name string, k foreignKind, n int, raw bool, width int, stdout io.Writer) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := foreignOnly(name, k, set, "table", "columns"); err != nil {
+		return err
+	}
+	rr, closeFn, err := openForeign(context.Background(), name, k, csvOptions{timeColumn: arrowconv.TimeColumn})
+	if err != nil {
+		return withFile(name, err)
+	}
+	defer closeFn()
+	defer rr.Release()
+	return printHead(rr, n, raw, width, stdout, func(err error) error { return withFile(name, err) })
 }
 
 // printHead prints the first n rows of rdr as head does; wrap attributes

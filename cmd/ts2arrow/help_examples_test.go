@@ -96,6 +96,8 @@ func TestHelpExamplesReturnRows(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(tmp, "data", "2024-01-01.tsfile"), b, 0o644))
 	// A file cut in its second chunk group, for the recover examples.
 	require.NoError(t, os.WriteFile(filepath.Join(tmp, "broken.tsfile"), b[:20000], 0o644))
+	// A CSV file with its time in column ts, for the reverse path's example.
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "readings.csv"), []byte("ts,station,value\n2024-05-01T12:00:00Z,s1,1.5\n2024-05-01 12:00:01,s2,2\n"), 0o644))
 	files := map[string]string{
 		"testdata/sample.tsfile":                   sample,
 		"data.tsfile":                              sample,

@@ -35,7 +35,9 @@ bodies, so inspecting a remote file fetches little of it.
 FILE is a path, an http(s) URL (read with range requests), a directory
 (every *.tsfile under it) or a glob pattern ('data/**/*.tsfile' matches at
 any depth). Several files print one after another, separated by a blank
-line.
+line. A Parquet, Arrow IPC or CSV file (told by its first bytes; CSV by its
+.csv extension) prints one line saying what it is and which commands take
+it ({"file", "format", "note"} in --json).
 ` + inspectDirHelp + `
 --json prints one JSON object for a single FILE, and an array of them when
 FILE... names several files, a directory or a pattern. The fields are
@@ -262,6 +264,19 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	for _, e := range entries {
 		var info *inspectFile
 		err := e.err
+		if k := sniffForeign(e.name); err == nil && k != "" {
+			// Not a TsFile, but a format other commands take: say so
+			// rather than fail on its magic.
+			items = append(items, inspectForeign{File: e.name, Format: string(k), Note: foreignNote(e.name, k)})
+			if !*asJSON {
+				if printed > 0 {
+					fmt.Fprintln(stdout)
+				}
+				printed++
+				fmt.Fprintln(stdout, foreignNote(e.name, k))
+			}
+			continue
+		}
 		if err == nil {
 			info, err = inspect(e.name, ropts, hf, *pages)
 			if err != nil {
@@ -308,6 +323,14 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%d of %d files could not be inspected", failed, len(entries))
 	}
 	return nil
+}
+
+// inspectForeign stands in the --json output for a Parquet, Arrow or CSV
+// file: its format and which commands take it.
+type inspectForeign struct {
+	File   string `json:"file"`
+	Format string `json:"format"`
+	Note   string `json:"note"`
 }
 
 // inspectFailure stands in the --json array for a file that could not be

@@ -20,27 +20,49 @@ import (
 	"github.com/tsarrow/tsarrow/fromarrow"
 )
 
-// arrowInput reports whether an input is an Arrow or Parquet file, the
-// sources of the reverse path.
+// arrowInput reports whether an input is a Parquet, Arrow or CSV file,
+// the sources of the reverse path: by its first bytes (sniffForeign), or
+// by its extension for a file yet to be opened.
 func arrowInput(name string) bool {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".parquet", ".pq", ".arrow", ".feather", ".ipc", ".arrows":
-		return !isURL(name)
+	if isURL(name) {
+		return false
 	}
-	return false
+	if sniffForeign(name) != "" {
+		return true
+	}
+	return extKind(name) != ""
+}
+
+// extKind is the format an input's extension names.
+func extKind(name string) foreignKind {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet", ".pq":
+		return kindParquet
+	case ".arrow", ".feather", ".ipc":
+		return kindArrowFile
+	case ".arrows":
+		return kindArrowStream
+	case ".csv":
+		return kindCSV
+	}
+	return ""
 }
 
 // openArrowInput reads a Parquet, Arrow IPC file or Arrow IPC stream as a
-// record stream. The caller releases the stream, then calls the returned
-// function to close the file.
-func openArrowInput(ctx context.Context, name string) (array.RecordReader, func(), error) {
+// record stream: of kind k, or as its extension says when k is "". The
+// caller releases the stream, then calls the returned function to close
+// the file.
+func openArrowInput(ctx context.Context, name string, k foreignKind) (array.RecordReader, func(), error) {
+	if k == "" {
+		k = extKind(name)
+	}
 	fh, err := os.Open(name)
 	if err != nil {
 		return nil, nil, err
 	}
 	mem := memory.DefaultAllocator
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".parquet", ".pq":
+	switch k {
+	case kindParquet:
 		pf, err := file.NewParquetReader(fh)
 		if err != nil {
 			fh.Close()
@@ -74,7 +96,7 @@ func openArrowInput(ctx context.Context, name string) (array.RecordReader, func(
 			return &schemaRecords{rr, arrow.NewSchema(sc.Fields(), &md)}, func() { pf.Close() }, nil
 		}
 		return rr, func() { pf.Close() }, nil
-	case ".arrows":
+	case kindArrowStream:
 		rr, err := ipc.NewReader(fh, ipc.WithAllocator(mem))
 		if err != nil {
 			fh.Close()
@@ -132,10 +154,10 @@ func (r *ipcFileRecords) RecordBatch() arrow.RecordBatch { return r.rec }
 func (r *ipcFileRecords) Record() arrow.RecordBatch      { return r.rec }
 func (r *ipcFileRecords) Err() error                     { return r.err }
 
-// runReverse converts one Arrow or Parquet input to a TsFile.
+// runReverse converts one Parquet, Arrow or CSV input to a TsFile.
 func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) error {
 	if len(j.inputs) != 1 {
-		return usagef("Arrow and Parquet inputs convert one at a time")
+		return usagef("Parquet, Arrow and CSV inputs convert one at a time")
 	}
 	if j.format != "tsfile" {
 		return usagef("%s is not a TsFile; it converts to tsfile only (-o OUT.tsfile)", j.inputs[0])
@@ -144,11 +166,26 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		return usagef("--columns, --where, --device, --start, --end and --recover apply to TsFile inputs")
 	}
 	name := j.inputs[0]
-	rr, closeFn, err := openArrowInput(ctx, name)
+	kind := sniffForeign(name)
+	if kind == "" {
+		kind = extKind(name)
+	}
+	if j.csvSchema != nil && kind != kindCSV {
+		return usagef("--schema gives the column types of a CSV input; %s is %s, whose types are its own", name, kind.article())
+	}
+	timeCol := j.timeColumn
+	if timeCol == "" {
+		timeCol = arrowconv.TimeColumn
+	}
+	rr, closeFn, err := openForeign(ctx, name, kind, csvOptions{schema: j.csvSchema, timeColumn: timeCol})
 	if err != nil {
 		return err
 	}
 	defer closeFn()
+	if err := checkTimeColumn(name, rr.Schema(), j.timeColumn); err != nil {
+		rr.Release()
+		return err
+	}
 	prog := j.progressFor(stderr, 0)
 	chain := &chainReader{ctx: ctx, schema: rr.Schema(), prog: prog, next: func(k int) (*input, array.RecordReader, error) {
 		if k > 0 {
@@ -157,19 +194,24 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 		return nil, rr, nil
 	}, done: func(*input) {}}
 	defer chain.Release()
-	topts := &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	topts := &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite, TimeColumn: j.timeColumn, DecimalAsDouble: j.castDecimal,
+		Tree: j.tree, DeviceColumn: j.deviceColumn, Aligned: j.aligned}
 	table, tableFrom := j.table, "--table"
-	if table == "" {
+	if j.tree {
+		table = ""
+	} else if table == "" {
 		table, _ = rr.Schema().Metadata().GetValue(arrowconv.MetaTable)
 		tableFrom = "recorded in the input"
 	}
-	if table == "" {
+	if table == "" && !j.tree {
 		// Parquet written by other tools carries no table name: the
 		// input's base name is the one a user would pick.
 		topts.Table = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 		table, tableFrom = topts.Table, "the input's base name; --table names another"
 	}
-	if j.verbose {
+	if j.verbose && j.tree {
+		fmt.Fprintf(stderr, "ts2arrow: %s: tree model, devices from column %s\n", name, j.deviceColumn)
+	} else if j.verbose {
 		tags, tagsFrom := j.tags, "--tags"
 		if tags == nil {
 			tags, tagsFrom = markedTags(rr.Schema()), "marked TAG in the input"
@@ -205,6 +247,25 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	return nil
 }
 
+// checkTimeColumn refuses an input without the time column, naming the
+// columns there are: fromarrow's own error cannot name the flag.
+func checkTimeColumn(name string, sc *arrow.Schema, timeColumn string) error {
+	var names []string
+	for _, f := range sc.Fields() {
+		if f.Name == timeColumn || (timeColumn == "" && f.Name == arrowconv.TimeColumn) {
+			return nil
+		}
+		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TIME" && timeColumn == "" {
+			return nil
+		}
+		names = append(names, f.Name)
+	}
+	if timeColumn == "" {
+		return usagef("%s has no column %q (columns: %s); --time-column NAME names the time column", name, arrowconv.TimeColumn, strings.Join(names, ", "))
+	}
+	return usagef("--time-column %s: %s has no such column (columns: %s)", timeColumn, name, strings.Join(names, ", "))
+}
+
 // flagHint rewrites an error of the TsFile writer that one of
 // fromarrow.Options settles so that it names what a ts2arrow user can
 // do, with flags, instead of the Go option nobody on the command line can
@@ -223,7 +284,11 @@ func flagHint(err error, sc *arrow.Schema, tags []string) error {
 	case "Table":
 		hint = "pass --table NAME"
 	case "TimeColumn":
-		hint = fmt.Sprintf("the time column is the one marked %s=TIME, else %q; rename the other column", arrowconv.MetaCategory, arrowconv.TimeColumn)
+		hint = fmt.Sprintf("the time column is --time-column NAME, else the one marked %s=TIME, else %q; name the time column with --time-column or rename the other column", arrowconv.MetaCategory, arrowconv.TimeColumn)
+	case "DecimalAsDouble":
+		hint = "pass --cast-decimal double to store it as DOUBLE (rounded to the nearest double: exact to 15 significant digits)"
+	case "DeviceColumn":
+		hint = "--device-column NAME names the column of device paths (root.sg.d1)"
 	case "MaxBufferedRows":
 		hint = "sort the input by time first"
 	case "KeepLast", "Tags":
@@ -247,10 +312,16 @@ func tagsHint(sc *arrow.Schema, tags []string) string {
 		tags = markedTags(sc)
 	}
 	for _, f := range sc.Fields() {
-		// A tree-model export names each row's device in a DEVICE column.
-		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "DEVICE" && !slices.Contains(tags, f.Name) {
-			return fmt.Sprintf("a TsFile holds one row per device and time, and column %q tells the devices apart: pass --tags %s",
-				f.Name, strings.Join(append(slices.Clone(tags), f.Name), ","))
+		// A tree-model export names each row's device in a DEVICE column;
+		// a CSV or a foreign Parquet file may have one named "device".
+		c, _ := f.Metadata.GetValue(arrowconv.MetaCategory)
+		if (c == "DEVICE" || (c == "" && f.Name == arrowconv.DeviceColumn)) && !slices.Contains(tags, f.Name) {
+			tree := "--tree"
+			if f.Name != arrowconv.DeviceColumn {
+				tree += " --device-column " + f.Name
+			}
+			return fmt.Sprintf("a TsFile holds one row per device and time, and column %q tells the devices apart: pass --tags %s, or %s to write the tree model",
+				f.Name, strings.Join(append(slices.Clone(tags), f.Name), ","), tree)
 		}
 	}
 	now := "none"

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -39,6 +40,10 @@ device path's first three nodes, or all but the last of a shorter path
 IoTDB 2.x file them), whose devices alone are read.
 FILE may also be IoTDB data (below): schema prints the table's schema over
 all its files, each column of the type of its newest file.
+FILE may also be a Parquet, Arrow IPC (file or stream) or CSV file, told
+by its first bytes (a CSV file by its .csv extension): schema prints its
+Arrow schema as "convert FILE -o OUT.tsfile" reads it, a CSV file's types
+inferred from its first 10000 rows (see convert --help).
 
 ` + rawHelp + `
 Examples:
@@ -97,7 +102,16 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var sc *arrow.Schema
-	if ds, err := datasetFor(pos[0], *rawFiles); err != nil {
+	if k := sniffForeign(pos[0]); k != "" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if err := foreignOnly(pos[0], k, set, "table", "columns"); err != nil {
+			return err
+		}
+		if sc, err = foreignSchema(pos[0], k); err != nil {
+			return err
+		}
+	} else if ds, err := datasetFor(pos[0], *rawFiles); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
 		return err
@@ -120,6 +134,18 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		err = printSchema(stdout, sc)
 	}
 	return err
+}
+
+// foreignSchema is the Arrow schema of a Parquet, Arrow or CSV file as the
+// reverse path reads it: a CSV file's types as inferred.
+func foreignSchema(name string, k foreignKind) (*arrow.Schema, error) {
+	rr, closeFn, err := openForeign(context.Background(), name, k, csvOptions{timeColumn: arrowconv.TimeColumn})
+	if err != nil {
+		return nil, withFile(name, err)
+	}
+	defer closeFn()
+	defer rr.Release()
+	return rr.Schema(), nil
 }
 
 // readSchema opens name and returns the schema of the reader convert would
