@@ -52,7 +52,7 @@ directory that Spark and DuckDB read as one dataset:
   OUT/table=T/device=D/part-N.parquet        (--partition-by device)
   OUT/table=T/date=2024-01-01/part-N.parquet (--partition-by day)
   OUT/table=T/date=2024-01-01/hour=13/...    (--partition-by hour)
-  OUT/table=T/year=2024/month=01/...         (--partition-by month)
+  OUT/table=T/year=2024/month=1/...          (--partition-by month)
 one part per input file (and device, and time partition); a tree model's
 device column moves into the path, the time column stays in the parts.
 A time partition follows table or device: --partition-by device,day

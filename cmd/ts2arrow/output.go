@@ -205,9 +205,9 @@ var datasetLevels = [][]string{
 // foreignEntry returns the first entry under dir (relative, in walk
 // order) that is not part of a dataset --partition-by writes, or "":
 // table=T directories, device=D and time partition directories (date=,
-// hour=, year=, month=) inside them and part-N files in any of them. The layout alone tells a dataset: a marker file was tried,
-// but DuckDB's read_parquet('OUT/**') reads every file under OUT and
-// failed on it.
+// hour=, year=, month=) inside them and part-N files in any of them. The
+// layout alone tells a dataset: a marker file was tried, but DuckDB's
+// read_parquet('OUT/**') reads every file under OUT and failed on it.
 func foreignEntry(dir string) (string, error) {
 	var foreign string
 	levels := datasetLevels

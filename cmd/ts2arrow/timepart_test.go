@@ -67,9 +67,9 @@ func TestWindowOf(t *testing.T) {
 		case "day":
 			return fmt.Sprintf("date=%04d-%02d-%02d", tm.Year(), tm.Month(), tm.Day())
 		case "hour":
-			return fmt.Sprintf("date=%04d-%02d-%02d/hour=%02d", tm.Year(), tm.Month(), tm.Day(), tm.Hour())
+			return fmt.Sprintf("date=%04d-%02d-%02d/hour=%d", tm.Year(), tm.Month(), tm.Day(), tm.Hour())
 		}
-		return fmt.Sprintf("year=%04d/month=%02d", tm.Year(), tm.Month())
+		return fmt.Sprintf("year=%d/month=%d", tm.Year(), tm.Month())
 	}
 	for u, d := range units {
 		for _, tm := range times {
@@ -108,7 +108,7 @@ func TestWindowOf(t *testing.T) {
 	require.Equal(t, timeWindow{lo: time.Date(2262, 4, 11, 0, 0, 0, 0, time.UTC).UnixNano(), hi: maxInt64, dir: "date=2262-04-11"}, w)
 	w, err = partitionSpec{period: "month"}.windowOf(minInt64, arrow.Nanosecond)
 	require.NoError(t, err)
-	require.Equal(t, timeWindow{lo: minInt64, hi: time.Date(1677, 10, 1, 0, 0, 0, 0, time.UTC).UnixNano() - 1, dir: "year=1677/month=09"}, w)
+	require.Equal(t, timeWindow{lo: minInt64, hi: time.Date(1677, 10, 1, 0, 0, 0, 0, time.UTC).UnixNano() - 1, dir: "year=1677/month=9"}, w)
 	// A year a four-digit key cannot name fails loudly.
 	_, err = partitionSpec{period: "day"}.windowOf(maxInt64, arrow.Millisecond)
 	require.ErrorIs(t, err, errPartitionTime)
@@ -131,9 +131,9 @@ func TestWindowSet(t *testing.T) {
 	s := newWindowSet(partitionSpec{period: "hour"}, arrow.Second, &arrowconv.TimeRange{Start: 0, End: 10 * h})
 	require.NoError(t, s.addTimes([]arrow.Timestamp{5 * h, 5*h + 1, 2 * h, -1, 11 * h, 2*h + 3599, 3 * h}))
 	require.Equal(t, []timeWindow{
-		{2 * h, 3*h - 1, "date=1970-01-01/hour=02"},
-		{3 * h, 4*h - 1, "date=1970-01-01/hour=03"},
-		{5 * h, 6*h - 1, "date=1970-01-01/hour=05"},
+		{2 * h, 3*h - 1, "date=1970-01-01/hour=2"},
+		{3 * h, 4*h - 1, "date=1970-01-01/hour=3"},
+		{5 * h, 6*h - 1, "date=1970-01-01/hour=5"},
 	}, s.windows())
 
 	s = newWindowSet(partitionSpec{period: "hour"}, arrow.Second, nil)
@@ -232,8 +232,8 @@ func TestPartitionByTime(t *testing.T) {
 	table, tree := timeFile(t, dir)
 	keyOf := map[string]func(time.Time) string{
 		"day":   func(tm time.Time) string { return tm.Format("date=2006-01-02") },
-		"hour":  func(tm time.Time) string { return tm.Format("date=2006-01-02/hour=15") },
-		"month": func(tm time.Time) string { return tm.Format("year=2006/month=01") },
+		"hour":  func(tm time.Time) string { return tm.Format("date=2006-01-02/hour=") + strconv.Itoa(tm.Hour()) },
+		"month": func(tm time.Time) string { return tm.Format("year=2006/month=1") },
 	}
 	for _, in := range []struct {
 		path, table string
