@@ -590,7 +590,9 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 // syncs every directory of the tree once before publishing it.
 func writeSynced(path string, rename func(oldpath, newpath string) error, fn func(io.Writer) error) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
+	// The mode os.Create gives (0o666 less the umask), set as the file is
+	// created: the rename keeps it, and it is as durable as the bytes.
+	tmp, err := durable.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
 		return err
 	}
@@ -606,10 +608,6 @@ func writeSynced(path string, rename func(oldpath, newpath string) error, fn fun
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		return err
-	}
-	// The mode before the sync, so that it is as durable as the bytes.
-	if err := tmp.Chmod(0o644); err != nil {
 		return err
 	}
 	if err := durable.SyncFile(tmp); err != nil {

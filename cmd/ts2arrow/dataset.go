@@ -788,7 +788,7 @@ func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table st
 	}
 	chain := singleChain(ctx, rdr, prog)
 	defer chain.Release()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask, as mkdir -p
 		return 0, rdr.Stats(), err
 	}
 	path := filepath.Join(dir, "part-0"+formatExt[j.format])

@@ -290,9 +290,10 @@ func (o *output) writeFile(fn func(io.Writer) error) error {
 	return writeAtomic(o.path, fn)
 }
 
-// tempDir creates the directory a dataset output is built in.
+// tempDir creates the directory a dataset output is built in, with the
+// mode os.Mkdir gives (0o777 less the umask), which the rename keeps.
 func (o *output) tempDir() (string, error) {
-	return os.MkdirTemp(filepath.Dir(o.path), tempPrefix(o.path)+"*")
+	return durable.MkdirTemp(filepath.Dir(o.path), tempPrefix(o.path)+"*")
 }
 
 // commitDir puts the dataset built in tmp at OUT. An existing OUT (which checkOutput allowed replacing) is renamed
@@ -302,9 +303,6 @@ func (o *output) tempDir() (string, error) {
 // rename, so that a power loss cannot take back a dataset reported as
 // written (its part files were synced when they were written).
 func (o *output) commitDir(tmp string) error {
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
 	if err := durable.SyncTree(tmp); err != nil {
 		return err
 	}

@@ -252,7 +252,7 @@ func (j *convertJob) writePart(ctx context.Context, f *tsfile.File, t string, mo
 		return nil, rdr, nil
 	}, done: func(*input) {}}
 	defer chain.Release()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask, as mkdir -p
 		return 0, 0, err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("part-%d%s", parts[dir], formatExt[j.format]))
