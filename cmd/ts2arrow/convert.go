@@ -145,6 +145,7 @@ Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.parquet
   ts2arrow convert data/ -o all.parquet --table weather
   ts2arrow convert 'data/2024-*.tsfile' -o weather/ --partition-by device
+  ts2arrow convert /iotdb/data/datanode/data -o by-day/ --partition-by device,day
   ts2arrow convert testdata/sample.tsfile -o hot.csv --columns temperature --where region=north --start 2023-11-14T22:20:00Z
   ts2arrow convert https://example.com/iotdb/1-1-0-0.tsfile -o x.arrow --columns s1
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
