@@ -54,9 +54,10 @@ const (
 )
 
 // DefaultMemoryLimit is the budget a zero Options.MemoryLimit selects: a
-// quarter of the machine's physical memory (or of the cgroup's memory
-// limit, when that is lower), capped at 4 GiB; 1 GiB where neither can be
-// read.
+// quarter of the machine's physical memory (or of the lowest memory limit
+// of the process's cgroup and its parents, when that is lower: a
+// container's, a systemd slice's), capped at 4 GiB; 1 GiB where neither
+// can be read.
 func DefaultMemoryLimit() int64 {
 	phys := physicalMemory()
 	if phys <= 0 {

@@ -233,7 +233,9 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 			topts.Table = strings.TrimSuffix(path.Base(cmd.File), path.Ext(cmd.File))
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".put-*")
+	// The mode os.Create gives (0o666 less the umask), as the files the
+	// CLI writes: the link keeps it.
+	tmp, err := durable.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".put-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating a temporary file for %s: %w", cmd.File, err)
 	}
@@ -308,7 +310,7 @@ func (s *Server) makeDirs(dir, rel string) error {
 	if !within(s.cat.root, real) {
 		return fmt.Errorf("%w: %s", errOutsideRoot, rel)
 	}
-	if err := durable.MkdirAll(dir, 0o755); err != nil {
+	if err := durable.MkdirAll(dir, 0o777); err != nil { // less the umask, as mkdir -p
 		return fmt.Errorf("creating the directory of %s: %w", rel, err)
 	}
 	return nil

@@ -347,7 +347,7 @@ func TestBinaryConvertEveryFormat(t *testing.T) {
 			require.NoError(t, err)
 			st, err := os.Stat(out)
 			require.NoError(t, err)
-			require.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+			require.Equal(t, os.FileMode(0o666&^currentUmask()), st.Mode().Perm(), "the mode os.Create gives")
 			switch ext {
 			case "parquet":
 				got, _, _ := parquetAsCSV(t, data)

@@ -29,7 +29,8 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--start T] [--end T] [--time-unit ms] [--batch-size N]
                         [--compression NAME] [--row-group-size N]
                         [--encoding COLUMN=ENCODING,...]
-                        [--partition-by table|device] [--force] [--quiet|--verbose]
+                        [--partition-by table|device|day|month|hour|device,day]
+                        [--force] [--quiet|--verbose]
                         [--lenient] [--no-verify] [--recover [--schema-from FILE]]
                         [--tags a,b] [--raw] [--schema SPEC]
                         [--time-column NAME] [--cast-decimal double]
@@ -52,8 +53,17 @@ first difference is reported), unless --partition-by writes a Hive-style
 directory that Spark and DuckDB read as one dataset:
   OUT/table=T/part-N.parquet                 (--partition-by table)
   OUT/table=T/device=D/part-N.parquet        (--partition-by device)
-one part per input file (and device); a tree model's device column moves
-into the path. IoTDB data (below) gives one part per table (and device).
+  OUT/table=T/date=2024-01-01/part-N.parquet (--partition-by day)
+  OUT/table=T/date=2024-01-01/hour=13/...    (--partition-by hour)
+  OUT/table=T/year=2024/month=1/...          (--partition-by month)
+one part per input file (and device, and time partition); a tree model's
+device column moves into the path, the time column stays in the parts.
+A time partition follows table or device: --partition-by device,day
+writes OUT/table=T/device=D/date=2024-01-01/part-N.parquet. Days, hours
+and months are UTC, of the timestamps in --time-unit; DuckDB reads date
+as a DATE, hour, year and month as integers. IoTDB data (below) gives one
+part per table (and device, and time partition). --partition-by device
+warns when it is about to write more than 1000 device partitions.
 
 The query:
   --table T          the table (needed when a file holds several)
@@ -138,7 +148,7 @@ or Ctrl-C leaves nothing behind; a later run into the same OUT removes the
 temporaries of a process that was killed (and says so). An existing OUT is
 refused unless --force. --force replaces a file only by a file, and a
 directory only by a dataset, when all it holds is what --partition-by
-writes (table=T/[device=D/]part-N files); the old
+writes (table=T/[device=D/][time keys/]part-N files); the old
 dataset is removed only once the new one is in place. OUT is never an
 input, the current directory, one of its parents, the home directory or a
 directory holding an input, even with --force.
@@ -177,6 +187,7 @@ Examples:
   ts2arrow convert testdata/sample.tsfile -o sample.parquet
   ts2arrow convert data/ -o all.parquet --table weather
   ts2arrow convert 'data/2024-*.tsfile' -o weather/ --partition-by device
+  ts2arrow convert /iotdb/data/datanode/data -o by-day/ --partition-by device,day
   ts2arrow convert testdata/sample.tsfile -o hot.csv --columns temperature --where region=north --start 2023-11-14T22:20:00Z
   ts2arrow convert https://example.com/iotdb/1-1-0-0.tsfile -o x.arrow --columns s1
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
@@ -209,6 +220,10 @@ type convertJob struct {
 	table       string
 	tags        []string
 	partitionBy string
+	part        partitionSpec // --partition-by parsed
+	devWarn     devicePartitionWarner
+	clashWarned bool      // warnKeyClash said it
+	stderr      io.Writer // for warnings deep in the partitioned paths
 	force       bool
 	quiet       bool
 	verbose     bool
@@ -249,7 +264,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	end := fs.String("end", "", "last timestamp to keep (inclusive)")
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
-	partition := fs.String("partition-by", "", "write a Hive-style directory partitioned by table or device")
+	partition := fs.String("partition-by", "", "write a Hive-style directory partitioned by table, device, day, month or hour (or table or device then a time: device,day)")
 	force := fs.Bool("force", false, "replace an existing output file, or a dataset --partition-by wrote")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	verbose := fs.Bool("verbose", false, "a line per input on standard error")
@@ -350,10 +365,10 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		return usagef("--time-column needs a column name")
 	}
 	j.timeColumn, j.tree, j.deviceColumn, j.aligned = *timeColumn, *tree, *deviceColumn, *aligned
-	switch j.partitionBy {
-	case "", "table", "device":
-	default:
-		return usagef("unknown --partition-by %q (want table or device)", j.partitionBy)
+	if j.partitionBy != "" {
+		if j.part, err = parsePartitionBy(j.partitionBy); err != nil {
+			return err
+		}
 	}
 	if j.partitionBy != "" && (*out == "-" || j.format == "tsfile") {
 		return usagef("--partition-by writes a directory of parquet, arrow, arrows, csv or jsonl files")
@@ -662,7 +677,9 @@ func writeAtomic(path string, fn func(io.Writer) error) error {
 // syncs every directory of the tree once before publishing it.
 func writeSynced(path string, rename func(oldpath, newpath string) error, fn func(io.Writer) error) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tempPrefix(path)+"*")
+	// The mode os.Create gives (0o666 less the umask), set as the file is
+	// created: the rename keeps it, and it is as durable as the bytes.
+	tmp, err := durable.CreateTemp(dir, tempPrefix(path)+"*")
 	if err != nil {
 		return err
 	}
@@ -678,10 +695,6 @@ func writeSynced(path string, rename func(oldpath, newpath string) error, fn fun
 		return err
 	}
 	if err := bw.Flush(); err != nil {
-		return err
-	}
-	// The mode before the sync, so that it is as durable as the bytes.
-	if err := tmp.Chmod(0o644); err != nil {
 		return err
 	}
 	if err := durable.SyncFile(tmp); err != nil {

@@ -646,11 +646,17 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 			os.RemoveAll(tmp)
 		}
 	}()
+	j.stderr = stderr
 	tables := r.tables
 	var byTable map[string][]tsfile.DeviceID
-	if j.partitionBy == "device" {
+	if j.part.device {
 		if byTable, err = r.devices(); err != nil {
 			return err
+		}
+	}
+	if j.part.device {
+		for _, t := range tables {
+			j.devWarn.note(stderr, j.partitionBy, t.Ref, keptDevices(byTable[t.Ref], q))
 		}
 	}
 	var rows int64
@@ -665,12 +671,33 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 		st.Add(s)
 		return err
 	}
+	// writeTimes writes the rows of o under dir: one part, or one per
+	// time partition its rows reach.
+	writeTimes := func(tr *resolved, o *arrowconv.Options, dir string) error {
+		if j.part.period == "" {
+			return write(tr.table, o, dir)
+		}
+		ws := newWindowSet(j.part, j.query.TimeUnit.Unit(), o.Time)
+		rdr, err := tr.reader(timeOnly(o))
+		if err != nil {
+			return err
+		}
+		if err := ws.scan(ctx, rdr); err != nil {
+			return datasetError(err)
+		}
+		for _, w := range ws.windows() {
+			if err := write(tr.table, windowQuery(o, w), filepath.Join(dir, filepath.FromSlash(w.dir))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, t := range tables {
 		tr := &resolved{in: r.in, ds: r.ds, dsOpt: r.dsOpt, ropts: r.ropts, table: t.Ref, tree: t.Tree, tables: []dataset.Table{t}}
 		// A table of several databases is table=DATABASE.TABLE.
 		tdir := filepath.Join(tmp, "table="+hiveEscape(t.Ref))
-		if j.partitionBy == "table" {
-			if err := write(t.Ref, q, tdir); err != nil {
+		if !j.part.device {
+			if err := writeTimes(tr, q, tdir); err != nil {
 				prog.finish(false)
 				return err
 			}
@@ -685,16 +712,13 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 				return err
 			}
 		}
-		for _, d := range byTable[t.Ref] {
-			if q.Devices != nil && !containsDevice(q.Devices, d) {
-				continue
-			}
+		for _, d := range keptDevices(byTable[t.Ref], q) {
 			dq := *q
 			dq.Devices = []tsfile.DeviceID{d}
 			if t.Tree {
 				dq.Columns = cols
 			}
-			if err := write(t.Ref, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String()))); err != nil {
+			if err := writeTimes(tr, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String()))); err != nil {
 				prog.finish(false)
 				return err
 			}
@@ -712,6 +736,21 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 	}
 	j.reportDataset(ctx, rows, parts, st, func() bool { return r.deletedAny(q, names) }, stderr)
 	return nil
+}
+
+// keptDevices returns the devices of devs that the query's --device names
+// keep.
+func keptDevices(devs []tsfile.DeviceID, q *arrowconv.Options) []tsfile.DeviceID {
+	if q.Devices == nil {
+		return devs
+	}
+	var out []tsfile.DeviceID
+	for _, d := range devs {
+		if containsDevice(q.Devices, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // withoutDevice returns the columns of a tree-model query without the
@@ -744,9 +783,12 @@ func (j *convertJob) writeDatasetPart(ctx context.Context, r *resolved, table st
 	if err != nil {
 		return 0, dataset.ReadStats{}, err
 	}
+	if j.part.period != "" {
+		j.warnKeyClash(j.stderr, rdr.Schema(), table)
+	}
 	chain := singleChain(ctx, rdr, prog)
 	defer chain.Release()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask, as mkdir -p
 		return 0, rdr.Stats(), err
 	}
 	path := filepath.Join(dir, "part-0"+formatExt[j.format])

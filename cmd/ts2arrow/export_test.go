@@ -218,7 +218,7 @@ func TestConvertExportUsage(t *testing.T) {
 		{[]string{"-o", filepath.Join(dir, "x.csv"), "--start", "yesterday"}, `--start: "yesterday" is neither an integer nor an RFC 3339 time`},
 		{[]string{"-o", filepath.Join(dir, "x.csv"), "--start", "10", "--end", "5"}, "--start is after --end"},
 		{[]string{"-o", filepath.Join(dir, "x.csv"), "--where", "region"}, "want column=value"},
-		{[]string{"-o", filepath.Join(dir, "d"), "--partition-by", "month"}, `unknown --partition-by "month"`},
+		{[]string{"-o", filepath.Join(dir, "d"), "--partition-by", "week"}, `unknown --partition-by "week"`},
 		{[]string{"-o", "-", "--format", "csv", "--partition-by", "table"}, "--partition-by writes a directory"},
 		{[]string{"-o", filepath.Join(dir, "x.csv"), "--quiet", "--verbose"}, "exclude each other"},
 	} {

@@ -41,7 +41,7 @@ Usage:
   ts2arrow head    FILE [-n 20] [--table T] [--columns a,b] [--width 40] [--raw]
   ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile]
                    [--table T] [--columns a,b] [--device D] [--where tag=value]
-                   [--start T] [--end T] [--partition-by table|device] [--force]
+                   [--start T] [--end T] [--partition-by table|device|day|...] [--force]
                    [--raw]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]

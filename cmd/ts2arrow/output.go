@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -191,14 +192,25 @@ func ancestorOf(st fs.FileInfo, path string) bool {
 
 var partName = regexp.MustCompile(`^part-[0-9]+\.(parquet|arrow|arrows|csv|jsonl)$`)
 
+// datasetLevels are the directory keys --partition-by writes at each
+// depth below OUT (after table=T at depth 1): device=D, then the time
+// partitions date=D[/hour=H] or year=Y/month=M.
+var datasetLevels = [][]string{
+	nil, nil,
+	{"device", "date", "year"},
+	{"date", "year", "hour", "month"},
+	{"hour", "month"},
+}
+
 // foreignEntry returns the first entry under dir (relative, in walk
 // order) that is not part of a dataset --partition-by writes, or "":
-// table=T directories, device=D directories inside them and part-N files
-// in either. The layout alone tells a dataset: a marker file was tried,
-// but DuckDB's read_parquet('OUT/**') reads every file under OUT and
-// failed on it.
+// table=T directories, device=D and time partition directories (date=,
+// hour=, year=, month=) inside them and part-N files in any of them. The
+// layout alone tells a dataset: a marker file was tried, but DuckDB's
+// read_parquet('OUT/**') reads every file under OUT and failed on it.
 func foreignEntry(dir string) (string, error) {
 	var foreign string
+	levels := datasetLevels
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -214,10 +226,10 @@ func foreignEntry(dir string) (string, error) {
 		case d.Type()&fs.ModeSymlink != 0 || (!d.IsDir() && !d.Type().IsRegular()):
 		case len(parts) == 1:
 			ok = d.IsDir() && strings.HasPrefix(name, "table=")
-		case len(parts) == 2:
-			ok = d.IsDir() && strings.HasPrefix(name, "device=") || !d.IsDir() && partName.MatchString(name)
-		case len(parts) == 3:
-			ok = !d.IsDir() && partName.MatchString(name)
+		case !d.IsDir():
+			ok = partName.MatchString(name)
+		case len(parts) < len(levels):
+			ok = slices.ContainsFunc(levels[len(parts)], func(k string) bool { return strings.HasPrefix(name, k+"=") })
 		}
 		if !ok {
 			foreign = rel
@@ -278,9 +290,10 @@ func (o *output) writeFile(fn func(io.Writer) error) error {
 	return writeAtomic(o.path, fn)
 }
 
-// tempDir creates the directory a dataset output is built in.
+// tempDir creates the directory a dataset output is built in, with the
+// mode os.Mkdir gives (0o777 less the umask), which the rename keeps.
 func (o *output) tempDir() (string, error) {
-	return os.MkdirTemp(filepath.Dir(o.path), tempPrefix(o.path)+"*")
+	return durable.MkdirTemp(filepath.Dir(o.path), tempPrefix(o.path)+"*")
 }
 
 // commitDir puts the dataset built in tmp at OUT. An existing OUT (which checkOutput allowed replacing) is renamed
@@ -290,9 +303,6 @@ func (o *output) tempDir() (string, error) {
 // rename, so that a power loss cannot take back a dataset reported as
 // written (its part files were synced when they were written).
 func (o *output) commitDir(tmp string) error {
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
 	if err := durable.SyncTree(tmp); err != nil {
 		return err
 	}

@@ -52,6 +52,7 @@ func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error
 			os.RemoveAll(tmp)
 		}
 	}()
+	j.stderr = stderr
 	prog := j.progressFor(stderr, 0)
 	parts := map[string]int{} // next part number per partition directory
 	var rows int64
@@ -105,28 +106,33 @@ func (j *convertJob) writeParts(ctx context.Context, f *tsfile.File, dir string,
 	if err != nil {
 		return 0, 0, err
 	}
+	var devsOf map[string][]tsfile.DeviceID
+	if j.part.device {
+		// The device partitions of every table of the input, counted
+		// before its first part is written.
+		devsOf = map[string][]tsfile.DeviceID{}
+		for _, t := range tables {
+			if devsOf[t], err = j.queryDevices(f, t, q); err != nil {
+				return rows, written, err
+			}
+			j.devWarn.note(j.stderr, j.partitionBy, t, devsOf[t])
+		}
+	}
 	for _, t := range tables {
 		_, model := f.SchemaOf(t)
 		if !model && !slices.Contains(f.Tables(), t) {
 			return rows, written, usagef("no table %q in the file (tables: %s)", t, strings.Join(f.Tables(), ", "))
 		}
 		tdir := filepath.Join(dir, "table="+hiveEscape(t))
-		if j.partitionBy == "table" {
-			n, w, err := j.writePart(ctx, f, t, model, q, tdir, parts, prog)
+		if !j.part.device {
+			n, w, err := j.writeTimeParts(ctx, f, t, model, q, tdir, parts, prog)
 			rows, written = rows+n, written+w
 			if err != nil {
 				return rows, written, err
 			}
 			continue
 		}
-		devs, err := f.Devices(t)
-		if err != nil {
-			return rows, written, err
-		}
-		for _, d := range devs {
-			if q.Devices != nil && !containsDevice(q.Devices, d) {
-				continue
-			}
+		for _, d := range devsOf[t] {
 			dq := *q
 			dq.Devices = []tsfile.DeviceID{d}
 			if !model {
@@ -136,7 +142,7 @@ func (j *convertJob) writeParts(ctx context.Context, f *tsfile.File, dir string,
 					return rows, written, err
 				}
 			}
-			n, w, err := j.writePart(ctx, f, t, model, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String())), parts, prog)
+			n, w, err := j.writeTimeParts(ctx, f, t, model, &dq, filepath.Join(tdir, "device="+hiveEscape(d.String())), parts, prog)
 			rows, written = rows+n, written+w
 			if err != nil {
 				return rows, written, err
@@ -144,6 +150,55 @@ func (j *convertJob) writeParts(ctx context.Context, f *tsfile.File, dir string,
 		}
 	}
 	return rows, written, nil
+}
+
+// queryDevices lists the devices of table t that the query's --device
+// names keep.
+func (j *convertJob) queryDevices(f *tsfile.File, t string, q *arrowconv.Options) ([]tsfile.DeviceID, error) {
+	devs, err := f.Devices(t)
+	if err != nil {
+		return nil, err
+	}
+	if q.Devices == nil {
+		return devs, nil
+	}
+	return slices.DeleteFunc(devs, func(d tsfile.DeviceID) bool { return !containsDevice(q.Devices, d) }), nil
+}
+
+// writeTimeParts writes the rows of table t for query q under dir: one
+// part there, or with a time partition one part in each time partition
+// directory under dir that the query's rows reach. The read of each
+// partition is the query narrowed to its times, so every row the query
+// matches falls in exactly one partition.
+func (j *convertJob) writeTimeParts(ctx context.Context, f *tsfile.File, t string, model bool, q *arrowconv.Options, dir string, parts map[string]int, prog *progress) (rows int64, written int, err error) {
+	if j.part.period == "" {
+		return j.writePart(ctx, f, t, model, q, dir, parts, prog)
+	}
+	ws := newWindowSet(j.part, j.query.TimeUnit.Unit(), q.Time)
+	rdr, err := openPart(f, t, model, timeOnly(q))
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := ws.scan(ctx, rdr); err != nil {
+		return 0, 0, err
+	}
+	for _, w := range ws.windows() {
+		n, k, err := j.writePart(ctx, f, t, model, windowQuery(q, w), filepath.Join(dir, filepath.FromSlash(w.dir)), parts, prog)
+		rows, written = rows+n, written+k
+		if err != nil {
+			return rows, written, err
+		}
+	}
+	return rows, written, nil
+}
+
+// openPart opens the rows of table t for query q, of the table model or
+// the tree model.
+func openPart(f *tsfile.File, t string, model bool, q *arrowconv.Options) (array.RecordReader, error) {
+	if model {
+		return arrowconv.NewTableReader(f, t, q)
+	}
+	return arrowconv.NewTreeReader(f, t, q)
 }
 
 func containsDevice(list []tsfile.DeviceID, d tsfile.DeviceID) bool {
@@ -183,15 +238,12 @@ func withoutDevice(f *tsfile.File, table string, q *arrowconv.Options) ([]string
 // writePart writes the rows of table t for query q as the next part file
 // of dir. A part that would hold no rows is not written.
 func (j *convertJob) writePart(ctx context.Context, f *tsfile.File, t string, model bool, q *arrowconv.Options, dir string, parts map[string]int, prog *progress) (int64, int, error) {
-	var rdr array.RecordReader
-	var err error
-	if model {
-		rdr, err = arrowconv.NewTableReader(f, t, q)
-	} else {
-		rdr, err = arrowconv.NewTreeReader(f, t, q)
-	}
+	rdr, err := openPart(f, t, model, q)
 	if err != nil {
 		return 0, 0, err
+	}
+	if j.part.period != "" {
+		j.warnKeyClash(j.stderr, rdr.Schema(), t)
 	}
 	chain := &chainReader{ctx: ctx, schema: rdr.Schema(), prog: prog, next: func(k int) (*input, array.RecordReader, error) {
 		if k > 0 {
@@ -200,7 +252,7 @@ func (j *convertJob) writePart(ctx context.Context, f *tsfile.File, t string, mo
 		return nil, rdr, nil
 	}, done: func(*input) {}}
 	defer chain.Release()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask, as mkdir -p
 		return 0, 0, err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("part-%d%s", parts[dir], formatExt[j.format]))

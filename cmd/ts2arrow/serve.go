@@ -109,7 +109,10 @@ Security:
 
 Limits:
   --memory-limit BYTES   the server's memory budget (default a quarter of
-                         physical memory, at most 4GiB): every stream
+                         physical memory or of the lowest cgroup memory
+                         limit over the process's cgroup and its parents,
+                         such as a container's or a systemd slice's, at
+                         most 4GiB): every stream
                          reserves its share before it decodes (at most
                          --stream-memory and the budget / --max-streams),
                          and its batches are cut to fit it; the Go runtime's
