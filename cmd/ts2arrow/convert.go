@@ -28,6 +28,7 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--columns a,b] [--device D] [--where tag=value]
                         [--start T] [--end T] [--time-unit ms] [--batch-size N]
                         [--compression NAME] [--row-group-size N]
+                        [--time-format iso|epoch]
                         [--partition-by table|device] [--force] [--quiet|--verbose]
                         [--lenient] [--no-verify] [--recover [--schema-from FILE]]
                         [--tags a,b] [--raw]
@@ -73,6 +74,14 @@ The query:
 A query that matches no row writes an empty output, exits 0 and says so on
 standard error (even with --quiet), naming a --device or --where value that
 no input holds and some that they do.
+
+CSV and JSONL write timestamps (the time column and TIMESTAMP columns) in
+ISO 8601, UTC, with the digits of the time unit: 2023-11-14T22:13:20.123Z
+for ms, 6 fraction digits for us, 9 for ns, none for s (a JSON string), so
+that DuckDB's read_csv and read_json read them as timestamps;
+--time-format epoch writes the stored integers instead (rfc3339 and raw
+are accepted for iso and epoch). Parquet and Arrow keep their timestamp
+types.
 
 --compression is, for parquet, zstd (the default), snappy, gzip, lz4 or
 none; for arrow and arrows the IPC body compression, none (the default),
@@ -185,6 +194,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "", "output format: parquet, arrow, arrows, csv, jsonl or tsfile (default from the -o extension)")
 	compression := fs.String("compression", "", "compression of the output (see above)")
 	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
+	timeFormat := fs.String("time-format", "iso", "how csv and jsonl write timestamps: iso (2023-11-14T22:13:20.123Z) or epoch (the stored integers)")
 	table := fs.String("table", "", "table to convert")
 	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
@@ -255,7 +265,11 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			return usagef("--%s applies with --encrypt-key only", name)
 		}
 	}
-	j.wopts = writeOptions{compression: *compression, rowGroupSize: *rowGroup}
+	tf, err := timeFormatFlag(*timeFormat)
+	if err != nil {
+		return err
+	}
+	j.wopts = writeOptions{compression: *compression, rowGroupSize: *rowGroup, timeFormat: tf}
 	if err := checkFormatOptions(j.format, j.wopts, set); err != nil {
 		return err
 	}
@@ -435,6 +449,10 @@ func checkFormatOptions(format string, o writeOptions, set map[string]bool) erro
 	if set["row-group-size"] && format != "parquet" {
 		return usagef("--row-group-size applies to parquet output only")
 	}
+	if set["time-format"] && format != "csv" && format != "jsonl" {
+		// The binary formats keep their timestamp types.
+		return usagef("--time-format applies to csv and jsonl output only")
+	}
 	return nil
 }
 
@@ -531,8 +549,9 @@ func treeTableNote(table string, tables []string, tree func(string) bool) string
 
 // writeOptions are the format-specific options of convert.
 type writeOptions struct {
-	compression  string // "" for the format's default
-	rowGroupSize int64  // parquet only
+	compression  string            // "" for the format's default
+	rowGroupSize int64             // parquet only
+	timeFormat   export.TimeFormat // csv and jsonl only
 	tsfile       *fromarrow.Options
 }
 
@@ -540,9 +559,9 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 	var err error
 	switch format {
 	case "csv":
-		_, err = export.WriteCSV(w, rdr)
+		_, err = export.WriteCSVWith(w, rdr, &export.TextOptions{Time: o.timeFormat})
 	case "jsonl":
-		_, err = export.WriteJSONL(w, rdr)
+		_, err = export.WriteJSONLWith(w, rdr, &export.TextOptions{Time: o.timeFormat})
 	case "arrow", "arrows":
 		_, err = export.WriteIPC(w, rdr, &export.IPCOptions{Stream: format == "arrows", Compression: o.compression})
 	case "parquet":
