@@ -66,9 +66,7 @@ The query:
   --where tag=value  only devices whose TAG (or tree model device) column
                      has this value (repeatable; all must hold); tag=\N
                      keeps those whose TAG is null, tag=\\N the value \N
-  --start, --end     an inclusive time range: integers in the stored unit,
-                     or RFC 3339 times (2024-05-01T12:00:00Z, 2024-05-01)
-  --time-unit        the unit of the stored timestamps: s, ms (default),
+` + timeRangeHelp + `  --time-unit        the unit of the stored timestamps: s, ms (default),
                      us or ns; for the reverse path the unit written,
                      to which timestamp inputs are converted exactly
 A query that matches no row writes an empty output, exits 0 and says so on
@@ -201,8 +199,8 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	var devices, where listFlag
 	fs.Var(&devices, "device", "keep only this device (repeatable)")
 	fs.Var(&where, "where", "keep only devices whose column equals the value: tag=value (repeatable)")
-	start := fs.String("start", "", "first timestamp to keep: an integer in the stored unit or an RFC 3339 time")
-	end := fs.String("end", "", "last timestamp to keep (inclusive)")
+	start := fs.String("start", "", "first timestamp to keep: an integer in the stored unit, a date or a date and time (UTC unless a zone is given)")
+	end := fs.String("end", "", "last timestamp to keep, inclusive (a date keeps its whole day)")
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	partition := fs.String("partition-by", "", "write a Hive-style directory partitioned by table or device")
@@ -322,22 +320,8 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			j.query.Where[k] = v
 		}
 	}
-	if *start != "" || *end != "" {
-		r := &arrowconv.TimeRange{Start: minInt64, End: maxInt64}
-		if *start != "" {
-			if r.Start, err = arrowconv.ParseTime(*start, tu); err != nil {
-				return usagef("--start: %v", err)
-			}
-		}
-		if *end != "" {
-			if r.End, err = arrowconv.ParseTime(*end, tu); err != nil {
-				return usagef("--end: %v", err)
-			}
-		}
-		if r.Start > r.End {
-			return usagef("--start is after --end")
-		}
-		j.query.Time = r
+	if j.query.Time, err = timeRangeFlags(*start, *end, tu); err != nil {
+		return err
 	}
 	for _, w := range where {
 		j.filters = append(j.filters, "--where "+shellWord(w))

@@ -20,7 +20,8 @@ import (
 )
 
 const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] [--width 40]
-                     [--time-format iso|epoch] [--time-unit U] [--raw] [--no-verify]
+                     [--start T] [--end T] [--time-format iso|epoch] [--time-unit U]
+                     [--raw] [--no-verify]
 
 Prints the first rows of FILE, as "ts2arrow convert" would convert them, as
 an aligned table: a header row of column names, a rule, then one line per
@@ -37,6 +38,9 @@ escaped (\t, \n, \x1b) so that each row stays one line. A string or BLOB
 longer than --width characters is cut to that width, ending in "…"
 (numbers and times never are); --width 0 never cuts.
 
+--start and --end print only the rows in a time range, as convert keeps
+them:
+` + timeRangeHelp + `
 FILE is a path or an http(s) URL (read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
 device, <measurements>" unless --table names one of its tree tables: a
@@ -70,6 +74,8 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	width := fs.Int("width", 40, "most characters per cell; 0 for no limit")
 	timeFormat := fs.String("time-format", "iso", "how timestamps print: iso (2023-11-14T22:13:20.123Z) or epoch (the stored integers)")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
+	start := fs.String("start", "", "first timestamp to print: an integer in the stored unit, a date or a date and time (UTC unless a zone is given)")
+	end := fs.String("end", "", "last timestamp to print, inclusive (a date includes its whole day)")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	rawFiles := fs.Bool("raw", false, "read FILE as it is, also in an IoTDB data directory or beside mods files (see above)")
 	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
@@ -101,6 +107,10 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tr, err := timeRangeFlags(*start, *end, tu)
+	if err != nil {
+		return err
+	}
 	name := pos[0]
 	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
@@ -110,7 +120,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	// The batch is the rows asked for, so that the reader decodes no more
 	// pages than those rows need and stops (Limit) after them.
 	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
-		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize)}
+		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize), Time: tr}
 	if ds, err := datasetFor(name, *rawFiles); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
