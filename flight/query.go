@@ -193,11 +193,12 @@ func checkColumns(full *arrow.Schema, cols []string) error {
 	return nil
 }
 
-// projection orders a stream's schema s (time first, then the projected
-// columns in schema order, as arrowconv produces them) as the query asked:
-// time, then cols in the order given. perm[i] is the column of s that goes
-// out as column i; it is nil, and s returned as is, when the order is
-// already right.
+// projection orders a stream's schema s as the query asked: time, then
+// cols in the order given. arrowconv and dataset already order the
+// columns so (Options.Columns), so perm is nil and s returned as is; it
+// stays as the check that the stream holds exactly the columns asked, and
+// orders a stream of any other source. perm[i] is the column of s that
+// goes out as column i.
 func projection(s *arrow.Schema, cols []string) (*arrow.Schema, []int, error) {
 	if cols == nil {
 		return s, nil, nil

@@ -55,8 +55,8 @@ into the path. IoTDB data (below) gives one part per table (and device).
 
 The query:
   --table T          the table (needed when a file holds several)
-  --columns a,b      only these columns (time is always kept); only their
-                     chunks are read. The rows kept are those of the time
+  --columns a,b      only these columns, in this order, after time (always
+                     kept, always first); only their chunks are read. The rows kept are those of the time
                      source of the columns: every row of a table-model or
                      aligned device, also one whose kept columns are all
                      null; for a non-aligned tree device the times where a

@@ -96,12 +96,12 @@ func TestConvertQuery(t *testing.T) {
 	require.Equal(t, filterCSV(all, func(c []string) bool { return c[1] == "south" }), convertCSV(t, sample, "--device", "weather.south.s01"))
 	require.Equal(t, []string{all[0]}, convertCSV(t, sample, "--device", "weather.nowhere"))
 
-	// --columns keeps time and the named columns, in schema order.
+	// --columns keeps time and the named columns, in the order named.
 	got := convertCSV(t, sample, "--columns", "pressure,region", "--start", "1700000000000", "--end", "1700000000000")
-	want := []string{"time,region,pressure"}
+	want := []string{"time,pressure,region"}
 	for _, l := range filterCSV(all, func(c []string) bool { return c[0] == "1700000000000" })[1:] {
 		c := strings.Split(l, ",")
-		want = append(want, c[0]+","+c[1]+","+c[5])
+		want = append(want, c[0]+","+c[5]+","+c[1])
 	}
 	require.Len(t, want, 4)
 	require.Equal(t, want, got)

@@ -26,7 +26,8 @@ const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] 
 Prints the first rows of FILE, as "ts2arrow convert" would convert them, as
 an aligned table: a header row of column names, a rule, then one line per
 row. Only the first -n rows are read, so head is quick on large and remote
-files.
+files. --columns prints only the columns named, in that order, after time
+(always printed, always first).
 
 Numbers are right-aligned. A null prints as NULL; an empty string as an
 empty cell. Timestamps (the time column and TIMESTAMP columns) print in
