@@ -56,12 +56,13 @@ into the path. IoTDB data (below) gives one part per table (and device).
 The query:
   --table T          the table (needed when a file holds several)
   --columns a,b      only these columns, in this order, after time (always
-                     kept, always first); only their chunks are read. The rows kept are those of the time
-                     source of the columns: every row of a table-model or
-                     aligned device, also one whose kept columns are all
-                     null; for a non-aligned tree device the times where a
-                     kept series has a point (with none kept, as with
-                     --columns device, the times of all its series)
+                     kept, always first); only their chunks are read. The
+                     rows kept are those of the time source of the
+                     columns: every row of a table-model or aligned
+                     device, also one whose kept columns are all null; for
+                     a non-aligned tree device the times where a kept
+                     series has a point (with none kept, as with --columns
+                     device, the times of all its series)
   --device D         only device D (repeatable; as "inspect" prints it)
   --where tag=value  only devices whose TAG (or tree model device) column
                      has this value (repeatable; all must hold); tag=\N
@@ -143,6 +144,7 @@ Examples:
   ts2arrow convert data/ -o all.parquet --table weather
   ts2arrow convert 'data/2024-*.tsfile' -o weather/ --partition-by device
   ts2arrow convert testdata/sample.tsfile -o hot.csv --columns temperature --where region=north --start 2023-11-14T22:20:00Z
+  ts2arrow convert testdata/sample.tsfile -o day.jsonl --columns temperature,station --start '2023-11-14 22:15' --end 2023-11-14
   ts2arrow convert https://example.com/iotdb/1-1-0-0.tsfile -o x.arrow --columns s1
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py

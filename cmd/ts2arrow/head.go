@@ -33,8 +33,8 @@ Numbers are right-aligned. A null prints as NULL; an empty string as an
 empty cell. Timestamps (the time column and TIMESTAMP columns) print in
 ISO 8601, UTC, with the digits of the --time-unit, as convert writes them
 to CSV; --time-format epoch prints the stored integers instead (rfc3339
-and raw are accepted for iso and epoch). BLOBs print as 0x and hex, dates as
-YYYY-MM-DD. Tabs, newlines and other control characters in strings print
+and raw are accepted for iso and epoch). BLOBs print as 0x and hex, dates
+as YYYY-MM-DD. Tabs, newlines and other control characters in strings print
 escaped (\t, \n, \x1b) so that each row stays one line. A string or BLOB
 longer than --width characters is cut to that width, ending in "…"
 (numbers and times never are); --width 0 never cuts.
