@@ -104,3 +104,49 @@ func TestTimeRangeFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeFormatFlag: convert's --time-format takes head's names and
+// their old aliases, applies to the text formats only, and writes ISO
+// 8601 by default in CSV and JSONL alike.
+func TestTimeFormatFlag(t *testing.T) {
+	first := func(out string) string { return strings.SplitN(out, "\n", 3)[1] }
+	for _, c := range []struct {
+		args []string
+		want string // the start of the first data row
+	}{
+		{[]string{"--format", "csv"}, "2023-11-14T22:13:20.000Z,north,s01,"},
+		{[]string{"--format", "csv", "--time-format", "iso"}, "2023-11-14T22:13:20.000Z,north,s01,"},
+		{[]string{"--format", "csv", "--time-format", "rfc3339"}, "2023-11-14T22:13:20.000Z,north,s01,"},
+		{[]string{"--format", "csv", "--time-format", "epoch"}, "1700000000000,north,s01,"},
+		{[]string{"--format", "csv", "--time-format", "raw"}, "1700000000000,north,s01,"},
+		{[]string{"--format", "csv", "--time-unit", "us"}, "1970-01-20T16:13:20.000000Z,north,s01,"},
+		{[]string{"--format", "csv", "--time-unit", "ns"}, "1970-01-01T00:28:20.000000000Z,north,s01,"},
+		// No fraction digits in s; the sample's values read as seconds are
+		// past 9999, written in ISO 8601's expanded, signed form (Go's
+		// time package agrees on 55840-11-08T22:13:20Z).
+		{[]string{"--format", "csv", "--time-unit", "s", "--columns", "count"}, "+55840-11-08T22:13:20Z,0"},
+		{[]string{"--format", "jsonl", "--columns", "seen"}, `{"time":"2023-11-14T22:13:20.000Z","seen":"2023-11-14T22:13:19.880Z"}`},
+		{[]string{"--format", "jsonl", "--columns", "seen", "--time-format", "epoch"}, `{"time":1700000000000,"seen":1699999999880}`},
+	} {
+		code, out, stderr := runCLI(append([]string{"convert", sample, "-o", "-"}, c.args...)...)
+		require.Equal(t, 0, code, "%v: %s", c.args, stderr)
+		if strings.HasPrefix(c.want, "{") {
+			out = "\n" + out // JSONL has no header
+		}
+		require.True(t, strings.HasPrefix(first(out), c.want), "%v: %q", c.args, first(out))
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-o", "-", "--format", "csv", "--time-format", "unix"}, `unknown --time-format "unix" (want iso or epoch; rfc3339 and raw are accepted for them)`},
+		{[]string{"-o", "-", "--format", "arrows", "--time-format", "epoch"}, "--time-format applies to csv and jsonl output only"},
+		{[]string{"-o", "-", "--format", "parquet", "--time-format", "iso"}, "--time-format applies to csv and jsonl output only"},
+	} {
+		code, out, stderr := runCLI(append([]string{"convert", sample}, c.args...)...)
+		require.Equal(t, 2, code, "%v: %s", c.args, stderr)
+		require.Empty(t, out)
+		require.Contains(t, stderr, c.want)
+		require.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+	}
+}
