@@ -182,8 +182,9 @@ func TestPushdownColumns(t *testing.T) {
 	o := &Options{Allocator: mem, Columns: []string{"s", "station", "i64", "time"}}
 	ps, err := TableArrowSchema(f, "p", o)
 	require.NoError(t, err)
-	require.Equal(t, []string{"time", "station", "i64", "s"}, fieldNames(ps))
-	pick := []int{0, slices.Index(header, "station"), slices.Index(header, "i64"), slices.Index(header, "s")}
+	// Time first, then the order asked for: a field before a TAG.
+	require.Equal(t, []string{"time", "s", "station", "i64"}, fieldNames(ps))
+	pick := []int{0, slices.Index(header, "s"), slices.Index(header, "station"), slices.Index(header, "i64")}
 	var exp [][]string
 	for _, row := range want {
 		var p []string

@@ -33,7 +33,8 @@ type Reader struct {
 	refs   atomic.Int64
 	f      *tsfile.File
 	opts   Options
-	schema *arrow.Schema
+	schema *arrow.Schema // in the layout's order, that of the builders
+	out    *arrow.Schema // in the order asked for, that of the batches
 	// verify checks each decoded page against its statistics (unless
 	// tsfile.ReadOptions.NoVerify).
 	verify bool
@@ -153,7 +154,7 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.arrowSchema(o.TimeUnit.Unit()), left: -1,
+	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.layoutSchema(o.TimeUnit.Unit()), out: pl.arrowSchema(o.TimeUnit.Unit()), left: -1,
 		verify: !f.Options().NoVerify}
 	r.team.Size = o.Workers
 	for _, c := range l.fields {
@@ -248,7 +249,7 @@ func (r *Reader) builders() []builder {
 func (r *Reader) batchRows() int { return r.opts.BatchSize + r.pageRows }
 
 // Schema returns the schema of every record.
-func (r *Reader) Schema() *arrow.Schema { return r.schema }
+func (r *Reader) Schema() *arrow.Schema { return r.out }
 
 // Next advances to the next record batch. It returns false at the end of
 // the rows or on an error, which Err then reports.
@@ -267,7 +268,7 @@ func (r *Reader) Next() bool {
 			return false
 		}
 	}
-	r.cur = r.pend.next(r.schema, r.opts.BatchSize)
+	r.cur = r.pend.next(r.out, r.lay.order, r.opts.BatchSize)
 	r.curDev = r.pend.dev
 	if r.pend.off == r.pend.rows {
 		r.pend.release()
@@ -647,11 +648,17 @@ type pending struct {
 	dev  tsfile.DeviceID // the device of the rows, under Options.DeviceBatches
 }
 
-// next returns the record of the next size rows.
-func (p *pending) next(schema *arrow.Schema, size int) arrow.RecordBatch {
+// next returns the record of the next size rows, its columns in order
+// (see layout.order; nil for the order of p.data).
+func (p *pending) next(schema *arrow.Schema, order []int, size int) arrow.RecordBatch {
 	end := min(p.off+size, p.rows)
 	cols := make([]arrow.Array, len(p.data))
-	for i, d := range p.data {
+	for i := range cols {
+		j := i
+		if order != nil {
+			j = order[i]
+		}
+		d := p.data[j]
 		if p.off == 0 && end == p.rows {
 			cols[i] = array.MakeFromData(d)
 			continue

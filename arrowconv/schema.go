@@ -65,10 +65,12 @@ type Options struct {
 	// with TimeUnitOf).
 	TimeUnit TimeUnit
 
-	// Columns projects the stream onto the named columns, kept in schema
-	// order; the time column is always kept. Only the chunks of projected
-	// value columns are read. Nil keeps every column; an unknown name is an
-	// error.
+	// Columns projects the stream onto the named columns, in the order
+	// given, after the time column, which is always kept and always first
+	// (naming it is allowed, anywhere); a name given twice counts once,
+	// where it first appears. Only the chunks of projected value columns
+	// are read. Nil keeps every column in schema order; an unknown name is
+	// an error.
 	//
 	// A projection keeps the rows of the time source of the columns read.
 	// A table-model or aligned tree device has a time column, so every row
@@ -365,7 +367,32 @@ func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
 		}
 		return nil, nil, fmt.Errorf("arrowconv: %s has no column %q (columns: %s)", what, missing[0], strings.Join(l.names(), ", "))
 	}
+	p.order = p.outputOrder(o.Columns)
 	return &p, conds, nil
+}
+
+// outputOrder returns the order of a projected layout's columns as cols
+// names them (see layout.order): time first, then each column where its
+// name first appears; nil when that is the layout's own order.
+func (l *layout) outputOrder(cols []string) []int {
+	pos := make(map[string]int, 1+len(l.consts)+len(l.fields))
+	for i, n := range l.names() {
+		pos[n] = i
+	}
+	order := make([]int, 1, len(pos))
+	placed := map[string]bool{TimeColumn: true}
+	for _, c := range cols {
+		if !placed[c] {
+			placed[c] = true
+			order = append(order, pos[c])
+		}
+	}
+	for i, j := range order {
+		if i != j {
+			return order
+		}
+	}
+	return nil
 }
 
 // names lists the layout's columns in schema order, time first, so that
@@ -409,6 +436,10 @@ type layout struct {
 	isTable bool
 	// Representation choices from Options.
 	plainTags, stringView bool
+	// order is the output order of the columns asked for (Options.Columns):
+	// order[i] is the position, in the layout's own order (time, consts,
+	// fields), of output column i. Nil when the two orders agree.
+	order []int
 }
 
 // constColumn is a utf8 column whose value is fixed for each device.
@@ -647,8 +678,24 @@ func treeTables(f *tsfile.File, table string) ([]string, error) {
 	return []string{table}, nil
 }
 
-// arrowSchema builds the Arrow schema of the layout.
+// arrowSchema builds the Arrow schema of the layout's output: its columns
+// in the order asked for (layout.order).
 func (l *layout) arrowSchema(unit arrow.TimeUnit) *arrow.Schema {
+	s := l.layoutSchema(unit)
+	if l.order == nil {
+		return s
+	}
+	fields := make([]arrow.Field, len(l.order))
+	for i, j := range l.order {
+		fields[i] = s.Field(j)
+	}
+	md := s.Metadata()
+	return arrow.NewSchema(fields, &md)
+}
+
+// layoutSchema builds the Arrow schema of the layout in its own order:
+// time, the constant columns, the fields, as the reader's builders are.
+func (l *layout) layoutSchema(unit arrow.TimeUnit) *arrow.Schema {
 	fields := make([]arrow.Field, 0, 1+len(l.consts)+len(l.fields))
 	fields = append(fields, arrow.Field{
 		Name: TimeColumn,

@@ -120,7 +120,7 @@ func TestSyntheticTableCSV(t *testing.T) {
 	require.NoError(t, err)
 	var buf []byte
 	out := &sliceWriter{&buf}
-	n, err := export.WriteCSV(out, r)
+	n, err := export.WriteCSVWith(out, r, &export.TextOptions{Time: export.TimeEpoch})
 	r.Release()
 	require.NoError(t, err)
 	require.EqualValues(t, 17, n)

@@ -224,19 +224,21 @@ func (ts *tableSchema) project(columns []string) (*tableSchema, error) {
 			p.keep = append(p.keep, i)
 		}
 	} else {
-		want := map[string]bool{arrowconv.TimeColumn: true}
+		// Time first, then the columns in the order asked for, as
+		// arrowconv.Options.Columns orders a file's.
+		p.keep = append(p.keep, ts.byNam[arrowconv.TimeColumn])
+		placed := map[string]bool{arrowconv.TimeColumn: true}
 		for _, c := range columns {
-			if _, ok := ts.byNam[c]; !ok {
+			i, ok := ts.byNam[c]
+			if !ok {
 				names := make([]string, len(ts.cols))
 				for i, c := range ts.cols {
 					names[i] = c.field.Name
 				}
 				return nil, fmt.Errorf("dataset: table %q has no column %q (columns: %s)", ts.name, c, strings.Join(names, ", "))
 			}
-			want[c] = true
-		}
-		for i, c := range ts.cols {
-			if want[c.field.Name] {
+			if !placed[c] {
+				placed[c] = true
 				p.keep = append(p.keep, i)
 			}
 		}

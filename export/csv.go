@@ -15,10 +15,16 @@ import (
 	"github.com/tsarrow/tsarrow/internal/civil"
 )
 
-// WriteCSV writes a header row of the schema's field names and one row per
-// record row, in the conventions of the interop corpus: an empty cell for
-// null; bool as true/false; integers in decimal; timestamps as the raw stored
-// integer; FLOAT and DOUBLE in the shortest form that round-trips at their
+// WriteCSV writes r as CSV with the default options: WriteCSVWith(w, r, nil).
+func WriteCSV(w io.Writer, r array.RecordReader) (int64, error) {
+	return WriteCSVWith(w, r, nil)
+}
+
+// WriteCSVWith writes a header row of the schema's field names and one row
+// per record row, in the conventions of the interop corpus: an empty cell
+// for null; bool as true/false; integers in decimal; timestamps as
+// opts.Time says (default TimeISO: 2023-11-14T22:13:20.123Z; TimeEpoch:
+// the raw stored integer, as the interop corpus writes them); FLOAT and DOUBLE in the shortest form that round-trips at their
 // own precision (strconv's 'g' with precision -1), with NaN, Infinity and
 // -Infinity spelled as Java spells them; binary as "0x" and lowercase hex;
 // date32 as YYYY-MM-DD; strings raw. A cell is quoted by RFC 4180 rules only
@@ -26,7 +32,8 @@ import (
 // string is written as "" so that it stays distinct from null.
 //
 // It consumes r up to its end and returns the number of data rows written.
-func WriteCSV(w io.Writer, r array.RecordReader) (int64, error) {
+func WriteCSVWith(w io.Writer, r array.RecordReader, opts *TextOptions) (int64, error) {
+	tf := opts.timeFormat()
 	var head []byte
 	for i, f := range r.Schema().Fields() {
 		if i > 0 {
@@ -35,7 +42,8 @@ func WriteCSV(w io.Writer, r array.RecordReader) (int64, error) {
 		head = appendCSVString(head, f.Name)
 	}
 	head = append(head, '\n')
-	return writeLines(w, r, head, newCell, func(line []byte, cells []cellFunc, i int) []byte {
+	cell := func(a arrow.Array) (cellFunc, error) { return newCell(a, tf) }
+	return writeLines(w, r, head, cell, func(line []byte, cells []cellFunc, i int) []byte {
 		for c, f := range cells {
 			if c > 0 {
 				line = append(line, ',')
@@ -89,8 +97,8 @@ func writeLines(w io.Writer, r array.RecordReader, head []byte, newCell func(arr
 type cellFunc func(dst []byte, i int) []byte
 
 // newCell returns the formatter of a column.
-func newCell(a arrow.Array) (cellFunc, error) {
-	f, err := valueCell(a)
+func newCell(a arrow.Array, tf TimeFormat) (cellFunc, error) {
+	f, err := valueCell(a, tf)
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +110,9 @@ func newCell(a arrow.Array) (cellFunc, error) {
 	}, nil
 }
 
-// valueCell returns the formatter of the non-null values of a column.
-func valueCell(a arrow.Array) (cellFunc, error) {
+// valueCell returns the formatter of the non-null values of a column,
+// timestamps in format tf.
+func valueCell(a arrow.Array, tf TimeFormat) (cellFunc, error) {
 	switch a := a.(type) {
 	case *array.Boolean:
 		return func(d []byte, i int) []byte { return strconv.AppendBool(d, a.Value(i)) }, nil
@@ -128,7 +137,11 @@ func valueCell(a arrow.Array) (cellFunc, error) {
 	case *array.Float64:
 		return func(d []byte, i int) []byte { return appendJavaFloat(d, a.Value(i), 64) }, nil
 	case *array.Timestamp:
-		return func(d []byte, i int) []byte { return strconv.AppendInt(d, int64(a.Value(i)), 10) }, nil
+		if tf == TimeEpoch {
+			return func(d []byte, i int) []byte { return strconv.AppendInt(d, int64(a.Value(i)), 10) }, nil
+		}
+		iso := newISOTime(a.DataType().(*arrow.TimestampType))
+		return func(d []byte, i int) []byte { return iso.append(d, int64(a.Value(i))) }, nil
 	case *array.Date32:
 		return func(d []byte, i int) []byte { return appendDate(d, int64(a.Value(i))) }, nil
 	case *array.String:
@@ -144,7 +157,7 @@ func valueCell(a arrow.Array) (cellFunc, error) {
 	case *array.BinaryView:
 		return func(d []byte, i int) []byte { return appendHex(d, a.Value(i)) }, nil
 	case *array.Dictionary:
-		dict, err := newCell(a.Dictionary())
+		dict, err := newCell(a.Dictionary(), tf)
 		if err != nil {
 			return nil, err
 		}

@@ -10,15 +10,23 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// WriteJSONL writes one JSON object per record row, one per line (JSON
-// Lines), with the fields in schema order. Values follow WriteCSV's
-// conventions where JSON has no type of its own: timestamps are the raw
-// stored integers, DATE is a "YYYY-MM-DD" string, binary a "0x" + hex
+// WriteJSONL writes r as JSON Lines with the default options:
+// WriteJSONLWith(w, r, nil).
+func WriteJSONL(w io.Writer, r array.RecordReader) (int64, error) {
+	return WriteJSONLWith(w, r, nil)
+}
+
+// WriteJSONLWith writes one JSON object per record row, one per line (JSON
+// Lines), with the fields in schema order. Values follow WriteCSVWith's
+// conventions where JSON has no type of its own: timestamps are strings
+// in ISO 8601 (TimeISO, the default) or the raw stored integers as JSON
+// numbers (TimeEpoch), DATE is a "YYYY-MM-DD" string, binary a "0x" + hex
 // string, and NaN and the infinities, which JSON numbers cannot hold, the
 // strings "NaN", "Infinity" and "-Infinity". A null is JSON null.
 //
 // It consumes r up to its end and returns the number of rows written.
-func WriteJSONL(w io.Writer, r array.RecordReader) (int64, error) {
+func WriteJSONLWith(w io.Writer, r array.RecordReader, opts *TextOptions) (int64, error) {
+	tf := opts.timeFormat()
 	fields := r.Schema().Fields()
 	keys := make([][]byte, len(fields))
 	for i, f := range fields {
@@ -29,7 +37,8 @@ func WriteJSONL(w io.Writer, r array.RecordReader) (int64, error) {
 		k = appendJSONString(k, f.Name)
 		keys[i] = append(k, ':')
 	}
-	return writeLines(w, r, nil, jsonCell, func(line []byte, cells []cellFunc, i int) []byte {
+	cell := func(a arrow.Array) (cellFunc, error) { return jsonCell(a, tf) }
+	return writeLines(w, r, nil, cell, func(line []byte, cells []cellFunc, i int) []byte {
 		for c, f := range cells {
 			line = f(append(line, keys[c]...), i)
 		}
@@ -41,7 +50,7 @@ func WriteJSONL(w io.Writer, r array.RecordReader) (int64, error) {
 }
 
 // jsonCell returns the JSON formatter of a column, nulls included.
-func jsonCell(a arrow.Array) (cellFunc, error) {
+func jsonCell(a arrow.Array, tf TimeFormat) (cellFunc, error) {
 	var f cellFunc
 	switch a := a.(type) {
 	case *array.Float32:
@@ -55,22 +64,31 @@ func jsonCell(a arrow.Array) (cellFunc, error) {
 	case *array.StringView:
 		f = func(d []byte, i int) []byte { return appendJSONString(d, a.Value(i)) }
 	case *array.Dictionary:
-		dict, err := jsonCell(a.Dictionary())
+		dict, err := jsonCell(a.Dictionary(), tf)
 		if err != nil {
 			return nil, err
 		}
 		f = func(d []byte, i int) []byte { return dict(d, a.GetValueIndex(i)) }
+	case *array.Timestamp:
+		v, err := valueCell(a, tf)
+		if err != nil {
+			return nil, err
+		}
+		f = v
+		if tf != TimeEpoch {
+			// ISO 8601 needs no escaping.
+			f = func(d []byte, i int) []byte { return append(v(append(d, '"'), i), '"') }
+		}
 	case *array.Binary, *array.LargeBinary, *array.BinaryView, *array.Date32:
 		// Their CSV forms (0x-hex, YYYY-MM-DD) need no escaping.
-		v, err := valueCell(a)
+		v, err := valueCell(a, tf)
 		if err != nil {
 			return nil, err
 		}
 		f = func(d []byte, i int) []byte { return append(v(append(d, '"'), i), '"') }
 	default:
-		// Booleans and integers (timestamps too) are JSON literals in
-		// their CSV form.
-		v, err := valueCell(a)
+		// Booleans and integers are JSON literals in their CSV form.
+		v, err := valueCell(a, tf)
 		if err != nil {
 			return nil, fmt.Errorf("no JSON form for Arrow type %s", a.DataType())
 		}

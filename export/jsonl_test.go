@@ -54,9 +54,9 @@ func TestWriteJSONL(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	require.Len(t, lines, 3)
 	want := []map[string]any{
-		{"time": 1.0, "tag": "a\"b", "d": 1.5, "f": 0.1, "i": -7.0, "b": true, "s": "line\nnext\t\x01", "x": "0xdead", "day": "1970-01-01"},
-		{"time": 2.0, "tag": nil, "d": "NaN", "f": nil, "i": 0.0, "b": false, "s": "", "x": nil, "day": "2022-01-08"},
-		{"time": 3.0, "tag": "a\"b", "d": "-Infinity", "f": 0.0, "i": float64(math.MaxInt32), "b": nil, "s": "bad\ufffdutf8 ü", "x": "0x", "day": nil},
+		{"time": "1970-01-01T00:00:00.001", "tag": "a\"b", "d": 1.5, "f": 0.1, "i": -7.0, "b": true, "s": "line\nnext\t\x01", "x": "0xdead", "day": "1970-01-01"},
+		{"time": "1970-01-01T00:00:00.002", "tag": nil, "d": "NaN", "f": nil, "i": 0.0, "b": false, "s": "", "x": nil, "day": "2022-01-08"},
+		{"time": "1970-01-01T00:00:00.003", "tag": "a\"b", "d": "-Infinity", "f": 0.0, "i": float64(math.MaxInt32), "b": nil, "s": "bad\ufffdutf8 ü", "x": "0x", "day": nil},
 	}
 	for i, l := range lines {
 		var got map[string]any

@@ -29,7 +29,9 @@ import (
 // every column in schema order, and an empty list keeps time alone. A
 // name given twice or not in the table is an error, and "time" may only
 // be named first. Start and End are inclusive bounds, each an
-// integer in the stored time unit or an RFC 3339 string. Where keeps the
+// integer in the stored time unit or a string arrowconv.ParseTime reads
+// (a date, or a date and time, UTC unless it has a zone); a date as End
+// includes its whole day. Where keeps the
 // devices whose TAG (or, for tree-model tables, "device") columns equal the
 // values. Limit caps the rows of the whole flight, which then has a single
 // endpoint so that the cap is exact. Compression chooses the IPC body
@@ -52,8 +54,8 @@ type Query struct {
 	Compression string            `json:"compression,omitempty"`
 }
 
-// TimeBound is a query time bound: a JSON integer in the stored unit or an
-// RFC 3339 string.
+// TimeBound is a query time bound: a JSON integer in the stored unit or a
+// time string (see arrowconv.ParseTime).
 type TimeBound struct {
 	raw string
 	num bool
@@ -88,10 +90,15 @@ func (b TimeBound) MarshalJSON() ([]byte, error) {
 // Int returns a bound given as an integer in the stored unit.
 func Int(v int64) *TimeBound { return &TimeBound{raw: strconv.FormatInt(v, 10), num: true} }
 
-// Time returns a bound given as an RFC 3339 string.
+// Time returns a bound given as a time string (see arrowconv.ParseTime).
 func Time(s string) *TimeBound { return &TimeBound{raw: s} }
 
-func (b *TimeBound) resolve(unit arrow.TimeUnit) (int64, error) {
+// resolve reads the bound in unit with the CLI's parser: as a start, a
+// date is its first instant; as an (inclusive) end, its last.
+func (b *TimeBound) resolve(unit arrow.TimeUnit, end bool) (int64, error) {
+	if end {
+		return arrowconv.ParseEndTime(b.raw, unit)
+	}
 	return arrowconv.ParseTime(b.raw, unit)
 }
 
@@ -186,11 +193,12 @@ func checkColumns(full *arrow.Schema, cols []string) error {
 	return nil
 }
 
-// projection orders a stream's schema s (time first, then the projected
-// columns in schema order, as arrowconv produces them) as the query asked:
-// time, then cols in the order given. perm[i] is the column of s that goes
-// out as column i; it is nil, and s returned as is, when the order is
-// already right.
+// projection orders a stream's schema s as the query asked: time, then
+// cols in the order given. arrowconv and dataset already order the
+// columns so (Options.Columns), so perm is nil and s returned as is; it
+// stays as the check that the stream holds exactly the columns asked, and
+// orders a stream of any other source. perm[i] is the column of s that
+// goes out as column i.
 func projection(s *arrow.Schema, cols []string) (*arrow.Schema, []int, error) {
 	if cols == nil {
 		return s, nil, nil
@@ -268,12 +276,12 @@ func (q *Query) options(unit arrow.TimeUnit) (*arrowconv.Options, error) {
 		r := &arrowconv.TimeRange{Start: math.MinInt64, End: math.MaxInt64}
 		var err error
 		if q.Start != nil {
-			if r.Start, err = q.Start.resolve(unit); err != nil {
+			if r.Start, err = q.Start.resolve(unit, false); err != nil {
 				return nil, fmt.Errorf("%w: start: %v", errBadQuery, err)
 			}
 		}
 		if q.End != nil {
-			if r.End, err = q.End.resolve(unit); err != nil {
+			if r.End, err = q.End.resolve(unit, true); err != nil {
 				return nil, fmt.Errorf("%w: end: %v", errBadQuery, err)
 			}
 		}

@@ -337,8 +337,12 @@ func TestBinaryHead(t *testing.T) {
 // stream.
 func TestBinaryConvertEveryFormat(t *testing.T) {
 	dir := t.TempDir()
-	wantCSV := okBin(t, "convert", sample, "--format", "csv", "-o", "-")
+	wantCSV := okBin(t, "convert", sample, "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Len(t, lines(wantCSV), 1+1500)
+	// The CSV file has the default ISO 8601 times.
+	wantISO := okBin(t, "convert", sample, "--format", "csv", "-o", "-")
+	require.Len(t, lines(wantISO), 1+1500)
+	require.True(t, strings.HasPrefix(lines(wantISO)[1], "2023-11-14T22:13:20.000Z,"), lines(wantISO)[1])
 	for _, ext := range []string{"parquet", "arrow", "arrows", "csv", "jsonl", "tsfile"} {
 		t.Run(ext, func(t *testing.T) {
 			out := filepath.Join(dir, "s."+ext)
@@ -355,7 +359,7 @@ func TestBinaryConvertEveryFormat(t *testing.T) {
 			case "arrow", "arrows":
 				require.Equal(t, wantCSV, ipcAsCSV(t, data, ext == "arrows"))
 			case "csv":
-				require.Equal(t, wantCSV, string(data))
+				require.Equal(t, wantISO, string(data))
 			case "jsonl":
 				l := lines(string(data))
 				require.Len(t, l, 1500)
@@ -366,7 +370,7 @@ func TestBinaryConvertEveryFormat(t *testing.T) {
 				}
 			case "tsfile":
 				// Back through the binary: the same rows.
-				require.Equal(t, wantCSV, okBin(t, "convert", out, "--format", "csv", "-o", "-"))
+				require.Equal(t, wantCSV, okBin(t, "convert", out, "--format", "csv", "--time-format", "epoch", "-o", "-"))
 			}
 			// Standard output gets the same bytes as the file.
 			require.Equal(t, string(data), okBin(t, "convert", sample, "--format", ext, "-o", "-"))
@@ -464,7 +468,7 @@ func TestBinaryStreams(t *testing.T) {
 	r = runBinEnv(t, env, "convert", sample, "-o", "-", "--format", "arrows")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Empty(t, r.stderr)
-	require.Equal(t, okBin(t, "convert", sample, "-o", "-", "--format", "csv"), ipcAsCSV(t, []byte(r.stdout), true))
+	require.Equal(t, okBin(t, "convert", sample, "-o", "-", "--format", "csv", "--time-format", "epoch"), ipcAsCSV(t, []byte(r.stdout), true))
 
 	// A file output on a run long enough for the bar to draw many times
 	// if it were on.

@@ -29,6 +29,7 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--start T] [--end T] [--time-unit ms] [--batch-size N]
                         [--compression NAME] [--row-group-size N]
                         [--encoding COLUMN=ENCODING,...]
+                        [--time-format iso|epoch]
                         [--partition-by table|device|day|month|hour|device,day]
                         [--force] [--quiet|--verbose]
                         [--lenient] [--no-verify] [--recover [--schema-from FILE]]
@@ -67,25 +68,32 @@ warns when it is about to write more than 1000 device partitions.
 
 The query:
   --table T          the table (needed when a file holds several)
-  --columns a,b      only these columns (time is always kept); only their
-                     chunks are read. The rows kept are those of the time
-                     source of the columns: every row of a table-model or
-                     aligned device, also one whose kept columns are all
-                     null; for a non-aligned tree device the times where a
-                     kept series has a point (with none kept, as with
-                     --columns device, the times of all its series)
+  --columns a,b      only these columns, in this order, after time (always
+                     kept, always first); only their chunks are read. The
+                     rows kept are those of the time source of the
+                     columns: every row of a table-model or aligned
+                     device, also one whose kept columns are all null; for
+                     a non-aligned tree device the times where a kept
+                     series has a point (with none kept, as with --columns
+                     device, the times of all its series)
   --device D         only device D (repeatable; as "inspect" prints it)
   --where tag=value  only devices whose TAG (or tree model device) column
                      has this value (repeatable; all must hold); tag=\N
                      keeps those whose TAG is null, tag=\\N the value \N
-  --start, --end     an inclusive time range: integers in the stored unit,
-                     or RFC 3339 times (2024-05-01T12:00:00Z, 2024-05-01)
-  --time-unit        the unit of the stored timestamps: s, ms (default),
+` + timeRangeHelp + `  --time-unit        the unit of the stored timestamps: s, ms (default),
                      us or ns; for the reverse path the unit written,
                      to which timestamp inputs are converted exactly
 A query that matches no row writes an empty output, exits 0 and says so on
 standard error (even with --quiet), naming a --device or --where value that
 no input holds and some that they do.
+
+CSV and JSONL write timestamps (the time column and TIMESTAMP columns) in
+ISO 8601, UTC, with the digits of the time unit: 2023-11-14T22:13:20.123Z
+for ms, 6 fraction digits for us, 9 for ns, none for s (a JSON string), so
+that DuckDB's read_csv and read_json read them as timestamps;
+--time-format epoch writes the stored integers instead (rfc3339 and raw
+are accepted for iso and epoch). Parquet and Arrow keep their timestamp
+types.
 
 --compression is, for parquet, zstd (the default), snappy, gzip, lz4 or
 none; for arrow and arrows the IPC body compression, none (the default),
@@ -189,6 +197,7 @@ Examples:
   ts2arrow convert 'data/2024-*.tsfile' -o weather/ --partition-by device
   ts2arrow convert /iotdb/data/datanode/data -o by-day/ --partition-by device,day
   ts2arrow convert testdata/sample.tsfile -o hot.csv --columns temperature --where region=north --start 2023-11-14T22:20:00Z
+  ts2arrow convert testdata/sample.tsfile -o day.jsonl --columns temperature,station --start '2023-11-14 22:15' --end 2023-11-14
   ts2arrow convert https://example.com/iotdb/1-1-0-0.tsfile -o x.arrow --columns s1
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
   ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
@@ -254,14 +263,15 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 	compression := fs.String("compression", "", "compression of the output (see above); for tsfile also COLUMN=CODEC,...")
 	encodings := fs.String("encoding", "", "for tsfile output: column encodings, COLUMN=ENCODING,... (default IoTDB's for each type)")
 	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
+	timeFormat := fs.String("time-format", "iso", "how csv and jsonl write timestamps: iso (2023-11-14T22:13:20.123Z) or epoch (the stored integers)")
 	table := fs.String("table", "", "table to convert")
 	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to keep (time is always kept)")
 	var devices, where listFlag
 	fs.Var(&devices, "device", "keep only this device (repeatable)")
 	fs.Var(&where, "where", "keep only devices whose column equals the value: tag=value (repeatable)")
-	start := fs.String("start", "", "first timestamp to keep: an integer in the stored unit or an RFC 3339 time")
-	end := fs.String("end", "", "last timestamp to keep (inclusive)")
+	start := fs.String("start", "", "first timestamp to keep: an integer in the stored unit, a date or a date and time (UTC unless a zone is given)")
+	end := fs.String("end", "", "last timestamp to keep, inclusive (a date keeps its whole day)")
 	batch := fs.Int("batch-size", 65536, "rows per record batch")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	partition := fs.String("partition-by", "", "write a Hive-style directory partitioned by table, device, day, month or hour (or table or device then a time: device,day)")
@@ -330,7 +340,11 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			return usagef("--%s applies with --encrypt-key only", name)
 		}
 	}
-	j.wopts = writeOptions{compression: *compression, encoding: *encodings, rowGroupSize: *rowGroup}
+	tf, err := timeFormatFlag(*timeFormat)
+	if err != nil {
+		return err
+	}
+	j.wopts = writeOptions{compression: *compression, encoding: *encodings, rowGroupSize: *rowGroup, timeFormat: tf}
 	if err := checkFormatOptions(j.format, j.wopts, set); err != nil {
 		return err
 	}
@@ -410,22 +424,8 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			j.query.Where[k] = v
 		}
 	}
-	if *start != "" || *end != "" {
-		r := &arrowconv.TimeRange{Start: minInt64, End: maxInt64}
-		if *start != "" {
-			if r.Start, err = arrowconv.ParseTime(*start, tu); err != nil {
-				return usagef("--start: %v", err)
-			}
-		}
-		if *end != "" {
-			if r.End, err = arrowconv.ParseTime(*end, tu); err != nil {
-				return usagef("--end: %v", err)
-			}
-		}
-		if r.Start > r.End {
-			return usagef("--start is after --end")
-		}
-		j.query.Time = r
+	if j.query.Time, err = timeRangeFlags(*start, *end, tu); err != nil {
+		return err
 	}
 	for _, w := range where {
 		j.filters = append(j.filters, "--where "+shellWord(w))
@@ -543,6 +543,10 @@ func checkFormatOptions(format string, o writeOptions, set map[string]bool) erro
 	if set["row-group-size"] && format != "parquet" {
 		return usagef("--row-group-size applies to parquet output only")
 	}
+	if set["time-format"] && format != "csv" && format != "jsonl" {
+		// The binary formats keep their timestamp types.
+		return usagef("--time-format applies to csv and jsonl output only")
+	}
 	return nil
 }
 
@@ -627,9 +631,10 @@ func treeTableNote(table string, tables []string, tree func(string) bool) string
 
 // writeOptions are the format-specific options of convert.
 type writeOptions struct {
-	compression  string // "" for the format's default
-	encoding     string // tsfile only: --encoding
-	rowGroupSize int64  // parquet only
+	compression  string            // "" for the format's default
+	encoding     string            // tsfile only: --encoding
+	rowGroupSize int64             // parquet only
+	timeFormat   export.TimeFormat // csv and jsonl only
 	tsfile       *fromarrow.Options
 }
 
@@ -637,9 +642,9 @@ func writeFormat(w io.Writer, format string, rdr array.RecordReader, o writeOpti
 	var err error
 	switch format {
 	case "csv":
-		_, err = export.WriteCSV(w, rdr)
+		_, err = export.WriteCSVWith(w, rdr, &export.TextOptions{Time: o.timeFormat})
 	case "jsonl":
-		_, err = export.WriteJSONL(w, rdr)
+		_, err = export.WriteJSONLWith(w, rdr, &export.TextOptions{Time: o.timeFormat})
 	case "arrow", "arrows":
 		_, err = export.WriteIPC(w, rdr, &export.IPCOptions{Stream: format == "arrows", Compression: o.compression})
 	case "parquet":

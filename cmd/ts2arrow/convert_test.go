@@ -17,17 +17,19 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// sampleRows is the CSV of the whole sample, header first.
+// sampleRows is the CSV of the whole sample, header first, times as
+// epoch integers (easy to compare and filter).
 func sampleRows(t *testing.T) []string {
 	t.Helper()
-	code, out, errOut := runCLI("convert", sample, "--format", "csv", "-o", "-")
+	code, out, errOut := runCLI("convert", sample, "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Equal(t, 0, code, errOut)
 	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 }
 
+// convertCSV is the CSV convert writes with args, times as epoch integers.
 func convertCSV(t *testing.T, args ...string) []string {
 	t.Helper()
-	code, out, errOut := runCLI(append([]string{"convert", "--format", "csv", "-o", "-"}, args...)...)
+	code, out, errOut := runCLI(append([]string{"convert", "--format", "csv", "--time-format", "epoch", "-o", "-"}, args...)...)
 	require.Equal(t, 0, code, errOut)
 	return strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 }
@@ -94,12 +96,12 @@ func TestConvertQuery(t *testing.T) {
 	require.Equal(t, filterCSV(all, func(c []string) bool { return c[1] == "south" }), convertCSV(t, sample, "--device", "weather.south.s01"))
 	require.Equal(t, []string{all[0]}, convertCSV(t, sample, "--device", "weather.nowhere"))
 
-	// --columns keeps time and the named columns, in schema order.
+	// --columns keeps time and the named columns, in the order named.
 	got := convertCSV(t, sample, "--columns", "pressure,region", "--start", "1700000000000", "--end", "1700000000000")
-	want := []string{"time,region,pressure"}
+	want := []string{"time,pressure,region"}
 	for _, l := range filterCSV(all, func(c []string) bool { return c[0] == "1700000000000" })[1:] {
 		c := strings.Split(l, ",")
-		want = append(want, c[0]+","+c[1]+","+c[5])
+		want = append(want, c[0]+","+c[5]+","+c[1])
 	}
 	require.Len(t, want, 4)
 	require.Equal(t, want, got)
@@ -115,7 +117,8 @@ func TestConvertJSONL(t *testing.T) {
 	require.Len(t, lines, 1500)
 	var row map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &row))
-	require.Equal(t, map[string]any{"time": 1.7e12, "temperature": 22.54, "note": "note 0/0"}, row)
+	// Timestamps are ISO 8601 strings by default.
+	require.Equal(t, map[string]any{"time": "2023-11-14T22:13:20.000Z", "temperature": 22.54, "note": "note 0/0"}, row)
 }
 
 // TestReversePath: TsFile -> Parquet -> TsFile and TsFile -> Arrow ->
@@ -146,12 +149,12 @@ func TestReversePath(t *testing.T) {
 func TestForce(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x.csv")
 	require.NoError(t, os.WriteFile(out, []byte("keep me"), 0o644))
-	code, _, errOut := runCLI("convert", sample, "-o", out)
+	code, _, errOut := runCLI("convert", "--time-format", "epoch", sample, "-o", out)
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, "exists; pass --force")
 	b, _ := os.ReadFile(out)
 	require.Equal(t, "keep me", string(b))
-	code, _, errOut = runCLI("convert", sample, "-o", out, "--force")
+	code, _, errOut = runCLI("convert", "--time-format", "epoch", sample, "-o", out, "--force")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, sampleRows(t), csvLines(t, out))
 }
@@ -163,7 +166,7 @@ func TestPartitionByDevice(t *testing.T) {
 	copyFile(t, sample, filepath.Join(in, "1.tsfile"))
 	copyFile(t, sample, filepath.Join(in, "2.tsfile"))
 	out := filepath.Join(dir, "out")
-	code, _, errOut := runCLI("convert", in, "-o", out, "--partition-by", "device", "--format", "csv")
+	code, _, errOut := runCLI("convert", in, "-o", out, "--partition-by", "device", "--format", "csv", "--time-format", "epoch")
 	require.Equal(t, 0, code, errOut)
 	var files []string
 	require.NoError(t, filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
@@ -261,7 +264,7 @@ func TestRemoteInput(t *testing.T) {
 	require.NoError(t, err)
 	served.Store(0)
 	out := filepath.Join(t.TempDir(), "one.csv")
-	code, _, errOut := runCLI("convert", srv.URL+"/wide.tsfile", "--columns", "c5", "-o", out, "--verbose")
+	code, _, errOut := runCLI("convert", "--time-format", "epoch", srv.URL+"/wide.tsfile", "--columns", "c5", "-o", out, "--verbose")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "range requests")
 	require.Equal(t, convertCSV(t, wide, "--columns", "c5"), csvLines(t, out))

@@ -117,7 +117,7 @@ func writeLostNonAligned(t *testing.T) string {
 func TestLenientSkipsLostNonAlignedChunk(t *testing.T) {
 	lost := writeLostNonAligned(t)
 	for _, args := range [][]string{
-		{"convert", lost, "--format", "csv", "-o", "-"},
+		{"convert", lost, "--format", "csv", "--time-format", "epoch", "-o", "-"},
 		{"head", lost},
 		{"inspect", lost},
 		{"inspect", "--json", lost},
@@ -133,7 +133,7 @@ func TestLenientSkipsLostNonAlignedChunk(t *testing.T) {
 		}
 	}
 	// The rows: a's points are lost (null), b's are all there.
-	code, out, errOut := runCLI("convert", lost, "--format", "csv", "-o", "-", "--lenient")
+	code, out, errOut := runCLI("convert", lost, "--format", "csv", "--time-format", "epoch", "-o", "-", "--lenient")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, "time,device,a,b\n100,root.sg.d1,,0\n101,root.sg.d1,,10\n102,root.sg.d1,,20\n103,root.sg.d1,,30\n104,root.sg.d1,,40\n105,root.sg.d1,,50\n", out)
 	code, out, errOut = runCLI("schema", lost, "--lenient")
@@ -165,7 +165,7 @@ func TestLenientReadsNonUTF8DeviceID(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, bytes.ReplaceAll(out.Bytes(), []byte("QQQQQQQQ"), []byte("d\xe2\x82A\xed\xa0\x80\xff")), 0o644))
 	const java = "root.sg.d\uFFFDA\uFFFD\uFFFD"
 	for _, args := range [][]string{
-		{"convert", p, "--format", "csv", "-o", "-"},
+		{"convert", p, "--format", "csv", "--time-format", "epoch", "-o", "-"},
 		{"head", p},
 		{"schema", p},
 		{"inspect", p},

@@ -62,13 +62,13 @@ func TestDatasetTwoDatabases(t *testing.T) {
 	code, _, stderr = runCLI("schema", root, "--table", "t", "--database", "dbB")
 	require.Equal(t, 0, code, stderr)
 
-	code, _, stderr = runCLI("convert", root, "--database", "dbC", "--format", "csv", "-o", "-")
+	code, _, stderr = runCLI("convert", root, "--database", "dbC", "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `no database "dbC" in the inputs (databases: dbA, dbB)`)
 
 	// Several tables asked for: each database apart.
 	out = filepath.Join(t.TempDir(), "parts")
-	code, _, stderr = runCLI("convert", root, "--partition-by", "table", "--format", "csv", "-o", out)
+	code, _, stderr = runCLI("convert", root, "--partition-by", "table", "--format", "csv", "--time-format", "epoch", "-o", out)
 	require.Equal(t, 0, code, stderr)
 	for part, want := range map[string]string{"table=dbA.t": "5,d1,50", "table=dbB.t": "5,d1,-5"} {
 		b, err := os.ReadFile(filepath.Join(out, part, "part-0.csv"))
@@ -163,15 +163,15 @@ func TestTreeTableBelow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tree.tsfile")
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 
-	code, out, stderr := runCLI("convert", path, "--table", "root.sg", "--format", "csv", "-o", "-")
+	code, out, stderr := runCLI("convert", path, "--table", "root.sg", "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "time,device,s\n1,root.sg.d1,10\n", out)
 	require.Contains(t, stderr, "--table root.sg reads the devices of tree table root.sg only; devices deeper below root.sg are in tree tables root.sg.x")
-	code, out, stderr = runCLI("convert", path, "--table", "root.sg.x", "--format", "csv", "-o", "-")
+	code, out, stderr = runCLI("convert", path, "--table", "root.sg.x", "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "time,device,s\n2,root.sg.x.y,20\n", out)
 	require.NotContains(t, stderr, "deeper")
-	code, out, _ = runCLI("convert", path, "--format", "csv", "-o", "-")
+	code, out, _ = runCLI("convert", path, "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Equal(t, 0, code)
 	require.Equal(t, "time,device,s\n1,root.sg.d1,10\n2,root.sg.x.y,20\n", out)
 	for _, cmd := range []string{"head", "schema"} {

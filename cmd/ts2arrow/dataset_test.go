@@ -114,7 +114,7 @@ var resolvedRows = []string{"1,a,10", "1,b,100", "2,a,21"}
 // stderr.
 func csvRows(t *testing.T, args ...string) (header string, rows []string, stderr string) {
 	t.Helper()
-	code, out, errOut := runCLI(append([]string{"convert", "--format", "csv", "-o", "-"}, args...)...)
+	code, out, errOut := runCLI(append([]string{"convert", "--format", "csv", "--time-format", "epoch", "-o", "-"}, args...)...)
 	require.Equal(t, 0, code, errOut)
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	rows = slices.Clone(lines[1:])
@@ -294,7 +294,7 @@ func TestDatasetModsBesideLooseFiles(t *testing.T) {
 
 	// A tree model's device column moves into the partition path.
 	out := filepath.Join(t.TempDir(), "ds")
-	code, _, errOut := runCLI("convert", path, "-o", out, "--partition-by", "device", "--format", "csv", "--quiet")
+	code, _, errOut := runCLI("convert", path, "-o", out, "--partition-by", "device", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	b, err := os.ReadFile(filepath.Join(out, "table=root.db", "device=root.db.d1", "part-0.csv"))
 	require.NoError(t, err)
@@ -330,7 +330,7 @@ func TestDatasetTableSelection(t *testing.T) {
 
 	// --partition-by needs no --table: each table is a partition.
 	out := filepath.Join(t.TempDir(), "ds")
-	code, _, stderr := runCLI("convert", root, "-o", out, "--partition-by", "table", "--format", "csv", "--quiet")
+	code, _, stderr := runCLI("convert", root, "-o", out, "--partition-by", "table", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, stderr)
 	b, err := os.ReadFile(filepath.Join(out, "table=u", "part-0.csv"))
 	require.NoError(t, err)
@@ -339,7 +339,7 @@ func TestDatasetTableSelection(t *testing.T) {
 
 	// --device without --table: the device of whichever table holds it.
 	out = filepath.Join(t.TempDir(), "ds")
-	code, _, stderr = runCLI("convert", root, "-o", out, "--partition-by", "device", "--format", "csv", "--quiet", "--device", "u.x")
+	code, _, stderr = runCLI("convert", root, "-o", out, "--partition-by", "device", "--format", "csv", "--time-format", "epoch", "--quiet", "--device", "u.x")
 	require.Equal(t, 0, code, stderr)
 	b, err = os.ReadFile(filepath.Join(out, "table=u", "device=u.x", "part-0.csv"))
 	require.NoError(t, err)
@@ -350,7 +350,7 @@ func TestDatasetTableSelection(t *testing.T) {
 func TestDatasetPartitioned(t *testing.T) {
 	root := iotdbDir(t)
 	out := filepath.Join(t.TempDir(), "ds")
-	code, _, stderr := runCLI("convert", root, "-o", out, "--partition-by", "device", "--format", "csv", "--quiet")
+	code, _, stderr := runCLI("convert", root, "-o", out, "--partition-by", "device", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, stderr)
 	read := func(p string) string {
 		b, err := os.ReadFile(filepath.Join(out, p))
@@ -361,7 +361,7 @@ func TestDatasetPartitioned(t *testing.T) {
 	require.Equal(t, "time,tag,s1\n1,b,100\n", read("table=t/device=t.b/part-0.csv"))
 
 	out2 := filepath.Join(t.TempDir(), "ds")
-	code, _, stderr = runCLI("convert", root, "-o", out2, "--partition-by", "table", "--format", "csv", "--quiet")
+	code, _, stderr = runCLI("convert", root, "-o", out2, "--partition-by", "table", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, stderr)
 	b, err := os.ReadFile(filepath.Join(out2, "table=t", "part-0.csv"))
 	require.NoError(t, err)
@@ -415,7 +415,7 @@ func TestDatasetNotALayout(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sequence")
 	copyFile(t, sample, filepath.Join(dir, "x.tsfile"))
 	want := sampleRows(t)
-	code, out, stderr := runCLI("convert", dir, "--format", "csv", "-o", "-")
+	code, out, stderr := runCLI("convert", dir, "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stderr)
 	require.Equal(t, want, strings.Split(strings.TrimSuffix(out, "\n"), "\n"))

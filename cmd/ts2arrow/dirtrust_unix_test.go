@@ -80,7 +80,7 @@ func TestDatasetDirWarnings(t *testing.T) {
 			root := iotdbDir(t)
 			tc.setup(t, root)
 			part := filepath.Dir(layoutPath(root, "sequence", 1, 1))
-			code, out, errOut := runCLI(append([]string{"convert", "--format", "csv", "-o", "-", root}, tc.args...)...)
+			code, out, errOut := runCLI(append([]string{"convert", "--format", "csv", "--time-format", "epoch", "-o", "-", root}, tc.args...)...)
 			require.Equal(t, tc.code, code, errOut)
 			if code == 0 {
 				lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")

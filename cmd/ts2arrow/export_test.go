@@ -56,7 +56,7 @@ func parquetAsCSV(t *testing.T, data []byte) (csv string, groups []int64, codec 
 	tr := array.NewTableReader(tbl, 1000)
 	defer tr.Release()
 	var buf bytes.Buffer
-	_, err = export.WriteCSV(&buf, tr)
+	_, err = export.WriteCSVWith(&buf, tr, &export.TextOptions{Time: export.TimeEpoch})
 	require.NoError(t, err)
 	return buf.String(), groups, codec
 }
@@ -89,14 +89,14 @@ func ipcAsCSV(t *testing.T, data []byte, stream bool) string {
 	}
 	defer rr.Release()
 	var buf bytes.Buffer
-	_, err := export.WriteCSV(&buf, rr)
+	_, err := export.WriteCSVWith(&buf, rr, &export.TextOptions{Time: export.TimeEpoch})
 	require.NoError(t, err)
 	return buf.String()
 }
 
 func sampleCSV(t *testing.T) string {
 	t.Helper()
-	code, out, stderr := runCLI("convert", sample, "--format", "csv", "-o", "-")
+	code, out, stderr := runCLI("convert", sample, "--format", "csv", "--time-format", "epoch", "-o", "-")
 	require.Equal(t, 0, code, stderr)
 	return out
 }
@@ -215,7 +215,7 @@ func TestConvertExportUsage(t *testing.T) {
 		{[]string{"-o", filepath.Join(dir, "x.bin")}, "pass --format parquet, arrow, arrows, csv, jsonl or tsfile"},
 		{[]string{"-o", filepath.Join(dir, "x.tsfile"), "--compression", "brotli"}, `unknown --compression "brotli" for tsfile`},
 		{[]string{"-o", filepath.Join(dir, "x.csv"), "--tags", "a"}, "--tags applies to tsfile output only"},
-		{[]string{"-o", filepath.Join(dir, "x.csv"), "--start", "yesterday"}, `--start: "yesterday" is neither an integer nor an RFC 3339 time`},
+		{[]string{"-o", filepath.Join(dir, "x.csv"), "--start", "yesterday"}, `--start: not a time: "yesterday"; want an integer in the stored time unit, a date (2023-11-14)`},
 		{[]string{"-o", filepath.Join(dir, "x.csv"), "--start", "10", "--end", "5"}, "--start is after --end"},
 		{[]string{"-o", filepath.Join(dir, "x.csv"), "--where", "region"}, "want column=value"},
 		{[]string{"-o", filepath.Join(dir, "d"), "--partition-by", "week"}, `unknown --partition-by "week"`},

@@ -17,25 +17,32 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/export"
 )
 
 const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] [--width 40]
-                     [--time-format rfc3339|raw] [--time-unit U] [--raw] [--no-verify]
+                     [--start T] [--end T] [--time-format iso|epoch] [--time-unit U]
+                     [--raw] [--no-verify]
 
 Prints the first rows of FILE, as "ts2arrow convert" would convert them, as
 an aligned table: a header row of column names, a rule, then one line per
 row. Only the first -n rows are read, so head is quick on large and remote
-files.
+files. --columns prints only the columns named, in that order, after time
+(always printed, always first).
 
 Numbers are right-aligned. A null prints as NULL; an empty string as an
 empty cell. Timestamps (the time column and TIMESTAMP columns) print in
-RFC 3339, UTC, with the digits of the --time-unit; --time-format raw prints
-the stored integers instead. BLOBs print as 0x and hex, dates as
-YYYY-MM-DD. Tabs, newlines and other control characters in strings print
+ISO 8601, UTC, with the digits of the --time-unit, as convert writes them
+to CSV; --time-format epoch prints the stored integers instead (rfc3339
+and raw are accepted for iso and epoch). BLOBs print as 0x and hex, dates
+as YYYY-MM-DD. Tabs, newlines and other control characters in strings print
 escaped (\t, \n, \x1b) so that each row stays one line. A string or BLOB
 longer than --width characters is cut to that width, ending in "…"
 (numbers and times never are); --width 0 never cuts.
 
+--start and --end print only the rows in a time range, as convert keeps
+them:
+` + timeRangeHelp + `
 FILE is a path or an http(s) URL (read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
 device, <measurements>" unless --table names one of its tree tables: a
@@ -51,7 +58,7 @@ prints its first rows as "convert FILE -o OUT.tsfile" reads them.
 Examples:
   ts2arrow head testdata/sample.tsfile
   ts2arrow head testdata/sample.tsfile -n 5 --columns temperature,humidity
-  ts2arrow head data.tsfile --table weather --width 0 --time-format raw
+  ts2arrow head data.tsfile --table weather --width 0 --time-format epoch
   ts2arrow head https://example.com/data/day.tsfile -n 3
   ts2arrow head /iotdb/data/datanode/data --table root.sg
 ` + keysHelp + "\n" + httpHelp + `
@@ -69,8 +76,10 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to print (time is always printed)")
 	width := fs.Int("width", 40, "most characters per cell; 0 for no limit")
-	timeFormat := fs.String("time-format", "rfc3339", "how timestamps print: rfc3339 or raw")
+	timeFormat := fs.String("time-format", "iso", "how timestamps print: iso (2023-11-14T22:13:20.123Z) or epoch (the stored integers)")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
+	start := fs.String("start", "", "first timestamp to print: an integer in the stored unit, a date or a date and time (UTC unless a zone is given)")
+	end := fs.String("end", "", "last timestamp to print, inclusive (a date includes its whole day)")
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	rawFiles := fs.Bool("raw", false, "read FILE as it is, also in an IoTDB data directory or beside mods files (see above)")
 	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
@@ -93,15 +102,16 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	if *width > 0 && *width < 2 {
 		return usagef("--width must be at least 2, or 0 for no limit")
 	}
-	var raw bool
-	switch *timeFormat {
-	case "rfc3339":
-	case "raw":
-		raw = true
-	default:
-		return usagef("unknown --time-format %q (want rfc3339 or raw)", *timeFormat)
+	tf, err := timeFormatFlag(*timeFormat)
+	if err != nil {
+		return err
 	}
+	raw := tf == export.TimeEpoch
 	tu, err := timeUnitFlag(*unit)
+	if err != nil {
+		return err
+	}
+	tr, err := timeRangeFlags(*start, *end, tu)
 	if err != nil {
 		return err
 	}
@@ -117,7 +127,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	// The batch is the rows asked for, so that the reader decodes no more
 	// pages than those rows need and stops (Limit) after them.
 	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
-		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize)}
+		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize), Time: tr}
 	if ds, err := datasetFor(name, *rawFiles); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
@@ -370,22 +380,11 @@ func formatFloat(v float64, bits int) string {
 	return strconv.FormatFloat(v, 'g', -1, bits)
 }
 
-// timestampLayouts give every value of a column as many fraction digits
-// as its unit has, so that the column lines up.
-var timestampLayouts = map[arrow.TimeUnit]string{
-	arrow.Second:      "2006-01-02T15:04:05Z",
-	arrow.Millisecond: "2006-01-02T15:04:05.000Z",
-	arrow.Microsecond: "2006-01-02T15:04:05.000000Z",
-	arrow.Nanosecond:  "2006-01-02T15:04:05.000000000Z",
-}
-
+// formatTimestamp spells a timestamp as convert's CSV does: every value
+// of a column has as many fraction digits as its unit, so that the column
+// lines up.
 func formatTimestamp(v int64, unit arrow.TimeUnit) string {
-	tm := arrow.Timestamp(v).ToTime(unit)
-	if y := tm.Year(); y < 0 || y > 9999 {
-		// RFC 3339 has four-digit years only.
-		return strconv.FormatInt(v, 10)
-	}
-	return tm.Format(timestampLayouts[unit])
+	return string(export.AppendISOTime(nil, v, unit))
 }
 
 func formatDate(days int64) string {

@@ -54,7 +54,7 @@ func TestHTTPWithoutRanges(t *testing.T) {
 		// Downloaded once: the range request Open sends, then one GET.
 		gets = 0
 		out := filepath.Join(t.TempDir(), "s.csv")
-		code, _, errOut := runCLI("convert", url, "--http-full", "-o", out, "--verbose")
+		code, _, errOut := runCLI("convert", "--time-format", "epoch", url, "--http-full", "-o", out, "--verbose")
 		require.Equal(t, 0, code, errOut)
 		require.Equal(t, 2, gets)
 		require.Contains(t, errOut, "downloaded the whole file")

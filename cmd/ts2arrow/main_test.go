@@ -190,7 +190,7 @@ func sameCell(typ, want, got string) bool {
 func TestConvertJ01ToCSV(t *testing.T) {
 	needInterop(t)
 	out := filepath.Join(t.TempDir(), "j01.csv")
-	code, _, errOut := runCLI("convert", interop+"j01_table_all_types_plain.tsfile", "-o", out)
+	code, _, errOut := runCLI("convert", "--time-format", "epoch", interop+"j01_table_all_types_plain.tsfile", "-o", out)
 	require.Equal(t, 0, code, errOut)
 	keys := []string{"time", "region", "station"}
 	wantHeader, want := readCSV(t, interop+"j01_table_all_types_plain.expected.csv.gz", keys...)

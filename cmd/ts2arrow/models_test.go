@@ -37,14 +37,14 @@ func TestSeveralTablesNeedTable(t *testing.T) {
 			}))
 		}
 	})
-	code, _, stderr := runCLI("convert", path, "-o", filepath.Join(dir, "o.csv"))
+	code, _, stderr := runCLI("convert", "--time-format", "epoch", path, "-o", filepath.Join(dir, "o.csv"))
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, "several tables")
 	require.Contains(t, stderr, "alpha, beta")
 	_, err := os.Stat(filepath.Join(dir, "o.csv"))
 	require.True(t, os.IsNotExist(err))
 
-	code, out, stderr := runCLI("convert", path, "--table", "beta", "-o", "-", "--format", "csv")
+	code, out, stderr := runCLI("convert", path, "--table", "beta", "-o", "-", "--format", "csv", "--time-format", "epoch")
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "time,id,v\n1,x,10\n2,x,20\n", out)
 }
@@ -62,7 +62,7 @@ func TestTreeModelConvert(t *testing.T) {
 			{SeriesSchema: tsfile.SeriesSchema{Name: "s2", DataType: tsfile.Int64}, Values: i64(9)},
 		}))
 	})
-	code, out, stderr := runCLI("convert", path, "-o", "-", "--format", "csv")
+	code, out, stderr := runCLI("convert", path, "-o", "-", "--format", "csv", "--time-format", "epoch")
 	require.Equal(t, 0, code, stderr)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Equal(t, "time,device,s2,s1", lines[0], "measurements in the order their chunks were written")

@@ -106,7 +106,7 @@ func TestOutputSpellings(t *testing.T) {
 			require.NoError(t, os.RemoveAll(filepath.Join(root, "out")))
 
 			// A single file.
-			code, _, errOut = runCLI("convert", in, "-o", out, "--format", "csv")
+			code, _, errOut = runCLI("convert", in, "-o", out, "--format", "csv", "--time-format", "epoch")
 			if !tc.file {
 				require.Equal(t, 2, code, errOut)
 				require.Contains(t, errOut, "names a directory; name the output file")
@@ -115,7 +115,7 @@ func TestOutputSpellings(t *testing.T) {
 			}
 			require.Equal(t, 0, code, errOut)
 			require.Equal(t, all, csvLines(t, filepath.Join(root, "out")))
-			code, _, errOut = runCLI("convert", in, "-o", out, "--format", "csv", "--where", "region=north", "--force")
+			code, _, errOut = runCLI("convert", in, "-o", out, "--format", "csv", "--time-format", "epoch", "--where", "region=north", "--force")
 			require.Equal(t, 0, code, errOut)
 			require.Equal(t, north, csvLines(t, filepath.Join(root, "out")))
 			require.ElementsMatch(t, []string{"out", "sub"}, namesIn(t, root))

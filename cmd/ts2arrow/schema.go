@@ -21,7 +21,8 @@ const schemaHelp = `Usage: ts2arrow schema FILE [--table T] [--arrow | --json] [
                        [--raw]
 
 Prints the Apache Arrow schema that "ts2arrow convert" produces for FILE
-with the same --table, --time-unit and --columns: one line per column with
+with the same --table, --time-unit and --columns (time first, then the
+columns in the order --columns gives them): one line per column with
 its name, Arrow type, whether it is nullable, its TsFile category (TIME,
 TAG, ATTRIBUTE, FIELD, DEVICE or MEASUREMENT) and TsFile data type, then
 the schema metadata (the table name and the time unit). No rows are read.
