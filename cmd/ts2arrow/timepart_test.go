@@ -243,7 +243,7 @@ func TestPartitionByTime(t *testing.T) {
 		for _, by := range []string{"day", "hour", "month", "table,day", "device,day", "device,month"} {
 			name := filepath.Base(in.path) + " " + by
 			out := filepath.Join(dir, "out-"+strings.ReplaceAll(filepath.Base(in.path)+by, ",", "-"))
-			code, _, errOut := runCLI("convert", in.path, "-o", out, "--partition-by", by, "--format", "csv", "--quiet")
+			code, _, errOut := runCLI("convert", in.path, "-o", out, "--partition-by", by, "--format", "csv", "--time-format", "epoch", "--quiet")
 			require.Equal(t, 0, code, errOut)
 			require.Empty(t, errOut, name)
 			period := by[strings.LastIndex(by, ",")+1:]
@@ -284,7 +284,7 @@ func TestPartitionByTime(t *testing.T) {
 
 	// --start and --end narrow the partitions too, in the stored unit.
 	out := filepath.Join(dir, "narrow")
-	code, _, errOut := runCLI("convert", table, "-o", out, "--partition-by", "day", "--format", "csv", "--quiet",
+	code, _, errOut := runCLI("convert", table, "-o", out, "--partition-by", "day", "--format", "csv", "--time-format", "epoch", "--quiet",
 		"--start", "2024-01-02T00:00:00Z", "--end", "2024-01-03T11:59:59Z")
 	require.Equal(t, 0, code, errOut)
 	got := readPartitioned(t, out)
@@ -316,7 +316,7 @@ func TestPartitionByTimeUnit(t *testing.T) {
 		}))
 	})
 	out := filepath.Join(dir, "s")
-	code, _, errOut := runCLI("convert", path, "-o", out, "--partition-by", "day", "--time-unit", "s", "--format", "csv", "--quiet")
+	code, _, errOut := runCLI("convert", path, "-o", out, "--partition-by", "day", "--time-unit", "s", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	got := readPartitioned(t, out)
 	require.Equal(t, [][]string{{"1714521599", "root.sg.d1", "1"}}, got["table=root.sg/date=2024-04-30/part-0.csv"])
@@ -324,7 +324,7 @@ func TestPartitionByTimeUnit(t *testing.T) {
 
 	// In milliseconds the same numbers are January 1970.
 	out = filepath.Join(dir, "ms")
-	code, _, errOut = runCLI("convert", path, "-o", out, "--partition-by", "day", "--format", "csv", "--quiet")
+	code, _, errOut = runCLI("convert", path, "-o", out, "--partition-by", "day", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Len(t, readPartitioned(t, out), 1)
 	require.Contains(t, readPartitioned(t, out), "table=root.sg/date=1970-01-20/part-0.csv")
@@ -354,7 +354,7 @@ func TestPartitionByTimeDataset(t *testing.T) {
 	whole := convertCSV(t, root, "--quiet")[1:]
 	for _, by := range []string{"day", "device,day"} {
 		out := filepath.Join(t.TempDir(), "out")
-		code, _, errOut := runCLI("convert", root, "-o", out, "--partition-by", by, "--format", "csv", "--quiet")
+		code, _, errOut := runCLI("convert", root, "-o", out, "--partition-by", by, "--format", "csv", "--time-format", "epoch", "--quiet")
 		require.Equal(t, 0, code, errOut)
 		var rows []string
 		for rel, recs := range readPartitioned(t, out) {
@@ -414,26 +414,26 @@ func TestPartitionManyDevices(t *testing.T) {
 		return p
 	}
 	many, few := write("many.tsfile", 4), write("few.tsfile", 3)
-	code, _, errOut := runCLI("convert", few, "-o", filepath.Join(dir, "few"), "--partition-by", "device", "--format", "csv", "--quiet")
+	code, _, errOut := runCLI("convert", few, "-o", filepath.Join(dir, "few"), "--partition-by", "device", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, errOut, "warning")
-	code, _, errOut = runCLI("convert", many, "-o", filepath.Join(dir, "many"), "--partition-by", "device", "--format", "csv", "--quiet")
+	code, _, errOut = runCLI("convert", many, "-o", filepath.Join(dir, "many"), "--partition-by", "device", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Equal(t, "ts2arrow: warning: --partition-by device writes 4 device partitions (more than 3), each at least a file per input; --partition-by table or a time partition (--partition-by day) writes fewer, larger files\n", errOut)
 	entries, err := os.ReadDir(filepath.Join(dir, "many", "table=t"))
 	require.NoError(t, err)
 	require.Len(t, entries, 4)
 	// Two inputs of the same devices are as many partitions.
-	code, _, errOut = runCLI("convert", few, few, "-o", filepath.Join(dir, "two"), "--partition-by", "device,day", "--format", "csv", "--quiet")
+	code, _, errOut = runCLI("convert", few, few, "-o", filepath.Join(dir, "two"), "--partition-by", "device,day", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, errOut, "warning")
-	code, _, errOut = runCLI("convert", many, "-o", filepath.Join(dir, "one"), "--partition-by", "device", "--device", "t.d0001", "--format", "csv", "--quiet")
+	code, _, errOut = runCLI("convert", many, "-o", filepath.Join(dir, "one"), "--partition-by", "device", "--device", "t.d0001", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.NotContains(t, errOut, "warning")
 	// IoTDB data: the devices of its resources, before the read.
 	root := t.TempDir()
 	writeDataFile(t, layoutPath(root, "sequence", 1, 1), "t", []dsRow{{"a", 1, 1}, {"b", 1, 1}, {"c", 1, 1}, {"d", 1, 1}})
-	code, _, errOut = runCLI("convert", root, "-o", filepath.Join(dir, "iotdb"), "--partition-by", "device", "--format", "csv", "--quiet")
+	code, _, errOut = runCLI("convert", root, "-o", filepath.Join(dir, "iotdb"), "--partition-by", "device", "--format", "csv", "--time-format", "epoch", "--quiet")
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "ts2arrow: warning: --partition-by device writes 4 device partitions (more than 3)")
 }
