@@ -110,9 +110,16 @@ func written(pattern string) int64 {
 // what ts2arrow printed.
 func interrupt(t *testing.T, sig os.Signal, out, tmpPattern string, args ...string) (int, string) {
 	t.Helper()
-	big := bigFile(t) // and the binary: neither counts in the timing
+	return interruptCommand(t, sig, tmpPattern, append([]string{"convert", bigFile(t), "-o", out}, args...)...)
+}
+
+// interruptCommand runs ts2arrow with args and sends sig once a file
+// matching tmpPattern holds data, as interrupt does.
+func interruptCommand(t *testing.T, sig os.Signal, tmpPattern string, args ...string) (int, string) {
+	t.Helper()
+	binary(t) // the binary's build does not count in the timing
 	start := time.Now()
-	r := startBin(t, append([]string{"convert", big, "-o", out}, args...)...)
+	r := startBin(t, args...)
 	deadline := start.Add(30 * time.Second)
 	var n int64
 	for n = written(tmpPattern); n <= 0; n = written(tmpPattern) {
@@ -136,9 +143,9 @@ func interrupt(t *testing.T, sig os.Signal, out, tmpPattern string, args ...stri
 }
 
 // TestBinarySignalLeavesNothing: SIGTERM or SIGINT in the middle of a
-// conversion stops it with an error status (the process handles the
-// signal rather than dying of it), and neither OUT nor the temporary file
-// beside it remains.
+// conversion (or a recover) stops it with status 143 or 130 (the process
+// handles the signal rather than dying of it), and neither OUT nor the
+// temporary file beside it remains.
 func TestBinarySignalLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts a large file")
@@ -147,10 +154,12 @@ func TestBinarySignalLeavesNothing(t *testing.T) {
 		name      string
 		sig       os.Signal
 		partition bool
+		recover   bool
 	}{
-		{"SIGTERM", syscall.SIGTERM, false},
-		{"SIGINT", syscall.SIGINT, false},
-		{"SIGTERM-partitioned", syscall.SIGTERM, true},
+		{"SIGTERM", syscall.SIGTERM, false, false},
+		{"SIGINT", syscall.SIGINT, false, false},
+		{"SIGTERM-partitioned", syscall.SIGTERM, true, false},
+		{"SIGINT-recover", syscall.SIGINT, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -160,9 +169,16 @@ func TestBinarySignalLeavesNothing(t *testing.T) {
 				out = filepath.Join(dir, "OUT")
 				args = []string{"--partition-by", "device"}
 			}
-			code, stderr := interrupt(t, tc.sig, out, filepath.Join(dir, "."+filepath.Base(out)+".tsarrow-tmp-*"), args...)
-			require.NotEqual(t, 0, code, stderr)
-			require.NotEqual(t, -1, code, "killed by the signal instead of handling it")
+			var code int
+			var stderr string
+			if tc.recover {
+				code, stderr = interruptCommand(t, tc.sig, filepath.Join(dir, "."+filepath.Base(out)+".tsarrow-tmp-*"), "recover", bigFile(t), "-o", out)
+			} else {
+				code, stderr = interrupt(t, tc.sig, out, filepath.Join(dir, "."+filepath.Base(out)+".tsarrow-tmp-*"), args...)
+			}
+			// 128 + the signal's number, as a shell reports a command the
+			// signal killed; but the process handled it (-1: it died of it).
+			require.Equal(t, 128+int(tc.sig.(syscall.Signal)), code, stderr)
 			require.Contains(t, stderr, "interrupted")
 			require.NotContains(t, stderr, "\r", "no progress bar off a terminal")
 			require.NoFileExists(t, out)
@@ -383,7 +399,7 @@ func TestBinaryCtrlCInTmux(t *testing.T) {
 	final := tm.poll("ctrlc", "exit status", 60*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
 	t.Logf("the screen:\n%s", strings.TrimRight(final, "\n"))
 	require.NotContains(t, final, "EXIT=0")
-	require.Regexp(t, `(?m)^ts2arrow: interrupted; nothing was written\nEXIT=1$`, final)
+	require.Regexp(t, `(?m)^ts2arrow: interrupted; nothing was written\nEXIT=130$`, final)
 	require.Regexp(t, `(?m)^.*\[[= ]+\]\s+\d+% .*\nts2arrow: interrupted`, final)
 	require.NoFileExists(t, out)
 	left, err := filepath.Glob(filepath.Join(tm.dir, ".out.parquet.tsarrow-tmp-*"))
