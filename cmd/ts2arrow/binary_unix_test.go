@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -405,4 +407,41 @@ func TestBinaryCtrlCInTmux(t *testing.T) {
 	left, err := filepath.Glob(filepath.Join(tm.dir, ".out.parquet.tsarrow-tmp-*"))
 	require.NoError(t, err)
 	require.Empty(t, left)
+}
+
+// TestBinaryReadersInterrupted: inspect, schema and head write only to
+// standard output; SIGINT or SIGTERM ends them at once with 130 or 143, as
+// convert ends after cleaning up. Each is caught waiting for a URL input
+// whose server does not answer, so the signal surely comes mid-command.
+func TestBinaryReadersInterrupted(t *testing.T) {
+	asked := make(chan struct{}, 16)
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	for _, tc := range []struct {
+		cmd string
+		sig syscall.Signal
+	}{
+		{"inspect", syscall.SIGINT},
+		{"schema", syscall.SIGTERM},
+		{"head", syscall.SIGINT},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			r := startBin(t, tc.cmd, srv.URL+"/x.tsfile")
+			select {
+			case <-asked:
+			case <-r.done:
+				t.Fatalf("%s ended before reading its input: %v\n%s", tc.cmd, r.err, r.stderr.String())
+			}
+			require.NoError(t, r.cmd.Process.Signal(tc.sig))
+			require.Equal(t, 128+int(tc.sig), r.wait(t, 30*time.Second), r.stderr.String())
+		})
+	}
 }

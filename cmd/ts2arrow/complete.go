@@ -190,7 +190,10 @@ func registerFlagCompletion(cmd *cobra.Command, f *pflag.Flag) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		}
 	case flagValues[name] != nil:
-		fn = cobra.FixedCompletions(flagValues[name], cobra.ShellCompDirectiveNoFileComp)
+		values := flagValues[name]
+		fn = func(_ *cobra.Command, _ []string, word string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return withPrefix(values, word), cobra.ShellCompDirectiveNoFileComp
+		}
 	case fileFlags[name]:
 		return // cobra's default: file names
 	default:
@@ -201,9 +204,9 @@ func registerFlagCompletion(cmd *cobra.Command, f *pflag.Flag) {
 
 // completeCompression offers the compressions of the output format that
 // --format, or else the extension of -o, names.
-func completeCompression(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func completeCompression(cmd *cobra.Command, _ []string, word string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if cmd.Name() == "serve" {
-		return export.IPCCompressions(), cobra.ShellCompDirectiveNoFileComp
+		return withPrefix(export.IPCCompressions(), word), cobra.ShellCompDirectiveNoFileComp
 	}
 	format := ""
 	if f := cmd.Flags().Lookup("format"); f != nil {
@@ -230,7 +233,19 @@ func completeCompression(cmd *cobra.Command, _ []string, _ string) ([]cobra.Comp
 			}
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return withPrefix(out, word), cobra.ShellCompDirectiveNoFileComp
+}
+
+// withPrefix returns the words of list that start with prefix. The shells
+// filter too; filtering here keeps the answer short and the same in each.
+func withPrefix(list []string, prefix string) []string {
+	var out []string
+	for _, w := range list {
+		if strings.HasPrefix(w, prefix) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // completionBudget bounds the time --table completion spends opening the
@@ -241,12 +256,12 @@ const completionBudget = time.Second
 // already on the command line (files, and the *.tsfile files of a
 // directory), read from their metadata only. Anything that fails to open,
 // or takes longer than completionBudget, offers nothing.
-func completeTables(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func completeTables(_ *cobra.Command, args []string, word string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	found := make(chan []string, 1)
 	go func() { found <- inputTables(args, 64) }()
 	select {
 	case t := <-found:
-		return t, cobra.ShellCompDirectiveNoFileComp
+		return withPrefix(t, word), cobra.ShellCompDirectiveNoFileComp
 	case <-time.After(completionBudget):
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
