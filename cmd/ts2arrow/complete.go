@@ -27,14 +27,14 @@ import (
 // them out), so that a flag added to a command completes without more
 // code here.
 
-const completionHelp = `Usage: ts2arrow completion bash|zsh|fish|powershell
+const completionHelp = `Usage: ts2arrow completion [--no-descriptions] bash|zsh|fish|powershell
 
 Prints a script that makes SHELL complete ts2arrow's commands, flags, the
 values of flags that take one of a few (--format, --time-unit,
---compression, --partition-by, --mods-v1 ...), file names for inputs and
---table with the tables of the TsFiles already on the command line (read
-from their metadata only; nothing is offered for a file that does not open
-within a second).
+--compression, --partition-by, --mods-v1 ...), file names for inputs,
+--table with the tables of the TsFiles already on the command line and
+--columns with the columns of the table (read from their metadata only;
+nothing is offered for files that do not open within a second).
 
   bash:  source <(ts2arrow completion bash)      (needs bash-completion)
          or ts2arrow completion bash > /etc/bash_completion.d/ts2arrow
@@ -183,6 +183,8 @@ func registerFlagCompletion(cmd *cobra.Command, f *pflag.Flag) {
 	switch name := f.Name; {
 	case name == "table":
 		fn = completeTables
+	case name == "columns":
+		fn = completeColumns
 	case name == "compression":
 		fn = completeCompression
 	case name == "root":
@@ -248,8 +250,8 @@ func withPrefix(list []string, prefix string) []string {
 	return out
 }
 
-// completionBudget bounds the time --table completion spends opening the
-// inputs: a completion that keeps the shell waiting is worse than none.
+// completionBudget bounds the time --table and --columns completion spend
+// opening the inputs: a completion that keeps the shell waiting is worse than none.
 const completionBudget = time.Second
 
 // completeTables offers the tables of the local TsFiles among the inputs
@@ -257,22 +259,78 @@ const completionBudget = time.Second
 // directory), read from their metadata only. Anything that fails to open,
 // or takes longer than completionBudget, offers nothing.
 func completeTables(_ *cobra.Command, args []string, word string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	tables := withinBudget(func() []string {
+		var out []string
+		eachInputFile(args, func(f *tsfile.File) {
+			out = append(out, f.Tables()...)
+		})
+		return out
+	})
+	return withPrefix(tables, word), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeColumns offers, for a comma-separated --columns list, the
+// columns of the table-model table --table names (or of the only table)
+// in the inputs on the command line, after the words already in the list.
+func completeColumns(cmd *cobra.Command, args []string, word string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	table := ""
+	if f := cmd.Flags().Lookup("table"); f != nil {
+		table = f.Value.String()
+	}
+	done, last := "", word
+	if i := strings.LastIndexByte(word, ','); i >= 0 {
+		done, last = word[:i+1], word[i+1:]
+	}
+	columns := withinBudget(func() []string {
+		var out []string
+		eachInputFile(args, func(f *tsfile.File) {
+			t := table
+			if tables := f.Tables(); t == "" && len(tables) == 1 {
+				t = tables[0]
+			}
+			if s, ok := f.SchemaOf(t); ok {
+				for _, c := range s.Columns {
+					out = append(out, c.Name)
+				}
+			}
+		})
+		return out
+	})
+	have := strings.Split(done, ",")
+	var out []string
+	for _, c := range withPrefix(columns, last) {
+		if !slices.Contains(have, c) {
+			out = append(out, done+c)
+		}
+	}
+	// No space after a column: a comma and another may follow.
+	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// withinBudget returns what list returns, sorted and without duplicates,
+// or nothing if it takes longer than completionBudget.
+func withinBudget(list func() []string) []string {
 	found := make(chan []string, 1)
-	go func() { found <- inputTables(args, 64) }()
+	go func() { found <- list() }()
 	select {
-	case t := <-found:
-		return withPrefix(t, word), cobra.ShellCompDirectiveNoFileComp
+	case l := <-found:
+		slices.Sort(l)
+		return slices.Compact(l)
 	case <-time.After(completionBudget):
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return nil
 	}
 }
 
-// inputTables returns the sorted table names of the TsFiles among args,
-// opening at most max files.
-func inputTables(args []string, max int) []string {
+// maxCompletionFiles bounds the files a completion opens.
+const maxCompletionFiles = 64
+
+// eachInputFile calls fn with each local TsFile among args (a directory
+// gives its *.tsfile files), at most maxCompletionFiles, skipping every
+// one that does not open. URLs are not fetched.
+func eachInputFile(args []string, fn func(*tsfile.File)) {
 	var files []string
 	for _, a := range args {
-		if isURL(a) || len(files) >= max {
+		if isURL(a) || len(files) >= maxCompletionFiles {
 			continue
 		}
 		st, err := os.Stat(a)
@@ -285,7 +343,7 @@ func inputTables(args []string, max int) []string {
 			_ = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
 				if err == nil && d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".tsfile") {
 					files = append(files, p)
-					if len(files) >= max {
+					if len(files) >= maxCompletionFiles {
 						return errEnough
 					}
 				}
@@ -293,19 +351,12 @@ func inputTables(args []string, max int) []string {
 			})
 		}
 	}
-	var tables []string
 	for _, name := range files {
 		f, err := tsfile.OpenFile(name, &tsfile.ReadOptions{Lenient: true})
 		if err != nil {
 			continue
 		}
-		for _, t := range f.Tables() {
-			if !slices.Contains(tables, t) {
-				tables = append(tables, t)
-			}
-		}
+		fn(f)
 		f.Close()
 	}
-	slices.Sort(tables)
-	return tables
 }

@@ -151,11 +151,31 @@ func TestCompleteTables(t *testing.T) {
 		require.Equal(t, cobra.ShellCompDirectiveNoFileComp, d, tc.args)
 	}
 
+	// --columns: a comma-separated list, so each answer keeps the words
+	// before the last comma and leaves out those already there.
+	noSpace := cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	s, ok := f.SchemaOf(sampleTables[0])
+	require.True(t, ok)
+	var cols []string
+	for _, c := range s.Columns {
+		cols = append(cols, c.Name)
+	}
+	require.Contains(t, cols, "temperature")
+	got, d := complete(t, "head", sample, "--columns", "")
+	require.ElementsMatch(t, cols, got)
+	require.Equal(t, noSpace, d)
+	got, _ = complete(t, "convert", sample, "--columns", "region,te")
+	require.Equal(t, []string{"region,temperature"}, got)
+	got, _ = complete(t, "schema", two, "--table", "beta", "--columns", "v,")
+	require.Equal(t, []string{"v,id"}, got)
+	got, _ = complete(t, "schema", two, "--columns", "") // two tables, none named
+	require.Empty(t, got)
+
 	// A file that is not a TsFile (or is damaged) offers nothing, and no
 	// error reaches the shell.
 	junk := filepath.Join(dir, "junk.tsfile")
 	require.NoError(t, os.WriteFile(junk, []byte("TsFile\x04 and then nothing"), 0o644))
-	got, _ := complete(t, "head", junk, two, "--table", "")
+	got, _ = complete(t, "head", junk, two, "--table", "")
 	require.ElementsMatch(t, []string{"alpha", "beta"}, got)
 }
 

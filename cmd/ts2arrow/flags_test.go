@@ -130,7 +130,7 @@ func TestFlagErrorsOneUsageLine(t *testing.T) {
 	}{
 		{[]string{"head", sample, "--bogus"}, "ts2arrow: unknown flag: --bogus\n"},
 		{[]string{"head", sample, "-n"}, "ts2arrow: flag needs an argument: 'n' in -n\n"},
-		{[]string{"head", sample, "--lines", "x"}, `ts2arrow: invalid argument "x" for "-n, --lines" flag: strconv.ParseInt: parsing "x": invalid syntax` + "\n"},
+		{[]string{"head", sample, "--lines", "x"}, `ts2arrow: invalid argument "x" for "-n, --lines" flag: must be an integer` + "\n"},
 		{[]string{"convert", sample, "--format"}, "ts2arrow: flag needs an argument: --format\n"},
 		{[]string{"inspect", sample, "-json"}, "ts2arrow: unknown flag -json: long flags take two dashes (did you mean --json?)\n"},
 		{[]string{"convert", sample, "-output", "x.csv"}, "ts2arrow: unknown flag -output: long flags take two dashes (did you mean --output?)\n"},
