@@ -150,7 +150,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "ts2arrow: unknown command %q\n\n%s", args[0], usage)
+		// One line, as for a flag error; the full usage would scroll it
+		// away.
+		var names []string
+		for _, c := range commandList() {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(stderr, "ts2arrow: unknown command %q (commands: %s, help; see ts2arrow --help)\n", oneLine(args[0]), strings.Join(names, ", "))
 		return 2
 	}
 	return report(optionHint(args[0], err), stderr)
