@@ -6,6 +6,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/export"
@@ -304,4 +307,31 @@ end
 	require.Contains(t, out, "ts2arrow convert two.tsfile --format  => arrow arrows csv jsonl parquet tsfile\n")
 	require.Contains(t, out, "ts2arrow head two.tsfile --table  => alpha beta\n")
 	require.Contains(t, out, "ts2arrow convert two.tsfile --par => --partition-by\n")
+}
+
+// TestCompletionValuesMatchUsage: the values completion offers for a flag
+// are those its usage lists, so that a flag whose values change (a new
+// --time-format) and whose list in flagValues was forgotten fails here.
+func TestCompletionValuesMatchUsage(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commandList() {
+		var fe *flagSetError
+		require.True(t, errors.As(c.run([]string{flagSetOnly}, io.Discard, io.Discard), &fe))
+		fe.fs.VisitAll(func(f *pflag.Flag) {
+			values, ok := flagValues[f.Name]
+			if !ok || f.Name == "encrypt-profile" { // its usage names the default only
+				return
+			}
+			seen[f.Name] = true
+			words := strings.FieldsFunc(f.Usage, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+			})
+			for _, v := range values {
+				require.Contains(t, words, v, "%s --%s: completion offers %q, its usage does not list it: %q", c.name, f.Name, v, f.Usage)
+			}
+		})
+	}
+	for name := range flagValues {
+		require.True(t, seen[name] || name == "encrypt-profile", "flagValues has --%s, which no command has", name)
+	}
 }
