@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -310,9 +311,11 @@ end
 }
 
 // TestCompletionValuesMatchUsage: the values completion offers for a flag
-// are those its usage lists, so that a flag whose values change (a new
-// --time-format) and whose list in flagValues was forgotten fails here.
+// are those its usage lists ("s, ms, us or ns"), so that a flag whose
+// values change (a new --time-format) and whose list in flagValues was
+// forgotten fails here.
 func TestCompletionValuesMatchUsage(t *testing.T) {
+	choices := regexp.MustCompile(`[a-z0-9_-]+(, [a-z0-9_-]+)*,? or [a-z0-9_-]+`)
 	seen := map[string]bool{}
 	for _, c := range commandList() {
 		var fe *flagSetError
@@ -328,6 +331,15 @@ func TestCompletionValuesMatchUsage(t *testing.T) {
 			})
 			for _, v := range values {
 				require.Contains(t, words, v, "%s --%s: completion offers %q, its usage does not list it: %q", c.name, f.Name, v, f.Usage)
+			}
+			// And the other way: every value of an "a, b or c" in the
+			// usage is offered.
+			for _, list := range choices.FindAllString(f.Usage, -1) {
+				for _, v := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+					if v != "or" {
+						require.Contains(t, values, v, "%s --%s: its usage lists %q, completion does not offer it (flagValues in complete.go)", c.name, f.Name, v)
+					}
+				}
 			}
 		})
 	}
