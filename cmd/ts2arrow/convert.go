@@ -737,7 +737,7 @@ func (j *convertJob) openFile(ctx context.Context, name string, prog *progress, 
 		var err error
 		rec := j.recovered
 		if rec == nil {
-			if fh, rec, err = recoverFile(name, j.schemaFrom, j.ropts); err != nil {
+			if fh, rec, err = recoverFile(ctx, name, j.schemaFrom, j.ropts); err != nil {
 				return nil, err
 			}
 			j.recovered = rec

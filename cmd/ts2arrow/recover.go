@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -92,11 +93,15 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Ctrl-C or SIGTERM fails the next write of the rebuilt file, which
-	// removes its temporary; run's caller then dies of the signal.
+	// Ctrl-C or SIGTERM fails the scan's next read, or the next write of
+	// the rebuilt file, which removes its temporary; the exit status is
+	// then 130 (143).
 	ctx, stop := notifyInterrupt()
 	defer stop()
-	fh, rec, err := recoverFile(in, *schemaFrom, ropts)
+	fh, rec, err := recoverFile(ctx, in, *schemaFrom, ropts)
+	if err != nil && ctx.Err() != nil {
+		return interruptedBy(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -135,7 +140,7 @@ func (e *partialError) Error() string { return e.msg }
 
 // recoverFile scans the file at path with tsfile.Recover, taking table
 // schemas from schemaFrom when it is set. The caller closes the file.
-func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, *tsfile.Recovery, error) {
+func recoverFile(ctx context.Context, path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, *tsfile.Recovery, error) {
 	opts := tsfile.RecoverOptions{ReadOptions: ropts}
 	if schemaFrom != "" {
 		sf, err := tsfile.OpenFile(schemaFrom, ropts)
@@ -158,7 +163,8 @@ func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, 
 		fh.Close()
 		return nil, nil, err
 	}
-	rec, err := tsfile.Recover(fh, st.Size(), &opts)
+	// The scan reads the whole file: a signal stops it at its next read.
+	rec, err := tsfile.Recover(&interruptReaderAt{ctx, fh}, st.Size(), &opts)
 	if err != nil {
 		fh.Close()
 		return nil, nil, &fileError{path, err}

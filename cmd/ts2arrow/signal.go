@@ -95,6 +95,21 @@ func exitOnSignal() {
 	}()
 }
 
+// interruptReaderAt fails its reads, with the signal's error, once ctx is
+// cancelled, so that a long scan that takes no context (TsFile recovery)
+// stops at its next read.
+type interruptReaderAt struct {
+	ctx context.Context
+	r   io.ReaderAt
+}
+
+func (r *interruptReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if r.ctx.Err() != nil {
+		return 0, interruptedBy(r.ctx)
+	}
+	return r.r.ReadAt(p, off)
+}
+
 // interruptWriter fails its writes, with the signal's error, once ctx is
 // cancelled, so that a writer that takes no context (TsFile recovery)
 // stops at its next write and its temporary file is removed.
