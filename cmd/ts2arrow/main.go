@@ -11,7 +11,6 @@
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
-//
 //	ts2arrow completion bash|zsh|fish|powershell
 //
 // Exit status is 0 on success, 1 on a data or format error, 2 on a usage
@@ -65,8 +64,8 @@ INPUT may start with a dash.
 
 ` + exitHelp
 
-// exitHelp documents the exit statuses, in the top-level help and in the
-// help of the commands that can end with each.
+// exitHelp documents every exit status in the top-level help; each
+// command's help says which of them it ends with.
 const exitHelp = `Exit status:
   0    success (also a query that matched no row; standard error says so)
   1    a data or format error: a damaged, missing or unreadable input, or

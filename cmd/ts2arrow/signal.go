@@ -9,14 +9,12 @@ import (
 	"syscall"
 )
 
-// Exit statuses of a command stopped by a signal, as "ts2arrow --help"
-// lists them: 128 plus the signal's number, what a shell reports for a
-// command the signal killed. The command exits with it once it cleaned up,
-// rather than dying of the signal, so that its status says it handled it.
-const (
-	exitInterrupt = 128 + 2  // SIGINT
-	exitTerminate = 128 + 15 // SIGTERM
-)
+// exitInterrupt is the exit status of a command stopped by SIGINT. A
+// command stopped by a signal exits with 128 plus the signal's number (143
+// for SIGTERM), what a shell reports for a command the signal killed,
+// once it cleaned up: it exits rather than dying of the signal, so that
+// its status says it handled it.
+const exitInterrupt = 128 + 2
 
 // errInterrupted is returned when Ctrl-C (or SIGTERM) stops a conversion.
 var errInterrupted = errors.New("interrupted; nothing was written")
