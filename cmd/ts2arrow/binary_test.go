@@ -421,9 +421,9 @@ func TestBinaryErrors(t *testing.T) {
 		line string // a regexp the one line must match
 	}{
 		{[]string{"frobnicate"}, 2, `^ts2arrow: unknown command "frobnicate"`},
-		{[]string{"convert", sample, "-o", out, "--bogus"}, 2, `flag provided but not defined: -bogus`},
-		{[]string{"inspect", "--bogus", sample}, 2, `flag provided but not defined: -bogus`},
-		{[]string{"head", sample, "-n", "many"}, 2, `invalid value "many"`},
+		{[]string{"convert", sample, "-o", out, "--bogus"}, 2, `unknown flag: --bogus`},
+		{[]string{"inspect", "--bogus", sample}, 2, `unknown flag: --bogus`},
+		{[]string{"head", sample, "-n", "many"}, 2, `invalid argument "many" for "-n, --lines" flag`},
 		{[]string{"convert", sample}, 2, `^ts2arrow: convert needs -o OUT$`},
 		{[]string{"convert", sample, "-o", out, "--format", "xml"}, 2, `unknown format`},
 		{[]string{"convert", missing, "-o", out}, 1, `^ts2arrow: .*` + regexp.QuoteMeta(missing) + `.*no such file`},

@@ -10,6 +10,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,9 +112,16 @@ func written(pattern string) int64 {
 // what ts2arrow printed.
 func interrupt(t *testing.T, sig os.Signal, out, tmpPattern string, args ...string) (int, string) {
 	t.Helper()
-	big := bigFile(t) // and the binary: neither counts in the timing
+	return interruptCommand(t, sig, tmpPattern, append([]string{"convert", bigFile(t), "-o", out}, args...)...)
+}
+
+// interruptCommand runs ts2arrow with args and sends sig once a file
+// matching tmpPattern holds data, as interrupt does.
+func interruptCommand(t *testing.T, sig os.Signal, tmpPattern string, args ...string) (int, string) {
+	t.Helper()
+	binary(t) // the binary's build does not count in the timing
 	start := time.Now()
-	r := startBin(t, append([]string{"convert", big, "-o", out}, args...)...)
+	r := startBin(t, args...)
 	deadline := start.Add(30 * time.Second)
 	var n int64
 	for n = written(tmpPattern); n <= 0; n = written(tmpPattern) {
@@ -136,9 +145,9 @@ func interrupt(t *testing.T, sig os.Signal, out, tmpPattern string, args ...stri
 }
 
 // TestBinarySignalLeavesNothing: SIGTERM or SIGINT in the middle of a
-// conversion stops it with an error status (the process handles the
-// signal rather than dying of it), and neither OUT nor the temporary file
-// beside it remains.
+// conversion (or a recover) stops it with status 143 or 130 (the process
+// handles the signal rather than dying of it), and neither OUT nor the
+// temporary file beside it remains.
 func TestBinarySignalLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("converts a large file")
@@ -147,10 +156,12 @@ func TestBinarySignalLeavesNothing(t *testing.T) {
 		name      string
 		sig       os.Signal
 		partition bool
+		recover   bool
 	}{
-		{"SIGTERM", syscall.SIGTERM, false},
-		{"SIGINT", syscall.SIGINT, false},
-		{"SIGTERM-partitioned", syscall.SIGTERM, true},
+		{"SIGTERM", syscall.SIGTERM, false, false},
+		{"SIGINT", syscall.SIGINT, false, false},
+		{"SIGTERM-partitioned", syscall.SIGTERM, true, false},
+		{"SIGINT-recover", syscall.SIGINT, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -160,9 +171,16 @@ func TestBinarySignalLeavesNothing(t *testing.T) {
 				out = filepath.Join(dir, "OUT")
 				args = []string{"--partition-by", "device"}
 			}
-			code, stderr := interrupt(t, tc.sig, out, filepath.Join(dir, "."+filepath.Base(out)+".tsarrow-tmp-*"), args...)
-			require.NotEqual(t, 0, code, stderr)
-			require.NotEqual(t, -1, code, "killed by the signal instead of handling it")
+			var code int
+			var stderr string
+			if tc.recover {
+				code, stderr = interruptCommand(t, tc.sig, filepath.Join(dir, "."+filepath.Base(out)+".tsarrow-tmp-*"), "recover", bigFile(t), "-o", out)
+			} else {
+				code, stderr = interrupt(t, tc.sig, out, filepath.Join(dir, "."+filepath.Base(out)+".tsarrow-tmp-*"), args...)
+			}
+			// 128 + the signal's number, as a shell reports a command the
+			// signal killed; but the process handled it (-1: it died of it).
+			require.Equal(t, 128+int(tc.sig.(syscall.Signal)), code, stderr)
 			require.Contains(t, stderr, "interrupted")
 			require.NotContains(t, stderr, "\r", "no progress bar off a terminal")
 			require.NoFileExists(t, out)
@@ -383,10 +401,47 @@ func TestBinaryCtrlCInTmux(t *testing.T) {
 	final := tm.poll("ctrlc", "exit status", 60*time.Second, func(s string) bool { return strings.Contains(s, "EXIT=") })
 	t.Logf("the screen:\n%s", strings.TrimRight(final, "\n"))
 	require.NotContains(t, final, "EXIT=0")
-	require.Regexp(t, `(?m)^ts2arrow: interrupted; nothing was written\nEXIT=1$`, final)
+	require.Regexp(t, `(?m)^ts2arrow: interrupted; nothing was written\nEXIT=130$`, final)
 	require.Regexp(t, `(?m)^.*\[[= ]+\]\s+\d+% .*\nts2arrow: interrupted`, final)
 	require.NoFileExists(t, out)
 	left, err := filepath.Glob(filepath.Join(tm.dir, ".out.parquet.tsarrow-tmp-*"))
 	require.NoError(t, err)
 	require.Empty(t, left)
+}
+
+// TestBinaryReadersInterrupted: inspect, schema and head write only to
+// standard output; SIGINT or SIGTERM ends them at once with 130 or 143, as
+// convert ends after cleaning up. Each is caught waiting for a URL input
+// whose server does not answer, so the signal surely comes mid-command.
+func TestBinaryReadersInterrupted(t *testing.T) {
+	asked := make(chan struct{}, 16)
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	defer srv.Close()
+	defer close(stop)
+	for _, tc := range []struct {
+		cmd string
+		sig syscall.Signal
+	}{
+		{"inspect", syscall.SIGINT},
+		{"schema", syscall.SIGTERM},
+		{"head", syscall.SIGINT},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			r := startBin(t, tc.cmd, srv.URL+"/x.tsfile")
+			select {
+			case <-asked:
+			case <-r.done:
+				t.Fatalf("%s ended before reading its input: %v\n%s", tc.cmd, r.err, r.stderr.String())
+			}
+			require.NoError(t, r.cmd.Process.Signal(tc.sig))
+			require.Equal(t, 128+int(tc.sig), r.wait(t, 30*time.Second), r.stderr.String())
+		})
+	}
 }

@@ -4,18 +4,16 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/export"
@@ -208,6 +206,12 @@ Examples:
   ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
   ts2arrow convert sg.parquet -o sg.tsfile --tree --device-column device
 ` + keysHelp + "\n" + httpHelp + `
+Exit status: 0 when OUT was written (also when no row matched); 1 on a
+data or format error, with nothing written; 2 on a usage error; 130 when
+Ctrl-C (SIGINT) stopped it, 143 for SIGTERM, once its temporary output
+was removed (a second Ctrl-C stops at once, leaving a temporary that the
+next run into OUT removes).
+
 Options:
 `
 
@@ -216,6 +220,9 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// Type names the value in --help (pflag.Value).
+func (l *listFlag) Type() string { return "string" }
 
 // convertJob is a parsed convert command line.
 type convertJob struct {
@@ -256,9 +263,9 @@ type convertJob struct {
 	aligned      bool          // --aligned
 }
 
-func runConvert(args []string, stdout, stderr io.Writer) error {
+func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("convert", convertHelp, stderr)
-	out := fs.String("o", "", "output path, or - for standard output")
+	out := fs.StringP("output", "o", "", "output path, or - for standard output")
 	format := fs.String("format", "", "output format: parquet, arrow, arrows, csv, jsonl or tsfile (default from the -o extension)")
 	compression := fs.String("compression", "", "compression of the output (see above); for tsfile also COLUMN=CODEC,...")
 	encodings := fs.String("encoding", "", "for tsfile output: column encodings, COLUMN=ENCODING,... (default IoTDB's for each type)")
@@ -334,7 +341,7 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Visit(func(f *pflag.Flag) { set[f.Name] = true })
 	for _, name := range []string{"encrypt-header-version", "encrypt-profile", "encrypt-key-version"} {
 		if set[name] && *encKey == "" {
 			return usagef("--%s applies with --encrypt-key only", name)
@@ -480,8 +487,16 @@ func runConvert(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Ctrl-C or SIGTERM stops the conversion at its next batch, which
+	// removes the temporary output. Whatever fails after the signal (a
+	// download cut off, a write) failed because of it.
+	ctx, stop := notifyInterrupt()
 	defer stop()
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			err = interruptedBy(ctx)
+		}
+	}()
 	if dsIn != nil {
 		r, err := openDataset(dsIn, j.ropts, j.table, j.partitionBy != "", dsFlags)
 		if err != nil {
@@ -826,7 +841,7 @@ func (j *convertJob) openFile(ctx context.Context, name string, prog *progress, 
 		var err error
 		rec := j.recovered
 		if rec == nil {
-			if fh, rec, err = recoverFile(name, j.schemaFrom, j.ropts); err != nil {
+			if fh, rec, err = recoverFile(ctx, name, j.schemaFrom, j.ropts); err != nil {
 				return nil, err
 			}
 			j.recovered = rec
@@ -990,7 +1005,7 @@ func (c *chainReader) Release() {
 func (c *chainReader) Next() bool {
 	for c.err == nil {
 		if err := c.ctx.Err(); err != nil {
-			c.err = errInterrupted
+			c.err = interruptedBy(c.ctx)
 			return false
 		}
 		if c.cur == nil {
@@ -1036,9 +1051,6 @@ func (c *chainReader) wrap(err error) error {
 	}
 	return err
 }
-
-// errInterrupted is returned when Ctrl-C (or SIGTERM) stops a conversion.
-var errInterrupted = errors.New("interrupted; nothing was written")
 
 // keepTableInputs drops, when --table names a table and several inputs are
 // read (a directory, a glob), the inputs that do not hold it: a directory

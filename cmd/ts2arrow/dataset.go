@@ -12,7 +12,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -69,7 +69,7 @@ type datasetFlags struct {
 
 // addDatasetFlags registers --database, --mods-v1 and --trust-resources
 // on fs.
-func addDatasetFlags(fs *flag.FlagSet) *datasetFlags {
+func addDatasetFlags(fs *pflag.FlagSet) *datasetFlags {
 	f := &datasetFlags{}
 	fs.StringVar(&f.database, "database", "", "in IoTDB data, the database of the table to read (see above)")
 	fs.StringVar(&f.modsV1, "mods-v1", "auto", "in IoTDB data, how .mods deletions apply: offset, whole or auto (see above)")

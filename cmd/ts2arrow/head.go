@@ -62,6 +62,9 @@ Examples:
   ts2arrow head https://example.com/data/day.tsfile -n 3
   ts2arrow head /iotdb/data/datanode/data --table root.sg
 ` + keysHelp + "\n" + httpHelp + `
+Exit status: 0 on success, 1 on a data or format error, 2 on a usage
+error, 130 when Ctrl-C stopped it (143 for SIGTERM).
+
 Options:
 `
 
@@ -71,7 +74,7 @@ const nullCell = "NULL"
 
 func runHead(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("head", headHelp, stderr)
-	n := fs.Int("n", 20, "number of rows to print")
+	n := fs.IntP("lines", "n", 20, "number of rows to print")
 	table := fs.String("table", "", "table to read")
 	dsFlags := addDatasetFlags(fs)
 	columns := fs.String("columns", "", "comma-separated columns to print (time is always printed)")

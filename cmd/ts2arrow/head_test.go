@@ -259,7 +259,7 @@ func TestHeadUsage(t *testing.T) {
 		{[]string{"head"}, 2, "ts2arrow: head takes one FILE (got 0 arguments)\n"},
 		{[]string{"head", sample, sample}, 2, "ts2arrow: head takes one FILE (got 2 arguments)\n"},
 		{[]string{"head", sample, "-n", "-1"}, 2, "ts2arrow: -n must not be negative (got -1)\n"},
-		{[]string{"head", sample, "-n", "ten"}, 2, "ts2arrow: invalid value \"ten\" for flag -n: parse error\n"},
+		{[]string{"head", sample, "-n", "ten"}, 2, "ts2arrow: invalid argument \"ten\" for \"-n, --lines\" flag: must be an integer\n"},
 		{[]string{"head", sample, "--width", "1"}, 2, "ts2arrow: --width must be at least 2, or 0 for no limit\n"},
 		{[]string{"head", sample, "--time-format", "unix"}, 2, "ts2arrow: unknown --time-format \"unix\" (want iso or epoch; rfc3339 and raw are accepted for them)\n"},
 		{[]string{"head", sample, "--time-unit", "h"}, 2, "ts2arrow: unknown --time-unit \"h\" (want s, ms, us or ns)\n"},
@@ -276,7 +276,7 @@ func TestHeadUsage(t *testing.T) {
 	code, out, stderr := runCLI("head", "--help")
 	require.Equal(t, 0, code)
 	help := out + stderr
-	for _, s := range []string{"Usage: ts2arrow head FILE [-n 20]", "Examples:", "NULL", "-width", "-time-format"} {
+	for _, s := range []string{"Usage: ts2arrow head FILE [-n 20]", "Examples:", "NULL", "--width", "--time-format", "-n, --lines"} {
 		require.Contains(t, help, s)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/spf13/pflag"
 
 	"github.com/tsarrow/tsarrow/httpfile"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -166,7 +166,7 @@ func (h *httpFlags) release() {
 }
 
 // addHTTPFlags adds --http-full and --http-max-size to fs.
-func addHTTPFlags(fs *flag.FlagSet) *httpFlags {
+func addHTTPFlags(fs *pflag.FlagSet) *httpFlags {
 	h := &httpFlags{maxSize: defaultHTTPMaxSize}
 	h.full = fs.Bool("http-full", false, "download the whole file of a URL whose server does not serve byte ranges, once, and read it from there")
 	fs.Var(&h.maxSize, "http-max-size", "the largest file --http-full downloads, a `SIZE` such as 500MB or 2GiB; 0 for no limit")

@@ -49,7 +49,8 @@ around as warnings.
 
 Exit status is 0 when every file was read, 1 when any was damaged, missing
 or unreadable (the others are still printed, and the error is reported in
-its place), 2 on a usage error.
+its place), 2 on a usage error, 130 when Ctrl-C stopped it (143 for
+SIGTERM).
 
 Examples:
   ts2arrow inspect testdata/sample.tsfile

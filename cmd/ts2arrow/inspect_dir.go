@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/pflag"
 
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -50,7 +51,7 @@ type inspectDirFlags struct {
 	modsV1     *string
 }
 
-func addInspectDirFlags(fs *flag.FlagSet) *inspectDirFlags {
+func addInspectDirFlags(fs *pflag.FlagSet) *inspectDirFlags {
 	return &inspectDirFlags{
 		raw:        fs.Bool("raw", false, "inspect every TsFile alone, even in an IoTDB data directory"),
 		noCount:    fs.Bool("no-count", false, "data directory: do not read the rows to count what deletions and overwrites remove"),

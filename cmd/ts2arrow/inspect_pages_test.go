@@ -330,7 +330,7 @@ func TestInspectUsage(t *testing.T) {
 		stderr string
 	}{
 		{[]string{"inspect"}, 2, "inspect needs at least one FILE"},
-		{[]string{"inspect", "--bogus", sample}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"inspect", "--bogus", sample}, 2, "unknown flag: --bogus"},
 		{[]string{"inspect", "nothing-here-*.tsfile"}, 2, "matches no file"},
 		{[]string{"inspect", "missing.tsfile"}, 1, "missing.tsfile"},
 	} {
@@ -343,7 +343,7 @@ func TestInspectUsage(t *testing.T) {
 	code, out, stderr := runCLI("inspect", "--help")
 	require.Equal(t, 0, code)
 	help := out + stderr
-	for _, s := range []string{"Usage: ts2arrow inspect FILE...", "Examples:", "--pages", "docs/inspect-json.md", "-json"} {
+	for _, s := range []string{"Usage: ts2arrow inspect FILE...", "Examples:", "--pages", "docs/inspect-json.md", "--json"} {
 		require.Contains(t, help, s)
 	}
 	_, err := os.Stat("../../docs/inspect-json.md")

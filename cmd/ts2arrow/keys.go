@@ -2,9 +2,10 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
+
+	"github.com/spf13/pflag"
 
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -32,7 +33,7 @@ type keyFlags struct {
 	file, env, provider, legacy *string
 }
 
-func addKeyFlags(fs *flag.FlagSet) *keyFlags {
+func addKeyFlags(fs *pflag.FlagSet) *keyFlags {
 	return &keyFlags{
 		file:     fs.String("kek-file", "", "read key-encryption keys for encrypted files from `FILE`"),
 		env:      fs.String("kek-env", "", "read key-encryption keys from the environment variable `NAME`"),

@@ -11,15 +11,16 @@
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
+//	ts2arrow completion bash|zsh|fish|powershell
 //
-// Exit status is 0 on success, 1 on a data or format error and 2 on a
-// usage error.
+// Exit status is 0 on success, 1 on a data or format error, 2 on a usage
+// error, 3 when recover had to drop damaged data, and 130 (143) when
+// SIGINT (SIGTERM) stopped a command; "ts2arrow --help" says more.
 package main
 
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +29,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -47,6 +50,7 @@ Usage:
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]
                    [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put] [--raw]
   ts2arrow version
+  ts2arrow completion bash|zsh|fish|powershell
   ts2arrow help [COMMAND]
 
 FILE and INPUT may be http(s) URLs, read with range requests; INPUT may
@@ -54,7 +58,25 @@ also be a directory or a glob. An IoTDB data directory (or a folder of
 one, or TsFiles with .mods/.mods2 files beside them) is read as the IoTDB
 server answers it: deletions applied, overwritten points once; --raw
 reads every file as it is. Run "ts2arrow COMMAND --help" for the options
-and examples of a command.
+and examples of a command. Flags are GNU-style: --name VALUE or
+--name=VALUE, anywhere among the arguments; "--" ends them, so that an
+INPUT may start with a dash.
+
+` + exitHelp
+
+// exitHelp documents every exit status in the top-level help; each
+// command's help says which of them it ends with.
+const exitHelp = `Exit status:
+  0    success (also a query that matched no row; standard error says so)
+  1    a data or format error: a damaged, missing or unreadable input, or
+       an output that cannot be written; nothing was written
+  2    a usage error: an unknown flag, a missing argument, a bad value
+  3    recover wrote FIXED but had to drop damaged chunk groups
+  130  interrupted by Ctrl-C (SIGINT); 143 by SIGTERM. convert and recover
+       first remove their temporary output, so nothing is left behind (a
+       second Ctrl-C stops at once); inspect, schema and head write only to
+       standard output and stop at once. serve shuts down gracefully on
+       either signal and exits 0.
 `
 
 // usageError is a mistake in the command line (exit status 2).
@@ -73,8 +95,16 @@ func main() {
 		// under 300 MB (benchmarks/cmd/rss -mode cli).
 		debug.SetGCPercent(50)
 	}
+	if len(os.Args) < 2 || !handlesSignals[os.Args[1]] {
+		exitOnSignal()
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// handlesSignals are the commands that catch SIGINT and SIGTERM
+// themselves: convert and recover remove their temporary output before
+// they exit 130 (143), serve shuts down gracefully and exits 0.
+var handlesSignals = map[string]bool{"convert": true, "recover": true, "serve": true}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -108,6 +138,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runServe(args[1:], stdout, verbOut)
 	case "version", "--version":
 		err = runVersion(args[1:], stdout, verbOut)
+	case "completion":
+		err = runCompletion(args[1:], stdout, verbOut)
+	case cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		return runComplete(args, stdout, stderr)
 	case "help", "-h", "--help":
 		if len(args) > 1 {
 			return run([]string{args[1], "--help"}, stdout, stderr)
@@ -115,7 +149,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "ts2arrow: unknown command %q\n\n%s", args[0], usage)
+		// One line, as for a flag error; the full usage would scroll it
+		// away.
+		var names []string
+		for _, c := range commandList() {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(stderr, "ts2arrow: unknown command %q (commands: %s, help; see ts2arrow --help)\n", oneLine(args[0]), strings.Join(names, ", "))
 		return 2
 	}
 	return report(optionHint(args[0], err), stderr)
@@ -163,8 +203,16 @@ func report(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	if errors.Is(err, flag.ErrHelp) {
+	if errors.Is(err, pflag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(err.Error()))
+		var ie *interruptError
+		if errors.As(err, &ie) {
+			return ie.exitCode()
+		}
+		return exitInterrupt
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -251,49 +299,165 @@ func shellWord(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// parseArgs parses flags that may appear before or after positional
-// arguments, as users type them ("convert in.tsfile -o out.csv"). A flag
-// error becomes one usage error line, which report prints: the flag
-// package would print it too, followed by the whole help. Only -h/--help
-// prints the help.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+// parseArgs parses GNU-style flags (--json, --format=csv, -o OUT, -n5)
+// that may appear before or after positional arguments, as users type
+// them ("convert in.tsfile -o out.csv"); "--" ends the flags. A flag error
+// becomes one usage error line, which report prints (exit status 2); only
+// -h/--help prints the help, to the writer the command was given.
+//
+// Given flagSetOnly as its only argument it parses nothing and returns the
+// flag set as a *flagSetError, so that shell completion learns each
+// command's flags from the block that defines them.
+func parseArgs(fs *pflag.FlagSet, args []string) ([]string, error) {
+	if len(args) == 1 && args[0] == flagSetOnly {
+		return nil, &flagSetError{fs}
+	}
+	if err := singleDashLong(fs, args); err != nil {
+		return nil, err
+	}
 	out := fs.Output()
 	var buf bytes.Buffer
 	fs.SetOutput(&buf)
 	defer fs.SetOutput(out)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				out.Write(buf.Bytes())
-				return nil, err
-			}
-			return nil, usagef("%v", err)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			out.Write(buf.Bytes())
+			return nil, err
 		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		if args[0] == "--" {
-			return append(pos, args[1:]...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
+		return nil, usagef("%v", err)
 	}
+	return fs.Args(), nil
 }
 
-func newFlagSet(name, help string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+// flagSetOnly is the argument that asks a command for its flag set (see
+// parseArgs). No command line can hold it: the strings of argv end at
+// their first NUL byte.
+const flagSetOnly = "\x00flag-set"
+
+// flagSetError carries a command's flag set out of its run function.
+type flagSetError struct{ fs *pflag.FlagSet }
+
+func (e *flagSetError) Error() string { return "flag set of " + e.fs.Name() }
+
+// singleDashLong refuses a long flag written with one dash (-json, the
+// spelling Go's flag package took), which pflag would read as shorthand
+// flags (-o utput for -output) or refuse with a confusing "unknown
+// shorthand flag: 'j' in -json". It skips the values of flags that take
+// one, and stops at "--".
+func singleDashLong(fs *pflag.FlagSet, args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return nil
+		}
+		if strings.HasPrefix(a, "--") {
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			if f := fs.Lookup(name); f != nil && !hasValue && f.NoOptDefVal == "" {
+				i++ // the flag's value, whatever it looks like
+			}
+			continue
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, _, _ := strings.Cut(a[1:], "=")
+		if len(name) > 1 && (fs.Lookup(name) != nil || name == "help") {
+			return usagef("unknown flag %s: long flags take two dashes (did you mean -%s?)", a, a)
+		}
+		if len(name) > 1 && name[0] != 'h' && fs.ShorthandLookup(name[:1]) == nil {
+			// pflag would say: unknown shorthand flag: 'j' in -json.
+			return usagef("unknown flag %s: long flags take two dashes, and %s has no --%s (see ts2arrow %s --help)", a, fs.Name(), name, fs.Name())
+		}
+		if len(a) == 2 {
+			if f := fs.ShorthandLookup(a[1:]); f != nil && f.NoOptDefVal == "" {
+				i++
+			}
+		}
+	}
+	return nil
+}
+
+// newFlagSet makes the flag set of a command whose help text is help; the
+// flags are listed after it, GNU-style (-o, --output string).
+func newFlagSet(name, help string, stderr io.Writer) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		// Drop the flag package's own copy of an error; report prints it.
+		// Drop pflag's own copy of an error; report prints it.
 		if b, ok := fs.Output().(*bytes.Buffer); ok {
 			b.Reset()
 		}
 		fmt.Fprint(fs.Output(), help)
-		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), flagUsages(fs))
 	}
 	return fs
+}
+
+// flagUsages lists the flags of fs GNU-style, one or more lines each:
+//
+//	-o, --output string   output path ...
+//	    --json            print JSON ...
+//
+// as pflag's PrintDefaults does, but a bool flag is shown as --json rather
+// than --json[=true|false], and a usage is wrapped to 80 columns.
+func flagUsages(fs *pflag.FlagSet) string {
+	type row struct{ left, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		name, usage := pflag.UnquoteUsage(f)
+		if name != "" {
+			left += " " + name
+		}
+		switch def := f.DefValue; {
+		case def == "" || def == "0" || def == "false" || def == "0s" || def == "[]":
+		case f.Value.Type() == "string":
+			usage += fmt.Sprintf(" (default %q)", def)
+		default:
+			usage += " (default " + def + ")"
+		}
+		rows = append(rows, row{left, usage})
+	})
+	if fs.Lookup("help") == nil {
+		rows = append(rows, row{"  -h, --help", "print this help"})
+	}
+	for _, r := range rows {
+		width = max(width, len(r.left))
+	}
+	const cols = 80
+	var b strings.Builder
+	for _, r := range rows {
+		indent := width + 3
+		b.WriteString(r.left)
+		if cols-indent < 30 {
+			// Too narrow beside the flag: the usage goes below it.
+			indent = 10
+			b.WriteString("\n" + strings.Repeat(" ", indent))
+		} else {
+			b.WriteString(strings.Repeat(" ", indent-len(r.left)))
+		}
+		n := indent
+		for i, w := range strings.Fields(r.usage) {
+			if i > 0 && n+1+len(w) > cols {
+				b.WriteString("\n" + strings.Repeat(" ", indent))
+				n = indent
+			} else if i > 0 {
+				b.WriteByte(' ')
+				n++
+			}
+			b.WriteString(w)
+			n += len(w)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // timeUnitFlag reads a --time-unit value.

@@ -252,7 +252,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"convert", "../../testdata/sample.tsfile", "-o", filepath.Join(dir, "x.bin")}, 2, "cannot tell the format"},
 		{[]string{"convert", "../../testdata/sample.tsfile", "-o", "-", "--format", "xml"}, 2, "unknown format"},
 		{[]string{"convert", "../../testdata/sample.tsfile", "-o", "-", "--format", "csv", "--table", "nope"}, 2, "no table \"nope\""},
-		{[]string{"convert", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"convert", "--bogus"}, 2, "unknown flag: --bogus"},
 		{[]string{"inspect", bad}, 1, "ts2arrow: " + bad + ": file tail: tail magic is"},
 		{[]string{"inspect", filepath.Join(dir, "missing.tsfile")}, 1, "no such file"},
 	} {

@@ -60,7 +60,7 @@ func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error
 	for _, name := range j.inputs {
 		if err := ctx.Err(); err != nil {
 			prog.finish(false)
-			return errInterrupted
+			return interruptedBy(ctx)
 		}
 		in, err := openInputCounted(ctx, name, j.ropts, j.http, prog)
 		if err != nil {

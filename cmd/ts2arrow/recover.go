@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,14 +57,15 @@ Exit status: 0 when FIXED was written and holds every chunk group BROKEN
 completed (a file cut short loses only its unfinished last group, which
 its writer never completed); 3 when FIXED was written but complete chunk
 groups had to be dropped (damaged data: rows are lost, see standard
-error); 1 when nothing was written; 2 on a usage error.
+error); 1 when nothing was written; 2 on a usage error; 130 when Ctrl-C
+(SIGINT) stopped it, 143 for SIGTERM, once the temporary FIXED was removed.
 ` + keysHelp + `
 Options:
 `
 
 func runRecover(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("recover", recoverHelp, stderr)
-	out := fs.String("o", "", "path of the rebuilt file")
+	out := fs.StringP("output", "o", "", "path of the rebuilt file")
 	schemaFrom := fs.String("schema-from", "", "intact TsFile whose table schemas the rebuilt file gets")
 	force := fs.Bool("force", false, "overwrite an existing FIXED (never BROKEN itself)")
 	lenient := fs.Bool("lenient", false, "read known writer quirks as convert --lenient does: a file that reads whole so is kept whole")
@@ -90,15 +93,26 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fh, rec, err := recoverFile(in, *schemaFrom, ropts)
+	// Ctrl-C or SIGTERM fails the scan's next read, or the next write of
+	// the rebuilt file, which removes its temporary; the exit status is
+	// then 130 (143).
+	ctx, stop := notifyInterrupt()
+	defer stop()
+	fh, rec, err := recoverFile(ctx, in, *schemaFrom, ropts)
+	if err != nil && ctx.Err() != nil {
+		return interruptedBy(ctx)
+	}
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
 	err = dst.writeFile(func(w io.Writer) error {
-		_, err := rec.Rebuild(w, fh, nil)
+		_, err := rec.Rebuild(&interruptWriter{ctx, w}, fh, nil)
 		return err
 	})
+	if errors.Is(err, errInterrupted) {
+		return err
+	}
 	if err != nil {
 		return &fileError{in, err}
 	}
@@ -126,7 +140,7 @@ func (e *partialError) Error() string { return e.msg }
 
 // recoverFile scans the file at path with tsfile.Recover, taking table
 // schemas from schemaFrom when it is set. The caller closes the file.
-func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, *tsfile.Recovery, error) {
+func recoverFile(ctx context.Context, path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, *tsfile.Recovery, error) {
 	opts := tsfile.RecoverOptions{ReadOptions: ropts}
 	if schemaFrom != "" {
 		sf, err := tsfile.OpenFile(schemaFrom, ropts)
@@ -149,7 +163,8 @@ func recoverFile(path, schemaFrom string, ropts *tsfile.ReadOptions) (*os.File, 
 		fh.Close()
 		return nil, nil, err
 	}
-	rec, err := tsfile.Recover(fh, st.Size(), &opts)
+	// The scan reads the whole file: a signal stops it at its next read.
+	rec, err := tsfile.Recover(&interruptReaderAt{ctx, fh}, st.Size(), &opts)
 	if err != nil {
 		fh.Close()
 		return nil, nil, &fileError{path, err}

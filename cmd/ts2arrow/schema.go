@@ -53,6 +53,9 @@ Examples:
   ts2arrow schema data.tsfile --table weather --json | jq '.fields[].name'
   ts2arrow schema data.tsfile --time-unit us --columns temperature,humidity
 ` + keysHelp + "\n" + httpHelp + `
+Exit status: 0 on success, 1 on a data or format error, 2 on a usage
+error, 130 when Ctrl-C stopped it (143 for SIGTERM).
+
 Options:
 `
 

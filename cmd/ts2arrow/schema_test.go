@@ -181,7 +181,7 @@ func TestSchemaUsage(t *testing.T) {
 		{[]string{"schema", sample, "--time-unit", "min"}, 2, "ts2arrow: unknown --time-unit \"min\" (want s, ms, us or ns)\n"},
 		{[]string{"schema", sample, "--table", "nope"}, 2, "ts2arrow: no table \"nope\" in the file (tables: weather)\n"},
 		{[]string{"schema", sample, "--columns", "temp"}, 2, "ts2arrow: no column \"temp\" (columns: time, region, station, temperature, humidity, pressure, count, ok, note, label, raw, day, seen)\n"},
-		{[]string{"schema", sample, "--frobnicate"}, 2, "ts2arrow: flag provided but not defined: -frobnicate\n"},
+		{[]string{"schema", sample, "--frobnicate"}, 2, "ts2arrow: unknown flag: --frobnicate\n"},
 		{[]string{"schema", filepath.Join(dir, "missing.tsfile")}, 1, "missing.tsfile"},
 		{[]string{"schema", bad}, 1, "ts2arrow: " + bad + ": file tail: tail magic is"},
 	} {
@@ -201,6 +201,6 @@ func TestSchemaUsage(t *testing.T) {
 		help := out + stderr
 		require.Contains(t, help, "Usage: ts2arrow schema FILE")
 		require.Contains(t, help, "Examples:")
-		require.Contains(t, help, "-time-unit")
+		require.Contains(t, help, "--time-unit")
 	}
 }

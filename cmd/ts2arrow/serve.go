@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +18,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/flight"
@@ -150,7 +151,11 @@ does: a page that contradicts them ends the stream with DATA_LOSS.
 --lenient keeps such pages (and reads files with known writer quirks),
 logging a warning per file and problem; --no-verify skips the check.
 SIGINT or SIGTERM stops accepting streams and lets running ones finish for
-up to 30s; a second signal stops at once. The exit status is then 0.
+up to 30s; a second signal stops at once.
+
+Exit status: 0 after such a shutdown (one asked for is a success, so not
+130 or 143 as for the other commands); 1 when the server cannot start (the
+address is in use, a file of the flags does not read); 2 on a usage error.
 
 Examples:
   ts2arrow serve --root /var/lib/iotdb/data/datanode/data
@@ -167,6 +172,9 @@ Options:
 type byteSize int64
 
 func (b *byteSize) String() string { return formatBytes(int64(*b)) }
+
+// Type names the value in --help (pflag.Value).
+func (b *byteSize) Type() string { return "size" }
 
 func (b *byteSize) Set(s string) error {
 	n, err := parseBytes(s)
@@ -576,4 +584,4 @@ func loopback(a net.Addr) bool {
 	return ok && ta.IP.IsLoopback()
 }
 
-var _ flag.Value = (*byteSize)(nil)
+var _ pflag.Value = (*byteSize)(nil)

@@ -491,10 +491,10 @@ func TestServeUsageErrors(t *testing.T) {
 		{2, "--tls-cert and --tls-key go together", []string{"--root", root, "--tls-key", "k.pem"}},
 		{2, "--tls-cert and --tls-key go together", []string{"--root", root, "--tls-cert", "c.pem"}},
 		{2, "--tls-client-ca needs --tls-cert", []string{"--root", root, "--tls-client-ca", "ca.pem"}},
-		{2, `invalid value "64 parsecs" for flag -partition-size`, []string{"--root", root, "--partition-size", "64 parsecs"}},
+		{2, `invalid argument "64 parsecs" for "--partition-size" flag`, []string{"--root", root, "--partition-size", "64 parsecs"}},
 		{2, "--partition-size must be positive", []string{"--root", root, "--partition-size", "0"}},
-		{2, `invalid value "lots" for flag -stream-memory`, []string{"--root", root, "--stream-memory", "lots"}},
-		{2, `invalid value "much" for flag -memory-limit`, []string{"--root", root, "--memory-limit", "much"}},
+		{2, `invalid argument "lots" for "--stream-memory" flag`, []string{"--root", root, "--stream-memory", "lots"}},
+		{2, `invalid argument "much" for "--memory-limit" flag`, []string{"--root", root, "--memory-limit", "much"}},
 		{2, "--memory-limit must be positive", []string{"--root", root, "--memory-limit", "0"}},
 		{2, "--queue-wait must be positive", []string{"--root", root, "--queue-wait", "0s"}},
 		{2, "--write-timeout must be positive", []string{"--root", root, "--write-timeout", "0s"}},
@@ -507,7 +507,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{2, `--addr "8815": want HOST:PORT`, []string{"--root", root, "--addr", "8815"}},
 		{2, `--advertise "http://x:1"`, []string{"--root", root, "--advertise", "http://x:1"}},
 		{2, "serve takes no arguments", []string{root}},
-		{2, "flag provided but not defined: -port", []string{"--root", root, "--port", "1"}},
+		{2, "unknown flag: --port", []string{"--root", root, "--port", "1"}},
 		{2, "--token-env TS2ARROW_TEST_UNSET: the variable is not set", []string{"--root", root, "--token-env", "TS2ARROW_TEST_UNSET"}},
 		{1, "holds no tokens", []string{"--root", root, "--token-file", empty}},
 		{1, "ticket key of 10 bytes is too short", []string{"--root", root, "--ticket-key-file", short}},
@@ -529,7 +529,7 @@ func TestServeHelp(t *testing.T) {
 		r := runBin(t, args...)
 		require.Equal(t, 0, r.code, "%v: %s", args, r.stderr)
 		require.Equal(t, 1, strings.Count(r.stdout+r.stderr, "Usage: ts2arrow serve"), "%v", args)
-		require.Contains(t, r.stdout+r.stderr, "-ticket-key-file")
+		require.Contains(t, r.stdout+r.stderr, "--ticket-key-file")
 	}
 }
 

@@ -23,6 +23,10 @@ recorded no commit.
 Examples:
   ts2arrow version
   ts2arrow --version
+
+Exit status: 0, or 2 on a usage error.
+
+Options:
 `
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
