@@ -73,9 +73,10 @@ func commandList() []completionCommand {
 var flagValues = map[string][]string{
 	"format":                 {"parquet", "arrow", "arrows", "csv", "jsonl", "tsfile"},
 	"time-unit":              {"s", "ms", "us", "ns"},
-	"partition-by":           {"table", "device"},
+	"partition-by":           {"table", "device", "day", "month", "hour"},
 	"mods-v1":                {"offset", "whole", "auto"},
-	"time-format":            {"rfc3339", "raw"},
+	"time-format":            {"iso", "epoch"},
+	"cast-decimal":           {"double"},
 	"log-format":             {"text", "json"},
 	"encrypt-header-version": {"3", "2", "1"},
 	"encrypt-profile":        {aead.ProfileAESGCM256, aead.ProfileAESGCM128},

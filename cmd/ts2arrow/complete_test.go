@@ -95,7 +95,7 @@ func TestCompleteCommandsAndFlags(t *testing.T) {
 		{[]string{"convert", "x", "--format=", ""}, nil, cobra.ShellCompDirectiveDefault}, // "--format=" then a new word: an INPUT
 		{[]string{"convert", "x", "--format=c"}, []string{"csv"}, noFiles},
 		{[]string{"head", "x", "--time-unit", ""}, []string{"s", "ms", "us", "ns"}, noFiles},
-		{[]string{"convert", "x", "--partition-by", ""}, []string{"table", "device"}, noFiles},
+		{[]string{"convert", "x", "--partition-by", ""}, []string{"table", "device", "day", "month", "hour"}, noFiles},
 		{[]string{"inspect", "x", "--mods-v1", ""}, []string{"offset", "whole", "auto"}, noFiles},
 		{[]string{"serve", "--log-format", ""}, []string{"text", "json"}, noFiles},
 		{[]string{"serve", "--compression", ""}, export.IPCCompressions(), noFiles},

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/export"
 )
@@ -157,9 +157,9 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 
 // headForeign prints the first n rows of a Parquet, Arrow or CSV file, as
 // the reverse path reads it.
-func headForeign(fs *flag.FlagSet, name string, k foreignKind, n int, raw bool, width int, stdout io.Writer) error {
+func headForeign(fs *pflag.FlagSet, name string, k foreignKind, n int, raw bool, width int, stdout io.Writer) error {
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	fs.Visit(func(f *pflag.Flag) { set[f.Name] = true })
 	if err := foreignOnly(name, k, set, "table", "columns"); err != nil {
 		return err
 	}

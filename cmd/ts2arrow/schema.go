@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -108,7 +108,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	var sc *arrow.Schema
 	if k := sniffForeign(pos[0]); k != "" {
 		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		fs.Visit(func(f *pflag.Flag) { set[f.Name] = true })
 		if err := foreignOnly(pos[0], k, set, "table", "columns"); err != nil {
 			return err
 		}
