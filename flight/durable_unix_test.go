@@ -3,18 +3,12 @@
 package flight
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/internal/durable"
@@ -37,27 +31,7 @@ func TestDoPutIsDurable(t *testing.T) {
 	})()
 
 	root := t.TempDir()
-	srv := startServer(t, Options{Root: root, AllowPut: true})
-	c := dial(t, srv.addr)
-	sc := arrow.NewSchema([]arrow.Field{
-		{Name: "time", Type: &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}},
-		{Name: "v", Type: arrow.PrimitiveTypes.Int32},
-	}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	b.Field(0).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1, 2}, nil)
-	b.Field(1).(*array.Int32Builder).AppendValues([]int32{10, 20}, nil)
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	stream, err := c.DoPut(context.Background())
-	require.NoError(t, err)
-	w := arrowflight.NewRecordWriter(stream, ipc.WithSchema(sc))
-	w.SetFlightDescriptor(pathDesc("new/deep/x.tsfile"))
-	require.NoError(t, w.Write(rec))
-	require.NoError(t, w.Close())
-	require.NoError(t, stream.CloseSend())
-	_, err = stream.Recv()
-	require.NoError(t, err)
+	putOne(t, root)
 
 	mu.Lock()
 	got := slices.Clone(steps)
@@ -66,7 +40,7 @@ func TestDoPutIsDurable(t *testing.T) {
 		return slices.IndexFunc(got, func(s durable.Step) bool { return s.Op == op && s.Path == path })
 	}
 	link := slices.IndexFunc(got, func(s durable.Step) bool {
-		return s.Op == "link" && strings.HasSuffix(s.Path, filepath.Join("new", "deep", "x.tsfile"))
+		return s.Op == "link" && strings.HasSuffix(s.Path, filepath.Join("new", "deep", "put.tsfile"))
 	})
 	require.GreaterOrEqual(t, link, 0, "the file was not published by a durable link: %v", got)
 	target, tmp := got[link].Path, got[link].From
