@@ -46,9 +46,9 @@
 // device of a row is then TABLE.TAG1.TAG2..., as ts2arrow spells it. A
 // tree-model input has a device column instead. Exit status 0 when
 // everything agrees, 1 on any difference, 2 on a usage error.
-import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { walk } from "./walk.mjs";
 import { readExpected, expectedTypes, parseJavaFloat, parseDate, sameFloat } from "./expected.mjs";
 
 function usage(msg) {
@@ -129,15 +129,6 @@ function mismatch(msg) {
 
 // ---- the layout ----
 
-function walk(d) {
-  const out = [];
-  for (const e of readdirSync(d, { withFileTypes: true })) {
-    const p = join(d, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    else out.push(p);
-  }
-  return out;
-}
 const files = walk(dir).sort();
 const partRe =
   opts.partitionBy === "table" ? /^table=([^/]+)\/part-(\d+)\.parquet$/ : /^table=([^/]+)\/device=([^/]+)\/part-(\d+)\.parquet$/;

@@ -26,9 +26,9 @@
 // cut; ts2arrow converts it to a TsFile first).
 // Exit status 0 when everything agrees, 1 on any difference, 2 on a usage
 // error.
-import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { walk } from "./walk.mjs";
 
 function usage(msg) {
   if (msg) console.error(msg);
@@ -98,15 +98,6 @@ function mismatch(msg) {
 }
 
 // ---- the layout ----
-function walk(d) {
-  const out = [];
-  for (const e of readdirSync(d, { withFileTypes: true })) {
-    const p = join(d, e.name);
-    if (e.isDirectory()) out.push(...walk(p));
-    else out.push(p);
-  }
-  return out;
-}
 const files = walk(dir).sort();
 const partRe = new RegExp(`^table=[^/]+/${byDevice ? "device=[^/]+/" : ""}${keyRe}/part-\\d+\\.parquet$`);
 for (const f of files) {
