@@ -198,7 +198,8 @@ Examples:
   ts2arrow convert testdata/sample.tsfile -o day.jsonl --columns temperature,station --start '2023-11-14 22:15' --end 2023-11-14
   ts2arrow convert https://example.com/iotdb/1-1-0-0.tsfile -o x.arrow --columns s1
   ts2arrow convert testdata/sample.tsfile -o sample.arrows --compression zstd
-  ts2arrow convert data.tsfile --table weather --format arrows -o - | python read.py
+  ts2arrow convert data.tsfile --table weather --format arrows -o - | \
+      python3 -c 'import sys, pyarrow as pa; print(pa.ipc.open_stream(sys.stdin.buffer).read_all())'
   ts2arrow convert sample.parquet -o back.tsfile --tags region,station
   ts2arrow convert sample.parquet -o small.tsfile --compression zstd --encoding temperature=chimp
   ts2arrow convert readings.csv -o readings.tsfile --time-column ts --tags station
