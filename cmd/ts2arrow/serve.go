@@ -252,7 +252,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	partition := byteSize(64 << 20)
 	fs.Var(&partition, "partition-size", "estimated Arrow bytes at which a flight's devices are cut into endpoints")
 	memoryLimit := byteSize(flight.DefaultMemoryLimit())
-	fs.Var(&memoryLimit, "memory-limit", "the server's memory budget, which streams are admitted against (a quarter of physical memory, at most 4GiB)")
+	fs.Var(&memoryLimit, "memory-limit", "the server's memory budget, which streams are admitted against (a quarter of physical memory or of the cgroup memory limit when lower, at most 4GiB)")
 	maxStreams := fs.Int("max-streams", 64, "concurrent DoGet and DoPut streams")
 	perPeer := fs.Int("max-streams-per-peer", 0, "streams one client IP address may run at once (0: a quarter of --max-streams)")
 	queueWait := fs.Duration("queue-wait", 30*time.Second, "how long a stream waits for a slot and its share of --memory-limit")
