@@ -319,6 +319,12 @@ func TestWriteTimeout(t *testing.T) {
 	// stalled streams are cut.
 	rows, _ := doGet(t, context.Background(), greedy, fi.Endpoint[0])
 	assert.Len(t, rows, 4*60_000)
+	// The slot goes to the third stream when the first stalled stream is
+	// cut; the second is cut at its own deadline, which on a loaded machine
+	// can come after the third stream ends. Reading it before then would
+	// resume it (it is stalled only while its client reads nothing) and it
+	// would end whole.
+	waitFor(t, "both stalled streams cut", func() bool { return strings.Count(srv.log.String(), "took no data") >= 2 })
 	for _, s := range stalled {
 		err := drain(s, 0)
 		assert.Equal(t, codes.DeadlineExceeded, status.Code(err), "%v", err)
