@@ -107,13 +107,7 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 	}
 
 	// The time column.
-	timeName := o.TimeColumn
-	if timeName == "" {
-		timeName = arrowconv.TimeColumn
-		if ts := withCategory(tsfile.TimeCol.String()); len(ts) == 1 {
-			timeName = ts[0]
-		}
-	}
+	timeName := TimeColumnOf(sc, &o)
 	ti, ok := byName[timeName]
 	if !ok {
 		return nil, fmt.Errorf("fromarrow: no time column %q in the input", timeName)
@@ -409,4 +403,23 @@ func tagTypeOK(t arrow.DataType) bool {
 		return v.ID() != arrow.DICTIONARY && tagTypeOK(v)
 	}
 	return false
+}
+
+// TimeColumnOf names the input column WriteTsFile takes the time from, for
+// an input of schema sc: Options.TimeColumn, else the one column the schema
+// marks as a TsFile TIME column (arrowconv.MetaCategory), else "time".
+func TimeColumnOf(sc *arrow.Schema, o *Options) string {
+	if o != nil && o.TimeColumn != "" {
+		return o.TimeColumn
+	}
+	name, marked := arrowconv.TimeColumn, 0
+	for _, f := range sc.Fields() {
+		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == tsfile.TimeCol.String() {
+			name, marked = f.Name, marked+1
+		}
+	}
+	if marked != 1 {
+		return arrowconv.TimeColumn
+	}
+	return name
 }

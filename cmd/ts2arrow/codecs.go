@@ -74,7 +74,7 @@ func compressionList() string {
 func parseTsCodecs(encs, comps string) (*tsCodecs, error) {
 	c := &tsCodecs{}
 	seen := map[string]bool{}
-	for _, item := range splitList(encs) {
+	for _, item := range columnsFlag(encs) {
 		col, name, ok := strings.Cut(item, "=")
 		if !ok || col == "" {
 			return nil, usagef("--encoding %q: want COLUMN=ENCODING, such as temperature=gorilla", item)
@@ -90,7 +90,7 @@ func parseTsCodecs(encs, comps string) (*tsCodecs, error) {
 		c.encs = append(c.encs, codecItem[tsfile.Encoding]{col, e})
 	}
 	seen = map[string]bool{}
-	for _, item := range splitList(comps) {
+	for _, item := range columnsFlag(comps) {
 		col, name, ok := strings.Cut(item, "=")
 		if !ok {
 			name = item
@@ -116,16 +116,6 @@ func parseTsCodecs(encs, comps string) (*tsCodecs, error) {
 	return c, nil
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // apply sets the options of the TsFile writer for an input of schema sc.
 // A column is named as the input names it; the time column also as
 // "time". A name the input lacks is a usage error listing the columns.
@@ -136,15 +126,7 @@ func (c *tsCodecs) apply(o *fromarrow.Options, sc *arrow.Schema) error {
 	if c.def != nil {
 		o.Compression = fromarrow.CompressionOf(*c.def)
 	}
-	timeName := o.TimeColumn
-	if timeName == "" {
-		timeName = arrowconv.TimeColumn
-		for _, f := range sc.Fields() {
-			if v, _ := f.Metadata.GetValue(arrowconv.MetaCategory); v == tsfile.TimeCol.String() {
-				timeName = f.Name
-			}
-		}
-	}
+	timeName := fromarrow.TimeColumnOf(sc, o)
 	isTime := func(col string) bool { return col == timeName || strings.EqualFold(col, arrowconv.TimeColumn) }
 	tags := o.Tags
 	if tags == nil {
