@@ -300,15 +300,15 @@ func parseCSVTime(s string) (t time.Time, frac int, dateOnly, ok bool) {
 // drop digits or overflow.
 func instantIn(t time.Time, u arrow.TimeUnit) (int64, error) {
 	sec, ns := t.Unix(), int64(t.Nanosecond())
-	div := int64(math.Pow10(9 - 3*int(u)))
+	per := unitsPerSecond(u)
+	div := 1e9 / per
 	if ns%div != 0 {
 		return 0, fmt.Errorf("has digits below the %s of its column", u)
 	}
-	mul := int64(math.Pow10(3 * int(u)))
-	if sec > math.MaxInt64/mul-1 || sec < math.MinInt64/mul+1 {
+	if sec > math.MaxInt64/per-1 || sec < math.MinInt64/per+1 {
 		return 0, fmt.Errorf("is out of the range of a timestamp[%s]", u)
 	}
-	return sec*mul + ns/div, nil
+	return sec*per + ns/div, nil
 }
 
 // csvConverter appends the value of a non-null cell to b.
