@@ -250,14 +250,11 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 // checkTimeColumn refuses an input without the time column, naming the
 // columns there are: fromarrow's own error cannot name the flag.
 func checkTimeColumn(name string, sc *arrow.Schema, timeColumn string) error {
+	if sc.FieldIndices(fromarrow.TimeColumnOf(sc, &fromarrow.Options{TimeColumn: timeColumn})) != nil {
+		return nil
+	}
 	var names []string
 	for _, f := range sc.Fields() {
-		if f.Name == timeColumn || (timeColumn == "" && f.Name == arrowconv.TimeColumn) {
-			return nil
-		}
-		if c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c == "TIME" && timeColumn == "" {
-			return nil
-		}
 		names = append(names, f.Name)
 	}
 	if timeColumn == "" {
