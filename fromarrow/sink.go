@@ -462,21 +462,14 @@ func (s *tsSink) flushNonAligned(d *devBuf, n int, times []int64, perm []int) er
 // compactNulls returns the times and values of v's non-null rows, without
 // the null marks.
 func compactNulls(times []int64, v tsfile.Values) ([]int64, tsfile.Values) {
-	keep := func(i int) bool { return !v.Null[i] }
 	out := tsfile.Values{Type: v.Type}
-	var t []int64
-	for i := range times {
-		if keep(i) {
-			t = append(t, times[i])
-		}
-	}
 	out.Bools = compact(v.Bools, v.Null)
 	out.Int32s = compact(v.Int32s, v.Null)
 	out.Int64s = compact(v.Int64s, v.Null)
 	out.Float32s = compact(v.Float32s, v.Null)
 	out.Float64s = compact(v.Float64s, v.Null)
 	out.Binaries = compact(v.Binaries, v.Null)
-	return t, out
+	return compact(times, v.Null), out
 }
 
 // compact returns the elements of s whose null mark is false; nil for nil.
