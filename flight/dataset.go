@@ -607,7 +607,7 @@ func (s *Server) planDataset(q *Query, e *dsEntry) (*flightPlan, error) {
 	}
 	sch := rdr.Schema()
 	rdr.Release()
-	schema, _, err := projection(sch, q.Columns)
+	schema, err := projection(sch, q.Columns)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.name(), err)
 	}
@@ -861,7 +861,7 @@ func (s *Server) pumpDataset(ctx context.Context, g *grant, out grpc.ServerStrea
 		return s.datasetErr(e, err)
 	}
 	defer rdr.Release()
-	schema, perm, err := projection(rdr.Schema(), g.Columns)
+	schema, err := projection(rdr.Schema(), g.Columns)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %v", errStale, e.name(), err)
 	}
@@ -874,7 +874,7 @@ func (s *Server) pumpDataset(ctx context.Context, g *grant, out grpc.ServerStrea
 			err = cerr
 		}
 	}()
-	_, err = s.copyBatches(ctx, w, rdr, schema, perm, st, meter)
+	_, err = s.copyBatches(ctx, w, rdr, st, meter)
 	if err != nil {
 		return s.datasetErr(e, err)
 	}

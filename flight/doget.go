@@ -200,8 +200,8 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.File, err)
 		}
-		// arrowconv keeps schema order; the query's order is restored here.
-		rs, perm, err := projection(rdr.Schema(), g.Columns)
+		// arrowconv gives the columns in the query's order; checked here.
+		rs, err := projection(rdr.Schema(), g.Columns)
 		if err != nil {
 			rdr.Release()
 			return fmt.Errorf("%w: %s: %v", errStale, p.File, err)
@@ -216,7 +216,7 @@ func (s *Server) pump(ctx context.Context, g *grant, out grpc.ServerStream, st *
 			rdr.Release()
 			return fmt.Errorf("%w: %s: schema changed since the flight was planned", errStale, p.File)
 		}
-		n, err := s.copyBatches(ctx, w, rdr, schema, perm, st, meter)
+		n, err := s.copyBatches(ctx, w, rdr, st, meter)
 		rdr.Release()
 		s.logWarnings(e)
 		if testHookPartSent != nil {
@@ -316,9 +316,8 @@ func (s *Server) ipcOptions(schema *arrow.Schema, g *grant, mem memory.Allocator
 // unbuffered: a decoded batch waiting in a buffer while another is decoded
 // was one batch more than the stream's share counts (batchesInFlight), and
 // a peak over the share on a loaded machine; the throughput it bought was
-// within the benchmark's noise. A non-nil perm
-// reorders each batch's columns into schema (see projection).
-func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.RecordReader, schema *arrow.Schema, perm []int, st *streamStats, meter *scan.Meter) (n int64, err error) {
+// within the benchmark's noise.
+func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.RecordReader, st *streamStats, meter *scan.Meter) (n int64, err error) {
 	ch := make(chan arrow.RecordBatch)
 	stop := make(chan struct{})
 	var rerr error
@@ -327,11 +326,7 @@ func (s *Server) copyBatches(ctx context.Context, w *batchWriter, rdr array.Reco
 		for rdr.Next() {
 			st.touch()
 			rec := rdr.RecordBatch()
-			if perm != nil {
-				rec = project(rec, schema, perm)
-			} else {
-				rec.Retain()
-			}
+			rec.Retain()
 			select {
 			case ch <- rec:
 			case <-stop:

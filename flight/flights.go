@@ -116,7 +116,7 @@ func (s *Server) plan(q *Query) (*flightPlan, error) {
 				continue
 			}
 		}
-		schema, _, err := projection(pl.Schema, q.Columns)
+		schema, err := projection(pl.Schema, q.Columns)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.rel, err)
 		}

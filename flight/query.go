@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/tsarrow/tsarrow/arrowconv"
 )
@@ -193,51 +192,32 @@ func checkColumns(full *arrow.Schema, cols []string) error {
 	return nil
 }
 
-// projection orders a stream's schema s as the query asked: time, then
-// cols in the order given. arrowconv and dataset already order the
-// columns so (Options.Columns), so perm is nil and s returned as is; it
-// stays as the check that the stream holds exactly the columns asked, and
-// orders a stream of any other source. perm[i] is the column of s that
-// goes out as column i.
-func projection(s *arrow.Schema, cols []string) (*arrow.Schema, []int, error) {
+// projection checks that a stream's schema s is the one the query asked
+// for: time, then cols in the order given (arrowconv and dataset order the
+// columns so, Options.Columns), and returns it. A stream that holds other
+// columns, or these in another order, is an error.
+func projection(s *arrow.Schema, cols []string) (*arrow.Schema, error) {
 	if cols == nil {
-		return s, nil, nil
+		return s, nil
 	}
-	perm := make([]int, 0, len(cols)+1)
+	want := 0
 	for i, name := range append([]string{arrowconv.TimeColumn}, cols...) {
 		if i > 0 && name == arrowconv.TimeColumn {
 			continue // named first, already placed
 		}
 		idx := s.FieldIndices(name)
 		if len(idx) != 1 {
-			return nil, nil, fmt.Errorf("stream has %d columns named %q, want 1", len(idx), name)
+			return nil, fmt.Errorf("stream has %d columns named %q, want 1", len(idx), name)
 		}
-		perm = append(perm, idx[0])
+		if idx[0] != want {
+			return nil, fmt.Errorf("stream has column %q at %d, the query names it at %d", name, idx[0], want)
+		}
+		want++
 	}
-	if len(perm) != s.NumFields() {
-		return nil, nil, fmt.Errorf("stream has %d columns, the query names %d", s.NumFields(), len(perm))
+	if want != s.NumFields() {
+		return nil, fmt.Errorf("stream has %d columns, the query names %d", s.NumFields(), want)
 	}
-	inOrder := true
-	fields := make([]arrow.Field, len(perm))
-	for i, j := range perm {
-		fields[i] = s.Field(j)
-		inOrder = inOrder && i == j
-	}
-	if inOrder {
-		return s, nil, nil
-	}
-	md := s.Metadata()
-	return arrow.NewSchema(fields, &md), perm, nil
-}
-
-// project returns rec's columns in the order perm gives, under schema; the
-// arrays are shared, not copied.
-func project(rec arrow.RecordBatch, schema *arrow.Schema, perm []int) arrow.RecordBatch {
-	cols := make([]arrow.Array, len(perm))
-	for i, j := range perm {
-		cols[i] = rec.Column(j)
-	}
-	return array.NewRecordBatch(schema, cols, rec.NumRows())
+	return s, nil
 }
 
 // queryFromDescriptor maps a descriptor to a query: path [table] is the
