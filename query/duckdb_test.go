@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -256,4 +257,37 @@ func TestTableUDFCount(t *testing.T) {
 		"SELECT count(DISTINCT region) FROM tsfile_t(?) WHERE time >= epoch_ms(10) AND time < epoch_ms(20)", path).Scan(&regions))
 	require.Equal(t, int64(devices), regions)
 	require.Equal(t, []int{0, 1}, last.projected, "DuckDB should project time and region")
+}
+
+// TestReplacementScan makes FROM 'x.tsfile' read through the table
+// function, as DuckDB does for 'x.parquet'.
+func TestReplacementScan(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.tsfile")
+	require.NoError(t, os.WriteFile(path, writeTable(t, 2, 100), 0o644))
+	c, err := duckdb.NewConnector("", nil)
+	require.NoError(t, err)
+	duckdb.RegisterReplacementScan(c, func(name string) (string, []any, error) {
+		if !strings.HasSuffix(name, ".tsfile") {
+			return "", nil, nil
+		}
+		return "tsfile_t", []any{name}, nil
+	})
+	db := sql.OpenDB(c)
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	var last *chunkSource
+	registerTableUDF(t, conn, &last)
+
+	var n int64
+	require.NoError(t, conn.QueryRowContext(context.Background(), "SELECT count(*) FROM '"+path+"'").Scan(&n))
+	require.Equal(t, int64(200), n)
+
+	// A second connection of the same database sees the function too.
+	conn2, err := db.Conn(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() { conn2.Close() })
+	require.NoError(t, conn2.QueryRowContext(context.Background(), "SELECT count(*) FROM '"+path+"'").Scan(&n))
+	require.Equal(t, int64(200), n)
 }
