@@ -5,5 +5,5 @@
 //
 // This is a spike: the package holds only tests that prove DuckDB builds
 // and runs here and that an arrowconv reader can be exposed to it as a
-// table; see /docs/dev-notes-sql.md.
+// table; see docs/dev-notes-sql.md.
 package query
