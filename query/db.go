@@ -170,7 +170,7 @@ func (db *DB) register(ctx context.Context, conn *sql.Conn) error {
 }
 
 // replacementScan makes `FROM 'x.tsfile'` (or a glob or URL ending in
-// .tsfile) read through tsfile_read(path, ''), what tsfile(path) calls.
+// .tsfile) read through tsfile_read(path, ”), what tsfile(path) calls.
 func replacementScan(name string) (string, []any, error) {
 	if !strings.HasSuffix(strings.ToLower(name), ".tsfile") {
 		return "", nil, nil

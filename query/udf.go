@@ -128,9 +128,9 @@ type scanState struct {
 	started bool
 	rd      array.RecordReader
 	cur     arrow.RecordBatch
-	off  int
-	proj []int // projected columns (indexes into the table's schema)
-	src  []int // for each of proj, its column in the reader's batches
+	off     int
+	proj    []int // projected columns (indexes into the table's schema)
+	src     []int // for each of proj, its column in the reader's batches
 }
 
 // projection returns the columns DuckDB asked for: GetVector fails for
