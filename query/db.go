@@ -56,7 +56,15 @@ func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 	if db.opts.MemoryLimit > 0 {
 		cfg.Set("memory_limit", strconv.FormatInt(db.opts.MemoryLimit, 10)+"B")
 	}
-	c, err := duckdb.NewConnector("?"+cfg.Encode(), nil)
+	// Every connection's session time zone is UTC, so that DuckDB's Arrow
+	// result labels TIMESTAMPTZ columns timestamp[us, tz=UTC] whatever the
+	// machine's zone, and a literal such as '2024-01-01 00:00' is UTC as
+	// in convert --start. (TimeZone in the DSN is applied before the ICU
+	// extension loads, and refused.)
+	c, err := duckdb.NewConnector("?"+cfg.Encode(), func(ex driver.ExecerContext) error {
+		_, err := ex.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
+		return err
+	})
 	if err != nil {
 		db.res.close()
 		return nil, fmt.Errorf("query: %w", err)
@@ -170,7 +178,8 @@ func (db *DB) register(ctx context.Context, conn *sql.Conn) error {
 }
 
 // replacementScan makes `FROM 'x.tsfile'` (or a glob or URL ending in
-// .tsfile) read through tsfile_read(path, ”), what tsfile(path) calls.
+// .tsfile) read through tsfile_read with no table name, as tsfile(path)
+// does.
 func replacementScan(name string) (string, []any, error) {
 	if !strings.HasSuffix(strings.ToLower(name), ".tsfile") {
 		return "", nil, nil
