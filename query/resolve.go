@@ -441,6 +441,7 @@ func tableOf(schema, name string, sc *arrow.Schema, inputs []string) Table {
 func (r *resolver) resolveDataset(roots []string) ([]*resolved, error) {
 	dso := r.opts.Dataset
 	dso.Read = r.ropts
+	dso.ReadBytes = &r.stats.bytes
 	ds, err := dataset.Open(roots, &dso)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
