@@ -72,6 +72,9 @@ type ScanStats struct {
 	// BytesRead are the bytes read from the inputs' files (local reads
 	// and HTTP range requests).
 	BytesRead int64
+	// PagesDecoded are the pages the scans decoded. Zero until arrowconv
+	// counts them (it has no counter yet).
+	PagesDecoded int64
 	// RowsScanned are the rows the scans handed to DuckDB.
 	RowsScanned int64
 	// Units are the scan units (files, device groups) opened.
