@@ -72,3 +72,37 @@ func TestStatsDataset(t *testing.T) {
 	require.Greater(t, after.BytesRead, before.BytesRead)
 	require.Positive(t, after.Units)
 }
+
+// TestConcurrentQueries runs eight QueryArrow streams at once (as Flight
+// SQL clients do), each over the scans, and checks every answer.
+func TestConcurrentQueries(t *testing.T) {
+	const devices, rows = 3, 4000
+	db, _ := openTable(t, devices, rows)
+	ctx := context.Background()
+	errs := make(chan error, 8)
+	for k := range 8 {
+		go func() {
+			errs <- func() error {
+				rd, err := db.QueryArrow(ctx, "SELECT count(*), sum(v)::BIGINT FROM t WHERE v >= ?", k)
+				if err != nil {
+					return err
+				}
+				defer rd.Release()
+				if !rd.Next() {
+					return fmt.Errorf("no row: %v", rd.Err())
+				}
+				rec := rd.RecordBatch()
+				n, s := rec.Column(0).ValueStr(0), rec.Column(1).ValueStr(0)
+				wantN := devices * (rows - k)
+				wantS := devices * (rows*(rows-1)/2 - k*(k-1)/2)
+				if n != fmt.Sprint(wantN) || s != fmt.Sprint(wantS) {
+					return fmt.Errorf("k=%d: got %s %s, want %d %d", k, n, s, wantN, wantS)
+				}
+				return nil
+			}()
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-errs)
+	}
+}
