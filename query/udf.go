@@ -120,6 +120,7 @@ func (s *scanSource) Cardinality() *duckdb.CardinalityInfo { return nil }
 func (s *scanSource) Init() duckdb.ParallelTableSourceInfo {
 	return duckdb.ParallelTableSourceInfo{MaxThreads: runtime.GOMAXPROCS(0)}
 }
+
 // NewLocalState returns a thread's state. DuckDB drops a state without a
 // word when the statement ends early (LIMIT, an error, an interrupt), and
 // duckdb-go's delete callback only unpins it, so the reader it was in is
