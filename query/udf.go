@@ -358,7 +358,7 @@ func ignoreExists(err error) error {
 	return err
 }
 
-// registerTsfileFunc registers tsfile(path, table := NAME) on conn's
+// registerTsfileFunc registers tsfile(path, "table" := NAME) on conn's
 // database: path is a file, directory, glob or URL, resolved by db as
 // Open resolves inputs. tsfile is a table macro over tsfile_read(path,
 // table): duckdb-go fails the bind of a table function whose named
