@@ -126,8 +126,24 @@ func TestRegister(t *testing.T) {
 	rd.Release()
 	// Another connection of the same database sees the view.
 	require.Equal(t, int64(100), count(t, sdb, "SELECT count(*) FROM t"))
+	// A second Register on the same database (tsfile_scan is there
+	// already) adds its tables beside the first's.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "w.tsfile"), writeOther(t), 0o644))
+	conn2, err := sdb.Conn(ctx)
+	require.NoError(t, err)
+	defer conn2.Close()
+	_, err = conn2.ExecContext(ctx, "CREATE SCHEMA other; SET schema = 'other'")
+	require.NoError(t, err)
+	db2, err := Register(ctx, conn2, []string{dir}, nil)
+	require.ErrorContains(t, err, "already exists", "the second t clashes with the first")
+	require.Nil(t, db2)
 	require.NoError(t, db.Close())
 	require.Error(t, conn.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n))
+	db2, err = Register(ctx, conn2, []string{dir}, nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), count(t, sdb, "SELECT count(*) FROM main.t"))
+	require.NoError(t, db2.Close())
 }
 
 // writeOther writes a table "t" whose schema differs from writeTable's
