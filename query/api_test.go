@@ -247,6 +247,12 @@ func TestDatasetSchemas(t *testing.T) {
 		names = append(names, tb.Schema+"."+tb.Name)
 	}
 	require.Equal(t, []string{"main.root.sg", "weather.weather"}, names)
+	// planPushdown knows the alias main.weather as a view of the same scan.
+	var metas []string
+	for _, m := range db.metas {
+		metas = append(metas, m.Schema+"."+m.Name+"="+m.ID)
+	}
+	require.Equal(t, []string{"main.root.sg=" + db.ids[0], "weather.weather=" + db.ids[1], "main.weather=" + db.ids[1]}, metas)
 	n := count(t, db.SQL(), "SELECT count(*) FROM weather.weather")
 	require.Positive(t, n)
 	require.Equal(t, n, count(t, db.SQL(), "SELECT count(*) FROM weather"))
