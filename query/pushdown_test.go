@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/stretchr/testify/require"
@@ -225,7 +226,7 @@ func allowed(pd pushdown, r pdRow) bool {
 // through (and with a Limit, the first Limit of those must still give as
 // many rows as the statement returns over all of them).
 func FuzzPushdown(f *testing.F) {
-	for seed := range 6 {
+	for seed := range 10 {
 		f.Add(uint64(seed))
 	}
 	conn := pdOpen(f)
@@ -249,7 +250,7 @@ func FuzzPushdown(f *testing.F) {
 		for i := range rows {
 			rw := pdRow{time: base + int64(r.IntN(40)-20)*step, region: fmt.Sprint("r", r.IntN(3)), dev: fmt.Sprint("d", r.IntN(3)), null: r.IntN(8) == 0, v: int64(r.IntN(10))}
 			if ns && r.IntN(3) == 0 {
-				rw.time += int64(r.IntN(3)-1) * 500
+				rw.time += []int64{-500, -1, 1, 500, 999, 1000}[r.IntN(6)]
 			}
 			rows[i] = rw
 			reg := "'" + rw.region + "'"
@@ -264,12 +265,12 @@ func FuzzPushdown(f *testing.F) {
 		}
 		_, err = conn.ExecContext(ctx, "INSERT INTO "+raw+" VALUES "+strings.Join(vals, ", "))
 		require.NoError(t, err)
-		zones := []string{"UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"}
+		zones := []string{"UTC", "UTC", "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"}
 		_, err = conn.ExecContext(ctx, "SET TimeZone = '"+zones[r.IntN(len(zones))]+"'")
 		require.NoError(t, err)
 
 		g := pdGen{r: r, tag: tag, ns: ns, base: base, step: step}
-		for range 25 {
+		for range 60 {
 			where := g.expr(3)
 			q := "SELECT id FROM " + table + " WHERE " + where
 			limit := ""
@@ -351,40 +352,29 @@ type pdGen struct {
 func (g *pdGen) pick(l ...string) string { return l[g.r.IntN(len(l))] }
 
 // instant is a random time constant near the data, in one of the forms a
-// user writes.
+// user writes: text in the session's zone, at +00, +02 or Europe/Berlin
+// (whose offset changes inside the data), TIMESTAMP, epoch_ms, DATE, a bare
+// integer (DuckDB refuses it) or NULL.
 func (g *pdGen) instant() string {
 	ms := g.base/g.step + int64(g.r.IntN(50)-25)
-	sub := ""
-	switch g.r.IntN(4) {
-	case 0:
-		sub = "5"
-	case 1:
-		sub = "0005"
-	case 2:
-		sub = "000001"
+	// Sub-ms digits: half a ms, 1 µs / 1 ns past, or just before the next.
+	sub := g.pick("", "5", "999", "001", "000001", "999999")
+	wall := func(loc *time.Location) string {
+		return time.UnixMilli(ms).In(loc).Format("2006-01-02 15:04:05.000") + sub
 	}
-	s := fmt.Sprintf("%d", ms%1000)
-	for len(s) < 3 {
-		s = "0" + s
-	}
-	sec := ms / 1000
-	ts := fmt.Sprintf("epoch_ms(%d)", ms)
-	// Text forms: the UTC wall time of ms (always on 2024-03-31), read in
-	// the session's zone, in UTC, in Berlin or at +02.
-	wall := fmt.Sprintf("2024-03-31 %02d:%02d:%02d.%s%s", (sec/3600)%24, (sec/60)%60, sec%60, s, sub)
 	switch g.r.IntN(9) {
 	case 0:
-		return "'" + wall + "'"
+		return "'" + wall(time.UTC) + "'"
 	case 1:
-		return "'" + wall + "+00'"
+		return "'" + wall(time.UTC) + "+00'"
 	case 2:
-		return "'" + wall + " Europe/Berlin'"
+		return "'" + wall(pdBerlin) + " Europe/Berlin'"
 	case 3:
-		return "TIMESTAMP '" + wall + "'"
+		return "TIMESTAMP '" + wall(time.UTC) + "'"
 	case 4:
-		return "TIMESTAMPTZ '" + wall + "+02'"
+		return "TIMESTAMPTZ '" + wall(time.FixedZone("", 7200)) + "+02'"
 	case 5:
-		return ts
+		return fmt.Sprintf("epoch_ms(%d)", ms)
 	case 6:
 		return "DATE '2024-03-31'"
 	case 7:
@@ -394,10 +384,18 @@ func (g *pdGen) instant() string {
 	}
 }
 
+var pdBerlin = func() *time.Location {
+	l, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		panic(err)
+	}
+	return l
+}()
+
 func (g *pdGen) atom() string {
 	t := g.pick("time", `"TIME"`)
-	switch g.r.IntN(9) {
-	case 0, 1:
+	switch g.r.IntN(11) {
+	case 0, 1, 9, 10:
 		return t + " " + g.pick("=", "<", "<=", ">", ">=", "<>") + " " + g.instant()
 	case 2:
 		return g.instant() + " " + g.pick("=", "<", "<=", ">", ">=") + " " + t
@@ -420,7 +418,7 @@ func (g *pdGen) atom() string {
 }
 
 func (g *pdGen) expr(depth int) string {
-	if depth == 0 || g.r.IntN(3) == 0 {
+	if depth == 0 || g.r.IntN(2) == 0 {
 		return g.atom()
 	}
 	switch g.r.IntN(6) {
