@@ -224,7 +224,6 @@ type pdPlanner struct {
 	candidates [][]jsNode      // per table: the references that may name it
 	contexts   map[uintptr]pdRefContext
 	stable     map[string]bool // scalar functions that are built in and CONSISTENT
-	giveUp     bool
 }
 
 // collect walks the whole tree generically: every base-table reference,
