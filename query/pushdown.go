@@ -223,7 +223,7 @@ type pdPlanner struct {
 	ctes       map[string]bool // every CTE name defined anywhere, pdLower case
 	candidates [][]jsNode      // per table: the references that may name it
 	contexts   map[uintptr]pdRefContext
-	stable     map[string]bool // scalar functions that are built in and CONSISTENT
+	stable     map[string]bool // called functions whose every overload is built in, scalar and CONSISTENT
 }
 
 // collect walks the whole tree generically: every base-table reference,
@@ -309,20 +309,31 @@ func (p *pdPlanner) catalogAllows() (bool, error) {
 		}
 	}
 	if len(p.funcs) > 0 {
-		rows, err := p.names(`SELECT lower(function_name), function_type || '/' || internal::VARCHAR FROM duckdb_functions()`)
+		// duckdb_functions() costs tens of ms (it lists every built-in
+		// overload), so it is read once, and only for statements that call
+		// something.
+		rows, err := p.conn.QueryContext(p.ctx, `SELECT lower(function_name), bool_or(NOT internal AND function_type <> 'scalar' AND function_type <> 'aggregate'), bool_and(internal AND function_type = 'scalar' AND stability = 'CONSISTENT') FROM duckdb_functions() GROUP BY 1`)
 		if err != nil {
-			return false, err
+			return false, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
 		}
-		for _, f := range rows {
-			if !p.funcs[f[0]] {
+		defer rows.Close()
+		p.stable = map[string]bool{}
+		for rows.Next() {
+			var name string
+			var user, consistent bool
+			if err := rows.Scan(&name, &user, &consistent); err != nil {
+				return false, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+			}
+			if !p.funcs[name] {
 				continue
 			}
-			switch {
-			case f[0] == "query" || f[0] == "query_table":
-				return false, nil
-			case strings.HasSuffix(f[1], "/false") && f[1] != "scalar/false" && f[1] != "aggregate/false":
-				return false, nil // a user macro, table macro or table function (ours included)
+			if user || name == "query" || name == "query_table" {
+				return false, nil // a user macro, table macro or table function (ours included), or a read by name
 			}
+			p.stable[name] = consistent
+		}
+		if err := rows.Err(); err != nil {
+			return false, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
 		}
 	}
 	return true, nil
@@ -781,22 +792,7 @@ func (p *pdPlanner) isConstant(e jsNode) bool {
 // function name is built in and CONSISTENT (same answer for the same
 // arguments, any time).
 func (p *pdPlanner) consistent(name string) bool {
-	if p.stable == nil {
-		p.stable = map[string]bool{}
-		rows, err := p.conn.QueryContext(p.ctx, `SELECT lower(function_name), bool_and(internal AND function_type = 'scalar' AND stability = 'CONSISTENT') FROM duckdb_functions() GROUP BY ALL`)
-		if err != nil {
-			return false
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var n string
-			var ok bool
-			if rows.Scan(&n, &ok) == nil {
-				p.stable[n] = ok
-			}
-		}
-	}
-	return p.stable[name]
+	return p.stable[name] // filled by catalogAllows from duckdb_functions()
 }
 
 // columnTypes asks DuckDB the types of t's time and TAG columns as its view
