@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -140,7 +141,7 @@ func statementKind(ctx context.Context, conn *sql.Conn, query string) (readOnly 
 }
 
 // errParse marks a statement DuckDB's parser refused.
-var errSQLParse = fmt.Errorf("parser error")
+var errSQLParse = errors.New("parser error")
 
 // serialized is json_serialize_sql's answer.
 type serializedSQL struct {
