@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -44,8 +45,9 @@ type DB struct {
 // DuckDB with every table registered as a view: a table-model table of an
 // IoTDB database as "database"."table" (and as "table" in main when no
 // other database holds that name), every other table in main. The session
-// time zone is UTC. `SELECT * FROM 'x.tsfile'` and `tsfile(path, table :=
-// 'name')` read inputs named in the query.
+// time zone is UTC. `SELECT * FROM 'x.tsfile'` and `tsfile(path, "table"
+// := 'name')` read inputs named in the query (table is a reserved word of
+// DuckDB's grammar: quote it).
 func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 	db, err := newDB(ctx, inputs, opts)
 	if err != nil {
@@ -86,8 +88,10 @@ func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 // Register resolves inputs as Open does and registers their tables (and
 // the tsfile() table function) on the user's DuckDB connection conn, for
 // its whole database. The replacement scan for `FROM 'x.tsfile'` needs the
-// connector and is not registered. QueryArrow then runs on conn; SQL
-// returns nil and Conn an error. Close drops the views, not conn.
+// connector and is not registered. QueryArrow then runs on conn, one
+// statement at a time: a second QueryArrow waits until the first one's
+// reader is released. SQL returns nil and Conn an error. Close drops the
+// views, not conn.
 func Register(ctx context.Context, conn *sql.Conn, inputs []string, opts *Options) (*DB, error) {
 	db, err := newDB(ctx, inputs, opts)
 	if err != nil {
@@ -301,17 +305,26 @@ func (db *DB) conn(ctx context.Context) (*sql.Conn, func(), error) {
 	return c, func() { c.Close() }, nil
 }
 
-// connReader is DuckDB's Arrow result holding its connection until
-// released.
+// connReader is DuckDB's Arrow result holding its connection until its
+// last reference is released.
 type connReader struct {
 	array.RecordReader
+	refs atomic.Int64 // references beyond the first
 	once sync.Once
 	done func()
 }
 
+func (c *connReader) Retain() {
+	c.refs.Add(1)
+	c.RecordReader.Retain()
+}
+
 func (c *connReader) Release() {
+	last := c.refs.Add(-1) < 0
 	c.RecordReader.Release()
-	c.once.Do(c.done)
+	if last {
+		c.once.Do(c.done)
+	}
 }
 
 func (c *connReader) Schema() *arrow.Schema { return c.RecordReader.Schema() }
