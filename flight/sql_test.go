@@ -141,12 +141,11 @@ func (e *fakeEngine) lastCall() string {
 // endless is a reader of batches of 1,000 rows that ends only with its
 // ctx, as a long statement whose client cancels it.
 type endless struct {
-	ctx  context.Context
-	e    *fakeEngine
-	rec  arrow.RecordBatch
-	n    int64
-	err  error
-	refs int64
+	ctx context.Context
+	e   *fakeEngine
+	rec arrow.RecordBatch
+	n   int64
+	err error
 }
 
 func (r *endless) Schema() *arrow.Schema { return fakeSchema }
