@@ -434,7 +434,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 
 	if *sqlOn {
-		eng, closer, err := openSQLEngine(context.Background(), *root, ropts, *dso, *rawFiles, int64(memoryLimit), log)
+		eng, closer, err := openSQLEngine(context.Background(), *root, ropts, *dso, *rawFiles, opts.TimeUnit, int64(memoryLimit), log)
 		if err != nil {
 			return fmt.Errorf("opening the SQL engine for Flight SQL: %w", err)
 		}

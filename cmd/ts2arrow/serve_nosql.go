@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/flight"
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -14,6 +15,6 @@ import (
 
 // openSQLEngine: this build has no SQL engine, so serve runs without
 // Flight SQL (nil engine) and says so.
-func openSQLEngine(context.Context, string, *tsfile.ReadOptions, dataset.Options, bool, int64, *slog.Logger) (flight.SQLEngine, io.Closer, error) {
+func openSQLEngine(context.Context, string, *tsfile.ReadOptions, dataset.Options, bool, arrowconv.TimeUnit, int64, *slog.Logger) (flight.SQLEngine, io.Closer, error) {
 	return nil, nil, nil
 }

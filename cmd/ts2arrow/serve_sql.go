@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/flight"
 	"github.com/tsarrow/tsarrow/query"
@@ -17,8 +18,8 @@ import (
 // the root's tables, resolved as the sql command resolves its inputs.
 // DuckDB's own memory (its memory_limit) is bounded by the server's
 // budget, apart from the streams' reservations.
-func openSQLEngine(ctx context.Context, root string, ropts *tsfile.ReadOptions, dso dataset.Options, raw bool, memoryLimit int64, log *slog.Logger) (flight.SQLEngine, io.Closer, error) {
-	o := &query.Options{Dataset: dso, Raw: raw, MemoryLimit: memoryLimit,
+func openSQLEngine(ctx context.Context, root string, ropts *tsfile.ReadOptions, dso dataset.Options, raw bool, unit arrowconv.TimeUnit, memoryLimit int64, log *slog.Logger) (flight.SQLEngine, io.Closer, error) {
+	o := &query.Options{Dataset: dso, Raw: raw, TimeUnit: unit, MemoryLimit: memoryLimit,
 		Warn: func(msg string) { log.Warn(msg) }}
 	if ropts != nil {
 		o.Read = *ropts
