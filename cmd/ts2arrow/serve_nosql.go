@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
@@ -15,6 +16,6 @@ import (
 
 // openSQLEngine: this build has no SQL engine, so serve runs without
 // Flight SQL (nil engine) and says so.
-func openSQLEngine(context.Context, string, *tsfile.ReadOptions, dataset.Options, bool, arrowconv.TimeUnit, int64, *slog.Logger) (flight.SQLEngine, io.Closer, error) {
+func openSQLEngine(context.Context, string, *tsfile.ReadOptions, dataset.Options, bool, arrowconv.TimeUnit, int64, time.Duration, *slog.Logger) (flight.SQLEngine, io.Closer, error) {
 	return nil, nil, nil
 }
