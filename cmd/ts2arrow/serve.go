@@ -464,6 +464,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		lis.Close()
 		return err
 	}
+	if opts.SQL != nil {
+		// The tables are resolved once the server has scanned the root,
+		// whose readable files it knows then.
+		startSQLEngine(opts.SQL, func() []string {
+			var files []string
+			if len(srv.DataDirs()) > 0 {
+				return nil
+			}
+			for _, f := range srv.Files() {
+				files = append(files, filepath.Join(*root, filepath.FromSlash(f)))
+			}
+			return files
+		})
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 

@@ -19,3 +19,6 @@ import (
 func openSQLEngine(context.Context, string, *tsfile.ReadOptions, dataset.Options, bool, arrowconv.TimeUnit, int64, time.Duration, *slog.Logger) (flight.SQLEngine, io.Closer, error) {
 	return nil, nil, nil
 }
+
+// startSQLEngine has nothing to start in this build.
+func startSQLEngine(flight.SQLEngine, func() []string) {}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
@@ -37,33 +39,77 @@ func openSQLEngine(ctx context.Context, root string, ropts *tsfile.ReadOptions, 
 	if ropts != nil {
 		o.Read = *ropts
 	}
-	r := &reloadingDB{root: root, log: log, stop: make(chan struct{}), done: make(chan struct{}),
-		open: func(ctx context.Context) (*query.DB, error) { return query.Open(ctx, []string{root}, o) }}
-	r.sig = rootSignature(root)
-	db, err := r.open(ctx)
-	if err != nil {
-		return nil, nil, err
+	r := &reloadingDB{root: root, log: log, rescan: rescan, stop: make(chan struct{}), done: make(chan struct{}),
+		open: func(ctx context.Context, inputs []string) (*query.DB, error) { return query.Open(ctx, inputs, o) }}
+	return r, r, nil
+}
+
+// startSQLEngine resolves the tables of an engine openSQLEngine made,
+// once the Flight server has scanned the root: when the root as a whole
+// does not open (a file that cannot be read, which plain Flight leaves
+// out with a warning), the files the server serves are tried instead;
+// when neither opens (a root without tables yet), Flight SQL answers
+// FAILED_PRECONDITION until a rescan finds tables.
+func startSQLEngine(eng flight.SQLEngine, served func() []string) {
+	r, ok := eng.(*reloadingDB)
+	if !ok {
+		return
 	}
-	r.cur = &dbRef{db: db}
-	if rescan > 0 {
-		go r.watch(rescan)
+	r.served = served
+	r.started = true
+	r.sig = rootSignature(r.root)
+	r.load()
+	if r.rescan > 0 {
+		go r.watch(r.rescan)
 	} else {
 		close(r.done)
 	}
-	return r, r, nil
+}
+
+// load opens the root's tables and makes them current.
+func (r *reloadingDB) load() {
+	db, err := r.open(context.Background(), []string{r.root})
+	if err != nil && r.served != nil {
+		if files := r.served(); len(files) > 0 {
+			var err2 error
+			if db, err2 = r.open(context.Background(), files); err2 == nil {
+				r.log.Warn("Flight SQL serves the readable files only: the root as a whole does not open", "error", err)
+				err = nil
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		r.log.Warn("Flight SQL has no tables to serve yet", "error", err)
+		r.openErr = err
+		return
+	}
+	old := r.cur
+	r.cur, r.openErr = &dbRef{db: db}, nil
+	if old != nil {
+		old.retired = true
+		if old.refs == 0 {
+			old.db.Close()
+		}
+	}
 }
 
 // reloadingDB is a query.DB that is opened again when the root changes.
 type reloadingDB struct {
-	root string
-	log  *slog.Logger
-	open func(context.Context) (*query.DB, error)
-	sig  [32]byte // of the root when cur was opened
+	root   string
+	log    *slog.Logger
+	rescan time.Duration
+	open   func(context.Context, []string) (*query.DB, error)
+	served func() []string // the files plain Flight serves, as paths
+	sig    [32]byte        // of the root when cur was opened
 
-	mu  sync.Mutex
-	cur *dbRef
+	mu      sync.Mutex
+	cur     *dbRef // nil until tables open
+	openErr error  // why they did not
 
 	stop, done chan struct{}
+	started    bool // startSQLEngine ran: done closes
 	closeOnce  sync.Once
 }
 
@@ -75,11 +121,14 @@ type dbRef struct {
 	retired bool
 }
 
-func (r *reloadingDB) acquire() *dbRef {
+func (r *reloadingDB) acquire() (*dbRef, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cur == nil {
+		return nil, status.Errorf(codes.FailedPrecondition, "the server has no SQL tables (%v); add TsFiles under the root, which the next rescan picks up", r.openErr)
+	}
 	r.cur.refs++
-	return r.cur
+	return r.cur, nil
 }
 
 func (r *reloadingDB) release(ref *dbRef) {
@@ -92,7 +141,10 @@ func (r *reloadingDB) release(ref *dbRef) {
 
 // QueryArrow runs q on the current tables (flight.SQLEngine).
 func (r *reloadingDB) QueryArrow(ctx context.Context, q string, args ...any) (array.RecordReader, error) {
-	ref := r.acquire()
+	ref, err := r.acquire()
+	if err != nil {
+		return nil, err
+	}
 	rdr, err := ref.db.QueryArrow(ctx, q, args...)
 	if err != nil {
 		r.release(ref)
@@ -106,6 +158,9 @@ func (r *reloadingDB) QueryArrow(ctx context.Context, q string, args ...any) (ar
 func (r *reloadingDB) SQL() *sql.DB {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cur == nil {
+		return nil
+	}
 	return r.cur.db.SQL()
 }
 
@@ -135,30 +190,27 @@ func (r *reloadingDB) watch(every time.Duration) {
 		if sig == r.sig {
 			continue
 		}
-		db, err := r.open(context.Background())
-		if err != nil {
-			r.log.Error("resolving the SQL tables again after the root changed", "error", err)
-			continue
-		}
 		r.sig = sig
+		r.load()
 		r.mu.Lock()
-		old := r.cur
-		r.cur = &dbRef{db: db}
-		old.retired = true
-		if old.refs == 0 {
-			old.db.Close()
+		if r.cur != nil && r.openErr == nil {
+			r.log.Info("the root changed: SQL tables resolved again", "tables", len(r.cur.db.Tables()))
 		}
 		r.mu.Unlock()
-		r.log.Info("the root changed: SQL tables resolved again", "tables", len(db.Tables()))
 	}
 }
 
 // Close stops the watch and closes the current DB.
 func (r *reloadingDB) Close() error {
 	r.closeOnce.Do(func() { close(r.stop) })
-	<-r.done
+	if r.started {
+		<-r.done
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cur == nil {
+		return nil
+	}
 	r.cur.retired = true
 	if r.cur.refs == 0 {
 		return r.cur.db.Close()
