@@ -68,11 +68,12 @@ type fileOptions struct {
 	batchSize int
 	plainTags bool
 	oneUnit   bool // one unit for the whole table instead of one per device
+	workers   int  // arrowconv.Options.Workers
 	mem       memory.Allocator
 }
 
 func (o fileOptions) arrowconv(cols []string) *arrowconv.Options {
-	a := &arrowconv.Options{Columns: cols, BatchSize: o.batchSize, PlainTags: o.plainTags, Allocator: o.mem}
+	a := &arrowconv.Options{Columns: cols, BatchSize: o.batchSize, PlainTags: o.plainTags, Allocator: o.mem, Workers: o.workers}
 	if o.unit != 0 {
 		a.TimeUnit = arrowconv.TimeUnitOf(o.unit)
 	}

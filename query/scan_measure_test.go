@@ -1,0 +1,97 @@
+//go:build cgo && duckdb_arrow
+
+package query
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMeasureScan times the fast path against the spike's value-by-value
+// table UDF and DuckDB over the same rows as ZSTD Parquet, on the 10M-row
+// file of TestMeasurePaths (100 devices of 100,000 rows; written here if
+// absent): SELECT count(*), sum(x), and a GROUP BY over the TAG. It
+// measures, it asserts only the answers; run with TSARROW_SQL_MEASURE=dir
+// and -v. Figures of one run compare; the box's spread is ±30%.
+func TestMeasureScan(t *testing.T) {
+	dir := os.Getenv("TSARROW_SQL_MEASURE")
+	if dir == "" {
+		t.Skip("set TSARROW_SQL_MEASURE=dir to measure")
+	}
+	const devices, rows = 100, 100_000
+	path := filepath.Join(dir, "m.tsfile")
+	if _, err := os.Stat(path); err != nil {
+		require.NoError(t, os.WriteFile(path, writeTable(t, devices, rows), 0o644))
+	}
+	reg := newTestRegistry()
+	reg.addFile(t, "m", path, fileOptions{})
+	reg.addFile(t, "w1", path, fileOptions{workers: 1})
+	_, conn := openScanDB(t, reg)
+	var last *chunkSource
+	registerTableUDF(t, conn, &last)
+	ctx := context.Background()
+	pq := filepath.Join(dir, "m.parquet")
+	if _, err := os.Stat(pq); err != nil {
+		_, err := conn.ExecContext(ctx, "COPY (SELECT * FROM tsfile_scan('m.t')) TO '"+pq+"' (FORMAT parquet, COMPRESSION zstd)")
+		require.NoError(t, err)
+	}
+	wantN := int64(devices * rows)
+	wantX := float64(int64(devices)*int64(rows)*int64(rows-1)/2) / 2
+	// TSARROW_SQL_PATHS=substring runs only the paths whose label holds it
+	// (for a profile of one path).
+	only := os.Getenv("TSARROW_SQL_PATHS")
+	sum := func(label, from string) {
+		if !strings.Contains(label, only) {
+			return
+		}
+		var n int64
+		var x float64
+		start := time.Now()
+		require.NoError(t, conn.QueryRowContext(ctx, "SELECT count(*), sum(x) FROM "+from).Scan(&n, &x))
+		el := time.Since(start)
+		require.Equal(t, wantN, n, label)
+		require.Equal(t, wantX, x, label)
+		t.Logf("%-40s %8.1f ms  %6.1f ns/row", label+" count,sum", float64(el.Microseconds())/1000, float64(el.Nanoseconds())/float64(wantN))
+	}
+	group := func(label, from string) {
+		if !strings.Contains(label, only) {
+			return
+		}
+		start := time.Now()
+		rs, err := conn.QueryContext(ctx, "SELECT region, count(*), avg(x), max(v) FROM "+from+" GROUP BY ALL")
+		require.NoError(t, err)
+		var groups, n int64
+		for rs.Next() {
+			var region string
+			var c, mv int64
+			var ax float64
+			require.NoError(t, rs.Scan(&region, &c, &ax, &mv))
+			require.Equal(t, int64(rows-1), mv)
+			groups++
+			n += c
+		}
+		require.NoError(t, rs.Err())
+		rs.Close()
+		el := time.Since(start)
+		require.Equal(t, int64(devices), groups, label)
+		require.Equal(t, wantN, n, label)
+		t.Logf("%-40s %8.1f ms  %6.1f ns/row", label+" group by", float64(el.Microseconds())/1000, float64(el.Nanoseconds())/float64(wantN))
+	}
+	pqFrom := "read_parquet('" + pq + "')"
+	for range 3 {
+		sum("tsfile_scan (fast path)", "tsfile_scan('m.t')")
+		sum("tsfile_scan (fast path, 1 worker)", "tsfile_scan('w1.t')")
+		sum("read_parquet ZSTD", pqFrom)
+		sum("spike UDF (SetChunkValue)", "tsfile_t('"+path+"')")
+		group("tsfile_scan (fast path)", "tsfile_scan('m.t')")
+		group("tsfile_scan (fast path, 1 worker)", "tsfile_scan('w1.t')")
+		group("read_parquet ZSTD", pqFrom)
+		group("spike UDF (SetChunkValue)", "tsfile_t('"+path+"')")
+	}
+}
