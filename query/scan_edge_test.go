@@ -185,7 +185,9 @@ func TestScanEdgeCases(t *testing.T) {
 				return nil, errors.New("no such directory /data")
 			}}, "", `tsfile_scan("err-units"): no such directory /data`},
 			{"open", &scanTable{ID: "err-open", Schema: edgeSchema, Units: func(context.Context, []int, pushdown) ([]scanUnit, error) {
-				return []scanUnit{func(context.Context) (array.RecordReader, error) { return nil, errors.New("open /data/y.tsfile: denied") }}, nil
+				return []scanUnit{func(context.Context) (array.RecordReader, error) {
+					return nil, errors.New("open /data/y.tsfile: denied")
+				}}, nil
 			}}, "", `tsfile_scan("err-open"): open /data/y.tsfile: denied`},
 			{"type", &scanTable{ID: "err-type", Schema: arrow.NewSchema([]arrow.Field{{Name: "u", Type: arrow.PrimitiveTypes.Uint8}}, nil)}, "",
 				`column "u": Arrow type uint8 has no DuckDB mapping`},
