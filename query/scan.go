@@ -654,10 +654,25 @@ func (l *scanLocal) fillDict(spec colSpec, c int, a *array.Dictionary, vec mappi
 	}
 	idx := arrow.Int32Traits.CastFromBytes(a.Data().Buffers()[1].Bytes())[off : off+k]
 	n := int32(dict.Len())
+	same := valid == nil
 	for i, j := range idx {
 		if (j < 0 || j >= n) && (valid == nil || bitutil.BitIsSet(valid, off+i)) {
 			return fmt.Errorf("column %q: dictionary index %d out of the %d values", spec.name, j, n)
 		}
+		same = same && j == idx[0]
+	}
+	if same {
+		// One value for the whole chunk, as a TAG is for the rows of a
+		// device: a constant vector, which DuckDB hashes and aggregates
+		// once per chunk (its Parquet reader does the same for a run).
+		v := dict.Value(int(idx[0]))
+		if !utf8.ValidString(v) {
+			return fmt.Errorf("column %q: a value is not UTF-8 (DuckDB's VARCHAR needs UTF-8)", spec.name)
+		}
+		val := mapping.CreateVarcharLength(v, mapping.IdxT(len(v)))
+		mapping.VectorReferenceValue(vec, val)
+		mapping.DestroyValue(&val)
+		return nil
 	}
 	dd := dict.Data()
 	doffs := arrow.Int32Traits.CastFromBytes(dd.Buffers()[1].Bytes())[dd.Offset() : dd.Offset()+int(n)+1]
