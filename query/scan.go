@@ -69,6 +69,7 @@ type scanRegistry struct {
 // registerScan registers the table function tsfile_scan(id VARCHAR) on
 // conn's database (a table function is visible to every connection of
 // it): tsfile_scan('x') reads lookup("x"). Register it once per database.
+// lookup, Units and the units run on DuckDB's threads, concurrently.
 // The statement pushdown reaches the scan through setStatementPushdown.
 func registerScan(conn *sql.Conn, lookup func(id string) (*scanTable, bool)) error {
 	return conn.Raw(func(dc any) error {
@@ -283,6 +284,11 @@ type scanBind struct {
 //export tsarrowScanBind
 func tsarrowScanBind(p unsafe.Pointer) {
 	info := mapping.BindInfo{Ptr: p}
+	defer func() {
+		if r := recover(); r != nil {
+			mapping.BindSetError(info, fmt.Sprintf("%s: internal error: %v", scanFunction, r))
+		}
+	}()
 	reg := handleValue(mapping.BindGetExtraInfo(info)).(*scanRegistry)
 	v := mapping.BindGetParameter(info, 0)
 	id := mapping.GetVarchar(v)
@@ -335,6 +341,11 @@ const rowIDColumn = math.MaxUint64
 func tsarrowScanInit(p unsafe.Pointer) {
 	info := mapping.InitInfo{Ptr: p}
 	b := handleValue(mapping.InitGetBindData(info)).(*scanBind)
+	defer func() {
+		if r := recover(); r != nil {
+			mapping.InitSetError(info, scanError(b.table.ID, fmt.Errorf("internal error: %v", r)))
+		}
+	}()
 	n := int(mapping.InitGetColumnCount(info))
 	g := &scanGlobal{bind: b, proj: make([]int, n)}
 	seen := make([]bool, len(b.specs))
@@ -407,6 +418,15 @@ func tsarrowScanFunc(p, out unsafe.Pointer) {
 	g := handleValue(mapping.FunctionGetInitData(info)).(*scanGlobal)
 	l := handleValue(mapping.FunctionGetLocalInitData(info)).(*scanLocal)
 	chunk := mapping.DataChunk{Ptr: out}
+	defer func() {
+		// A panic must not cross into DuckDB's C++ (it would end the
+		// process): a batch that breaks an assumption fails the query.
+		if r := recover(); r != nil {
+			l.closeReader()
+			mapping.DataChunkSetSize(chunk, 0)
+			mapping.FunctionSetError(info, scanError(g.bind.table.ID, fmt.Errorf("internal error: %v", r)))
+		}
+	}()
 	n, err := l.fill(g, chunk)
 	if err != nil {
 		l.closeReader()
@@ -529,7 +549,11 @@ func (l *scanLocal) fillColumn(spec colSpec, c int, vec mapping.Vector, k int) e
 			}
 			clear(dst)
 		} else {
-			copy(dst, bufs[1].Bytes()[off*spec.width:])
+			src := bufs[1].Bytes()
+			if len(src) < (off+k)*spec.width {
+				return fmt.Errorf("column %q: value buffer of %d bytes for rows up to %d", spec.name, len(src), off+k)
+			}
+			copy(dst, src[off*spec.width:])
 		}
 	case kindScaled:
 		dst := unsafe.Slice((*int64)(mapping.VectorGetData(vec)), k)

@@ -189,6 +189,12 @@ func TestScanEdgeCases(t *testing.T) {
 					return nil, errors.New("open /data/y.tsfile: denied")
 				}}, nil
 			}}, "", `tsfile_scan("err-open"): open /data/y.tsfile: denied`},
+			{"panic", &scanTable{ID: "err-panic", Schema: edgeSchema, Units: func(context.Context, []int, pushdown) ([]scanUnit, error) {
+				panic("boom")
+			}}, "", `tsfile_scan("err-panic"): internal error: boom`},
+			{"panic in a unit", &scanTable{ID: "err-panic2", Schema: edgeSchema, Units: func(context.Context, []int, pushdown) ([]scanUnit, error) {
+				return []scanUnit{func(context.Context) (array.RecordReader, error) { panic("boom2") }}, nil
+			}}, "", `tsfile_scan("err-panic2"): internal error: boom2`},
 			{"type", &scanTable{ID: "err-type", Schema: arrow.NewSchema([]arrow.Field{{Name: "u", Type: arrow.PrimitiveTypes.Uint8}}, nil)}, "",
 				`column "u": Arrow type uint8 has no DuckDB mapping`},
 			{"unknown id", nil, "SELECT * FROM tsfile_scan('nope')", `tsfile_scan: no table with id "nope"`},
