@@ -64,16 +64,42 @@ const scanFunction = "tsfile_scan"
 // scanRegistry is the extra info of the registered function.
 type scanRegistry struct {
 	lookup func(id string) (*scanTable, bool)
+	rows   *atomic.Int64 // rows handed to DuckDB; nil: not counted
+	// queries is duckdb-go's store of the context of the call running on
+	// each connection (by DuckDB connection id), the one its own
+	// BindArgumentsContext hands out.
+	queries *sync.Map
 }
 
-// registerScan registers the table function tsfile_scan(id VARCHAR) on
-// conn's database (a table function is visible to every connection of
-// it): tsfile_scan('x') reads lookup("x"). Register it once per database.
-// lookup, Units and the units run on DuckDB's threads, concurrently.
-// The statement pushdown reaches the scan through setStatementPushdown.
-func registerScan(conn *sql.Conn, lookup func(id string) (*scanTable, bool)) error {
+func init() {
+	// sqlcore's DB registers tsfile_scan through registerScan: this fast
+	// path replaces its RegisterTableUDF one.
+	registerScan = func(conn *sql.Conn, rows *atomic.Int64) error {
+		return ignoreExists(registerFastScan(conn, func(id string) (*scanTable, bool) {
+			t, err := lookupTable(id)
+			return t, err == nil
+		}, rows))
+	}
+}
+
+// registerFastScan registers the table function tsfile_scan(id VARCHAR)
+// on conn's database (a table function is visible to every connection of
+// it): tsfile_scan('x') reads lookup("x"); rows (nil: none) counts the
+// rows it hands to DuckDB. Register it once per database. lookup, Units
+// and the units run on DuckDB's threads, concurrently.
+//
+// A scan's pushdown is its statement's: the one set for the connection
+// with setStatementPushdown, else pushdownFor the context of the
+// QueryContext (or Exec, Prepare) call running on the connection, as
+// duckdb-go's BindArgumentsContext would see it. That context is also
+// the readers' (canceling it stops them).
+func registerFastScan(conn *sql.Conn, lookup func(id string) (*scanTable, bool), rows *atomic.Int64) error {
 	return conn.Raw(func(dc any) error {
 		c, err := rawConnection(dc)
+		if err != nil {
+			return err
+		}
+		queries, err := contextStore(dc)
 		if err != nil {
 			return err
 		}
@@ -83,14 +109,15 @@ func registerScan(conn *sql.Conn, lookup func(id string) (*scanTable, bool)) err
 		vt := mapping.CreateLogicalType(mapping.TypeVarchar)
 		mapping.TableFunctionAddParameter(f, vt)
 		mapping.DestroyLogicalType(&vt)
-		mapping.TableFunctionSetExtraInfo(f, newHandle(&scanRegistry{lookup: lookup}), deleteCallback())
+		mapping.TableFunctionSetExtraInfo(f, newHandle(&scanRegistry{lookup: lookup, rows: rows, queries: queries}), deleteCallback())
 		mapping.TableFunctionSupportsProjectionPushdown(f, true)
 		mapping.TableFunctionSetBind(f, unsafe.Pointer(C.tsarrow_cb1(C.tsarrowScanBind)))
 		mapping.TableFunctionSetInit(f, unsafe.Pointer(C.tsarrow_cb1(C.tsarrowScanInit)))
 		mapping.TableFunctionSetLocalInit(f, unsafe.Pointer(C.tsarrow_cb1(C.tsarrowScanLocalInit)))
 		mapping.TableFunctionSetFunction(f, unsafe.Pointer(C.tsarrow_cb2(C.tsarrowScanFunc)))
 		if mapping.RegisterTableFunction(c, f) == mapping.StateError {
-			return fmt.Errorf("query: DuckDB refused to register %s (registered twice on this database?)", scanFunction)
+			// The one way a valid table function is refused.
+			return fmt.Errorf("query: DuckDB refused to register %s: it already exists on this database", scanFunction)
 		}
 		return nil
 	})
@@ -111,6 +138,35 @@ func rawConnection(dc any) (mapping.Connection, error) {
 		return mapping.Connection{}, errors.New("query: duckdb-go's Conn has no conn field of type mapping.Connection; this duckdb-go version is not supported")
 	}
 	return *(*mapping.Connection)(unsafe.Pointer(f.UnsafeAddr())), nil
+}
+
+// contextStore is duckdb-go's per-connector map of DuckDB connection id to
+// the context of the call running on it (contextStore.m), found by name
+// and type as rawConnection finds the connection.
+func contextStore(dc any) (*sync.Map, error) {
+	c, ok := dc.(*duckdb.Conn)
+	if !ok {
+		return nil, fmt.Errorf("query: %T is not a duckdb-go connection", dc)
+	}
+	f := reflect.ValueOf(c).Elem().FieldByName("ctxStore")
+	if f.IsValid() && f.Kind() == reflect.Pointer && !f.IsNil() && f.Elem().Kind() == reflect.Struct {
+		m := f.Elem().FieldByName("m")
+		if m.IsValid() && m.Type() == reflect.TypeFor[sync.Map]() {
+			return (*sync.Map)(unsafe.Pointer(m.UnsafeAddr())), nil
+		}
+	}
+	return nil, errors.New("query: duckdb-go's Conn has no ctxStore with a sync.Map m; this duckdb-go version is not supported")
+}
+
+// queryContext is the context of the call running on DuckDB connection
+// id, or nil.
+func (r *scanRegistry) queryContext(id uint64) context.Context {
+	if v, ok := r.queries.Load(id); ok {
+		if ctx, ok := v.(context.Context); ok {
+			return ctx
+		}
+	}
+	return nil
 }
 
 // connectionID is DuckDB's id of the connection behind a duckdb-go driver
@@ -275,10 +331,12 @@ func duckColumn(f arrow.Field) (colSpec, mapping.Type, error) {
 
 // scanBind is the bind data of one tsfile_scan call in a plan.
 type scanBind struct {
-	table  *scanTable
-	specs  []colSpec // per column of table.Schema
-	pd     pushdown
-	connID uint64
+	table   *scanTable
+	specs   []colSpec // per column of table.Schema
+	pd      pushdown
+	connID  uint64
+	rows    *atomic.Int64
+	queries *scanRegistry
 }
 
 //export tsarrowScanBind
@@ -314,9 +372,13 @@ func tsarrowScanBind(p unsafe.Pointer) {
 	mapping.TableFunctionGetClientContext(info, &cc)
 	b.connID = uint64(mapping.ClientContextGetConnectionId(cc))
 	mapping.DestroyClientContext(&cc)
+	b.rows = reg.rows
 	if st := statementOf(b.connID); st != nil {
 		b.pd = st.m[t.ID]
+	} else if ctx := reg.queryContext(b.connID); ctx != nil {
+		b.pd = pushdownFor(ctx, t.ID)
 	}
+	b.queries = reg
 	mapping.BindSetBindData(info, newHandle(b), deleteCallback())
 }
 
@@ -366,6 +428,8 @@ func tsarrowScanInit(p unsafe.Pointer) {
 	ctx := context.Background()
 	if st := statementOf(b.connID); st != nil && st.ctx != nil {
 		ctx = st.ctx
+	} else if qc := b.queries.queryContext(b.connID); qc != nil {
+		ctx = qc
 	}
 	g.ctx, g.cancel = context.WithCancel(ctx)
 	units, err := b.table.Units(g.ctx, cols, b.pd)
@@ -433,6 +497,9 @@ func tsarrowScanFunc(p, out unsafe.Pointer) {
 		mapping.DataChunkSetSize(chunk, 0)
 		mapping.FunctionSetError(info, scanError(g.bind.table.ID, err))
 		return
+	}
+	if g.bind.rows != nil {
+		g.bind.rows.Add(int64(n))
 	}
 	mapping.DataChunkSetSize(chunk, mapping.IdxT(n))
 }

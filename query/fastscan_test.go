@@ -143,11 +143,11 @@ func (r *testRegistry) addFile(t testing.TB, prefix, path string, o fileOptions)
 func openScanDB(t testing.TB, reg *testRegistry) (*sql.DB, *sql.Conn) {
 	t.Helper()
 	db, conn := openDB(t)
-	require.NoError(t, registerScan(conn, reg.lookup))
+	require.NoError(t, registerFastScan(conn, reg.lookup, nil))
 	return db, conn
 }
 
-// naiveCell formats one Arrow value the way rowsOf formats DuckDB's.
+// naiveCell formats one Arrow value the way fastRowsOf formats DuckDB's.
 func naiveCell(a arrow.Array, i int) string {
 	if a.IsNull(i) {
 		return "NULL"
@@ -226,9 +226,9 @@ func naiveRows(t testing.TB, path, table string, o fileOptions, cols []string) [
 	return out
 }
 
-// rowsOf runs q and formats its rows as naiveRows does; types are the
+// fastRowsOf runs q and formats its rows as naiveRows does; types are the
 // Arrow types of the selected columns (to tell DATE from TIMESTAMP).
-func rowsOf(t testing.TB, conn *sql.Conn, types []arrow.DataType, q string) []string {
+func fastRowsOf(t testing.TB, conn *sql.Conn, types []arrow.DataType, q string) []string {
 	t.Helper()
 	rows, err := conn.QueryContext(context.Background(), q)
 	require.NoError(t, err, q)
@@ -277,11 +277,9 @@ func rowsOf(t testing.TB, conn *sql.Conn, types []arrow.DataType, q string) []st
 	return out
 }
 
-func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-// checkTable compares SELECT * and some projections of table id with the
+// fastCheckTable compares SELECT * and some projections of table id with the
 // naive model, cell for cell.
-func checkTable(t *testing.T, conn *sql.Conn, reg *testRegistry, id, path, table string, o fileOptions) {
+func fastCheckTable(t *testing.T, conn *sql.Conn, reg *testRegistry, id, path, table string, o fileOptions) {
 	st, ok := reg.lookup(id)
 	require.True(t, ok)
 	fields := st.Schema.Fields()
@@ -309,7 +307,7 @@ func checkTable(t *testing.T, conn *sql.Conn, reg *testRegistry, id, path, table
 		}
 		q := fmt.Sprintf("SELECT %s FROM tsfile_scan('%s')", strings.Join(sel, ", "), id)
 		want := naiveRows(t, path, table, o, names)
-		got := rowsOf(t, conn, types, q)
+		got := fastRowsOf(t, conn, types, q)
 		require.Equal(t, len(want), len(got), q)
 		for i := range want {
 			require.Equal(t, want[i], got[i], "%s: row %d of %d", q, i, len(want))
@@ -367,13 +365,13 @@ func TestScanMatchesArrowconv(t *testing.T) {
 			ids := reg.addFile(t, fmt.Sprintf("v%df%d", vi, fi), path, v.o)
 			for i, id := range ids {
 				t.Run(v.name+"/"+filepath.Base(path)+"/"+tables[i], func(t *testing.T) {
-					checkTable(t, conn, reg, id, path, tables[i], v.o)
+					fastCheckTable(t, conn, reg, id, path, tables[i], v.o)
 				})
 			}
 		}
 	}
 	for _, id := range reg.addFile(t, "many", many, manyOpts) {
-		checkTable(t, conn, reg, id, many, "t", manyOpts)
+		fastCheckTable(t, conn, reg, id, many, "t", manyOpts)
 	}
 	mem.AssertSize(t, 0)
 }
