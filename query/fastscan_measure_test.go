@@ -40,6 +40,13 @@ func TestMeasureScan(t *testing.T) {
 	// database of its own, reading the same tables through its registry.
 	_, udf := openDB(t)
 	require.NoError(t, registerScanUDF(udf, new(atomic.Int64)))
+	// The real path: query.Open's tables (sqlcore's units) on the fast path.
+	qdb, err := Open(ctx, []string{path}, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { qdb.Close() })
+	qconn, err := qdb.Conn(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { qconn.Close() })
 	for _, id := range []string{"m.t"} {
 		st, _ := reg.lookup(id)
 		registerTable(st)
@@ -66,6 +73,8 @@ func TestMeasureScan(t *testing.T) {
 		c := conn
 		if strings.HasPrefix(label, "spike") {
 			c = udf
+		} else if strings.HasPrefix(label, "query.Open") {
+			c = qconn
 		}
 		require.NoError(t, c.QueryRowContext(ctx, "SELECT count(*), sum(x) FROM "+from).Scan(&n, &x))
 		el, cpu := time.Since(start), cpuTime()-cpu0
@@ -82,6 +91,8 @@ func TestMeasureScan(t *testing.T) {
 		c := conn
 		if strings.HasPrefix(label, "spike") {
 			c = udf
+		} else if strings.HasPrefix(label, "query.Open") {
+			c = qconn
 		}
 		rs, err := c.QueryContext(ctx, "SELECT region, count(*), avg(x), max(v) FROM "+from+" GROUP BY ALL")
 		require.NoError(t, err)
@@ -106,10 +117,12 @@ func TestMeasureScan(t *testing.T) {
 	for range 3 {
 		sum("tsfile_scan (fast path)", "tsfile_scan('m.t')")
 		sum("tsfile_scan (fast path, 1 worker)", "tsfile_scan('w1.t')")
+		sum("query.Open (fast path, sqlcore's units)", "t")
 		sum("read_parquet ZSTD", pqFrom)
 		sum("spike UDF (SetChunkValue, sqlcore)", "tsfile_scan('m.t')")
 		group("tsfile_scan (fast path)", "tsfile_scan('m.t')")
 		group("tsfile_scan (fast path, 1 worker)", "tsfile_scan('w1.t')")
+		group("query.Open (fast path, sqlcore's units)", "t")
 		group("read_parquet ZSTD", pqFrom)
 		group("spike UDF (SetChunkValue, sqlcore)", "tsfile_scan('m.t')")
 	}
