@@ -405,6 +405,15 @@ func TestScanPushdownHandOver(t *testing.T) {
 	count(conn, "SELECT count(*) FROM tsfile_scan('a')")
 	require.Equal(t, pushdown{}, last("a"), "a cleared pushdown skips nothing")
 
+	// sqlcore's hand-over: the pushdown in the context of the query call,
+	// read from duckdb-go's context store at bind.
+	qctx := withPushdown(ctx, map[string]pushdown{"a": pa})
+	var n int64
+	require.NoError(t, conn.QueryRowContext(qctx, "SELECT count(*) FROM tsfile_scan('a')").Scan(&n))
+	require.Equal(t, pa, last("a"), "pushdownFor the query's context")
+	count(conn, "SELECT count(*) FROM tsfile_scan('a')")
+	require.Equal(t, pushdown{}, last("a"), "the next call's context holds none")
+
 	// The driver-connection form, as QueryArrow calls it inside conn.Raw.
 	require.NoError(t, conn.Raw(func(dc any) error {
 		clearPD, err = setStatementPushdownDriver(ctx, dc, map[string]pushdown{"a": pa})
