@@ -38,6 +38,18 @@ type DB struct {
 	adhocMu sync.Mutex
 	adhocs  map[string]*scanTable // tsfile(path, table) resolved, by path and table
 	closed  bool
+
+	plan planCache
+}
+
+// planCache keeps the catalog snapshot pushdown planning reads (see
+// pdCatalog): reading duckdb_functions() alone costs tens of ms a
+// statement, more than a time window's whole scan.
+type planCache struct {
+	mu       sync.Mutex
+	handed   bool       // SQL or Conn was called: the user may change the catalog
+	explains int        // EXPLAIN statements running: EXPLAIN ANALYZE runs what it explains
+	cat      *pdCatalog // nil until read
 }
 
 // Open resolves inputs as `ts2arrow convert` does (files, directories,
@@ -238,14 +250,91 @@ func (db *DB) Tables() []Table { return append([]Table(nil), db.tables...) }
 
 // SQL returns the DuckDB database of Open (nil for Register's DB): the
 // tables are registered as views on it, for database/sql queries.
-func (db *DB) SQL() *sql.DB { return db.db }
+// From then on QueryArrow reads DuckDB's catalog for every statement it
+// plans, since the caller may change it.
+func (db *DB) SQL() *sql.DB {
+	db.handOut()
+	return db.db
+}
 
 // Conn returns a connection of Open's database; the caller closes it.
+// From then on QueryArrow reads DuckDB's catalog for every statement it
+// plans, since the caller may change it.
 func (db *DB) Conn(ctx context.Context) (*sql.Conn, error) {
 	if db.db == nil {
 		return nil, errors.New("query: a DB of Register has no connections of its own; use the connection registered on")
 	}
+	db.handOut()
 	return db.db.Conn(ctx)
+}
+
+// handOut stops the use of the catalog snapshot for good.
+func (db *DB) handOut() {
+	db.plan.mu.Lock()
+	db.plan.handed, db.plan.cat = true, nil
+	db.plan.mu.Unlock()
+}
+
+// catalog answers the catalog snapshot planning may use, reading it on
+// conn the first time, or nil when the catalog must be read per statement:
+// a DB of Register (the user's connection), a DB whose SQL or Conn was
+// handed out, or while an EXPLAIN runs.
+func (db *DB) catalog(ctx context.Context, conn *sql.Conn) (*pdCatalog, error) {
+	c := &db.plan
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if db.user != nil || c.handed || c.explains > 0 {
+		return nil, nil
+	}
+	if c.cat == nil {
+		cat, err := loadCatalog(ctx, conn, db.metas)
+		if err != nil {
+			return nil, err
+		}
+		c.cat = cat
+	}
+	return c.cat, nil
+}
+
+// dropCatalog forgets the snapshot (it is read again when next needed).
+func (db *DB) dropCatalog() {
+	db.plan.mu.Lock()
+	db.plan.cat = nil
+	db.plan.mu.Unlock()
+}
+
+// planFor plans query's pushdown on conn, with the catalog snapshot when
+// it may be used. typ is the statement's type as checkReadOnly answers it:
+// an EXPLAIN (whose ANALYZE form runs the statement it explains, CREATE
+// MACRO included: checked) stops the snapshot's use until it is done and
+// then drops it; the returned func says it is done. SELECT (SHOW,
+// DESCRIBE ...) and PRAGMA table_info change nothing.
+func (db *DB) planFor(ctx context.Context, conn *sql.Conn, query string, typ duckdb.StmtType) (map[string]pushdown, func(), error) {
+	end := func() {}
+	if typ != duckdb.STATEMENT_TYPE_SELECT && typ != duckdb.STATEMENT_TYPE_PRAGMA {
+		db.plan.mu.Lock()
+		db.plan.explains++
+		db.plan.cat = nil
+		db.plan.mu.Unlock()
+		var once sync.Once
+		end = func() {
+			once.Do(func() {
+				db.plan.mu.Lock()
+				db.plan.explains--
+				db.plan.cat = nil
+				db.plan.mu.Unlock()
+			})
+		}
+	}
+	pd, miss, err := planPushdownWith(ctx, conn, query, db.metas, func() (*pdCatalog, error) { return db.catalog(ctx, conn) })
+	if miss {
+		db.dropCatalog()
+	}
+	if err != nil {
+		end()
+		return nil, nil, err
+	}
+	return pd, end, nil
 }
 
 // Stats returns what the scans have read since Open.
@@ -267,12 +356,18 @@ func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.
 			done()
 		}
 	}()
-	if err := checkReadOnly(ctx, conn, query); err != nil {
-		return nil, err
-	}
-	pd, err := planPushdown(ctx, conn, query, db.metas)
+	typ, err := checkReadOnly(ctx, conn, query)
 	if err != nil {
 		return nil, err
+	}
+	pd, end, err := db.planFor(ctx, conn, query, typ)
+	if err != nil {
+		return nil, err
+	}
+	release := done
+	done = func() {
+		release()
+		end()
 	}
 	qctx := withPushdown(ctx, pd)
 	var rr array.RecordReader

@@ -1,0 +1,56 @@
+//go:build cgo && duckdb_arrow
+
+package query
+
+import (
+	"context"
+	"testing"
+
+	"github.com/duckdb/duckdb-go/v2"
+	"github.com/stretchr/testify/require"
+)
+
+// planBenchQueries are the statements whose planning cost the issue's
+// speed targets depend on (the pushdown must cost far less than the scan
+// it saves).
+var planBenchQueries = []struct{ name, q string }{
+	{"no_where", `SELECT * FROM t`},
+	{"window", `SELECT * FROM t WHERE time >= '1970-01-01 00:00:00.010' AND time < '1970-01-01 00:00:00.020'`},
+	{"count_window", `SELECT count(*) FROM t WHERE time >= '1970-01-01 00:00:00.010' AND time < '1970-01-01 00:00:00.020'`},
+	{"tag_in", `SELECT region, count(*), avg(x) FROM t WHERE region IN ('r1', 'r2') GROUP BY ALL`},
+}
+
+// BenchmarkPlan measures what planning a statement's pushdown costs on a
+// DB of Open whose raw handles were never handed out: "live" reads the
+// catalog per statement (as for Register's DB, or once SQL was called),
+// "cached" is QueryArrow's path with the catalog snapshot.
+//
+//	go test -tags duckdb_arrow ./query -run '^$' -bench BenchmarkPlan
+func BenchmarkPlan(b *testing.B) {
+	db, _ := openTable(b, 4, 1000)
+	ctx := context.Background()
+	conn, err := db.db.Conn(ctx) // not db.Conn: that hands the catalog out
+	require.NoError(b, err)
+	defer conn.Close()
+	for _, bq := range planBenchQueries {
+		b.Run(bq.name+"/live", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := planPushdown(ctx, conn, bq.q, db.metas); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bq.name+"/cached", func(b *testing.B) {
+			for b.Loop() {
+				_, end, err := db.planFor(ctx, conn, bq.q, duckdb.STATEMENT_TYPE_SELECT)
+				if err != nil {
+					b.Fatal(err)
+				}
+				end()
+			}
+			if bq.name != "no_where" && db.plan.cat == nil {
+				b.Fatal("the catalog snapshot was not kept")
+			}
+		})
+	}
+}
