@@ -50,6 +50,22 @@ type planCache struct {
 	handed   bool       // SQL or Conn was called: the user may change the catalog
 	explains int        // EXPLAIN statements running: EXPLAIN ANALYZE runs what it explains
 	cat      *pdCatalog // nil until read
+	// plans are the pushdowns planned with cat, by statement text: with
+	// the catalog and the settings fixed (a pool connection's TimeZone is
+	// UTC, and SET is refused) and only CONSISTENT functions evaluated, a
+	// statement's pushdown depends on its text alone (parameters are
+	// never pushed). Dropped with cat.
+	plans map[string]map[string]pushdown
+	gen   uint64 // bumped whenever cat is dropped, so that a plan made with an older one is not kept
+}
+
+// maxPlans bounds planCache.plans; when full it starts again.
+const maxPlans = 256
+
+// drop forgets the snapshot and the plans made with it; c.mu is held.
+func (c *planCache) drop() {
+	c.cat, c.plans = nil, nil
+	c.gen++
 }
 
 // Open resolves inputs as `ts2arrow convert` does (files, directories,
@@ -271,7 +287,8 @@ func (db *DB) Conn(ctx context.Context) (*sql.Conn, error) {
 // handOut stops the use of the catalog snapshot for good.
 func (db *DB) handOut() {
 	db.plan.mu.Lock()
-	db.plan.handed, db.plan.cat = true, nil
+	db.plan.handed = true
+	db.plan.drop()
 	db.plan.mu.Unlock()
 }
 
@@ -299,7 +316,7 @@ func (db *DB) catalog(ctx context.Context, conn *sql.Conn) (*pdCatalog, error) {
 // dropCatalog forgets the snapshot (it is read again when next needed).
 func (db *DB) dropCatalog() {
 	db.plan.mu.Lock()
-	db.plan.cat = nil
+	db.plan.drop()
 	db.plan.mu.Unlock()
 }
 
@@ -314,27 +331,69 @@ func (db *DB) planFor(ctx context.Context, conn *sql.Conn, query string, typ duc
 	if typ != duckdb.STATEMENT_TYPE_SELECT && typ != duckdb.STATEMENT_TYPE_PRAGMA {
 		db.plan.mu.Lock()
 		db.plan.explains++
-		db.plan.cat = nil
+		db.plan.drop()
 		db.plan.mu.Unlock()
 		var once sync.Once
 		end = func() {
 			once.Do(func() {
 				db.plan.mu.Lock()
 				db.plan.explains--
-				db.plan.cat = nil
+				db.plan.drop()
 				db.plan.mu.Unlock()
 			})
 		}
 	}
-	pd, miss, err := planPushdownWith(ctx, conn, query, db.metas, func() (*pdCatalog, error) { return db.catalog(ctx, conn) })
-	if miss {
-		db.dropCatalog()
+	c := &db.plan
+	c.mu.Lock()
+	usable := db.user == nil && !c.handed && c.explains == 0
+	gen := c.gen
+	prev, hit := c.plans[query]
+	c.mu.Unlock()
+	if usable && hit {
+		return copyPlan(prev), end, nil
 	}
+	var used *pdCatalog
+	pd, miss, err := planPushdownWith(ctx, conn, query, db.metas, func() (*pdCatalog, error) {
+		cat, err := db.catalog(ctx, conn)
+		used = cat
+		return cat, err
+	})
 	if err != nil {
+		if miss {
+			db.dropCatalog()
+		}
 		end()
 		return nil, nil, err
 	}
+	c.mu.Lock()
+	switch {
+	case miss:
+		c.drop()
+	case usable && c.gen == gen && (used == nil || used == c.cat) && db.user == nil && !c.handed && c.explains == 0:
+		// A statement that needed no catalog (nothing to push) is kept too.
+		if c.plans == nil || len(c.plans) >= maxPlans {
+			c.plans = map[string]map[string]pushdown{}
+		}
+		c.plans[query] = copyPlan(pd)
+	}
+	c.mu.Unlock()
 	return pd, end, nil
+}
+
+// copyPlan copies a statement's pushdowns (the scans get their own).
+func copyPlan(m map[string]pushdown) map[string]pushdown {
+	out := make(map[string]pushdown, len(m))
+	for id, pd := range m {
+		if pd.Tags != nil {
+			tags := make(map[string][]string, len(pd.Tags))
+			for k, v := range pd.Tags {
+				tags[k] = append([]string{}, v...)
+			}
+			pd.Tags = tags
+		}
+		out[id] = pd
+	}
+	return out
 }
 
 // Stats returns what the scans have read since Open.

@@ -23,7 +23,8 @@ var planBenchQueries = []struct{ name, q string }{
 // BenchmarkPlan measures what planning a statement's pushdown costs on a
 // DB of Open whose raw handles were never handed out: "live" reads the
 // catalog per statement (as for Register's DB, or once SQL was called),
-// "cached" is QueryArrow's path with the catalog snapshot.
+// "snapshot" plans with the catalog snapshot, "cached" is QueryArrow's
+// path (the statement's plan kept by its text, after the first).
 //
 //	go test -tags duckdb_arrow ./query -run '^$' -bench BenchmarkPlan
 func BenchmarkPlan(b *testing.B) {
@@ -36,6 +37,14 @@ func BenchmarkPlan(b *testing.B) {
 		b.Run(bq.name+"/live", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := planPushdown(ctx, conn, bq.q, db.metas); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bq.name+"/snapshot", func(b *testing.B) {
+			snap := func() (*pdCatalog, error) { return db.catalog(ctx, conn) }
+			for b.Loop() {
+				if _, _, err := planPushdownWith(ctx, conn, bq.q, db.metas, snap); err != nil {
 					b.Fatal(err)
 				}
 			}

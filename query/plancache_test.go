@@ -84,6 +84,8 @@ func TestPlanCatalogBypass(t *testing.T) {
 		want = map[string]pushdown{db.metas[0].ID: {Start: 10, HasStart: true, Tags: map[string][]string{"region": {"r0001"}}}}
 		require.Equal(t, want, plan(t, db, nil))
 		require.NotNil(t, db.plan.cat, "the snapshot is taken")
+		require.Contains(t, db.plan.plans, q, "the plan is kept")
+		require.Equal(t, want, plan(t, db, nil), "the plan kept")
 		return db
 	}
 	t.Run("SQL", func(t *testing.T) {
