@@ -380,6 +380,21 @@ func (db *DB) planFor(ctx context.Context, conn *sql.Conn, query string, typ duc
 	return pd, end, nil
 }
 
+// keptPlan answers the plan kept for query, if the snapshot may be used.
+func (db *DB) keptPlan(query string) (map[string]pushdown, func(), bool) {
+	c := &db.plan
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if db.user != nil || c.handed || c.explains > 0 {
+		return nil, nil, false
+	}
+	pd, ok := c.plans[query]
+	if !ok {
+		return nil, nil, false
+	}
+	return copyPlan(pd), func() {}, true
+}
+
 // copyPlan copies a statement's pushdowns (the scans get their own).
 func copyPlan(m map[string]pushdown) map[string]pushdown {
 	out := make(map[string]pushdown, len(m))
@@ -415,13 +430,18 @@ func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.
 			done()
 		}
 	}()
-	typ, err := checkReadOnly(ctx, conn, query)
-	if err != nil {
-		return nil, err
-	}
-	pd, end, err := db.planFor(ctx, conn, query, typ)
-	if err != nil {
-		return nil, err
+	// A statement planned before with the same catalog was read-only then
+	// and still is (the verdict depends on the parser and the catalog):
+	// its checks and plan are skipped.
+	pd, end, kept := db.keptPlan(query)
+	if !kept {
+		typ, err := checkReadOnly(ctx, conn, query)
+		if err != nil {
+			return nil, err
+		}
+		if pd, end, err = db.planFor(ctx, conn, query, typ); err != nil {
+			return nil, err
+		}
 	}
 	release := done
 	done = func() {

@@ -24,7 +24,8 @@ var planBenchQueries = []struct{ name, q string }{
 // DB of Open whose raw handles were never handed out: "live" reads the
 // catalog per statement (as for Register's DB, or once SQL was called),
 // "snapshot" plans with the catalog snapshot, "cached" is QueryArrow's
-// path (the statement's plan kept by its text, after the first).
+// path (the statement's plan kept by its text, after the first), which
+// also skips "readonly" (checkReadOnly) for a kept statement.
 //
 //	go test -tags duckdb_arrow ./query -run '^$' -bench BenchmarkPlan
 func BenchmarkPlan(b *testing.B) {
@@ -37,6 +38,13 @@ func BenchmarkPlan(b *testing.B) {
 		b.Run(bq.name+"/live", func(b *testing.B) {
 			for b.Loop() {
 				if _, err := planPushdown(ctx, conn, bq.q, db.metas); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bq.name+"/readonly", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := checkReadOnly(ctx, conn, bq.q); err != nil {
 					b.Fatal(err)
 				}
 			}
