@@ -38,6 +38,34 @@ type DB struct {
 	adhocMu sync.Mutex
 	adhocs  map[string]*scanTable // tsfile(path, table) resolved, by path and table
 	closed  bool
+
+	plan planCache
+}
+
+// planCache keeps the catalog snapshot pushdown planning reads (see
+// pdCatalog): reading duckdb_functions() alone costs tens of ms a
+// statement, more than a time window's whole scan.
+type planCache struct {
+	mu       sync.Mutex
+	handed   bool       // SQL or Conn was called: the user may change the catalog
+	explains int        // EXPLAIN statements running: EXPLAIN ANALYZE runs what it explains
+	cat      *pdCatalog // nil until read
+	// plans are the pushdowns planned with cat, by statement text: with
+	// the catalog and the settings fixed (a pool connection's TimeZone is
+	// UTC, and SET is refused) and only CONSISTENT functions evaluated, a
+	// statement's pushdown depends on its text alone (parameters are
+	// never pushed). Dropped with cat.
+	plans map[string]map[string]pushdown
+	gen   uint64 // bumped whenever cat is dropped, so that a plan made with an older one is not kept
+}
+
+// maxPlans bounds planCache.plans; when full it starts again.
+const maxPlans = 256
+
+// drop forgets the snapshot and the plans made with it; c.mu is held.
+func (c *planCache) drop() {
+	c.cat, c.plans = nil, nil
+	c.gen++
 }
 
 // Open resolves inputs as `ts2arrow convert` does (files, directories,
@@ -259,14 +287,149 @@ func (db *DB) Tables() []Table { return append([]Table(nil), db.tables...) }
 
 // SQL returns the DuckDB database of Open (nil for Register's DB): the
 // tables are registered as views on it, for database/sql queries.
-func (db *DB) SQL() *sql.DB { return db.db }
+// From then on QueryArrow reads DuckDB's catalog for every statement it
+// plans, since the caller may change it.
+func (db *DB) SQL() *sql.DB {
+	db.handOut()
+	return db.db
+}
 
 // Conn returns a connection of Open's database; the caller closes it.
+// From then on QueryArrow reads DuckDB's catalog for every statement it
+// plans, since the caller may change it.
 func (db *DB) Conn(ctx context.Context) (*sql.Conn, error) {
 	if db.db == nil {
 		return nil, errors.New("query: a DB of Register has no connections of its own; use the connection registered on")
 	}
+	db.handOut()
 	return db.db.Conn(ctx)
+}
+
+// handOut stops the use of the catalog snapshot for good.
+func (db *DB) handOut() {
+	db.plan.mu.Lock()
+	db.plan.handed = true
+	db.plan.drop()
+	db.plan.mu.Unlock()
+}
+
+// catalog answers the catalog snapshot planning may use, reading it on
+// conn the first time, or nil when the catalog must be read per statement:
+// a DB of Register (the user's connection), a DB whose SQL or Conn was
+// handed out, or while an EXPLAIN runs.
+func (db *DB) catalog(ctx context.Context, conn *sql.Conn) (*pdCatalog, error) {
+	c := &db.plan
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if db.user != nil || c.handed || c.explains > 0 {
+		return nil, nil
+	}
+	if c.cat == nil {
+		cat, err := loadCatalog(ctx, conn, db.metas)
+		if err != nil {
+			return nil, err
+		}
+		c.cat = cat
+	}
+	return c.cat, nil
+}
+
+// dropCatalog forgets the snapshot (it is read again when next needed).
+func (db *DB) dropCatalog() {
+	db.plan.mu.Lock()
+	db.plan.drop()
+	db.plan.mu.Unlock()
+}
+
+// planFor plans query's pushdown on conn, with the catalog snapshot when
+// it may be used. typ is the statement's type as checkReadOnly answers it:
+// an EXPLAIN (whose ANALYZE form runs the statement it explains, CREATE
+// MACRO included: checked) stops the snapshot's use until it is done and
+// then drops it; the returned func says it is done. SELECT (SHOW,
+// DESCRIBE ...) and PRAGMA table_info change nothing.
+func (db *DB) planFor(ctx context.Context, conn *sql.Conn, query string, typ duckdb.StmtType) (map[string]pushdown, func(), error) {
+	end := func() {}
+	if typ != duckdb.STATEMENT_TYPE_SELECT && typ != duckdb.STATEMENT_TYPE_PRAGMA {
+		db.plan.mu.Lock()
+		db.plan.explains++
+		db.plan.drop()
+		db.plan.mu.Unlock()
+		var once sync.Once
+		end = func() {
+			once.Do(func() {
+				db.plan.mu.Lock()
+				db.plan.explains--
+				db.plan.drop()
+				db.plan.mu.Unlock()
+			})
+		}
+	}
+	c := &db.plan
+	c.mu.Lock()
+	usable := db.user == nil && !c.handed && c.explains == 0
+	gen := c.gen
+	prev, hit := c.plans[query]
+	c.mu.Unlock()
+	if usable && hit {
+		return copyPlan(prev), end, nil
+	}
+	var used *pdCatalog
+	pd, miss, err := planPushdownWith(ctx, conn, query, db.metas, func() (*pdCatalog, error) {
+		cat, err := db.catalog(ctx, conn)
+		used = cat
+		return cat, err
+	})
+	if err != nil {
+		if miss {
+			db.dropCatalog()
+		}
+		end()
+		return nil, nil, err
+	}
+	c.mu.Lock()
+	switch {
+	case miss:
+		c.drop()
+	case usable && c.gen == gen && (used == nil || used == c.cat) && db.user == nil && !c.handed && c.explains == 0:
+		// A statement that needed no catalog (nothing to push) is kept too.
+		if c.plans == nil || len(c.plans) >= maxPlans {
+			c.plans = map[string]map[string]pushdown{}
+		}
+		c.plans[query] = copyPlan(pd)
+	}
+	c.mu.Unlock()
+	return pd, end, nil
+}
+
+// keptPlan answers the plan kept for query, if the snapshot may be used.
+func (db *DB) keptPlan(query string) (map[string]pushdown, func(), bool) {
+	c := &db.plan
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if db.user != nil || c.handed || c.explains > 0 {
+		return nil, nil, false
+	}
+	pd, ok := c.plans[query]
+	if !ok {
+		return nil, nil, false
+	}
+	return copyPlan(pd), func() {}, true
+}
+
+// copyPlan copies a statement's pushdowns (the scans get their own).
+func copyPlan(m map[string]pushdown) map[string]pushdown {
+	out := make(map[string]pushdown, len(m))
+	for id, pd := range m {
+		if pd.Tags != nil {
+			tags := make(map[string][]string, len(pd.Tags))
+			for k, v := range pd.Tags {
+				tags[k] = append([]string{}, v...)
+			}
+			pd.Tags = tags
+		}
+		out[id] = pd
+	}
+	return out
 }
 
 // Stats returns what the scans have read since Open.
@@ -288,12 +451,23 @@ func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.
 			done()
 		}
 	}()
-	if err := checkReadOnly(ctx, conn, query); err != nil {
-		return nil, err
+	// A statement planned before with the same catalog was read-only then
+	// and still is (the verdict depends on the parser and the catalog):
+	// its checks and plan are skipped.
+	pd, end, kept := db.keptPlan(query)
+	if !kept {
+		typ, err := checkReadOnly(ctx, conn, query)
+		if err != nil {
+			return nil, err
+		}
+		if pd, end, err = db.planFor(ctx, conn, query, typ); err != nil {
+			return nil, err
+		}
 	}
-	pd, err := planPushdown(ctx, conn, query, db.metas)
-	if err != nil {
-		return nil, err
+	release := done
+	done = func() {
+		release()
+		end()
 	}
 	if db.user == nil {
 		// A read-only transaction, rolled back when the reader is

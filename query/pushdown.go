@@ -71,17 +71,30 @@ type tableMeta struct {
 // and no error: DuckDB reports the problem when the statement runs.
 // Errors are those of conn (a cancelled ctx, a closed connection).
 func planPushdown(ctx context.Context, conn *sql.Conn, query string, tables []tableMeta) (map[string]pushdown, error) {
-	out := map[string]pushdown{}
+	out, _, err := planPushdownWith(ctx, conn, query, tables, nil)
+	return out, err
+}
+
+// planPushdownWith is planPushdown reading the catalog through cat: when
+// cat is nil, or answers nil, the catalog and settings are read on conn
+// for this statement; else cat's snapshot is used (see pdCatalog for when
+// that is sound), asked for only once the statement could get a pushdown.
+// miss tells that the statement calls a function the snapshot does not
+// list: it was treated as neither a user macro nor a constant function (as
+// the live catalog would, since DuckDB lists every function it can bind),
+// but the call may autoload an extension, so the snapshot should be dropped.
+func planPushdownWith(ctx context.Context, conn *sql.Conn, query string, tables []tableMeta, cat func() (*pdCatalog, error)) (out map[string]pushdown, miss bool, err error) {
+	out = map[string]pushdown{}
 	if len(tables) == 0 {
-		return out, nil
+		return out, false, nil
 	}
 	stmts, err := serializeSQL(ctx, conn, query)
 	if err != nil || stmts == nil || len(stmts.Statements) != 1 {
-		return out, err
+		return out, false, err
 	}
 	root := jsObj(stmts.Statements[0], "node")
 	if root == nil {
-		return out, nil
+		return out, false, nil
 	}
 	p := &pdPlanner{ctx: ctx, conn: conn, tables: tables, ctes: map[string]bool{}}
 	p.collect(root)
@@ -89,11 +102,16 @@ func planPushdown(ctx context.Context, conn *sql.Conn, query string, tables []ta
 	// The catalog reads below cost milliseconds (duckdb_functions() tens of
 	// them): skip them when no table could get anything.
 	if !p.anyWork() {
-		return out, nil
+		return out, false, nil
+	}
+	if cat != nil {
+		if p.cat, err = cat(); err != nil {
+			return out, false, err
+		}
 	}
 	ok, err := p.catalogAllows()
 	if err != nil || !ok {
-		return out, err
+		return out, p.miss, err
 	}
 	for i, t := range tables {
 		refs := p.candidates[i]
@@ -106,13 +124,13 @@ func planPushdown(ctx context.Context, conn *sql.Conn, query string, tables []ta
 		}
 		pd, err := p.plan(t, refs[0], c, root)
 		if err != nil {
-			return map[string]pushdown{}, err
+			return map[string]pushdown{}, p.miss, err
 		}
 		if !pdIsZero(pd) {
 			out[t.ID] = pd
 		}
 	}
-	return out, nil
+	return out, p.miss, nil
 }
 
 // serializedSQL is json_serialize_sql's answer.
@@ -204,6 +222,9 @@ type pdPlanner struct {
 	candidates [][]jsNode      // per table: the references that may name it
 	contexts   map[uintptr]pdRefContext
 	stable     map[string]bool // called functions whose every overload is built in, scalar and CONSISTENT
+
+	cat  *pdCatalog // the catalog's snapshot; nil: read it on conn
+	miss bool       // a called function is not in cat
 }
 
 // collect walks the whole tree generically: every base-table reference,
@@ -278,7 +299,7 @@ func (p *pdPlanner) catalogAllows() (bool, error) {
 	}
 	// Views: every reference, ours or not, must not name a view that is not
 	// one of ours (a user's view over one of our views would read it whole).
-	views, err := p.names(`SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal`)
+	views, err := p.views()
 	if err != nil {
 		return false, err
 	}
@@ -292,7 +313,7 @@ func (p *pdPlanner) catalogAllows() (bool, error) {
 	// Other names must be tables (a replacement scan such as FROM 'x.tsfile'
 	// could read one of our ids).
 	if len(unknown) > 0 {
-		tabs, err := p.names(`SELECT schema_name, table_name FROM duckdb_tables()`)
+		tabs, err := p.baseTables()
 		if err != nil {
 			return false, err
 		}
@@ -307,34 +328,162 @@ func (p *pdPlanner) catalogAllows() (bool, error) {
 		}
 	}
 	if len(p.funcs) > 0 {
-		// duckdb_functions() costs tens of ms (it lists every built-in
-		// overload), so it is read once, and only for statements that call
-		// something.
-		rows, err := p.conn.QueryContext(p.ctx, `SELECT lower(function_name), bool_or(NOT internal AND function_type <> 'scalar' AND function_type <> 'aggregate'), bool_and(internal AND function_type = 'scalar' AND stability = 'CONSISTENT') FROM duckdb_functions() GROUP BY 1`)
+		funcs, err := p.functions()
 		if err != nil {
-			return false, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+			return false, err
 		}
-		defer rows.Close()
 		p.stable = map[string]bool{}
-		for rows.Next() {
-			var name string
-			var user, consistent bool
-			if err := rows.Scan(&name, &user, &consistent); err != nil {
-				return false, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
-			}
-			if !p.funcs[name] {
+		for name := range p.funcs {
+			f, ok := funcs[name]
+			if !ok {
+				p.miss = true
 				continue
 			}
-			if user || name == "query" || name == "query_table" {
+			if f.user || name == "query" || name == "query_table" {
 				return false, nil // a user macro, table macro or table function (ours included), or a read by name
 			}
-			p.stable[name] = consistent
-		}
-		if err := rows.Err(); err != nil {
-			return false, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+			p.stable[name] = f.consistent
 		}
 	}
 	return true, nil
+}
+
+// pdCatalog is what planPushdown reads of DuckDB's catalog and settings,
+// as one snapshot. The catalog and the settings change only through
+// statements that are not read-only (CREATE, DROP, ALTER, SET, RESET,
+// LOAD, INSTALL, ATTACH ...), and QueryArrow refuses those: on a DB of
+// Open whose own handles (SQL, Conn) were never given out, the snapshot
+// taken once stays true (DB.catalog says when it is used). Two statements
+// QueryArrow runs still touch it: EXPLAIN ANALYZE runs the statement it
+// explains, whatever it is, and a call of a function DuckDB does not have
+// yet may autoload an extension (whose functions are built in, never user
+// macros); the DB drops its snapshot around the first and after the second.
+// The session's TimeZone is not in it: constants are evaluated on conn.
+type pdCatalog struct {
+	views     [][2]string       // schema, name of every user view (ours included)
+	tables    [][2]string       // schema, name of every table
+	funcs     map[string]pdFunc // by lower-case name: every function DuckDB lists
+	cols      map[string]pdCols // by table ID: the types of its view's columns
+	collation string            // default_collation
+}
+
+// pdFunc sums up the overloads of one function name.
+type pdFunc struct {
+	user       bool // some overload is a user macro or a table function other than DuckDB's own
+	consistent bool // every overload is a built-in scalar function that is CONSISTENT
+}
+
+// pdCols are the DuckDB types of a view's columns, by column name as
+// DuckDB lists them.
+type pdCols [][2]string
+
+// loadCatalog reads the snapshot planPushdown needs for tables on conn.
+func loadCatalog(ctx context.Context, conn *sql.Conn, tables []tableMeta) (*pdCatalog, error) {
+	p := &pdPlanner{ctx: ctx, conn: conn}
+	c := &pdCatalog{cols: map[string]pdCols{}}
+	var err error
+	if c.views, err = p.views(); err != nil {
+		return nil, err
+	}
+	if c.tables, err = p.baseTables(); err != nil {
+		return nil, err
+	}
+	if c.funcs, err = p.functions(); err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		if c.cols[t.ID], err = p.columns(t); err != nil {
+			return nil, err
+		}
+	}
+	if c.collation, err = p.collation(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// views lists the user views (schema, name).
+func (p *pdPlanner) views() ([][2]string, error) {
+	if p.cat != nil {
+		return p.cat.views, nil
+	}
+	return p.names(`SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal`)
+}
+
+// baseTables lists the tables (schema, name).
+func (p *pdPlanner) baseTables() ([][2]string, error) {
+	if p.cat != nil {
+		return p.cat.tables, nil
+	}
+	return p.names(`SELECT schema_name, table_name FROM duckdb_tables()`)
+}
+
+// functions sums up every function DuckDB lists, by lower-case name.
+// duckdb_functions() costs tens of ms (it lists every built-in overload):
+// it is read only for statements that call something, once.
+func (p *pdPlanner) functions() (map[string]pdFunc, error) {
+	if p.cat != nil {
+		return p.cat.funcs, nil
+	}
+	rows, err := p.conn.QueryContext(p.ctx, `SELECT lower(function_name), bool_or(NOT internal AND function_type <> 'scalar' AND function_type <> 'aggregate'), bool_and(internal AND function_type = 'scalar' AND stability = 'CONSISTENT') FROM duckdb_functions() GROUP BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]pdFunc{}
+	for rows.Next() {
+		var name string
+		var f pdFunc
+		if err := rows.Scan(&name, &f.user, &f.consistent); err != nil {
+			return nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+		}
+		out[name] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+	}
+	return out, nil
+}
+
+// columns lists the columns (name, type) of t's view.
+func (p *pdPlanner) columns(t tableMeta) (pdCols, error) {
+	if p.cat != nil {
+		if c, ok := p.cat.cols[t.ID]; ok {
+			return c, nil
+		}
+	}
+	rows, err := p.conn.QueryContext(p.ctx, `SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?`, t.Schema, t.Name)
+	if err != nil {
+		return nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+	}
+	defer rows.Close()
+	var out pdCols
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+		}
+		out = append(out, [2]string{name, typ})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+	}
+	return out, nil
+}
+
+// collation answers the default collation ("" for none).
+func (p *pdPlanner) collation() (string, error) {
+	if p.cat != nil {
+		return p.cat.collation, nil
+	}
+	var coll sql.NullString
+	if err := p.conn.QueryRowContext(p.ctx, `SELECT current_setting('default_collation')::VARCHAR`).Scan(&coll); err != nil {
+		if p.ctx.Err() != nil {
+			return "", p.ctx.Err()
+		}
+		return "?", nil // unknown: as if one were set
+	}
+	return coll.String, nil
 }
 
 // names runs a catalog query answering two strings per row.
@@ -797,18 +946,14 @@ func (p *pdPlanner) consistent(name string) bool {
 // declares them; "" when the view is not there or the time column has a
 // type pushdown does not handle.
 func (p *pdPlanner) columnTypes(t tableMeta) (string, map[string]string, error) {
-	rows, err := p.conn.QueryContext(p.ctx, `SELECT column_name, data_type FROM duckdb_columns() WHERE schema_name = ? AND table_name = ?`, t.Schema, t.Name)
+	cols, err := p.columns(t)
 	if err != nil {
-		return "", nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
+		return "", nil, err
 	}
-	defer rows.Close()
 	var timeType string
 	tags := map[string]string{}
-	for rows.Next() {
-		var name, typ string
-		if err := rows.Scan(&name, &typ); err != nil {
-			return "", nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
-		}
+	for _, c := range cols {
+		name, typ := c[0], c[1]
 		if identEqual(name, t.Time) {
 			timeType = typ
 		}
@@ -818,19 +963,16 @@ func (p *pdPlanner) columnTypes(t tableMeta) (string, map[string]string, error) 
 			}
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return "", nil, fmt.Errorf("query: reading the catalog for pushdown: %w", err)
-	}
 	if _, ok := pdTimeScale[timeType]; !ok {
 		timeType = ""
 	}
 	// A default collation (SET default_collation = 'nocase') makes
 	// region = 'a' match 'A': TAG values are then not pushed.
-	var coll sql.NullString
-	if err := p.conn.QueryRowContext(p.ctx, `SELECT current_setting('default_collation')::VARCHAR`).Scan(&coll); err != nil || coll.String != "" {
-		if p.ctx.Err() != nil {
-			return "", nil, p.ctx.Err()
-		}
+	coll, err := p.collation()
+	if err != nil {
+		return "", nil, err
+	}
+	if coll != "" {
 		tags = map[string]string{}
 	}
 	return timeType, tags, nil
@@ -873,8 +1015,8 @@ type pdValue struct {
 
 // evaluate has DuckDB compute every constant: its type, and as the time
 // column's integer (TRY_CAST to the column's type, then its epoch in that
-// type's steps) or as text for tags. consts are turned back into SQL by
-// json_deserialize_sql, never by hand.
+// type's steps) or as text for tags, all in one query. consts are turned
+// back into SQL by json_deserialize_sql, never by hand.
 func (p *pdPlanner) evaluate(consts []jsNode, conds []pdCond, colType string, limitC, offsetC int) ([]pdValue, error) {
 	vals := make([]pdValue, len(consts))
 	if len(consts) == 0 {
@@ -919,10 +1061,6 @@ func (p *pdPlanner) evaluate(consts []jsNode, conds []pdCond, colType string, li
 	if err := json.NewEncoder(&buf).Encode(sel); err != nil {
 		return nil, fmt.Errorf("query: pushdown constants: %w", err)
 	}
-	var text sql.NullString
-	if err := p.conn.QueryRowContext(p.ctx, `SELECT json_deserialize_sql(?::JSON)`, buf.String()).Scan(&text); err != nil || !text.Valid {
-		return vals, nil // DuckDB cannot write them back: push nothing
-	}
 	var cols []string
 	for i := range consts {
 		c := "c" + strconv.Itoa(i)
@@ -940,17 +1078,22 @@ func (p *pdPlanner) evaluate(consts []jsNode, conds []pdCond, colType string, li
 			cols = append(cols, fmt.Sprintf("TRY_CAST(%s AS VARCHAR)", c))
 		}
 	}
-	q := "SELECT " + strings.Join(cols, ", ") + " FROM (" + text.String + ")"
+	// One round trip: query() runs the SELECT json_deserialize_sql writes
+	// (each round trip costs about a millisecond, more than the rest of
+	// the planning).
+	q := "SELECT " + strings.Join(cols, ", ") + " FROM query(json_deserialize_sql(?::JSON))"
 	res := make([]sql.NullString, 2*len(consts))
 	ptrs := make([]any, len(res))
 	for i := range res {
 		ptrs[i] = &res[i]
 	}
-	if err := p.conn.QueryRowContext(p.ctx, q, nil...).Scan(ptrs...); err != nil {
+	if err := p.conn.QueryRowContext(p.ctx, q, buf.String()).Scan(ptrs...); err != nil {
 		if p.ctx.Err() != nil {
 			return nil, p.ctx.Err()
 		}
-		return vals, nil // a constant DuckDB cannot evaluate: the statement will say so
+		// DuckDB cannot write the constants back, or cannot evaluate one
+		// (the statement will say so): push nothing.
+		return vals, nil
 	}
 	for i, c := range consts {
 		typ, v := res[2*i], res[2*i+1]

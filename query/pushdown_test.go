@@ -55,9 +55,37 @@ const (
 	ns20240101 = ms20240101 * 1000000
 )
 
+// planCase is one statement of TestPlanPushdown: the session time zone
+// ("" = UTC), the statement and the pushdown it must get.
+type planCase struct {
+	name, tz, q string
+	want        map[string]pushdown
+}
+
 func TestPlanPushdown(t *testing.T) {
 	conn := pdOpen(t)
 	ctx := context.Background()
+	for _, tc := range planCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			setZone(t, conn, tc.tz)
+			got, err := planPushdown(ctx, conn, tc.q, pdTables)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// setZone sets the session time zone of conn ("" = UTC).
+func setZone(t *testing.T, conn *sql.Conn, tz string) {
+	t.Helper()
+	if tz == "" {
+		tz = "UTC"
+	}
+	_, err := conn.ExecContext(context.Background(), "SET TimeZone = '"+tz+"'")
+	require.NoError(t, err)
+}
+
+func planCases() []planCase {
 	rng := func(s, e int64) pushdown { return pushdown{Start: s, End: e, HasStart: true, HasEnd: true} }
 	from := func(s int64) pushdown { return pushdown{Start: s, HasStart: true} }
 	upto := func(e int64) pushdown { return pushdown{End: e, HasEnd: true} }
@@ -71,10 +99,7 @@ func TestPlanPushdown(t *testing.T) {
 	limit := func(pd pushdown, n int64) pushdown { pd.Limit = n; return pd }
 	none := map[string]pushdown{}
 	day := int64(86400000)
-	for _, tc := range []struct {
-		name, tz, q string
-		want        map[string]pushdown
-	}{
+	return []planCase{
 		{"no where", "", `SELECT * FROM t`, none},
 		{"ge string", "", `SELECT * FROM t WHERE time >= '2024-01-01'`, map[string]pushdown{"t": from(ms20240101)}},
 		{"gt strict ms", "", `SELECT * FROM t WHERE time > '2024-01-01'`, map[string]pushdown{"t": from(ms20240101 + 1)}},
@@ -148,18 +173,6 @@ func TestPlanPushdown(t *testing.T) {
 		{"not a select", "", `DELETE FROM raw_t`, none},
 		{"two statements", "", `SELECT * FROM t WHERE region = 'a'; SELECT 1`, none},
 		{"syntax error", "", `SELEC * FROM t`, none},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			z := tc.tz
-			if z == "" {
-				z = "UTC"
-			}
-			_, err := conn.ExecContext(ctx, "SET TimeZone = '"+z+"'")
-			require.NoError(t, err)
-			got, err := planPushdown(ctx, conn, tc.q, pdTables)
-			require.NoError(t, err)
-			require.Equal(t, tc.want, got)
-		})
 	}
 }
 
@@ -203,6 +216,11 @@ func FuzzPushdown(f *testing.F) {
 	}
 	conn := pdOpen(f)
 	ctx := context.Background()
+	// The fuzz changes rows and the time zone, never the catalog: a
+	// snapshot of it taken now must plan as the live catalog does.
+	cat, err := loadCatalog(ctx, conn, pdTables)
+	require.NoError(f, err)
+	snap := func() (*pdCatalog, error) { return cat, nil }
 	var pushed, total int
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
@@ -258,6 +276,9 @@ func FuzzPushdown(f *testing.F) {
 			}
 			pds, err := planPushdown(ctx, conn, q+limit, pdTables)
 			require.NoError(t, err)
+			cached, _, err := planPushdownWith(ctx, conn, q+limit, pdTables, snap)
+			require.NoError(t, err)
+			require.Equal(t, pds, cached, "planned from the catalog snapshot: %s", q+limit)
 			id := "t"
 			if ns {
 				id = "w"

@@ -63,22 +63,24 @@ var tableInfoColumns = []string{"cid", "name", "type", "notnull", "dflt_value", 
 // SELECT), EXPLAIN, or a
 // PRAGMA whose result is table_info's. DuckDB's parser and binder decide
 // (the prepared statement's type and result columns), never a hand parser.
-func checkReadOnly(ctx context.Context, conn *sql.Conn, q string) error {
+// It answers the statement's type.
+func checkReadOnly(ctx context.Context, conn *sql.Conn, q string) (duckdb.StmtType, error) {
 	n, err := countStatements(q)
 	if err != nil {
-		return err
+		return duckdb.STATEMENT_TYPE_INVALID, err
 	}
 	if n != 1 {
-		return fmt.Errorf("%w: the query holds %d statements; send one at a time", ErrReadOnly, n)
+		return duckdb.STATEMENT_TYPE_INVALID, fmt.Errorf("%w: the query holds %d statements; send one at a time", ErrReadOnly, n)
 	}
-	return conn.Raw(func(dc any) error {
+	typ := duckdb.STATEMENT_TYPE_INVALID
+	err = conn.Raw(func(dc any) error {
 		st, err := dc.(*duckdb.Conn).PrepareContext(ctx, q)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		s := st.(*duckdb.Stmt)
-		typ, err := s.StatementType()
+		typ, err = s.StatementType()
 		if err != nil {
 			return err
 		}
@@ -107,6 +109,7 @@ func checkReadOnly(ctx context.Context, conn *sql.Conn, q string) error {
 		}
 		return fmt.Errorf("%w (SELECT, WITH, VALUES, SHOW, DESCRIBE, EXPLAIN, PRAGMA table_info); this statement is of type %s", ErrReadOnly, stmtTypeName(typ))
 	})
+	return typ, err
 }
 
 // stmtTypeName names a statement type in an error.
