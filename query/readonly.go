@@ -7,7 +7,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -95,12 +97,7 @@ func checkReadOnly(ctx context.Context, conn *sql.Conn, q string) (duckdb.StmtTy
 		case duckdb.STATEMENT_TYPE_SELECT:
 			return nil
 		case duckdb.STATEMENT_TYPE_EXPLAIN:
-			// EXPLAIN ANALYZE runs its statement, and neither the
-			// prepared statement's type nor its columns tell EXPLAIN
-			// ANALYZE CREATE ... from EXPLAIN ANALYZE SELECT: QueryArrow
-			// runs it in a read-only transaction, where DuckDB refuses a
-			// write to the catalog. TODO: EXPLAIN ANALYZE COPY ... TO
-			// 'file' still writes its file.
+			// Checked below: EXPLAIN ANALYZE runs its statement.
 			return nil
 		case duckdb.STATEMENT_TYPE_PRAGMA:
 			if slices.Equal(cols, tableInfoColumns) {
@@ -109,7 +106,43 @@ func checkReadOnly(ctx context.Context, conn *sql.Conn, q string) (duckdb.StmtTy
 		}
 		return fmt.Errorf("%w (SELECT, WITH, VALUES, SHOW, DESCRIBE, EXPLAIN, PRAGMA table_info); this statement is of type %s", ErrReadOnly, stmtTypeName(typ))
 	})
+	if err == nil && typ == duckdb.STATEMENT_TYPE_EXPLAIN {
+		err = checkExplain(ctx, conn, q)
+	}
 	return typ, err
+}
+
+// explainWords matches the words an EXPLAIN statement starts with.
+var explainWords = regexp.MustCompile(`(?is)^\s*EXPLAIN\s+([A-Za-z_]+)(\s|\()`)
+
+// checkExplain refuses an EXPLAIN ANALYZE of anything but a read
+// statement. EXPLAIN ANALYZE runs its statement, and neither the prepared
+// statement's type nor its columns tell EXPLAIN ANALYZE COPY t TO 'f' (which
+// writes f, read-only transaction or not) or CREATE MACRO (which DuckDB lets
+// a read-only transaction create) from EXPLAIN ANALYZE SELECT. So the
+// statement must begin with EXPLAIN and a word: ANALYZE (or ANALYSE) then
+// what follows is checked as a statement of its own; another word is a
+// plain EXPLAIN, which plans without running. Any other form (a comment
+// first, options in parentheses) is refused: what cannot be told is not run.
+// Only the leading keywords are read; the statement itself is DuckDB's to
+// parse.
+func checkExplain(ctx context.Context, conn *sql.Conn, q string) error {
+	m := explainWords.FindStringSubmatchIndex(q)
+	if m == nil {
+		return fmt.Errorf("%w: write EXPLAIN or EXPLAIN ANALYZE first, with no comment or options before the statement it explains", ErrReadOnly)
+	}
+	switch word := strings.ToUpper(q[m[2]:m[3]]); word {
+	case "ANALYZE", "ANALYSE":
+		inner := q[m[3]:]
+		typ, err := checkReadOnly(ctx, conn, inner)
+		if err != nil {
+			return err
+		}
+		if typ == duckdb.STATEMENT_TYPE_EXPLAIN {
+			return fmt.Errorf("%w: EXPLAIN ANALYZE of an EXPLAIN", ErrReadOnly)
+		}
+	}
+	return nil
 }
 
 // stmtTypeName names a statement type in an error.
