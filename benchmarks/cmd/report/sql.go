@@ -94,15 +94,16 @@ func sqlSection(r *results) section {
 			rd, _ := r.get(name, "read-MB")
 			fr, _ := r.get(name, "full-read-MB")
 			cr, _ := r.get(name, "convert-read-MB")
-			pages, _ := r.get(name, "pages")
-			fp, _ := r.get(name, "full-pages")
-			fig := fmt.Sprintf("%.3g MB, %.0f pages", rd, pages)
-			conv := fmt.Sprintf("convert with the same pushdown %.3g MB", cr)
-			if cp, ok := r.get(name, "convert-pages"); ok {
-				conv += fmt.Sprintf(", %.0f pages", cp)
+			// pages and rows: whichever the query package counted.
+			extra := func(unit, what string) string {
+				if v, ok := r.get(name, unit); ok {
+					return fmt.Sprintf(", %.0f %s", v, what)
+				}
+				return ""
 			}
-			rw := row{Case: c + ": bytes read and pages decoded", Figure: fig, Peer: conv, Ratio: "-",
-				Limit: fmt.Sprintf("full scan %.3g MB, %.0f pages", fr, fp), XLimit: "-",
+			rw := row{Case: c + ": bytes read", Figure: fmt.Sprintf("%.3g MB", rd) + extra("pages", "pages") + extra("rows-scanned", "rows scanned"),
+				Peer: fmt.Sprintf("convert with the same pushdown %.3g MB", cr) + extra("convert-pages", "pages"), Ratio: "-",
+				Limit: fmt.Sprintf("full scan %.3g MB", fr) + extra("full-pages", "pages") + extra("full-rows-scanned", "rows scanned"), XLimit: "-",
 				Target: "about convert's (<= 1.25x its bytes)", Met: "-"}
 			if rd > 0 && cr > 0 {
 				xr := rd / cr
@@ -147,7 +148,7 @@ func sqlSection(r *results) section {
 		"convert-then-query (the TsFile converted to ZSTD Parquet by our exporter, then queried by DuckDB, timed " +
 		"together), after checking both answer the same. `BenchmarkSQLSelective` adds `WHERE time >= ... AND time < ...` " +
 		"(1% of every device's span) or `WHERE device_id = ...` and runs the full query between its iterations; " +
-		"bytes read and pages decoded are the query package's Stats for one query, against `arrowconv` with the same " +
+		"bytes read (and rows scanned) are the query package's Stats for one query, against `arrowconv` with the same " +
 		"window or device and the query's columns (bytes through a counting reader). `BenchmarkSQLFlight` reads the " +
 		"result of a query over arrow-go's Flight SQL client from the flight package's Flight SQL service on " +
 		"127.0.0.1, with `QueryArrow` of the same query in process between its iterations."
