@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -28,6 +29,11 @@ type Options struct {
 	// Raw reads every file as it is, also in an IoTDB data directory or
 	// beside mods files, as convert --raw does.
 	Raw bool
+	// TimeUnit is the unit of the stored timestamps, which TsFile does not
+	// record (convert --time-unit); the zero value is milliseconds. A
+	// nanosecond table's time columns are TIMESTAMP_NS in DuckDB, the
+	// others TIMESTAMPTZ.
+	TimeUnit arrowconv.TimeUnit
 	// HTTP sends the requests of http(s) inputs; nil means
 	// http.DefaultClient.
 	HTTP *http.Client
@@ -66,6 +72,9 @@ type ScanStats struct {
 	// BytesRead are the bytes read from the inputs' files (local reads
 	// and HTTP range requests).
 	BytesRead int64
+	// PagesDecoded are the pages the scans decoded. Zero until arrowconv
+	// counts them (it has no counter yet).
+	PagesDecoded int64
 	// RowsScanned are the rows the scans handed to DuckDB.
 	RowsScanned int64
 	// Units are the scan units (files, device groups) opened.

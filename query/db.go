@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -301,17 +302,26 @@ func (db *DB) conn(ctx context.Context) (*sql.Conn, func(), error) {
 	return c, func() { c.Close() }, nil
 }
 
-// connReader is DuckDB's Arrow result holding its connection until
-// released.
+// connReader is DuckDB's Arrow result holding its connection until its
+// last reference is released.
 type connReader struct {
 	array.RecordReader
+	refs atomic.Int64 // references beyond the first
 	once sync.Once
 	done func()
 }
 
+func (c *connReader) Retain() {
+	c.refs.Add(1)
+	c.RecordReader.Retain()
+}
+
 func (c *connReader) Release() {
+	last := c.refs.Add(-1) < 0
 	c.RecordReader.Release()
-	c.once.Do(c.done)
+	if last {
+		c.once.Do(c.done)
+	}
 }
 
 func (c *connReader) Schema() *arrow.Schema { return c.RecordReader.Schema() }

@@ -119,6 +119,8 @@ func TestTableUDFCount(t *testing.T) {
 	require.Equal(t, wantV, sumV)
 	require.Equal(t, float64(wantV)/2, sumX)
 	require.Equal(t, []int{2, 3}, (*seen)[len(*seen)-1], "DuckDB should project v and x only")
+	// One file of three devices: a unit per device, for DuckDB's threads.
+	require.Equal(t, min(int64(devices), int64(unitsPerScan())), db.Stats().Units)
 
 	var regions int64
 	require.NoError(t, db.SQL().QueryRowContext(ctx,

@@ -333,12 +333,13 @@ func (r *resolver) openFile(ctx context.Context, name string) (*openedFile, erro
 
 // fileSchema returns the Arrow schema convert gives table t of f (a
 // table-model table or a tree table), and whether it is a tree table.
-func fileSchema(f *tsfile.File, t string) (*arrow.Schema, bool, error) {
+func fileSchema(f *tsfile.File, t string, unit arrowconv.TimeUnit) (*arrow.Schema, bool, error) {
+	o := &arrowconv.Options{TimeUnit: unit}
 	if _, ok := f.SchemaOf(t); ok {
-		sc, err := arrowconv.TableArrowSchema(f, t, nil)
+		sc, err := arrowconv.TableArrowSchema(f, t, o)
 		return sc, false, err
 	}
-	sc, err := arrowconv.TreeArrowSchema(f, t, nil)
+	sc, err := arrowconv.TreeArrowSchema(f, t, o)
 	return sc, true, err
 }
 
@@ -362,7 +363,7 @@ func (r *resolver) resolveFiles(ctx context.Context, names []string) ([]*resolve
 			return nil, err
 		}
 		for _, t := range of.f.Tables() {
-			sc, tree, err := fileSchema(of.f, t)
+			sc, tree, err := fileSchema(of.f, t, r.opts.TimeUnit)
 			if err != nil {
 				return nil, fmt.Errorf("query: %s: table %s: %w", name, t, err)
 			}
@@ -440,6 +441,7 @@ func tableOf(schema, name string, sc *arrow.Schema, inputs []string) Table {
 func (r *resolver) resolveDataset(roots []string) ([]*resolved, error) {
 	dso := r.opts.Dataset
 	dso.Read = r.ropts
+	dso.ReadBytes = &r.stats.bytes
 	ds, err := dataset.Open(roots, &dso)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
@@ -457,7 +459,7 @@ func (r *resolver) resolveDataset(roots []string) ([]*resolved, error) {
 	}
 	var out []*resolved
 	for _, t := range tables {
-		sc, err := ds.Schema(t.Ref, nil)
+		sc, err := ds.Schema(t.Ref, &arrowconv.Options{TimeUnit: r.opts.TimeUnit})
 		if err != nil {
 			return nil, fmt.Errorf("query: table %s: %w", t.Ref, err)
 		}

@@ -5,6 +5,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // scanTable is one table tsfile_scan can read (sqlcore builds these;
@@ -170,8 +172,28 @@ const (
 	maxInt64 = 1<<63 - 1
 )
 
-// filesScan reads a table of plain TsFiles: a unit per file (and per TAG
-// combination of the pushdown).
+// unitsPerScan is about how many units a scan is cut into, so that
+// DuckDB's threads share the work: a few per thread, not one per device
+// of a thousand (each unit opens a reader).
+func unitsPerScan() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// deviceGroups cuts devs into at most n runs of neighbours (nil: one unit
+// reading every device).
+func deviceGroups(devs []tsfile.DeviceID, n int) [][]tsfile.DeviceID {
+	if n <= 1 || len(devs) <= 1 {
+		return [][]tsfile.DeviceID{nil}
+	}
+	n = min(n, len(devs))
+	out := make([][]tsfile.DeviceID, 0, n)
+	for i := range n {
+		out = append(out, devs[i*len(devs)/n:(i+1)*len(devs)/n])
+	}
+	return out
+}
+
+// filesScan reads a table of plain TsFiles: a unit per file, or per group
+// of its devices when the files are fewer than the units wanted (and per
+// TAG combination of the pushdown).
 func filesScan(t Table, tree bool, files []*openedFile, stats *counters) *scanTable {
 	st := &scanTable{ID: newScanID(), Schema: t.Arrow}
 	st.Units = func(ctx context.Context, cols []int, pd pushdown) ([]scanUnit, error) {
@@ -179,25 +201,36 @@ func filesScan(t Table, tree bool, files []*openedFile, stats *counters) *scanTa
 			return nil, nil
 		}
 		o, wheres := readOptions(t, tree, cols, pd)
+		per := unitsPerScan() / (len(files) * len(wheres))
 		var units []scanUnit
 		for _, of := range files {
+			var devs []tsfile.DeviceID
+			if per > 1 {
+				var err error
+				if devs, err = of.f.Devices(t.Name); err != nil {
+					return nil, fmt.Errorf("%s: %w", of.name, err)
+				}
+			}
 			for _, w := range wheres {
-				uo := o
-				uo.Where = w
-				units = append(units, func(ctx context.Context) (array.RecordReader, error) {
-					stats.units.Add(1)
-					var rd *arrowconv.Reader
-					var err error
-					if tree {
-						rd, err = arrowconv.NewTreeReader(of.f, t.Name, &uo)
-					} else {
-						rd, err = arrowconv.NewTableReader(of.f, t.Name, &uo)
-					}
-					if err != nil {
-						return nil, fmt.Errorf("%s: %w", of.name, err)
-					}
-					return rd, nil
-				})
+				for _, g := range deviceGroups(devs, per) {
+					uo := o
+					uo.Where = w
+					uo.Devices = g
+					units = append(units, func(ctx context.Context) (array.RecordReader, error) {
+						stats.units.Add(1)
+						var rd *arrowconv.Reader
+						var err error
+						if tree {
+							rd, err = arrowconv.NewTreeReader(of.f, t.Name, &uo)
+						} else {
+							rd, err = arrowconv.NewTableReader(of.f, t.Name, &uo)
+						}
+						if err != nil {
+							return nil, fmt.Errorf("%s: %w", of.name, err)
+						}
+						return rd, nil
+					})
+				}
 			}
 		}
 		return units, nil
@@ -206,8 +239,9 @@ func filesScan(t Table, tree bool, files []*openedFile, stats *counters) *scanTa
 }
 
 // datasetScan reads a table of IoTDB data through package dataset: a unit
-// per TAG combination of the pushdown (the dataset's own reader prunes
-// files and devices).
+// per group of its devices (the rules resolve each device alone) and TAG
+// combination of the pushdown; the dataset's own reader prunes files and
+// devices.
 func datasetScan(t Table, ref string, tree bool, ds *dataset.Dataset, stats *counters) *scanTable {
 	st := &scanTable{ID: newScanID(), Schema: t.Arrow}
 	st.Units = func(ctx context.Context, cols []int, pd pushdown) ([]scanUnit, error) {
@@ -215,18 +249,29 @@ func datasetScan(t Table, ref string, tree bool, ds *dataset.Dataset, stats *cou
 			return nil, nil
 		}
 		o, wheres := readOptions(t, tree, cols, pd)
+		var devs []tsfile.DeviceID
+		per := unitsPerScan() / len(wheres)
+		if per > 1 {
+			var err error
+			if devs, err = ds.Devices(ref); err != nil {
+				return nil, err
+			}
+		}
 		var units []scanUnit
 		for _, w := range wheres {
-			uo := o
-			uo.Where = w
-			units = append(units, func(ctx context.Context) (array.RecordReader, error) {
-				stats.units.Add(1)
-				rd, err := ds.NewReader(ref, &uo)
-				if err != nil {
-					return nil, err
-				}
-				return &datasetReader{Reader: rd, stats: stats}, nil
-			})
+			for _, g := range deviceGroups(devs, per) {
+				uo := o
+				uo.Where = w
+				uo.Devices = g
+				units = append(units, func(ctx context.Context) (array.RecordReader, error) {
+					stats.units.Add(1)
+					rd, err := ds.NewReader(ref, &uo)
+					if err != nil {
+						return nil, err
+					}
+					return &datasetReader{Reader: rd, stats: stats}, nil
+				})
+			}
 		}
 		return units, nil
 	}
