@@ -21,6 +21,7 @@ import (
 	"time"
 
 	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -179,6 +180,13 @@ type Options struct {
 	AllowPut bool
 	// MaxPutBytes bounds the IPC bytes one DoPut may send (default 4 GiB).
 	MaxPutBytes int64
+
+	// SQL, when set, also serves Arrow Flight SQL on the same gRPC
+	// service, with the same tokens, TLS, memory budget and timeouts:
+	// statements (read-only), prepared statements with parameters, the
+	// catalog commands, GetSqlInfo, GetXdbcTypeInfo and CancelFlightInfo.
+	// See [SQLEngine].
+	SQL SQLEngine
 
 	// Allocator is the base of every stream's allocator (default the
 	// readers' pooled allocator).
@@ -364,7 +372,16 @@ func NewServer(opts Options) (*Server, error) {
 		gopts = append(gopts, grpc.Creds(credentials.NewTLS(o.TLS)))
 	}
 	s.grpc = grpc.NewServer(gopts...)
-	arrowflight.RegisterFlightServiceServer(s.grpc, s.service)
+	if o.SQL != nil {
+		ss, err := newSQLServer(s, o.SQL)
+		if err != nil {
+			return nil, err
+		}
+		arrowflight.RegisterFlightServiceServer(s.grpc, &dispatcher{plain: s.service, ss: ss,
+			sql: flightsql.NewFlightServer(ss)})
+	} else {
+		arrowflight.RegisterFlightServiceServer(s.grpc, s.service)
+	}
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	s.health.SetServingStatus(flightServiceName, healthpb.HealthCheckResponse_SERVING)

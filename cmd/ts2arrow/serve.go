@@ -86,7 +86,22 @@ The Flight RPCs:
                  or a JSON command {"file", "table", "tags", "attributes"});
                  an existing file is never replaced; timestamps are written
                  in --time-unit, converted exactly from the batches' unit
-ListActions, DoAction, PollFlightInfo and DoExchange answer UNIMPLEMENTED.
+ListActions, DoAction, PollFlightInfo and DoExchange answer UNIMPLEMENTED
+(with --sql=false; see below).
+
+Flight SQL (on by default; --sql=false turns it off): the same address
+also speaks Arrow Flight SQL, for JDBC (jdbc:arrow-flight-sql://HOST:PORT),
+ADBC (Python's adbc_driver_flightsql, R, Go) and BI tools. The engine is
+DuckDB over DIR's tables, resolved as ts2arrow sql resolves a directory
+when serve starts (restart serve to see tables added since). Read-only
+statements (SELECT, WITH, VALUES, SHOW, DESCRIBE, EXPLAIN), prepared
+statements with parameters, the catalog calls, GetSqlInfo,
+GetXdbcTypeInfo and CancelFlightInfo are answered; updates, ingestion,
+Substrait and transactions answer UNIMPLEMENTED. Tokens, TLS, the memory
+budget and the timeouts apply as to DoGet; a ticket is good only for the
+token that planned it, until --ticket-ttl. DuckDB's own memory is capped
+at --memory-limit too. A build without the SQL engine (CGO_ENABLED=0)
+serves plain Flight only and logs that Flight SQL is off.
 The gRPC health service (grpc.health.v1) answers SERVING until shutdown,
 without a token.
 
@@ -276,6 +291,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
 	keys := addKeyFlags(fs)
 	modsV1 := fs.String("mods-v1", "auto", "in IoTDB data directories, how .mods deletions apply: offset, whole or auto (see convert --help)")
+	sqlOn := fs.Bool("sql", true, "also serve Arrow Flight SQL on the same address (--sql=false: plain Flight only)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -417,6 +433,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return &fileError{*root, errors.New("is not a directory")}
 	}
 
+	if *sqlOn {
+		eng, closer, err := openSQLEngine(context.Background(), *root, ropts, *dso, *rawFiles, int64(memoryLimit), log)
+		if err != nil {
+			return fmt.Errorf("opening the SQL engine for Flight SQL: %w", err)
+		}
+		if eng == nil {
+			log.Warn("this build has no SQL engine, so Flight SQL is off (build with CGO_ENABLED=1 and -tags duckdb_arrow); plain Flight is served")
+		} else {
+			opts.SQL = eng
+			defer closer.Close()
+			flight.ServerVersion = strings.TrimPrefix(strings.SplitN(versionText(buildInfo()), "\n", 2)[0], "ts2arrow ")
+		}
+	}
+
 	// From here a signal shuts the server down rather than killing it;
 	// one that arrives while the root is scanned is acted on once
 	// serving starts.
@@ -464,7 +494,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		slog.Int("files", len(srv.Files())), slog.Int("unreadable", len(problems)),
 		slog.Int("data_dirs", len(srv.DataDirs())),
 		slog.Bool("auth", len(opts.Tokens) > 0), slog.Bool("tls", opts.TLS != nil),
-		slog.Bool("mutual_tls", *tlsClientCA != ""), slog.Bool("put", *allowPut))
+		slog.Bool("mutual_tls", *tlsClientCA != ""), slog.Bool("put", *allowPut),
+		slog.Bool("flight_sql", opts.SQL != nil))
 	_ = handler.Handle(context.Background(), rec)
 
 	select {

@@ -38,12 +38,17 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 0 {
 		return usagef("version takes no arguments (got %d)", len(pos))
 	}
+	_, err = io.WriteString(stdout, versionText(buildInfo()))
+	return err
+}
+
+// buildInfo is the binary's build information, nil if it has none.
+func buildInfo() *debug.BuildInfo {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		bi = nil
+		return nil
 	}
-	_, err = io.WriteString(stdout, versionText(bi))
-	return err
+	return bi
 }
 
 // versionText renders what the binary knows about its build. It takes
