@@ -17,11 +17,12 @@ import (
 	"github.com/tsarrow/tsarrow/query"
 )
 
-// serveFlightSQL starts the flight package's Flight SQL service over db on
-// 127.0.0.1 in this process, stopped when the benchmark ends, and returns
-// its address. It is set by flightsql_serve_test.go, once the flight
-// package has the service; while it is nil, BenchmarkSQLFlight skips.
-var serveFlightSQL func(b *testing.B, db *query.DB) string
+// serveFlightSQL starts the flight package's Flight SQL service over db
+// (serving the generated file at path) on 127.0.0.1 in this process,
+// stopped when the benchmark ends, and returns its address. It is set by
+// flightsql_serve_test.go; a build without it (a flight package without
+// Flight SQL) leaves it nil, and BenchmarkSQLFlight skips.
+var serveFlightSQL func(b *testing.B, db *query.DB, path string) string
 
 // tenPercent is a window holding 10% of every device's rows, starting
 // where benchmarks.SelectiveWindow's does.
@@ -49,7 +50,7 @@ func BenchmarkSQLFlight(b *testing.B) {
 		path := ensure(b, benchmarks.VariantDefault, rows)
 		db, table := openTsarrow(b, path)
 		q := fmt.Sprintf("SELECT * FROM %s%s", table, timeWhere(tenPercent(benchmarks.Devices, rows)))
-		addr := serveFlightSQL(b, db)
+		addr := serveFlightSQL(b, db, path)
 		cl, err := flightsql.NewClient(addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
 		if err != nil {
