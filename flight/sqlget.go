@@ -106,7 +106,13 @@ func (ss *sqlServer) pump(ctx context.Context, g *sqlGrant, out arrowflight.Flig
 		return err
 	}
 	defer adm.release()
+	// While the engine runs the statement, the stream is busy, not idle
+	// (duckdb-go returns the reader once DuckDB has run the statement).
+	st.queued.Store(true)
+	s.log.Debug("running statement", "statement", g.ID, "sql", g.Kind)
 	rdr, err := ss.open(ctx, g, adm.meter)
+	st.touch()
+	st.queued.Store(false)
 	if err != nil {
 		return err
 	}
@@ -210,7 +216,8 @@ func (ss *sqlServer) queryStrings(ctx context.Context, q string, args ...any) ([
 				if c.IsNull(i) {
 					continue
 				}
-				v := c.ValueStr(i)
+				// A copy: the batch's memory (DuckDB's) goes with the next.
+				v := strings.Clone(c.ValueStr(i))
 				row[j] = &v
 			}
 			rows = append(rows, row)
@@ -507,11 +514,11 @@ func argOf(c arrow.Array, i int) (any, error) {
 	case *array.Float64:
 		return a.Value(i), nil
 	case *array.String:
-		return a.Value(i), nil
+		return strings.Clone(a.Value(i)), nil
 	case *array.LargeString:
-		return a.Value(i), nil
+		return strings.Clone(a.Value(i)), nil
 	case *array.StringView:
-		return a.Value(i), nil
+		return strings.Clone(a.Value(i)), nil
 	case *array.Binary:
 		return append([]byte(nil), a.Value(i)...), nil
 	case *array.LargeBinary:

@@ -45,8 +45,9 @@ type DB struct {
 // DuckDB with every table registered as a view: a table-model table of an
 // IoTDB database as "database"."table" (and as "table" in main when no
 // other database holds that name), every other table in main. The session
-// time zone is UTC. `SELECT * FROM 'x.tsfile'` and `tsfile(path, table :=
-// 'name')` read inputs named in the query.
+// time zone is UTC. `SELECT * FROM 'x.tsfile'` and `tsfile(path, "table"
+// := 'name')` read inputs named in the query (table is a reserved word of
+// DuckDB's grammar: quote it).
 func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 	db, err := newDB(ctx, inputs, opts)
 	if err != nil {
@@ -87,8 +88,10 @@ func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 // Register resolves inputs as Open does and registers their tables (and
 // the tsfile() table function) on the user's DuckDB connection conn, for
 // its whole database. The replacement scan for `FROM 'x.tsfile'` needs the
-// connector and is not registered. QueryArrow then runs on conn; SQL
-// returns nil and Conn an error. Close drops the views, not conn.
+// connector and is not registered. QueryArrow then runs on conn, one
+// statement at a time: a second QueryArrow waits until the first one's
+// reader is released. SQL returns nil and Conn an error. Close drops the
+// views, not conn.
 func Register(ctx context.Context, conn *sql.Conn, inputs []string, opts *Options) (*DB, error) {
 	db, err := newDB(ctx, inputs, opts)
 	if err != nil {

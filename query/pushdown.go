@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -84,11 +85,16 @@ func planPushdown(ctx context.Context, conn *sql.Conn, query string, tables []ta
 	}
 	p := &pdPlanner{ctx: ctx, conn: conn, tables: tables, ctes: map[string]bool{}}
 	p.collect(root)
+	p.attribute(root)
+	// The catalog reads below cost milliseconds (duckdb_functions() tens of
+	// them): skip them when no table could get anything.
+	if !p.anyWork() {
+		return out, nil
+	}
 	ok, err := p.catalogAllows()
 	if err != nil || !ok {
 		return out, err
 	}
-	p.attribute(root)
 	for i, t := range tables {
 		refs := p.candidates[i]
 		if len(refs) != 1 {
@@ -135,7 +141,7 @@ func statementKind(ctx context.Context, conn *sql.Conn, query string) (readOnly 
 }
 
 // errParse marks a statement DuckDB's parser refused.
-var errSQLParse = fmt.Errorf("parser error")
+var errSQLParse = errors.New("parser error")
 
 // serialized is json_serialize_sql's answer.
 type serializedSQL struct {
@@ -258,21 +264,39 @@ func (p *pdPlanner) collect(v any) {
 	}
 }
 
+// anyWork fills the candidate references of each table and tells whether
+// some table has one only, under a SELECT with a WHERE or modifiers.
+func (p *pdPlanner) anyWork() bool {
+	p.candidates = make([][]jsNode, len(p.tables))
+	for _, r := range p.baseRefs {
+		for i, t := range p.tables {
+			if pdMayName(r, t) {
+				p.candidates[i] = append(p.candidates[i], r)
+			}
+		}
+	}
+	for _, refs := range p.candidates {
+		if len(refs) != 1 {
+			continue
+		}
+		if c, ok := p.contexts[jsID(refs[0])]; ok && (c.sel["where_clause"] != nil || len(jsList(c.sel, "modifiers")) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
 // catalogAllows checks the names the statement uses against DuckDB's
 // catalog: a user view or macro could read one of our tables without the
 // reference showing in the statement, and so could query()/query_table()
 // or a table function that is not DuckDB's own (tsfile_scan itself).
 func (p *pdPlanner) catalogAllows() (bool, error) {
-	p.candidates = make([][]jsNode, len(p.tables))
 	var unknown []string
 	for _, r := range p.baseRefs {
 		name := jsStr(r, "table_name")
 		ours := false
-		for i, t := range p.tables {
-			if pdMayName(r, t) {
-				p.candidates[i] = append(p.candidates[i], r)
-				ours = true
-			}
+		for _, t := range p.tables {
+			ours = ours || pdMayName(r, t)
 		}
 		if !ours && !(jsStr(r, "schema_name") == "" && jsStr(r, "catalog_name") == "" && p.ctes[pdLower(name)]) {
 			unknown = append(unknown, name)

@@ -430,3 +430,28 @@ func (g *pdGen) expr(depth int) string {
 		return "(" + g.expr(depth-1) + " AND " + g.expr(depth-1) + ")"
 	}
 }
+
+// TestPlanPushdownSession covers what the session changes: a user macro
+// that shadows a built-in (DuckDB prefers it) and a default collation.
+func TestPlanPushdownSession(t *testing.T) {
+	conn := pdOpen(t)
+	ctx := context.Background()
+	q := `SELECT * FROM t WHERE time >= epoch_ms(1704067200000) AND region = 'a'`
+	got, err := planPushdown(ctx, conn, q, pdTables)
+	require.NoError(t, err)
+	require.Equal(t, map[string]pushdown{"t": {Start: ms20240101, HasStart: true, Tags: map[string][]string{"region": {"a"}}}}, got)
+
+	_, err = conn.ExecContext(ctx, `SET default_collation = 'nocase'`)
+	require.NoError(t, err)
+	got, err = planPushdown(ctx, conn, q, pdTables)
+	require.NoError(t, err)
+	require.Equal(t, map[string]pushdown{"t": {Start: ms20240101, HasStart: true}}, got, "region = 'a' also matches 'A' under nocase")
+	_, err = conn.ExecContext(ctx, `RESET default_collation`)
+	require.NoError(t, err)
+
+	_, err = conn.ExecContext(ctx, `CREATE MACRO epoch_ms(x) AS now()`)
+	require.NoError(t, err)
+	got, err = planPushdown(ctx, conn, q, pdTables)
+	require.NoError(t, err)
+	require.Empty(t, got, "a macro named epoch_ms shadows the built-in")
+}
