@@ -491,3 +491,16 @@ func TestSQLCancel(t *testing.T) {
 	require.ErrorIs(t, <-eng.ended, context.Canceled)
 	r.Release()
 }
+
+// TestSQLServerPlainPut: with Flight SQL on, a plain DoPut (its first
+// message read to route it) still writes its file, whole.
+func TestSQLServerPlainPut(t *testing.T) {
+	ts, _ := startSQLServer(t, Options{AllowPut: true})
+	src := writeTestFile(t, t.TempDir(), "src.tsfile", 3, 40, 7)
+	c := dial(t, ts.addr)
+	require.NoError(t, putFile(t, c, src, &arrowflight.FlightDescriptor{Type: arrowflight.DescriptorPATH, Path: []string{"put.tsfile", "weather"}}))
+	require.NoError(t, ts.Rescan(context.Background()))
+	fi, err := c.GetFlightInfo(context.Background(), &arrowflight.FlightDescriptor{Type: arrowflight.DescriptorPATH, Path: []string{"put.tsfile", "weather"}})
+	require.NoError(t, err)
+	require.Equal(t, localRows(t, nil, "weather", src), readFlight(t, context.Background(), c, fi))
+}

@@ -170,6 +170,10 @@ func (db *DB) register(ctx context.Context, conn *sql.Conn) error {
 					return fmt.Errorf("query: view main.%s: %w", t.Name, err)
 				}
 				db.views = append(db.views, name)
+				// The planner sees the alias as a view of the same scan.
+				m := db.metas[i]
+				m.Schema = "main"
+				db.metas = append(db.metas, m)
 			}
 		}
 		name := quoteIdent(t.Schema) + "." + quoteIdent(t.Name)

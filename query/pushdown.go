@@ -7,7 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
+
 	"fmt"
 	"math"
 	"reflect"
@@ -115,35 +115,7 @@ func planPushdown(ctx context.Context, conn *sql.Conn, query string, tables []ta
 	return out, nil
 }
 
-// statementKind tells whether query is one statement that only reads:
-// json_serialize_sql serializes SELECT statements only (VALUES, DESCRIBE and
-// SHOW are SELECTs to it), and answers an error object for every other kind
-// (CREATE, INSERT, COPY, SET, ATTACH, PRAGMA, EXPLAIN ...). So readOnly is
-// true exactly when DuckDB's parser made one SELECT of the text; err is
-// DuckDB's parser error when the text does not parse. EXPLAIN and PRAGMA
-// table_info are reported as not read-only: the parser cannot tell them
-// from EXPLAIN ANALYZE or a PRAGMA that changes settings.
-func statementKind(ctx context.Context, conn *sql.Conn, query string) (readOnly bool, err error) {
-	stmts, err := serializeSQL(ctx, conn, query)
-	if err != nil {
-		return false, err
-	}
-	if stmts == nil {
-		return false, nil
-	}
-	if stmts.Error {
-		if stmts.ErrorType == "parser" {
-			return false, fmt.Errorf("query: %w: %s", errSQLParse, stmts.ErrorMessage)
-		}
-		return false, nil
-	}
-	return len(stmts.Statements) == 1, nil
-}
-
-// errParse marks a statement DuckDB's parser refused.
-var errSQLParse = errors.New("parser error")
-
-// serialized is json_serialize_sql's answer.
+// serializedSQL is json_serialize_sql's answer.
 type serializedSQL struct {
 	Error        bool             `json:"error"`
 	ErrorType    string           `json:"error_type"`
@@ -184,11 +156,11 @@ func jsList(n jsNode, k string) []any {
 	return l
 }
 
-// refID identifies one JSON object of the parsed tree (the decoder makes a
+// jsID identifies one JSON object of the parsed tree (the decoder makes a
 // distinct map per object).
 func jsID(n jsNode) uintptr { return reflect.ValueOf(n).Pointer() }
 
-// foldEq compares identifiers as DuckDB's binder does: case-insensitive in
+// identEqual compares identifiers as DuckDB's binder does: case-insensitive in
 // ASCII only, whether or not they were quoted.
 func identEqual(a, b string) bool {
 	if len(a) != len(b) {
@@ -211,7 +183,7 @@ func identEqual(a, b string) bool {
 
 func pdLower(s string) string { return strings.ToLower(s) }
 
-// refContext is where a base-table reference sits: the SELECT whose FROM
+// pdRefContext is where a base-table reference sits: the SELECT whose FROM
 // holds it, and whether it is alone there (unqualified columns are then
 // its own) or one side of joins that keep all its rows' matches.
 type pdRefContext struct {
@@ -219,6 +191,8 @@ type pdRefContext struct {
 	inJoin bool
 }
 
+// pdPlanner holds one planPushdown call: what the statement references and
+// calls, and what the catalog says of it.
 type pdPlanner struct {
 	ctx    context.Context
 	conn   *sql.Conn
@@ -393,7 +367,7 @@ func (p *pdPlanner) isOurs(schema, name string) bool {
 	return false
 }
 
-// mayName tells whether the reference r could resolve to table t. It errs
+// pdMayName tells whether the reference r could resolve to table t. It errs
 // towards yes: an extra candidate only costs pushdown, a missing one would
 // let a scan skip rows another reference needs.
 func pdMayName(r jsNode, t tableMeta) bool {
@@ -443,7 +417,7 @@ func (p *pdPlanner) attribute(v any) {
 	}
 }
 
-// plainRef: a reference with no sample (taken before WHERE, so pushdown
+// pdPlainRef: a reference with no sample (taken before WHERE, so pushdown
 // would change which rows it samples), no column aliases (x(a, b) renames
 // columns by position) and no AT clause.
 func pdPlainRef(r jsNode) bool {
@@ -483,7 +457,7 @@ func (p *pdPlanner) joinSides(sel, j jsNode) {
 	}
 }
 
-// conjuncts flattens the top-level ANDs of a WHERE clause.
+// pdConjuncts flattens the top-level ANDs of a WHERE clause.
 func pdConjuncts(e jsNode) []jsNode {
 	if e == nil {
 		return nil
@@ -502,7 +476,7 @@ func pdConjuncts(e jsNode) []jsNode {
 	return []jsNode{e}
 }
 
-// colKind is what a column reference in a conjunct names.
+// pdColKind is what a column reference in a conjunct names.
 type pdColKind int
 
 const (
@@ -511,7 +485,7 @@ const (
 	pdTag
 )
 
-// column resolves a COLUMN_REF expression against reference r of table t:
+// pdColumn resolves a COLUMN_REF expression against reference r of table t:
 // an unqualified name only when r is alone in its FROM, else a name
 // qualified by r's alias (or its table name when it has none).
 func pdColumn(e jsNode, r jsNode, t tableMeta, inJoin bool) (pdColKind, string) {
@@ -550,14 +524,14 @@ func pdColumn(e jsNode, r jsNode, t tableMeta, inJoin bool) (pdColKind, string) 
 	return pdOther, ""
 }
 
-// bound is one side of a time conjunct: the column's DuckDB value op c.
+// pdBound is one side of a time conjunct: the column's DuckDB value op c.
 type pdBound struct {
 	op     string // ">=", "<=", "=" (strict ones are turned into these on the pdColumn's integer values)
 	strict bool
 	c      int // index into the constants to evaluate
 }
 
-// cond is one conjunct the planner understood.
+// pdCond is one conjunct the planner understood.
 type pdCond struct {
 	time   []pdBound // all must hold (BETWEEN gives two); for IN: any of them (op "=")
 	in     bool      // time IN (...): the hull of the values
@@ -691,7 +665,7 @@ func pdIsZero(pd pushdown) bool {
 	return !pd.HasStart && !pd.HasEnd && !pd.Empty && len(pd.Tags) == 0 && pd.Limit == 0
 }
 
-// flip mirrors a comparison for `const OP column`.
+// pdFlip mirrors a comparison for `const OP column`.
 var pdFlip = map[string]string{
 	"COMPARE_EQUAL":                "COMPARE_EQUAL",
 	"COMPARE_LESSTHAN":             "COMPARE_GREATERTHAN",
@@ -862,7 +836,7 @@ func (p *pdPlanner) columnTypes(t tableMeta) (string, map[string]string, error) 
 	return timeType, tags, nil
 }
 
-// timeScale is, per DuckDB type of the time column, how many of its
+// pdTimeScale is, per DuckDB type of the time column, how many of its
 // integer steps make a second, and the function that gives that integer.
 // BIGINT holds the table's own unit (0 = the table's).
 var pdTimeScale = map[string]struct {
@@ -876,7 +850,7 @@ var pdTimeScale = map[string]struct {
 	"BIGINT":                   {0, ""},
 }
 
-// constTypes are the types of a constant that DuckDB casts to the time
+// pdConstTypes are the types of a constant that DuckDB casts to the time
 // column's type to compare (checked: a TIMESTAMP compared with a TIMESTAMP
 // WITH TIME ZONE column is taken in the session's time zone, the column is
 // not cast to local time). A VARCHAR counts only as a string literal: a
@@ -889,7 +863,7 @@ var pdConstTypes = map[string][]string{
 	"BIGINT":                   {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"},
 }
 
-// value is one evaluated constant.
+// pdValue is one evaluated constant.
 type pdValue struct {
 	ok  bool
 	i   int64  // time: the pdColumn type's integer (epoch_us ...); limits
@@ -1009,7 +983,7 @@ func (p *pdPlanner) evaluate(consts []jsNode, conds []pdCond, colType string, li
 	return vals, nil
 }
 
-// limitOf finds `LIMIT n [OFFSET m]` on a SELECT whose rows are its FROM's
+// pdLimit finds `LIMIT n [OFFSET m]` on a SELECT whose rows are its FROM's
 // rows one for one (no ORDER BY, GROUP BY, aggregate, DISTINCT, window,
 // HAVING, QUALIFY, sample, set-returning call): then n+m rows of the scan
 // that pass the WHERE are enough. It answers the indexes of the constants,
@@ -1047,7 +1021,7 @@ func pdIntLiteral(e jsNode) bool {
 	return e != nil && e["class"] == "CONSTANT" && jsStr(jsObj(e, "literal"), "kind") == "INTEGER"
 }
 
-// rowForRow accepts select-list items that give one output row per input
+// pdRowForRow accepts select-list items that give one output row per input
 // row: *, column references, literals and casts of them.
 func pdRowForRow(e jsNode) bool {
 	if e == nil {
@@ -1064,7 +1038,7 @@ func pdRowForRow(e jsNode) bool {
 	return false
 }
 
-// timeRange turns one time condition into an inclusive range of the
+// pdTimeRange turns one time condition into an inclusive range of the
 // table's unit. The column holds DuckDB values d(t) of the row's time t:
 // d(t) = t*k exactly when the column's type is as fine as the unit or
 // finer (k = its steps per table step), else rounded somehow, and then
@@ -1154,7 +1128,7 @@ func pdTimeRange(cd pdCond, vals []pdValue, colType string, unit arrow.TimeUnit)
 	return lo, hi, hasLo, hasHi, true, exact
 }
 
-// colToUnit maps the column-type range [a, b] (a <= d(t) <= b) to the
+// pdToUnit maps the column-type range [a, b] (a <= d(t) <= b) to the
 // table's unit: the smallest t with d(t) >= a and the largest with
 // d(t) <= b, or widened bounds when d rounds.
 func pdToUnit(a, b, perCol, perUnit int64) (lo, hi int64, okLo, okHi, exact bool) {

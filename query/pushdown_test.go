@@ -163,34 +163,6 @@ func TestPlanPushdown(t *testing.T) {
 	}
 }
 
-func TestStatementKind(t *testing.T) {
-	conn := pdOpen(t)
-	for _, tc := range []struct {
-		q        string
-		readOnly bool
-		err      bool
-	}{
-		{`SELECT * FROM t`, true, false},
-		{`WITH c AS (SELECT 1) SELECT * FROM c`, true, false},
-		{`VALUES (1), (2)`, true, false},
-		{`DESCRIBE t`, true, false},
-		{`SHOW TABLES`, true, false},
-		{`FROM t`, true, false},
-		{`SELECT 1; SELECT 2`, false, false},
-		{`INSERT INTO raw_t (id) VALUES (1)`, false, false},
-		{`CREATE TABLE x AS SELECT 1`, false, false},
-		{`COPY raw_t TO 'x.csv'`, false, false},
-		{`SET threads = 1`, false, false},
-		{`ATTACH 'x.db'`, false, false},
-		{`EXPLAIN ANALYZE DELETE FROM raw_t`, false, false},
-		{`SELEC 1`, false, true},
-	} {
-		ro, err := statementKind(context.Background(), conn, tc.q)
-		require.Equal(t, tc.err, err != nil, "%s: %v", tc.q, err)
-		require.Equal(t, tc.readOnly, ro, tc.q)
-	}
-}
-
 // pdRow is one row of the randomized test's data.
 type pdRow struct {
 	time        int64 // ms, or ns for the ns table

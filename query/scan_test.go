@@ -40,11 +40,11 @@ func TestPushdownSkipsOnly(t *testing.T) {
 		{`SELECT count(*), sum(v) FROM (SELECT v FROM t WHERE region = '\N' LIMIT 5)`,
 			pushdown{Tags: map[string][]string{"region": {`\N`}}, Limit: 5}},
 	} {
-		run := func(ctx context.Context) (string, int64) {
+		run := func(ctx context.Context) (string, int64, int64) {
 			conn, err := db.Conn(ctx)
 			require.NoError(t, err)
 			defer conn.Close()
-			before := db.Stats().RowsScanned
+			before := db.Stats()
 			var n int64
 			var s *int64
 			require.NoError(t, conn.QueryRowContext(ctx, tc.q).Scan(&n, &s), tc.q)
@@ -52,10 +52,11 @@ func TestPushdownSkipsOnly(t *testing.T) {
 			if s != nil {
 				got += fmt.Sprint(" ", *s)
 			}
-			return got, db.Stats().RowsScanned - before
+			after := db.Stats()
+			return got, after.RowsScanned - before.RowsScanned, after.PagesDecoded - before.PagesDecoded
 		}
-		want, all := run(ctx)
-		got, some := run(withPushdown(ctx, map[string]pushdown{id: tc.pd}))
+		want, all, allPages := run(ctx)
+		got, some, somePages := run(withPushdown(ctx, map[string]pushdown{id: tc.pd}))
 		require.Equal(t, want, got, tc.q)
 		if tc.pd.Empty {
 			// DuckDB may see the contradiction itself and scan nothing.
@@ -64,6 +65,8 @@ func TestPushdownSkipsOnly(t *testing.T) {
 		}
 		require.Equal(t, int64(devices*rows), all, tc.q)
 		require.Less(t, some, all, tc.q)
+		require.Positive(t, allPages, tc.q)
+		require.LessOrEqual(t, somePages, allPages, tc.q)
 	}
 }
 
@@ -77,6 +80,7 @@ func TestStatsDataset(t *testing.T) {
 	after := db.Stats()
 	require.Equal(t, n, after.RowsScanned-before.RowsScanned)
 	require.Greater(t, after.BytesRead, before.BytesRead)
+	require.Greater(t, after.PagesDecoded, before.PagesDecoded)
 	require.Positive(t, after.Units)
 }
 

@@ -92,8 +92,9 @@ ListActions, DoAction, PollFlightInfo and DoExchange answer UNIMPLEMENTED
 Flight SQL (on by default; --sql=false turns it off): the same address
 also speaks Arrow Flight SQL, for JDBC (jdbc:arrow-flight-sql://HOST:PORT),
 ADBC (Python's adbc_driver_flightsql, R, Go) and BI tools. The engine is
-DuckDB over DIR's tables, resolved as ts2arrow sql resolves a directory
-when serve starts (restart serve to see tables added since). Read-only
+DuckDB over DIR's tables, resolved as ts2arrow sql resolves a directory,
+and again after a --rescan that finds a file added, removed or changed
+(statements running keep the tables they started with). Read-only
 statements (SELECT, WITH, VALUES, SHOW, DESCRIBE, EXPLAIN), prepared
 statements with parameters, the catalog calls, GetSqlInfo,
 GetXdbcTypeInfo and CancelFlightInfo are answered; updates, ingestion,
@@ -434,7 +435,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 
 	if *sqlOn {
-		eng, closer, err := openSQLEngine(context.Background(), *root, ropts, *dso, *rawFiles, int64(memoryLimit), log)
+		eng, closer, err := openSQLEngine(context.Background(), *root, ropts, *dso, *rawFiles, opts.TimeUnit, int64(memoryLimit), *rescan, log)
 		if err != nil {
 			return fmt.Errorf("opening the SQL engine for Flight SQL: %w", err)
 		}
@@ -462,6 +463,20 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		lis.Close()
 		return err
+	}
+	if opts.SQL != nil {
+		// The tables are resolved once the server has scanned the root,
+		// whose readable files it knows then.
+		startSQLEngine(opts.SQL, func() []string {
+			var files []string
+			if len(srv.DataDirs()) > 0 {
+				return nil
+			}
+			for _, f := range srv.Files() {
+				files = append(files, filepath.Join(*root, filepath.FromSlash(f)))
+			}
+			return files
+		})
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()

@@ -73,6 +73,7 @@ func TestMain(m *testing.M) {
 // server is a running `ts2arrow serve`.
 type server struct {
 	addr string // host:port
+	root string
 	cmd  *exec.Cmd
 	mu   sync.Mutex
 	log  strings.Builder
@@ -99,7 +100,7 @@ func serve(t *testing.T, args ...string) *server {
 	if err := os.WriteFile(filepath.Join(root, "sample.tsfile"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, append([]string{"serve", "--root", root, "--addr", "127.0.0.1:0", "--rescan", "0"}, args...)...)
+	cmd := exec.Command(bin, append([]string{"serve", "--root", root, "--addr", "127.0.0.1:0", "--rescan", "0"}, args...)...) // a later --rescan wins
 	cmd.Env = append(os.Environ(), "TS2ARROW_TEST_TOKENS=tok-one,tok-two")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -108,7 +109,7 @@ func serve(t *testing.T, args ...string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, done: make(chan error, 1)}
+	s := &server{cmd: cmd, root: root, done: make(chan error, 1)}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -751,5 +752,49 @@ func TestFlightSQLClient(t *testing.T) {
 	want, _ := convertRows(t)
 	if n != len(want) {
 		t.Fatalf("plain DoGet: %d rows, convert %d", n, len(want))
+	}
+}
+
+// TestTablesFollowTheRoot: a file added under the root joins its table
+// once a rescan sees it, as plain Flight's flights do.
+func TestTablesFollowTheRoot(t *testing.T) {
+	s := serve(t, "--rescan", "100ms")
+	cn := open(t, "grpc://"+s.addr, nil)
+	ctx := context.Background()
+	before, _, err := query(ctx, cn, "SELECT count(*) FROM weather", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(s.root, "sample.tsfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(s.root, "more"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.root, "more", ".tmp"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(s.root, "more", ".tmp"), filepath.Join(s.root, "more", "copy.tsfile")); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	fmt.Sscan(before[0], &n)
+	want := fmt.Sprint(2 * n)
+	for {
+		got, _, err := query(ctx, cn, "SELECT count(*) FROM weather", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[0] == want {
+			break
+		}
+		if got[0] != before[0] {
+			t.Fatalf("count %s: neither %s before nor %s after", got[0], before[0], want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(s.logs(), "SQL tables resolved again") {
+		t.Fatalf("no reload logged:\n%s", s.logs())
 	}
 }
