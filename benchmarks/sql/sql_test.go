@@ -367,12 +367,12 @@ func timeWhere(r *arrowconv.TimeRange) string {
 //
 // x-full is the full query's time over the selective one's (targets: 20
 // for the window, 200 for the device). It reports what the scan read for
-// each query (the query package's Stats: bytes read from the file and rows
-// handed to DuckDB; it counts no pages yet) and, as the reference, what
-// arrowconv reads for `convert` with the same window or device and the
-// query's columns (bytes through a counting io.ReaderAt, as the query
-// package counts them, and rows returned), which pushdown should about
-// equal.
+// each query (the query package's Stats: bytes read from the file, pages
+// decoded, rows handed to DuckDB) and, as the reference, what arrowconv
+// reads for `convert` with the same window or device and the query's
+// columns (bytes through a counting io.ReaderAt, as the query package
+// counts them, and arrowconv.Options.PagesDecoded), which pushdown should
+// about equal.
 func BenchmarkSQLSelective(b *testing.B) {
 	rows := rowsOf(b)
 	def, many := benchmarks.VariantDefault, benchmarks.VariantDefault+benchmarks.ManyDevicesSuffix
@@ -457,10 +457,13 @@ func benchSQLSelective(b *testing.B, variant string, rows int, where string, o a
 	b.ReportMetric(fullPerOp*1e9, "full-ns/op")
 	b.ReportMetric(fullPerOp/perOp, "x-full")
 	b.ReportMetric(float64(selStats.BytesRead)/1e6, "read-MB")
+	b.ReportMetric(float64(selStats.PagesDecoded), "pages")
 	b.ReportMetric(float64(selStats.RowsScanned), "rows-scanned")
 	b.ReportMetric(float64(fullStats.BytesRead)/1e6, "full-read-MB")
+	b.ReportMetric(float64(fullStats.PagesDecoded), "full-pages")
 	b.ReportMetric(float64(fullStats.RowsScanned), "full-rows-scanned")
 	b.ReportMetric(float64(conv.bytes)/1e6, "convert-read-MB")
+	b.ReportMetric(float64(conv.pages), "convert-pages")
 }
 
 // queryStats runs an aggregate once and returns what the scan read for it
@@ -470,9 +473,10 @@ func queryStats(ctx context.Context, db *query.DB, q string) (query.ScanStats, g
 	g, err := tsarrowGroups(ctx, db, q)
 	after := db.Stats()
 	return query.ScanStats{
-		BytesRead:   after.BytesRead - before.BytesRead,
-		RowsScanned: after.RowsScanned - before.RowsScanned,
-		Units:       after.Units - before.Units,
+		BytesRead:    after.BytesRead - before.BytesRead,
+		PagesDecoded: after.PagesDecoded - before.PagesDecoded,
+		RowsScanned:  after.RowsScanned - before.RowsScanned,
+		Units:        after.Units - before.Units,
 	}, g, err
 }
 
@@ -488,9 +492,10 @@ func (c *readCounter) ReadAt(p []byte, off int64) (int, error) {
 	return n, err
 }
 
-// readFigures is what one read returned and read: rows and file bytes.
+// readFigures is what one read returned and read: rows, file bytes and
+// pages decoded.
 type readFigures struct {
-	rows, bytes int64
+	rows, bytes, pages int64
 }
 
 // convertRead is the reference of a selective query: what arrowconv reads
@@ -513,7 +518,10 @@ func convertRead(path string, o *arrowconv.Options) (readFigures, error) {
 		return out, err
 	}
 	defer f.Close()
-	rdr, err := arrowconv.NewTableReader(f, benchmarks.Table, o)
+	var pages atomic.Int64
+	oc := *o
+	oc.PagesDecoded = &pages
+	rdr, err := arrowconv.NewTableReader(f, benchmarks.Table, &oc)
 	if err != nil {
 		return out, err
 	}
@@ -521,6 +529,6 @@ func convertRead(path string, o *arrowconv.Options) (readFigures, error) {
 	for rdr.Next() {
 		out.rows += rdr.RecordBatch().NumRows()
 	}
-	out.bytes = rc.n.Load()
+	out.bytes, out.pages = rc.n.Load(), pages.Load()
 	return out, rdr.Err()
 }
