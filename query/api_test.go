@@ -69,6 +69,18 @@ func TestReadOnly(t *testing.T) {
 		_, err := db.QueryArrow(ctx, q)
 		require.ErrorIs(t, err, ErrReadOnly, q)
 	}
+	// EXPLAIN ANALYZE runs its statement: the read-only transaction
+	// QueryArrow runs it in refuses the write.
+	for _, q := range []string{"EXPLAIN ANALYZE DROP VIEW t", "EXPLAIN ANALYZE CREATE TABLE x AS SELECT 1", "EXPLAIN CREATE TABLE x AS SELECT 1"} {
+		rd, err := db.QueryArrow(ctx, q)
+		if err == nil {
+			for rd.Next() {
+			}
+			err = rd.Err()
+			rd.Release()
+		}
+		require.ErrorContains(t, err, "read-only", q)
+	}
 	// DuckDB's binder refuses this one first (t is a view).
 	_, err := db.QueryArrow(ctx, "INSERT INTO t VALUES (1)")
 	require.Error(t, err)

@@ -278,6 +278,24 @@ func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.
 	if err != nil {
 		return nil, err
 	}
+	if db.user == nil {
+		// A read-only transaction, rolled back when the reader is
+		// released: DuckDB itself then refuses any write to the catalog,
+		// also one inside EXPLAIN ANALYZE, which checkReadOnly cannot
+		// tell from a plain EXPLAIN. (A user's connection of Register may
+		// be in a transaction of its own: left alone.)
+		if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION READ ONLY"); err != nil {
+			return nil, err
+		}
+		closeConn := done
+		done = func() {
+			if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+				// Never hand the pool a connection left in a transaction.
+				conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+			closeConn()
+		}
+	}
 	qctx := withPushdown(ctx, pd)
 	var rr array.RecordReader
 	err = conn.Raw(func(dc any) error {

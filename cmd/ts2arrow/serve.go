@@ -440,7 +440,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("opening the SQL engine for Flight SQL: %w", err)
 		}
 		if eng == nil {
-			log.Warn("this build has no SQL engine, so Flight SQL is off (build with CGO_ENABLED=1 and -tags duckdb_arrow); plain Flight is served")
+			// A warning only when --sql was asked for: by default a build
+			// without the engine is a plain Flight server, and says so.
+			level := slog.LevelInfo
+			if fs.Changed("sql") {
+				level = slog.LevelWarn
+			}
+			log.Log(context.Background(), level, "this build has no SQL engine, so Flight SQL is off (build with CGO_ENABLED=1 and -tags duckdb_arrow); plain Flight is served")
 		} else {
 			opts.SQL = eng
 			defer closer.Close()

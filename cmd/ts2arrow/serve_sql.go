@@ -73,7 +73,8 @@ func (r *reloadingDB) load() {
 		if files := r.served(); len(files) > 0 {
 			var err2 error
 			if db, err2 = r.open(context.Background(), files); err2 == nil {
-				r.log.Warn("Flight SQL serves the readable files only: the root as a whole does not open", "error", err)
+				// Plain Flight has warned of each file it leaves out.
+				r.log.Info("Flight SQL serves the readable files only: the root as a whole does not open", "error", err)
 				err = nil
 			}
 		}
@@ -81,7 +82,12 @@ func (r *reloadingDB) load() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
-		r.log.Warn("Flight SQL has no tables to serve yet", "error", err)
+		// A root without files (one DoPut fills) is no surprise.
+		level := slog.LevelWarn
+		if r.sig == emptySignature {
+			level = slog.LevelInfo
+		}
+		r.log.Log(context.Background(), level, "Flight SQL has no tables to serve yet", "error", err)
 		r.openErr = err
 		return
 	}
@@ -217,6 +223,9 @@ func (r *reloadingDB) Close() error {
 	}
 	return nil
 }
+
+// emptySignature is rootSignature's of a root holding no file.
+var emptySignature = sha256.Sum256(nil)
 
 // rootSignature digests the path, size and modification time of every
 // file under root (names starting with "." skipped, as serve skips them).
