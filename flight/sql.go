@@ -287,6 +287,10 @@ func (ss *sqlServer) status(err error) error {
 	case strings.Contains(msg, "Catalog Error"):
 		// DuckDB: "Catalog Error: Table with name x does not exist!"
 		code = codes.NotFound
+	case strings.Contains(msg, "Permission Error"):
+		// DuckDB: "Permission Error: Cannot access file ... - file system
+		// operations are disabled by configuration" (query.Options.Confine).
+		code = codes.PermissionDenied
 	case strings.Contains(msg, "INTERRUPT Error"), strings.Contains(msg, "Interrupt Error"):
 		code = codes.Canceled
 	case strings.Contains(msg, "Out of Memory Error"):

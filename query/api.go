@@ -45,6 +45,14 @@ type Options struct {
 	// Warn receives warnings (tables skipped, files left out); nil drops
 	// them.
 	Warn func(msg string)
+	// Confine keeps statements to the tables of the inputs, for a server
+	// whose clients must not read the host's other files: DuckDB itself may
+	// not touch files or the network (enable_external_access = false, no
+	// extension installed or loaded on demand), so read_csv('/etc/passwd'),
+	// glob() and COPY are refused, and tsfile() and FROM 'x.tsfile', which
+	// read what the query names, are refused too. serve sets it for Flight
+	// SQL; the CLI, whose user owns the machine, does not.
+	Confine bool
 }
 
 // Table is one table of the inputs as DuckDB sees it.

@@ -58,6 +58,15 @@ func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 	if db.opts.MemoryLimit > 0 {
 		cfg.Set("memory_limit", strconv.FormatInt(db.opts.MemoryLimit, 10)+"B")
 	}
+	if db.opts.Confine {
+		// Set at startup, so no connection ever runs without them; a
+		// statement cannot lift them, since checkReadOnly refuses SET and
+		// PRAGMA (and lock_configuration would also refuse the per-connection
+		// SET TimeZone below).
+		cfg.Set("enable_external_access", "false")
+		cfg.Set("autoinstall_known_extensions", "false")
+		cfg.Set("autoload_known_extensions", "false")
+	}
 	// Every connection's session time zone is UTC, so that DuckDB's Arrow
 	// result labels TIMESTAMPTZ columns timestamp[us, tz=UTC] whatever the
 	// machine's zone, and a literal such as '2024-01-01 00:00' is UTC as
@@ -71,7 +80,9 @@ func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 		db.res.close()
 		return nil, fmt.Errorf("query: %w", err)
 	}
-	duckdb.RegisterReplacementScan(c, replacementScan)
+	if !db.opts.Confine {
+		duckdb.RegisterReplacementScan(c, replacementScan)
+	}
 	db.db = sql.OpenDB(c)
 	conn, err := db.db.Conn(ctx)
 	if err == nil {
@@ -195,6 +206,9 @@ func replacementScan(name string) (string, []any, error) {
 	return "tsfile_read", []any{name, ""}, nil
 }
 
+// errConfined is tsfile()'s answer on a confined DB (Options.Confine).
+var errConfined = errors.New(`tsfile: reading files named in a query is off here (the engine is confined to its tables); query the tables instead (SELECT table_schema, table_name FROM information_schema.tables)`)
+
 // adhoc resolves tsfile(path, table := table): the table named, or the
 // only one the path holds. Resolved paths stay open until Close.
 func (db *DB) adhoc(ctx context.Context, path, table string) (*scanTable, error) {
@@ -202,6 +216,9 @@ func (db *DB) adhoc(ctx context.Context, path, table string) (*scanTable, error)
 	defer db.adhocMu.Unlock()
 	if db.closed {
 		return nil, errors.New("tsfile: the query.DB is closed")
+	}
+	if db.opts.Confine {
+		return nil, errConfined
 	}
 	key := path + "\x00" + table
 	if t := db.adhocs[key]; t != nil {
@@ -228,7 +245,7 @@ func (db *DB) adhoc(ctx context.Context, path, table string) (*scanTable, error)
 	}
 	switch {
 	case table == "" && len(rts) > 1:
-		return nil, fmt.Errorf("tsfile(%s): the input has several tables; pick one with table := 'NAME' (tables: %s)", quoteString(path), strings.Join(names, ", "))
+		return nil, fmt.Errorf("tsfile(%s): the input has several tables; pick one with \"table\" := 'NAME' (tables: %s)", quoteString(path), strings.Join(names, ", "))
 	case pick == nil:
 		return nil, fmt.Errorf("tsfile(%s): no table %q (tables: %s)", quoteString(path), table, strings.Join(names, ", "))
 	}

@@ -34,7 +34,7 @@ import (
 // (size, modification time) the tables are resolved again: statements
 // running go on with the tables they started with.
 func openSQLEngine(ctx context.Context, root string, ropts *tsfile.ReadOptions, dso dataset.Options, raw bool, unit arrowconv.TimeUnit, memoryLimit int64, rescan time.Duration, log *slog.Logger) (flight.SQLEngine, io.Closer, error) {
-	o := &query.Options{Dataset: dso, Raw: raw, TimeUnit: unit, MemoryLimit: memoryLimit,
+	o := &query.Options{Dataset: dso, Raw: raw, TimeUnit: unit, MemoryLimit: memoryLimit, Confine: true,
 		Warn: func(msg string) { log.Warn(msg) }}
 	if ropts != nil {
 		o.Read = *ropts

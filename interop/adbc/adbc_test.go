@@ -446,6 +446,10 @@ func TestErrors(t *testing.T) {
 		{"SELECT no_such_column FROM weather", codes.InvalidArgument, "no_such_column"},
 		{"CREATE TABLE x (a INT)", codes.InvalidArgument, "read"},
 		{"SELECT 1; SELECT 2", codes.InvalidArgument, "one at a time"},
+		// The engine is confined to the served tables (query.Options.Confine).
+		{"SELECT * FROM read_text('/etc/hostname')", codes.PermissionDenied, "disabled by configuration"},
+		{"SELECT * FROM glob('/*')", codes.PermissionDenied, "disabled by configuration"},
+		{"SELECT * FROM tsfile('/etc')", codes.InvalidArgument, "confined"},
 	} {
 		_, _, err := query(ctx, cn, tc.q, nil)
 		if err == nil || adbcCode(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
