@@ -366,7 +366,9 @@ func timeWhere(r *arrowconv.TimeRange) string {
 //     of the twin.
 //
 // x-full is the full query's time over the selective one's (targets: 20
-// for the window, 200 for the device). It reports what the scan read for
+// for the window, 200 for the device). floor-ns/op times, between the
+// iterations, the same aggregate over a window before the first row, which
+// reads no page: the fixed cost of a query over the table. It reports what the scan read for
 // each query (the query package's Stats: bytes read from the file, pages
 // decoded, rows handed to DuckDB) and, as the reference, what arrowconv
 // reads for `convert` with the same window or device and the query's
@@ -401,6 +403,10 @@ func benchSQLSelective(b *testing.B, variant string, rows int, where string, o a
 	db, table := openTsarrow(b, path)
 	full := fmt.Sprintf(aggregate, table, "")
 	sel := fmt.Sprintf(aggregate, table, where)
+	// floor is the same query over a window before the first row: the
+	// pushdown skips every page, so its time is what any query over the
+	// table costs (planning, pushdown, opening the scan's units).
+	floor := fmt.Sprintf(aggregate, table, timeWhere(&arrowconv.TimeRange{Start: benchmarks.GenStart - 2000, End: benchmarks.GenStart - 1001}))
 	fullStats, fg, err := queryStats(ctx, db, full)
 	if err != nil {
 		b.Fatal(err)
@@ -425,7 +431,7 @@ func benchSQLSelective(b *testing.B, variant string, rows int, where string, o a
 	if conv.rows != got {
 		b.Fatalf("convert with the same pushdown returns %d rows, the query counted %d", conv.rows, got)
 	}
-	var fullTime time.Duration
+	var fullTime, floorTime time.Duration
 	fulls := 0
 	b.ReportAllocs()
 	for b.Loop() {
@@ -436,6 +442,15 @@ func benchSQLSelective(b *testing.B, variant string, rows int, where string, o a
 		if g.total() != got {
 			b.Fatalf("selective query counted %d rows, then %d", got, g.total())
 		}
+		b.StopTimer()
+		start := time.Now()
+		if g, err := tsarrowGroups(ctx, db, floor); err != nil {
+			b.Fatal(err)
+		} else if g.total() != 0 {
+			b.Fatalf("the window before the first row counted %d rows", g.total())
+		}
+		floorTime += time.Since(start)
+		b.StartTimer()
 		if fulls < 2 || fullTime < b.Elapsed() {
 			b.StopTimer()
 			start := time.Now()
@@ -456,6 +471,7 @@ func benchSQLSelective(b *testing.B, variant string, rows int, where string, o a
 	b.ReportMetric(frac, "rows-frac")
 	b.ReportMetric(fullPerOp*1e9, "full-ns/op")
 	b.ReportMetric(fullPerOp/perOp, "x-full")
+	b.ReportMetric(float64(floorTime.Nanoseconds())/float64(b.N), "floor-ns/op")
 	b.ReportMetric(float64(selStats.BytesRead)/1e6, "read-MB")
 	b.ReportMetric(float64(selStats.PagesDecoded), "pages")
 	b.ReportMetric(float64(selStats.RowsScanned), "rows-scanned")
