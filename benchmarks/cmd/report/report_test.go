@@ -256,14 +256,14 @@ BenchmarkDatasetRSS/plain/rows=1000000 1 1 ns/op 15 file-MB 50 peak-RSS-MB 99000
 			lines:   `BenchmarkSQLSelective/default-1000dev/rows=10000000/device=1of1000-2 500 2000000 ns/op 500000000 full-ns/op 0.001 rows-frac 250 x-full 0.5 read-MB 40 pages 60 full-read-MB 3000 full-pages 0.45 convert-read-MB`,
 			section: sqlSection,
 			c:       "SQL 1 device of 1,000, 10M rows: bytes read",
-			want:    row{Figure: "0.5 MB, 40 pages", Peer: "convert with the same pushdown 0.45 MB", Ratio: "1.11x convert's bytes", Limit: "full scan 60 MB, 3000 pages", Met: "yes"},
+			want:    row{Figure: "0.5 MB, 40 pages", Peer: "convert with the same pushdown 0.45 MB", Ratio: "1.11x convert's bytes", Limit: "full scan 60 MB, 3,000 pages", Met: "yes"},
 		},
 		{
 			name:    "sql: bytes read over target, rows scanned",
 			lines:   `BenchmarkSQLSelective/default/rows=10000000/time=1pct-2 10 50000000 ns/op 500000000 full-ns/op 0.01 rows-frac 10 x-full 8 read-MB 100000 rows-scanned 60 full-read-MB 10000000 full-rows-scanned 5 convert-read-MB`,
 			section: sqlSection,
 			c:       "SQL 1% time window, 100 devices, 10M rows: bytes read",
-			want:    row{Figure: "8 MB, 100000 rows scanned", Ratio: "1.6x convert's bytes", Limit: "full scan 60 MB, 10000000 rows scanned", XLimit: "0.133x full scan's bytes", Met: "**no**"},
+			want:    row{Figure: "8 MB, 100,000 rows scanned", Ratio: "1.6x convert's bytes", Limit: "full scan 60 MB, 10,000,000 rows scanned", XLimit: "0.133x full scan's bytes", Met: "**no**"},
 		},
 		{
 			name:    "sql: 1% window under target",

@@ -102,7 +102,7 @@ func sqlSection(r *results) section {
 			// pages and rows: whichever the query package counted.
 			extra := func(unit, what string) string {
 				if v, ok := r.get(name, unit); ok {
-					return fmt.Sprintf(", %.0f %s", v, what)
+					return fmt.Sprintf(", %s %s", thousands3(fmt.Sprintf("%.0f", v)), what)
 				}
 				return ""
 			}
