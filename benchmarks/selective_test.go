@@ -12,28 +12,6 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// genStart is the first timestamp (ms) the generator gives device 0; device
-// i starts i*37 ms later and samples every second, with 0-15 ms of jitter.
-const genStart = 1_700_000_000_000
-
-// selectiveWindow returns the time range that holds 1% of every device's
-// rows of a table of rows rows over devices devices: a window of 1% of a
-// device's span, starting 43.21% into it. A start at a round fraction
-// (the middle) falls on a chunk group boundary of the generated tables,
-// where every device's window would straddle two chunk groups; a window
-// placed at random does that about one time in ten for the 1,000-device
-// twin, so the benchmark times the usual case.
-func selectiveWindow(devices, rows int) *arrowconv.TimeRange {
-	span := int64(rows/devices) * 1000 // ms a device covers
-	start := genStart + span*4321/10000
-	return &arrowconv.TimeRange{Start: start, End: start + span/100 - 1}
-}
-
-// selectiveDevice is the device the one-device read asks for: one in the
-// middle of the table, so the index lookup cannot stop at the first
-// entries.
-const selectiveDevice = ManyDevices / 2
-
 // BenchmarkSelective reads part of a generated table with pushdown and
 // times it against full scans of the same file:
 //
@@ -70,15 +48,15 @@ func BenchmarkSelective(b *testing.B) {
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("%s/rows=%d/time=1pct", VariantDefault, n), func(b *testing.B) {
-			benchSelective(b, VariantDefault, n, &arrowconv.Options{Time: selectiveWindow(Devices, n)})
+			benchSelective(b, VariantDefault, n, &arrowconv.Options{Time: SelectiveWindow(Devices, n)})
 		})
 	}
 	many := VariantDefault + ManyDevicesSuffix
 	b.Run(fmt.Sprintf("%s/rows=%d/time=1pct", many, rows), func(b *testing.B) {
-		benchSelective(b, many, rows, &arrowconv.Options{Time: selectiveWindow(ManyDevices, rows)})
+		benchSelective(b, many, rows, &arrowconv.Options{Time: SelectiveWindow(ManyDevices, rows)})
 	})
 	b.Run(fmt.Sprintf("%s/rows=%d/device=1of%d", many, rows, ManyDevices), func(b *testing.B) {
-		benchSelective(b, many, rows, &arrowconv.Options{Devices: []tsfile.DeviceID{DeviceIDOf(ManyDevices, selectiveDevice)}})
+		benchSelective(b, many, rows, &arrowconv.Options{Devices: []tsfile.DeviceID{DeviceIDOf(ManyDevices, SelectiveDevice)}})
 	})
 }
 

@@ -668,6 +668,7 @@ func sections(r *results) []section {
 		flightLoadSection(r),
 		verifySection(r),
 		idleSection(r),
+		sqlSection(r),
 	}
 }
 
