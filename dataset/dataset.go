@@ -3,12 +3,14 @@ package dataset
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/tsarrow/tsarrow/arrowconv"
@@ -43,6 +45,10 @@ type Options struct {
 	// each resource and fails on a mismatch (ErrResourceMismatch), or
 	// under Read.Lenient reads that file by its own index with a warning.
 	TrustResources bool
+	// ReadBytes, when set, counts the bytes read from data files (footers,
+	// index and pages), for a caller that reports what a query read
+	// (package query's ScanStats).
+	ReadBytes *atomic.Int64
 }
 
 // ModsV1Rule tells how the deletions of a v1 (.mods) file apply. IoTDB
@@ -512,7 +518,11 @@ func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
 		df.err = err
 		return nil, df.err
 	}
-	tf, err := tsfile.Open(osf, df.ver.Size, d.readOptions())
+	var ra io.ReaderAt = osf
+	if d.opts.ReadBytes != nil {
+		ra = &countingReaderAt{r: osf, n: d.opts.ReadBytes}
+	}
+	tf, err := tsfile.Open(ra, df.ver.Size, d.readOptions())
 	if err != nil {
 		osf.Close()
 		df.err = fmt.Errorf("dataset: %s: %w", df.Path, err)
@@ -548,6 +558,18 @@ func (d *Dataset) readOptions() *tsfile.ReadOptions {
 	}
 	o := *d.opts.Read
 	return &o
+}
+
+// countingReaderAt adds the bytes read through it to n.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n *atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	k, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(k))
+	return k, err
 }
 
 // Layout returns the files the Dataset holds and those Discover skipped.

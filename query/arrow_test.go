@@ -4,14 +4,10 @@ package query
 
 import (
 	"context"
-	"database/sql/driver"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,18 +16,10 @@ import (
 // Arrow, with no row-by-row scan in Go.
 func TestArrowQuery(t *testing.T) {
 	const devices, rows = 3, 5000
-	path := filepath.Join(t.TempDir(), "t.tsfile")
-	require.NoError(t, os.WriteFile(path, writeTable(t, devices, rows), 0o644))
-	_, conn := openDB(t)
-	var last *chunkSource
-	registerTableUDF(t, conn, &last)
-	err := conn.Raw(func(dc any) error {
-		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-		if err != nil {
-			return err
-		}
-		res, err := ar.QueryContext(context.Background(),
-			"SELECT region, count(*) AS n, sum(v)::BIGINT AS s FROM tsfile_t(?) WHERE v >= 10 GROUP BY region ORDER BY region", path)
+	db, _ := openTable(t, devices, rows)
+	err := func() error {
+		res, err := db.QueryArrow(context.Background(),
+			"SELECT region, count(*) AS n, sum(v)::BIGINT AS s FROM t WHERE v >= ? GROUP BY region ORDER BY region", 10)
 		if err != nil {
 			return err
 		}
@@ -54,6 +42,6 @@ func TestArrowQuery(t *testing.T) {
 			fmt.Sprintf("r0002 %d %d", rows-10, want),
 		}, got)
 		return nil
-	})
+	}()
 	require.NoError(t, err)
 }

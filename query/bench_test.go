@@ -38,9 +38,12 @@ func TestMeasurePaths(t *testing.T) {
 	wantN := int64(devices * rows)
 	wantX := float64(int64(devices)*int64(rows)*int64(rows-1)/2) / 2
 	ctx := context.Background()
-	_, conn := openDB(t)
-	var last *chunkSource
-	registerTableUDF(t, conn, &last)
+	db, err := Open(ctx, []string{path}, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	require.NoError(t, err)
+	defer conn.Close()
 	check := func(label string, q string, args ...any) {
 		var n int64
 		var x float64
@@ -73,7 +76,7 @@ func TestMeasurePaths(t *testing.T) {
 	require.Equal(t, wantN, n)
 	t.Logf("%-28s %8.1f ms  %6.1f ns/row", "arrowconv alone (Go sum)", float64(el.Microseconds())/1000, float64(el.Nanoseconds())/float64(wantN))
 
-	check("table UDF (SetChunkValue)", "SELECT count(*), sum(x) FROM tsfile_t(?)", path)
+	check("table UDF (query.Open)", "SELECT count(*), sum(x) FROM t")
 
 	// count(time) makes DuckDB project both columns of the view, in order:
 	// the C API's arrow scan does not apply a projection (or a filter) it
@@ -103,12 +106,12 @@ func TestMeasurePaths(t *testing.T) {
 	pq := filepath.Join(dir, "m.parquet")
 	if _, err := os.Stat(pq); err != nil {
 		start := time.Now()
-		_, err := conn.ExecContext(ctx, "COPY (SELECT * FROM tsfile_t(?)) TO '"+pq+"' (FORMAT parquet, COMPRESSION zstd)", path)
+		_, err := conn.ExecContext(ctx, "COPY (SELECT * FROM t) TO '"+pq+"' (FORMAT parquet, COMPRESSION zstd)")
 		require.NoError(t, err)
 		t.Logf("wrote %s in %v", pq, time.Since(start))
 	}
 	check("DuckDB over ZSTD Parquet", "SELECT count(*), sum(x) FROM read_parquet(?)", pq)
-	check("table UDF again", "SELECT count(*), sum(x) FROM tsfile_t(?)", path)
+	check("table UDF again", "SELECT count(*), sum(x) FROM t")
 	check("DuckDB over Parquet again", "SELECT count(*), sum(x) FROM read_parquet(?)", pq)
 	for _, s := range []string{path, pq} {
 		st, err := os.Stat(s)

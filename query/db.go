@@ -1,0 +1,359 @@
+//go:build cgo && duckdb_arrow
+
+package query
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// DB is a DuckDB database with the tables of some inputs registered as
+// views. It is safe for concurrent use.
+type DB struct {
+	db   *sql.DB   // Open's own database; nil after Register
+	user *sql.Conn // Register's connection; nil after Open
+	mu   sync.Mutex
+
+	opts   Options
+	tables []Table
+	metas  []tableMeta
+	ids    []string
+	views  []string // the views register created, qualified and quoted
+	stats  *counters
+	res    *resolver
+
+	adhocMu sync.Mutex
+	adhocs  map[string]*scanTable // tsfile(path, table) resolved, by path and table
+	closed  bool
+}
+
+// Open resolves inputs as `ts2arrow convert` does (files, directories,
+// globs, http(s) URLs, IoTDB data directories) and opens an in-memory
+// DuckDB with every table registered as a view: a table-model table of an
+// IoTDB database as "database"."table" (and as "table" in main when no
+// other database holds that name), every other table in main. The session
+// time zone is UTC. `SELECT * FROM 'x.tsfile'` and `tsfile(path, table :=
+// 'name')` read inputs named in the query.
+func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
+	db, err := newDB(ctx, inputs, opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := url.Values{}
+	cfg.Set("threads", strconv.Itoa(cmpOr(db.opts.Threads, runtime.GOMAXPROCS(0))))
+	if db.opts.MemoryLimit > 0 {
+		cfg.Set("memory_limit", strconv.FormatInt(db.opts.MemoryLimit, 10)+"B")
+	}
+	// Every connection's session time zone is UTC, so that DuckDB's Arrow
+	// result labels TIMESTAMPTZ columns timestamp[us, tz=UTC] whatever the
+	// machine's zone, and a literal such as '2024-01-01 00:00' is UTC as
+	// in convert --start. (TimeZone in the DSN is applied before the ICU
+	// extension loads, and refused.)
+	c, err := duckdb.NewConnector("?"+cfg.Encode(), func(ex driver.ExecerContext) error {
+		_, err := ex.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
+		return err
+	})
+	if err != nil {
+		db.res.close()
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	duckdb.RegisterReplacementScan(c, replacementScan)
+	db.db = sql.OpenDB(c)
+	conn, err := db.db.Conn(ctx)
+	if err == nil {
+		err = db.register(ctx, conn)
+		conn.Close()
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Register resolves inputs as Open does and registers their tables (and
+// the tsfile() table function) on the user's DuckDB connection conn, for
+// its whole database. The replacement scan for `FROM 'x.tsfile'` needs the
+// connector and is not registered. QueryArrow then runs on conn; SQL
+// returns nil and Conn an error. Close drops the views, not conn.
+func Register(ctx context.Context, conn *sql.Conn, inputs []string, opts *Options) (*DB, error) {
+	db, err := newDB(ctx, inputs, opts)
+	if err != nil {
+		return nil, err
+	}
+	db.user = conn
+	if err := db.register(ctx, conn); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func cmpOr(a, b int) int {
+	if a > 0 {
+		return a
+	}
+	return b
+}
+
+// newDB resolves the inputs into tables.
+func newDB(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
+	db := &DB{stats: &counters{}, adhocs: map[string]*scanTable{}}
+	if opts != nil {
+		db.opts = *opts
+	}
+	ropts := db.opts.Read
+	db.res = &resolver{opts: &db.opts, ropts: &ropts, stats: db.stats}
+	rts, err := db.res.resolve(ctx, inputs)
+	if err != nil {
+		db.res.close()
+		return nil, err
+	}
+	for _, rt := range rts {
+		registerTable(rt.scan)
+		db.ids = append(db.ids, rt.scan.ID)
+		db.tables = append(db.tables, rt.Table)
+		db.metas = append(db.metas, tableMeta{ID: rt.scan.ID, Schema: rt.Schema, Name: rt.Name, Time: rt.Time, Unit: rt.Unit, Tags: rt.Tags})
+	}
+	return db, nil
+}
+
+// quoteIdent quotes a DuckDB identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// quoteString quotes a DuckDB string literal.
+func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
+
+// register creates the table functions, schemas and views on conn's
+// database.
+func (db *DB) register(ctx context.Context, conn *sql.Conn) error {
+	if err := registerScan(conn, &db.stats.rows); err != nil {
+		return fmt.Errorf("query: registering tsfile_scan: %w", err)
+	}
+	if err := registerTsfileFunc(ctx, conn, db); err != nil {
+		return fmt.Errorf("query: registering tsfile: %w", err)
+	}
+	// A name is shown unqualified in main too when one database alone
+	// holds it and main has no table of that name.
+	count := map[string]int{}
+	for _, t := range db.tables {
+		count[t.Name]++
+		if t.Schema == "main" {
+			count[t.Name] += 2
+		}
+	}
+	for i, t := range db.tables {
+		view := fmt.Sprintf("SELECT * FROM tsfile_scan(%s)", quoteString(db.ids[i]))
+		if t.Schema != "main" {
+			if _, err := conn.ExecContext(ctx, "CREATE SCHEMA IF NOT EXISTS "+quoteIdent(t.Schema)); err != nil {
+				return fmt.Errorf("query: schema %s: %w", t.Schema, err)
+			}
+			if count[t.Name] == 1 {
+				name := "main." + quoteIdent(t.Name)
+				if _, err := conn.ExecContext(ctx, "CREATE VIEW "+name+" AS "+view); err != nil {
+					return fmt.Errorf("query: view main.%s: %w", t.Name, err)
+				}
+				db.views = append(db.views, name)
+			}
+		}
+		name := quoteIdent(t.Schema) + "." + quoteIdent(t.Name)
+		if _, err := conn.ExecContext(ctx, "CREATE VIEW "+name+" AS "+view); err != nil {
+			return fmt.Errorf("query: view %s.%s: %w", t.Schema, t.Name, err)
+		}
+		db.views = append(db.views, name)
+	}
+	return nil
+}
+
+// replacementScan makes `FROM 'x.tsfile'` (or a glob or URL ending in
+// .tsfile) read through tsfile_read with no table name, as tsfile(path)
+// does.
+func replacementScan(name string) (string, []any, error) {
+	if !strings.HasSuffix(strings.ToLower(name), ".tsfile") {
+		return "", nil, nil
+	}
+	return "tsfile_read", []any{name, ""}, nil
+}
+
+// adhoc resolves tsfile(path, table := table): the table named, or the
+// only one the path holds. Resolved paths stay open until Close.
+func (db *DB) adhoc(ctx context.Context, path, table string) (*scanTable, error) {
+	db.adhocMu.Lock()
+	defer db.adhocMu.Unlock()
+	if db.closed {
+		return nil, errors.New("tsfile: the query.DB is closed")
+	}
+	key := path + "\x00" + table
+	if t := db.adhocs[key]; t != nil {
+		return t, nil
+	}
+	rts, err := db.res.resolve(ctx, []string{path})
+	if err != nil {
+		return nil, fmt.Errorf("tsfile(%s): %w", quoteString(path), err)
+	}
+	var pick *resolved
+	var names []string
+	for _, rt := range rts {
+		ref := rt.Name
+		if rt.Schema != "main" {
+			ref = rt.Schema + "." + rt.Name
+		}
+		names = append(names, ref)
+		if table == "" || table == rt.Name || table == ref {
+			if pick != nil && table != "" {
+				return nil, fmt.Errorf("tsfile(%s): table %q is in several databases; name it as DATABASE.%s (tables: %s)", quoteString(path), table, table, strings.Join(names, ", "))
+			}
+			pick = rt
+		}
+	}
+	switch {
+	case table == "" && len(rts) > 1:
+		return nil, fmt.Errorf("tsfile(%s): the input has several tables; pick one with table := 'NAME' (tables: %s)", quoteString(path), strings.Join(names, ", "))
+	case pick == nil:
+		return nil, fmt.Errorf("tsfile(%s): no table %q (tables: %s)", quoteString(path), table, strings.Join(names, ", "))
+	}
+	db.adhocs[key] = pick.scan
+	return pick.scan, nil
+}
+
+// Tables returns the tables registered, in the order of the inputs (a
+// dataset's sorted by name, then database).
+func (db *DB) Tables() []Table { return append([]Table(nil), db.tables...) }
+
+// SQL returns the DuckDB database of Open (nil for Register's DB): the
+// tables are registered as views on it, for database/sql queries.
+func (db *DB) SQL() *sql.DB { return db.db }
+
+// Conn returns a connection of Open's database; the caller closes it.
+func (db *DB) Conn(ctx context.Context) (*sql.Conn, error) {
+	if db.db == nil {
+		return nil, errors.New("query: a DB of Register has no connections of its own; use the connection registered on")
+	}
+	return db.db.Conn(ctx)
+}
+
+// Stats returns what the scans have read since Open.
+func (db *DB) Stats() ScanStats { return db.stats.snapshot() }
+
+// QueryArrow runs one read-only statement (SELECT, WITH, VALUES, SHOW,
+// DESCRIBE, EXPLAIN, PRAGMA table_info; anything else fails with
+// ErrReadOnly) with the pushdown planned, and returns DuckDB's result as
+// a stream of Arrow record batches. Release the reader (it holds a
+// connection until then). Cancelling ctx interrupts DuckDB and the scans.
+func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
+	conn, done, err := db.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			done()
+		}
+	}()
+	if err := checkReadOnly(ctx, conn, query); err != nil {
+		return nil, err
+	}
+	pd, err := planPushdown(ctx, conn, query, db.metas)
+	if err != nil {
+		return nil, err
+	}
+	qctx := withPushdown(ctx, pd)
+	var rr array.RecordReader
+	err = conn.Raw(func(dc any) error {
+		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+		if err != nil {
+			return err
+		}
+		rr, err = ar.QueryContext(qctx, query, args...)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ok = true
+	return &connReader{RecordReader: rr, done: done}, nil
+}
+
+// conn returns the connection a statement runs on and what to call when
+// it is done: one of Open's pool, or Register's connection, held alone.
+func (db *DB) conn(ctx context.Context) (*sql.Conn, func(), error) {
+	if db.user != nil {
+		db.mu.Lock()
+		return db.user, db.mu.Unlock, nil
+	}
+	c, err := db.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, func() { c.Close() }, nil
+}
+
+// connReader is DuckDB's Arrow result holding its connection until its
+// last reference is released.
+type connReader struct {
+	array.RecordReader
+	refs atomic.Int64 // references beyond the first
+	once sync.Once
+	done func()
+}
+
+func (c *connReader) Retain() {
+	c.refs.Add(1)
+	c.RecordReader.Retain()
+}
+
+func (c *connReader) Release() {
+	last := c.refs.Add(-1) < 0
+	c.RecordReader.Release()
+	if last {
+		c.once.Do(c.done)
+	}
+}
+
+func (c *connReader) Schema() *arrow.Schema { return c.RecordReader.Schema() }
+
+// Close drops the tables from the registry and closes Open's database and
+// every file.
+func (db *DB) Close() error {
+	db.adhocMu.Lock()
+	if db.closed {
+		db.adhocMu.Unlock()
+		return nil
+	}
+	db.closed = true
+	var ids []string
+	ids = append(ids, db.ids...)
+	for _, t := range db.adhocs {
+		ids = append(ids, t.ID)
+	}
+	db.adhocMu.Unlock()
+	unregisterTables(ids)
+	var errs []error
+	if db.user != nil {
+		db.mu.Lock()
+		for _, v := range db.views {
+			_, err := db.user.ExecContext(context.Background(), "DROP VIEW IF EXISTS "+v)
+			errs = append(errs, err)
+		}
+		db.mu.Unlock()
+	}
+	if db.db != nil {
+		errs = append(errs, db.db.Close())
+	}
+	errs = append(errs, db.res.close())
+	return errors.Join(errs...)
+}

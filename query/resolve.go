@@ -1,0 +1,478 @@
+//go:build cgo && duckdb_arrow
+
+package query
+
+// Input resolution, as cmd/ts2arrow resolves the INPUT arguments of convert
+// (inputs.go expandInputs, dataset.go detectDataset and pickTable,
+// convert.go openReader and the schema check of runSingle). The rules are
+// the same; the code is a second, smaller copy because cmd is a main
+// package. TODO(coordinator): move expandInputs/detectDataset into a
+// library package (internal/inputs) both use.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/httpfile"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+// isURL reports whether an input names a remote file.
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// isPattern reports whether an input holds glob characters.
+func isPattern(a string) bool { return strings.ContainsAny(a, "*?[{") }
+
+// expandInputs turns inputs into the files they name, in order, as convert
+// does: a URL as it is, a directory as every *.tsfile under it (sorted), a
+// glob (doublestar: ** matches any depth) as its matches, anything else as
+// a file. A directory or pattern naming no file, and a path that does not
+// exist, are errors; a file named twice is read once.
+func expandInputs(args []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	addDir := func(dir string) error {
+		files, err := tsfilesUnder(dir)
+		if err != nil {
+			return err
+		}
+		if len(files) == 0 {
+			return fmt.Errorf("query: directory %s holds no *.tsfile", dir)
+		}
+		for _, f := range files {
+			add(f)
+		}
+		return nil
+	}
+	for _, a := range args {
+		if isURL(a) {
+			add(a)
+			continue
+		}
+		if isPattern(a) {
+			if _, err := os.Stat(a); err != nil {
+				m, err := globPaths(a)
+				if err != nil {
+					return nil, err
+				}
+				if len(m) == 0 {
+					return nil, fmt.Errorf("query: pattern %q matches no file", a)
+				}
+				for _, p := range m {
+					st, err := os.Stat(p)
+					if err != nil {
+						return nil, err
+					}
+					if !st.IsDir() {
+						add(p)
+					} else if files, err := tsfilesUnder(p); err != nil {
+						return nil, err
+					} else {
+						for _, f := range files {
+							add(f)
+						}
+					}
+				}
+				continue
+			}
+		}
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("query: %w", err)
+		}
+		if !st.IsDir() {
+			add(a)
+			continue
+		}
+		if err := addDir(a); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// globPaths returns the sorted matches of pattern.
+func globPaths(pattern string) ([]string, error) {
+	m, err := doublestar.FilepathGlob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("query: bad pattern %q: %w", pattern, err)
+	}
+	sort.Strings(m)
+	return slices.Compact(m), nil
+}
+
+// tsfilesUnder lists the *.tsfile files under dir, sorted by path.
+func tsfilesUnder(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".tsfile") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// datasetRoots tells whether files (what expandInputs made of args) are
+// IoTDB data, as convert's detectDataset does: one of them lies in a time
+// partition folder of a layout, or has a mods file beside it. It returns
+// the roots to open as a dataset (args, globs expanded), or nil.
+func datasetRoots(args, files []string) ([]string, error) {
+	found := false
+	for _, f := range files {
+		if isURL(f) || !strings.HasSuffix(f, dataset.TsFileSuffix) {
+			continue
+		}
+		if _, names, ok := spaceFolder(filepath.Dir(f)); ok && len(names) == 3 || hasMods(f) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil, nil
+	}
+	var roots []string
+	for _, a := range args {
+		if isURL(a) {
+			return nil, fmt.Errorf("query: %s is a URL, and the other inputs are IoTDB data read with their mods files; set Options.Raw to read every file as it is, or query it separately", a)
+		}
+		if isPattern(a) {
+			if _, err := os.Stat(a); err != nil {
+				m, err := globPaths(a)
+				if err != nil {
+					return nil, err
+				}
+				roots = append(roots, m...)
+				continue
+			}
+		}
+		roots = append(roots, a)
+	}
+	return roots, nil
+}
+
+// spaceFolder finds the nearest folder named sequence or unsequence among
+// dir and its parents and returns it with the names of the folders between
+// it and dir, outermost first.
+func spaceFolder(dir string) (space string, names []string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, false
+	}
+	for {
+		b := filepath.Base(abs)
+		if b == "sequence" || b == "unsequence" {
+			slices.Reverse(names)
+			return abs, names, true
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return "", nil, false
+		}
+		names = append(names, b)
+		abs = parent
+	}
+}
+
+// hasMods reports whether a mods file of either version lies beside f.
+func hasMods(f string) bool {
+	for _, suf := range []string{dataset.ModsV1Suffix, dataset.ModsV2Suffix} {
+		if st, err := os.Stat(f + suf); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// counters are a DB's cumulative scan counts (ScanStats), updated by
+// concurrent scans.
+type counters struct {
+	bytes, rows, units, pruned atomic.Int64
+}
+
+func (c *counters) snapshot() ScanStats {
+	return ScanStats{BytesRead: c.bytes.Load(), RowsScanned: c.rows.Load(), Units: c.units.Load(), FilesPruned: c.pruned.Load()}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n *atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// resolved is one table of the inputs, ready to become a view.
+type resolved struct {
+	Table
+	scan *scanTable
+}
+
+// resolver opens inputs for a DB. Everything it opens is closed by the
+// closers it collects.
+type resolver struct {
+	opts    *Options
+	ropts   *tsfile.ReadOptions
+	stats   *counters
+	closers []func() error
+}
+
+func (r *resolver) warn(format string, args ...any) {
+	if r.opts.Warn != nil {
+		r.opts.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+func (r *resolver) close() error {
+	var errs []error
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		errs = append(errs, r.closers[i]())
+	}
+	r.closers = nil
+	return errors.Join(errs...)
+}
+
+// resolve turns inputs into tables: IoTDB data through package dataset,
+// other files grouped by table name.
+func (r *resolver) resolve(ctx context.Context, inputs []string) ([]*resolved, error) {
+	if len(inputs) == 0 {
+		return nil, errors.New("query: no inputs")
+	}
+	files, err := expandInputs(inputs)
+	if err != nil {
+		return nil, err
+	}
+	if !r.opts.Raw {
+		roots, err := datasetRoots(inputs, files)
+		if err != nil {
+			return nil, err
+		}
+		if roots != nil {
+			return r.resolveDataset(roots)
+		}
+	}
+	return r.resolveFiles(ctx, files)
+}
+
+// openedFile is one input file, open for the DB's lifetime.
+type openedFile struct {
+	name string
+	f    *tsfile.File
+}
+
+// openFile opens a local path or URL as a TsFile, counting its reads.
+func (r *resolver) openFile(ctx context.Context, name string) (*openedFile, error) {
+	var ra io.ReaderAt
+	var size int64
+	if isURL(name) {
+		hf, err := httpfile.Open(ctx, name, &httpfile.Options{Client: r.opts.HTTP})
+		if err != nil {
+			var nr *httpfile.NoRangesError
+			if errors.As(err, &nr) {
+				return nil, fmt.Errorf("query: %s: the server does not serve byte ranges (it %s); download the file and query its path", name, nr.Why)
+			}
+			return nil, fmt.Errorf("query: %s: %w", name, err)
+		}
+		ra, size = hf, hf.Size()
+	} else {
+		// Stat first: opening a named pipe waits for a writer.
+		if st, err := os.Stat(name); err == nil && !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("query: %s: not a regular file (mode %s); not opened", name, st.Mode().Type())
+		}
+		fh, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("query: %w", err)
+		}
+		st, err := fh.Stat()
+		if err != nil {
+			fh.Close()
+			return nil, fmt.Errorf("query: %w", err)
+		}
+		r.closers = append(r.closers, fh.Close)
+		ra, size = fh, st.Size()
+	}
+	f, err := tsfile.Open(&countingReaderAt{r: ra, n: &r.stats.bytes}, size, r.ropts)
+	if err != nil {
+		return nil, fmt.Errorf("query: %s: %w", name, err)
+	}
+	for _, w := range f.Warnings() {
+		r.warn("%s: warning: %s", name, w)
+	}
+	return &openedFile{name: name, f: f}, nil
+}
+
+// fileSchema returns the Arrow schema convert gives table t of f (a
+// table-model table or a tree table), and whether it is a tree table.
+func fileSchema(f *tsfile.File, t string, unit arrowconv.TimeUnit) (*arrow.Schema, bool, error) {
+	o := &arrowconv.Options{TimeUnit: unit}
+	if _, ok := f.SchemaOf(t); ok {
+		sc, err := arrowconv.TableArrowSchema(f, t, o)
+		return sc, false, err
+	}
+	sc, err := arrowconv.TreeArrowSchema(f, t, o)
+	return sc, true, err
+}
+
+// resolveFiles groups files by table name: each name is one table whose
+// files are read one after another, as convert --table NAME reads them.
+// Files whose schema of a table differs from the first file's are not
+// read together: the table is left out with a warning naming the first
+// difference, as convert refuses such inputs.
+func (r *resolver) resolveFiles(ctx context.Context, names []string) ([]*resolved, error) {
+	type group struct {
+		schema *arrow.Schema
+		tree   bool
+		files  []*openedFile
+		bad    error
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, name := range names {
+		of, err := r.openFile(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range of.f.Tables() {
+			sc, tree, err := fileSchema(of.f, t, r.opts.TimeUnit)
+			if err != nil {
+				return nil, fmt.Errorf("query: %s: table %s: %w", name, t, err)
+			}
+			g := groups[t]
+			if g == nil {
+				g = &group{schema: sc, tree: tree}
+				groups[t] = g
+				order = append(order, t)
+			} else if g.bad == nil {
+				if err := schemaMismatch(g.schema, sc, g.files[0].name, name); err != nil {
+					g.bad = err
+				}
+			}
+			g.files = append(g.files, of)
+		}
+	}
+	var out []*resolved
+	for _, t := range order {
+		g := groups[t]
+		if g.bad != nil {
+			r.warn("table %s left out: %v", t, g.bad)
+			continue
+		}
+		var inputs []string
+		for _, f := range g.files {
+			inputs = append(inputs, f.name)
+		}
+		rt := &resolved{Table: tableOf("main", t, g.schema, inputs)}
+		rt.scan = filesScan(rt.Table, g.tree, g.files, r.stats)
+		out = append(out, rt)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("query: the inputs have no table to query")
+	}
+	return out, nil
+}
+
+// schemaMismatch names the first difference between two files' schemas of
+// a table, as convert's schemaMismatch does.
+func schemaMismatch(first, other *arrow.Schema, firstName, otherName string) error {
+	a, b := first.Fields(), other.Fields()
+	for i := 0; i < max(len(a), len(b)); i++ {
+		switch {
+		case i >= len(a):
+			return fmt.Errorf("%s has an extra column %q (%s) that %s lacks; query them separately", otherName, b[i].Name, b[i].Type, firstName)
+		case i >= len(b):
+			return fmt.Errorf("%s lacks column %q (%s) of %s; query them separately", otherName, a[i].Name, a[i].Type, firstName)
+		case a[i].Name != b[i].Name || !arrow.TypeEqual(a[i].Type, b[i].Type) || a[i].Nullable != b[i].Nullable:
+			return fmt.Errorf("column %d is %q %s in %s but %q %s in %s; the schemas of a table's files must agree", i+1, a[i].Name, a[i].Type, firstName, b[i].Name, b[i].Type, otherName)
+		}
+	}
+	return nil
+}
+
+// tableOf fills a Table from its Arrow schema.
+func tableOf(schema, name string, sc *arrow.Schema, inputs []string) Table {
+	t := Table{Schema: schema, Name: name, Arrow: sc, Time: arrowconv.TimeColumn, Unit: arrow.Millisecond, Inputs: inputs}
+	if f, ok := sc.FieldsByName(arrowconv.TimeColumn); ok {
+		if ts, ok := f[0].Type.(*arrow.TimestampType); ok {
+			t.Unit = ts.Unit
+		}
+	}
+	for _, f := range sc.Fields() {
+		switch c, _ := f.Metadata.GetValue(arrowconv.MetaCategory); c {
+		case "TAG", "DEVICE":
+			t.Tags = append(t.Tags, f.Name)
+		}
+	}
+	return t
+}
+
+// resolveDataset opens IoTDB data as package dataset resolves it: each
+// table of a database is a table of the DuckDB schema of that name; tree
+// roots and loose files' tables are in main.
+func (r *resolver) resolveDataset(roots []string) ([]*resolved, error) {
+	dso := r.opts.Dataset
+	dso.Read = r.ropts
+	dso.ReadBytes = &r.stats.bytes
+	ds, err := dataset.Open(roots, &dso)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	r.closers = append(r.closers, ds.Close)
+	for _, w := range ds.Warnings() {
+		r.warn("%s", w)
+	}
+	tables, err := ds.Tables()
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	if len(tables) == 0 {
+		return nil, fmt.Errorf("query: the inputs have no tables")
+	}
+	var out []*resolved
+	for _, t := range tables {
+		sc, err := ds.Schema(t.Ref, &arrowconv.Options{TimeUnit: r.opts.TimeUnit})
+		if err != nil {
+			return nil, fmt.Errorf("query: table %s: %w", t.Ref, err)
+		}
+		schema, name := "main", t.Name
+		if t.Database != "" {
+			schema = t.Database
+		} else if t.Ref != t.Name {
+			// A loose file's table whose name a database also holds.
+			name = t.Ref
+		}
+		rt := &resolved{Table: tableOf(schema, name, sc, roots)}
+		rt.scan = datasetScan(rt.Table, t.Ref, t.Tree, ds, r.stats)
+		out = append(out, rt)
+	}
+	return out, nil
+}
