@@ -8,7 +8,7 @@
 //	ts2arrow schema  FILE [--table T] [--arrow | --json] [--raw]
 //	ts2arrow head    FILE [-n 20] [--table T] [--raw]
 //	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags] [--raw]
-//	ts2arrow sql     [INPUT...] [-c SQL | -f FILE] [-o OUT] [--format table|markdown|csv|jsonl|parquet|arrow|arrows]
+//	ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|markdown|csv|jsonl|parquet|arrow|arrows]
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
@@ -47,7 +47,7 @@ Usage:
                    [--table T] [--columns a,b] [--device D] [--where tag=value]
                    [--start T] [--end T] [--partition-by table|device|day|...] [--force]
                    [--raw]
-  ts2arrow sql     [INPUT...] [-c SQL | -f FILE] [-o OUT] [--format table|csv|...]
+  ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|csv|...]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]
                    [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put] [--raw]

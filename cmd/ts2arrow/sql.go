@@ -19,15 +19,16 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/export"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const sqlHelp = `Usage: ts2arrow sql [INPUT...] [-c SQL | -f FILE] [-o OUT] [--format FORMAT]
+const sqlHelp = `Usage: ts2arrow sql INPUT... [-c SQL | -f FILE] [-o OUT] [--format FORMAT]
                     [--max-rows N] [--max-width N] [--force]
                     [--compression NAME] [--row-group-size N] [--time-format iso|epoch]
-                    [--threads N] [--memory-limit SIZE]
+                    [--time-unit ms] [--threads N] [--memory-limit SIZE]
                     [--lenient] [--no-verify] [--raw] [--mods-v1 MODE]
                     [--trust-resources]
 
@@ -114,6 +115,7 @@ type sqlJob struct {
 	dsOpts      *dataset.Options
 	raw         bool
 	threads     int
+	timeUnit    arrowconv.TimeUnit
 	memLimit    int64
 	stdout      io.Writer
 	stderr      io.Writer
@@ -131,6 +133,7 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 	compression := fs.String("compression", "", "compression of parquet, arrow or arrows output (as convert's)")
 	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
 	timeFormat := fs.String("time-format", "iso", "how csv and jsonl write timestamps: iso (2023-11-14T22:13:20.123Z) or epoch (the stored integers)")
+	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: s, ms, us or ns")
 	threads := fs.Int("threads", 0, "DuckDB's worker threads (default one per CPU)")
 	var memLimit byteSize
 	fs.Var(&memLimit, "memory-limit", "DuckDB's memory limit, a `SIZE` such as 2GiB (default DuckDB's: 80% of the RAM)")
@@ -156,6 +159,9 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 	j := &sqlJob{inputs: pos, out: *out, format: *format, maxRows: *maxRows, raw: *rawFiles, threads: *threads, memLimit: int64(memLimit), stdout: stdout, stderr: stderr}
 	if *command != "" && *file != "" {
 		return usagef("-c and -f both give the query; pass one")
+	}
+	if len(pos) == 0 {
+		return usagef("sql needs at least one INPUT: a TsFile, a directory or glob of them, a URL or IoTDB data")
 	}
 	if *maxRows < 0 {
 		return usagef("--max-rows must be 0 (all rows) or positive")
@@ -218,6 +224,11 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 			j.maxRows = 0 // a file holds every row
 		}
 	}
+	tu, err := timeUnitFlag(*unit)
+	if err != nil {
+		return err
+	}
+	j.timeUnit = arrowconv.TimeUnitOf(tu)
 	if j.ropts, err = keys.readOptions(*lenient); err != nil {
 		return err
 	}

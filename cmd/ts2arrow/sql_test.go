@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // elapsed is the time in a table's footer, which differs run to run.
@@ -24,6 +28,11 @@ func runSQLCLI(t *testing.T, stdin string, args ...string) (int, string, string)
 	old := sqlStdin
 	sqlStdin = strings.NewReader(stdin)
 	defer func() { sqlStdin = old }()
+	if len(args) == 0 || !strings.HasSuffix(args[0], ".tsfile") && !strings.Contains(args[0], "/") {
+		// The statements of most tests read no table, but the command
+		// needs an INPUT.
+		args = append([]string{sample}, args...)
+	}
 	code, out, errOut := runCLI(append([]string{"sql"}, args...)...)
 	return code, elapsed.ReplaceAllString(out, ", T s\n"), errOut
 }
@@ -172,6 +181,9 @@ func TestSQLErrors(t *testing.T) {
 	}
 	_, err := os.Stat(out)
 	require.True(t, os.IsNotExist(err), "a refused command wrote %s", out)
+	code, _, errOut = runCLI("sql", "-c", "SELECT 1")
+	require.Equal(t, 2, code)
+	require.Equal(t, "ts2arrow: sql needs at least one INPUT: a TsFile, a directory or glob of them, a URL or IoTDB data\n", errOut)
 }
 
 // sqlRows is the query of the output tests and its rows as convert's CSV
@@ -261,7 +273,7 @@ func TestSQLPrompt(t *testing.T) {
 	defer func() { sqlStdin = old }()
 	sqlStdin = strings.NewReader("SELECT 'a;\nb' AS s\n;\nSELEC 1;\n.schema range\n.bogus\nSELECT 2 AS two; SELECT 3 AS three;\n.quit\nSELECT 4;\n")
 	var o, e strings.Builder
-	j := &sqlJob{format: "table", stdout: &o, stderr: &e}
+	j := &sqlJob{inputs: []string{sample}, format: "table", stdout: &o, stderr: &e, ropts: &tsfile.ReadOptions{}, dsOpts: &dataset.Options{}}
 	require.NoError(t, runSQLPrompt(j))
 	out := elapsed.ReplaceAllString(o.String(), ", T s\n")
 	require.Contains(t, out, "│ a;\\nb   │")
@@ -299,4 +311,97 @@ func TestSQLNoEngineBuild(t *testing.T) {
 	code, out = run("sql", "--help")
 	require.Equal(t, 0, code, out)
 	require.Contains(t, out, "Usage: ts2arrow sql")
+}
+
+// TestSQLInputs: the tables of TsFiles and of IoTDB data directories
+// answer as convert reads them: row counts per TAG against convert's CSV,
+// counted here; an unknown table and a statement that writes fail with
+// DuckDB's (and query's) words, exit 1.
+func TestSQLInputs(t *testing.T) {
+	code, out, errOut := runSQLCLI(t, "", sample, "--format", "csv", "-c",
+		"SELECT region, count(*) AS n, count(temperature) AS t FROM weather GROUP BY ALL ORDER BY region")
+	require.Equal(t, 0, code, errOut)
+	// The reference: convert's rows, counted.
+	code, conv, errOut := runCLI("convert", sample, "--format", "csv", "-o", "-")
+	require.Equal(t, 0, code, errOut)
+	rows, err := csv.NewReader(strings.NewReader(conv)).ReadAll()
+	require.NoError(t, err)
+	col := map[string]int{}
+	for i, name := range rows[0] {
+		col[name] = i
+	}
+	n, temps := map[string]int{}, map[string]int{}
+	for _, r := range rows[1:] {
+		n[r[col["region"]]]++
+		if r[col["temperature"]] != "" {
+			temps[r[col["region"]]]++
+		}
+	}
+	want := "region,n,t\n"
+	for _, reg := range []string{"north", "south"} {
+		want += fmt.Sprintf("%s,%d,%d\n", reg, n[reg], temps[reg])
+	}
+	require.Equal(t, want, out)
+
+	// IoTDB data: databases are schemas; the rows are convert's
+	// (deletions applied, overwritten points once).
+	iotdb := "../../testdata/iotdb"
+	for _, table := range []string{"root.sg", "weather"} {
+		code, conv, errOut := runCLI("convert", iotdb, "--table", table, "--format", "csv", "--time-format", "epoch", "-o", "-")
+		require.Equal(t, 0, code, errOut)
+		lines := strings.Split(strings.TrimSpace(conv), "\n")
+		q := fmt.Sprintf(`SELECT count(*) AS n FROM %q`, table)
+		if table == "weather" {
+			q = `SELECT count(*) AS n FROM weather.weather`
+		}
+		code, out, errOut := runSQLCLI(t, "", iotdb, "--format", "csv", "-c", q)
+		require.Equal(t, 0, code, errOut)
+		require.Equal(t, fmt.Sprintf("n\n%d\n", len(lines)-1), out, table)
+	}
+
+	code, _, errOut = runSQLCLI(t, "", sample, "-c", "SELECT * FROM\n  weathr")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "Catalog Error: Table with name weathr does not exist!")
+	require.Contains(t, errOut, "LINE 2:   weathr\n          ^")
+
+	code, _, errOut = runSQLCLI(t, "", sample, "-c", "CREATE TABLE x AS SELECT * FROM weather")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "only read statements are allowed")
+
+	code, _, errOut = runSQLCLI(t, "", "no/such.tsfile", "-c", "SELECT 1")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "no/such.tsfile")
+}
+
+// TestSQLOutputSample: -o writes the sample's rows in every format; each
+// reads back to what --format csv prints of the same query.
+func TestSQLOutputSample(t *testing.T) {
+	q := "SELECT * FROM weather ORDER BY region, station, time"
+	code, want, errOut := runSQLCLI(t, "", sample, "--format", "csv", "--time-format", "epoch", "-c", q)
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, 1501, strings.Count(want, "\n"))
+	dir := t.TempDir()
+	for _, format := range []string{"parquet", "arrow", "arrows", "csv", "jsonl"} {
+		out := filepath.Join(dir, "s."+format)
+		code, _, errOut := runSQLCLI(t, "", sample, "-c", q, "-o", out, "--time-format", map[bool]string{true: "epoch", false: "iso"}[format == "csv"])
+		if format != "csv" && format != "jsonl" {
+			require.Equal(t, 2, code, "--time-format with %s: %s", format, errOut)
+			code, _, errOut = runSQLCLI(t, "", sample, "-c", q, "-o", out)
+		}
+		require.Equal(t, 0, code, "%s: %s", format, errOut)
+		data, err := os.ReadFile(out)
+		require.NoError(t, err)
+		switch format {
+		case "parquet":
+			got, _, _ := parquetAsCSV(t, data)
+			require.Equal(t, want, got)
+		case "arrow", "arrows":
+			require.Equal(t, want, ipcAsCSV(t, data, format == "arrows"))
+		case "csv":
+			require.Equal(t, want, string(data))
+		case "jsonl":
+			require.Equal(t, 1500, strings.Count(string(data), "\n"))
+			require.True(t, strings.HasPrefix(string(data), `{"time":"2023-11-14T22:13:20.000000Z","region":"north","station":"s01","temperature":22.54,`), "%.200s", data)
+		}
+	}
 }
