@@ -75,7 +75,8 @@ Examples:
   ts2arrow sql testdata/sample.tsfile -c 'SELECT region, count(*), avg(temperature) FROM weather GROUP BY ALL'
   ts2arrow sql testdata/iotdb -c 'SHOW ALL TABLES'
   ts2arrow sql testdata/sample.tsfile -c 'SELECT * FROM weather WHERE temperature > 20' -o hot.parquet
-  echo 'SELECT count(*) FROM weather' | ts2arrow sql testdata/sample.tsfile --format csv
+  ts2arrow sql testdata/sample.tsfile --format csv -c 'SELECT station, max(temperature) AS t FROM weather GROUP BY ALL'
+  ts2arrow sql testdata/sample.tsfile -f report.sql
 ` + keysHelp + `
 Exit status: 0 when every statement ran; 1 on an error of the query
 (DuckDB's message) or of an input, 2 on a usage error, also in a build
