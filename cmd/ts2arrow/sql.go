@@ -129,7 +129,8 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 	out := fs.StringP("output", "o", "", "write the result to `OUT` (- for standard output) instead of printing it")
 	format := fs.String("format", "", "output format: table, markdown, csv, jsonl, parquet, arrow or arrows (by default the -o extension's, else table)")
 	maxRows := fs.Int("max-rows", defaultMaxRows, "the rows a table shows, the first and last half of a longer result; 0 for all")
-	maxWidth := fs.Int("max-width", -1, "the width a table is fitted to (default the terminal's; 0 for no limit)")
+	maxWidth := fs.Int("max-width", -1, "the width a table is fitted to (default the terminal's, none off a terminal; 0 for no limit)")
+	fs.Lookup("max-width").DefValue = "" // -1 stands for the usage's default
 	force := fs.Bool("force", false, "replace an existing output file")
 	compression := fs.String("compression", "", "compression of parquet, arrow or arrows output (as convert's)")
 	rowGroup := fs.Int64("row-group-size", export.DefaultRowGroupSize, "rows per Parquet row group (parquet only)")
