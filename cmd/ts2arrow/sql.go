@@ -275,6 +275,14 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 		if j.dst, err = checkOutput(j.out, outFile, *force, local, stderr); err != nil {
 			return err
 		}
+		// Never into IoTDB data the inputs are read from, as convert.
+		if files, err := expandInputs(j.inputs); err == nil && !j.raw {
+			if dsIn, err := detectDataset(j.inputs, files); err == nil && dsIn != nil {
+				if err := checkDatasetOutput(j.out, dsIn); err != nil {
+					return err
+				}
+			}
+		}
 	} else if *force {
 		return usagef("--force applies with -o OUT only")
 	}

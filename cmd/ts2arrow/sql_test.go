@@ -364,6 +364,16 @@ func TestSQLInputs(t *testing.T) {
 	require.Contains(t, errOut, "Catalog Error: Table with name weathr does not exist!")
 	require.Contains(t, errOut, "LINE 2:   weathr\n          ^")
 
+	// Never an output into the IoTDB data read.
+	iotdbCopy := filepath.Join(t.TempDir(), "iotdb")
+	require.NoError(t, os.CopyFS(iotdbCopy, os.DirFS(iotdb)))
+	into := filepath.Join(iotdbCopy, "sequence", "x.csv")
+	code, _, errOut = runSQLCLI(t, "", iotdbCopy, "-c", "SELECT 1", "-o", into)
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "which the inputs are read from")
+	_, err = os.Stat(into)
+	require.True(t, os.IsNotExist(err))
+
 	code, _, errOut = runSQLCLI(t, "", sample, "-c", "CREATE TABLE x AS SELECT * FROM weather")
 	require.Equal(t, 1, code)
 	require.Contains(t, errOut, "only read statements are allowed")
