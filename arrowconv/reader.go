@@ -1090,6 +1090,13 @@ func (r *Reader) jobOrder(c *alignedCursor) []int {
 	return c.order
 }
 
+// countPage counts a decoded page into Options.PagesDecoded.
+func (r *Reader) countPage() {
+	if r.opts.PagesDecoded != nil {
+		r.opts.PagesDecoded.Add(1)
+	}
+}
+
 // resize returns s with length n, reusing its array.
 func resize(s []int, n int) []int {
 	if cap(s) < n {
@@ -1106,6 +1113,7 @@ func (r *Reader) decodeTimePages(c *alignedCursor) error {
 		if err != nil {
 			return err
 		}
+		r.countPage()
 		payload = r.f.TimePayload(&tc.Header, payload, tc.Pages[i].Header.BodyOffset())
 		n, err := appendTimes(r.time, tc.Header.Encoding, payload, tc.Pages[i].Header.BodyOffset(), r.f.Options().MaxPagePoints)
 		if err != nil {
@@ -1213,6 +1221,7 @@ func (r *Reader) decodeValuePage(c *alignedCursor, j, i int, pd *tsfile.PayloadD
 	if err != nil {
 		return 0, err
 	}
+	r.countPage()
 	n, present, values, err := tsfile.SplitValuePage(payload, p.Header.BodyOffset())
 	if err != nil {
 		return 0, fmt.Errorf("arrowconv: %s value chunk %q at offset %d: %w", vc.Header.DataType, vc.Header.Measurement, vc.Header.Offset, err)

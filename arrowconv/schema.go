@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -111,6 +112,11 @@ type Options struct {
 	// once instead of once per device. Batches are smaller where devices
 	// are.
 	DeviceBatches bool
+	// PagesDecoded, when set, counts the pages the reader decodes (time
+	// and value pages; a page skipped by its statistics is not counted),
+	// for a caller that reports what a query read (package query's
+	// ScanStats). Readers sharing it count into it concurrently.
+	PagesDecoded *atomic.Int64
 }
 
 // An OptionError is an error of a Reader that one of the Options settles,

@@ -551,6 +551,7 @@ func (c *seriesCursor) decodePage(r *Reader, ch *tsfile.Chunk, i int, cm *tsfile
 	if err != nil {
 		return false, err
 	}
+	r.countPage()
 	ts, vs, err := tsfile.SplitNonAlignedPage(payload, p.Header.BodyOffset())
 	if err != nil {
 		return false, err

@@ -72,8 +72,8 @@ type ScanStats struct {
 	// BytesRead are the bytes read from the inputs' files (local reads
 	// and HTTP range requests).
 	BytesRead int64
-	// PagesDecoded are the pages the scans decoded. Zero until arrowconv
-	// counts them (it has no counter yet).
+	// PagesDecoded are the pages the scans decoded (time and value
+	// pages; those skipped by their statistics are not).
 	PagesDecoded int64
 	// RowsScanned are the rows the scans handed to DuckDB.
 	RowsScanned int64

@@ -69,6 +69,18 @@ func TestReadOnly(t *testing.T) {
 		_, err := db.QueryArrow(ctx, q)
 		require.ErrorIs(t, err, ErrReadOnly, q)
 	}
+	// EXPLAIN ANALYZE runs its statement: the read-only transaction
+	// QueryArrow runs it in refuses the write.
+	for _, q := range []string{"EXPLAIN ANALYZE DROP VIEW t", "EXPLAIN ANALYZE CREATE TABLE x AS SELECT 1", "EXPLAIN CREATE TABLE x AS SELECT 1"} {
+		rd, err := db.QueryArrow(ctx, q)
+		if err == nil {
+			for rd.Next() {
+			}
+			err = rd.Err()
+			rd.Release()
+		}
+		require.ErrorContains(t, err, "read-only", q)
+	}
 	// DuckDB's binder refuses this one first (t is a view).
 	_, err := db.QueryArrow(ctx, "INSERT INTO t VALUES (1)")
 	require.Error(t, err)
@@ -126,8 +138,24 @@ func TestRegister(t *testing.T) {
 	rd.Release()
 	// Another connection of the same database sees the view.
 	require.Equal(t, int64(100), count(t, sdb, "SELECT count(*) FROM t"))
+	// A second Register on the same database (tsfile_scan is there
+	// already) adds its tables beside the first's.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "w.tsfile"), writeOther(t), 0o644))
+	conn2, err := sdb.Conn(ctx)
+	require.NoError(t, err)
+	defer conn2.Close()
+	_, err = conn2.ExecContext(ctx, "CREATE SCHEMA other; SET schema = 'other'")
+	require.NoError(t, err)
+	db2, err := Register(ctx, conn2, []string{dir}, nil)
+	require.ErrorContains(t, err, "already exists", "the second t clashes with the first")
+	require.Nil(t, db2)
 	require.NoError(t, db.Close())
 	require.Error(t, conn.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n))
+	db2, err = Register(ctx, conn2, []string{dir}, nil)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), count(t, sdb, "SELECT count(*) FROM main.t"))
+	require.NoError(t, db2.Close())
 }
 
 // writeOther writes a table "t" whose schema differs from writeTable's
@@ -205,7 +233,7 @@ func TestTsfileFunction(t *testing.T) {
 	err = db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM tsfile(?, "table" := 'nope')`, path).Scan(&n)
 	require.ErrorContains(t, err, `no table "nope"`)
 	all := count(t, db.SQL(), `SELECT count(*) FROM tsfile(?, "table" := 'root.sg1')`, path) +
-		count(t, db.SQL(), `SELECT count(*) FROM tsfile(?, "table" := 'root.sg2')`, path)
+		count(t, db.SQL(), `SELECT count(*) FROM tsfile_read(?, 'root.sg2')`, path)
 	f, err := tsfile.OpenFile(path, nil)
 	require.NoError(t, err)
 	defer f.Close()
@@ -231,6 +259,12 @@ func TestDatasetSchemas(t *testing.T) {
 		names = append(names, tb.Schema+"."+tb.Name)
 	}
 	require.Equal(t, []string{"main.root.sg", "weather.weather"}, names)
+	// planPushdown knows the alias main.weather as a view of the same scan.
+	var metas []string
+	for _, m := range db.metas {
+		metas = append(metas, m.Schema+"."+m.Name+"="+m.ID)
+	}
+	require.Equal(t, []string{"main.root.sg=" + db.ids[0], "weather.weather=" + db.ids[1], "main.weather=" + db.ids[1]}, metas)
 	n := count(t, db.SQL(), "SELECT count(*) FROM weather.weather")
 	require.Positive(t, n)
 	require.Equal(t, n, count(t, db.SQL(), "SELECT count(*) FROM weather"))

@@ -45,8 +45,9 @@ type DB struct {
 // DuckDB with every table registered as a view: a table-model table of an
 // IoTDB database as "database"."table" (and as "table" in main when no
 // other database holds that name), every other table in main. The session
-// time zone is UTC. `SELECT * FROM 'x.tsfile'` and `tsfile(path, table :=
-// 'name')` read inputs named in the query.
+// time zone is UTC. `SELECT * FROM 'x.tsfile'` and `tsfile(path, "table"
+// := 'name')` read inputs named in the query (table is a reserved word of
+// DuckDB's grammar: quote it).
 func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 	db, err := newDB(ctx, inputs, opts)
 	if err != nil {
@@ -87,8 +88,10 @@ func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 // Register resolves inputs as Open does and registers their tables (and
 // the tsfile() table function) on the user's DuckDB connection conn, for
 // its whole database. The replacement scan for `FROM 'x.tsfile'` needs the
-// connector and is not registered. QueryArrow then runs on conn; SQL
-// returns nil and Conn an error. Close drops the views, not conn.
+// connector and is not registered. QueryArrow then runs on conn, one
+// statement at a time: a second QueryArrow waits until the first one's
+// reader is released. SQL returns nil and Conn an error. Close drops the
+// views, not conn.
 func Register(ctx context.Context, conn *sql.Conn, inputs []string, opts *Options) (*DB, error) {
 	db, err := newDB(ctx, inputs, opts)
 	if err != nil {
@@ -167,6 +170,10 @@ func (db *DB) register(ctx context.Context, conn *sql.Conn) error {
 					return fmt.Errorf("query: view main.%s: %w", t.Name, err)
 				}
 				db.views = append(db.views, name)
+				// The planner sees the alias as a view of the same scan.
+				m := db.metas[i]
+				m.Schema = "main"
+				db.metas = append(db.metas, m)
 			}
 		}
 		name := quoteIdent(t.Schema) + "." + quoteIdent(t.Name)
@@ -270,6 +277,24 @@ func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.
 	pd, err := planPushdown(ctx, conn, query, db.metas)
 	if err != nil {
 		return nil, err
+	}
+	if db.user == nil {
+		// A read-only transaction, rolled back when the reader is
+		// released: DuckDB itself then refuses any write to the catalog,
+		// also one inside EXPLAIN ANALYZE, which checkReadOnly cannot
+		// tell from a plain EXPLAIN. (A user's connection of Register may
+		// be in a transaction of its own: left alone.)
+		if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION READ ONLY"); err != nil {
+			return nil, err
+		}
+		closeConn := done
+		done = func() {
+			if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
+				// Never hand the pool a connection left in a transaction.
+				conn.Raw(func(any) error { return driver.ErrBadConn })
+			}
+			closeConn()
+		}
 	}
 	qctx := withPushdown(ctx, pd)
 	var rr array.RecordReader

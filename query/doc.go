@@ -8,7 +8,8 @@
 // overwrites) and registers every table it finds as a DuckDB view;
 // QueryArrow runs one read-only statement and streams DuckDB's result as an
 // array.RecordReader. Besides the views, `FROM 'x.tsfile'` and
-// `FROM tsfile('dir', table := 'weather')` read inputs named in the query.
+// `FROM tsfile('dir', "table" := 'weather')` read inputs named in the query
+// (DuckDB's grammar reserves table: the argument's name must be quoted).
 //
 // The engine needs a cgo build with the duckdb_arrow tag
 // (`go build -tags duckdb_arrow`); in other builds the same API returns

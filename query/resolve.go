@@ -213,11 +213,11 @@ func hasMods(f string) bool {
 // counters are a DB's cumulative scan counts (ScanStats), updated by
 // concurrent scans.
 type counters struct {
-	bytes, rows, units, pruned atomic.Int64
+	bytes, pages, rows, units, pruned atomic.Int64
 }
 
 func (c *counters) snapshot() ScanStats {
-	return ScanStats{BytesRead: c.bytes.Load(), RowsScanned: c.rows.Load(), Units: c.units.Load(), FilesPruned: c.pruned.Load()}
+	return ScanStats{BytesRead: c.bytes.Load(), PagesDecoded: c.pages.Load(), RowsScanned: c.rows.Load(), Units: c.units.Load(), FilesPruned: c.pruned.Load()}
 }
 
 // countingReaderAt counts the bytes read through it.

@@ -201,6 +201,7 @@ func filesScan(t Table, tree bool, files []*openedFile, stats *counters) *scanTa
 			return nil, nil
 		}
 		o, wheres := readOptions(t, tree, cols, pd)
+		o.PagesDecoded = &stats.pages
 		per := unitsPerScan() / (len(files) * len(wheres))
 		var units []scanUnit
 		for _, of := range files {
@@ -249,6 +250,7 @@ func datasetScan(t Table, ref string, tree bool, ds *dataset.Dataset, stats *cou
 			return nil, nil
 		}
 		o, wheres := readOptions(t, tree, cols, pd)
+		o.PagesDecoded = &stats.pages
 		var devs []tsfile.DeviceID
 		per := unitsPerScan() / len(wheres)
 		if per > 1 {

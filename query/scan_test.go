@@ -5,9 +5,16 @@ package query
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // TestPushdownSkipsOnly hands the scan pushdowns the statements' WHERE
@@ -33,11 +40,11 @@ func TestPushdownSkipsOnly(t *testing.T) {
 		{`SELECT count(*), sum(v) FROM (SELECT v FROM t WHERE region = '\N' LIMIT 5)`,
 			pushdown{Tags: map[string][]string{"region": {`\N`}}, Limit: 5}},
 	} {
-		run := func(ctx context.Context) (string, int64) {
+		run := func(ctx context.Context) (string, int64, int64) {
 			conn, err := db.Conn(ctx)
 			require.NoError(t, err)
 			defer conn.Close()
-			before := db.Stats().RowsScanned
+			before := db.Stats()
 			var n int64
 			var s *int64
 			require.NoError(t, conn.QueryRowContext(ctx, tc.q).Scan(&n, &s), tc.q)
@@ -45,10 +52,11 @@ func TestPushdownSkipsOnly(t *testing.T) {
 			if s != nil {
 				got += fmt.Sprint(" ", *s)
 			}
-			return got, db.Stats().RowsScanned - before
+			after := db.Stats()
+			return got, after.RowsScanned - before.RowsScanned, after.PagesDecoded - before.PagesDecoded
 		}
-		want, all := run(ctx)
-		got, some := run(withPushdown(ctx, map[string]pushdown{id: tc.pd}))
+		want, all, allPages := run(ctx)
+		got, some, somePages := run(withPushdown(ctx, map[string]pushdown{id: tc.pd}))
 		require.Equal(t, want, got, tc.q)
 		if tc.pd.Empty {
 			// DuckDB may see the contradiction itself and scan nothing.
@@ -57,6 +65,8 @@ func TestPushdownSkipsOnly(t *testing.T) {
 		}
 		require.Equal(t, int64(devices*rows), all, tc.q)
 		require.Less(t, some, all, tc.q)
+		require.Positive(t, allPages, tc.q)
+		require.LessOrEqual(t, somePages, allPages, tc.q)
 	}
 }
 
@@ -70,6 +80,7 @@ func TestStatsDataset(t *testing.T) {
 	after := db.Stats()
 	require.Equal(t, n, after.RowsScanned-before.RowsScanned)
 	require.Greater(t, after.BytesRead, before.BytesRead)
+	require.Greater(t, after.PagesDecoded, before.PagesDecoded)
 	require.Positive(t, after.Units)
 }
 
@@ -105,4 +116,73 @@ func TestConcurrentQueries(t *testing.T) {
 	for range 8 {
 		require.NoError(t, <-errs)
 	}
+}
+
+func TestWhereLiteral(t *testing.T) {
+	for _, tc := range []struct{ in, out string }{
+		{"north", "north"},
+		{`\N`, `\\N`},
+		{`\\N`, `\\\N`},
+		{"N", "N"},
+		{`a\N`, `a\N`},
+		{"", ""},
+	} {
+		require.Equal(t, tc.out, whereLiteral(tc.in), tc.in)
+		// arrowconv reads it back as the value, never as null.
+		v, null := arrowconv.ParseWhereValue(whereLiteral(tc.in))
+		require.False(t, null, tc.in)
+		require.Equal(t, tc.in, v)
+	}
+}
+
+func TestDeviceGroups(t *testing.T) {
+	var devs []tsfile.DeviceID
+	for i := range 10 {
+		devs = append(devs, tsfile.NewDeviceID("t", fmt.Sprint(i)))
+	}
+	for _, n := range []int{0, 1, 3, 10, 40} {
+		gs := deviceGroups(devs, n)
+		if n <= 1 {
+			require.Equal(t, [][]tsfile.DeviceID{nil}, gs)
+			continue
+		}
+		require.Len(t, gs, min(n, len(devs)))
+		var all []tsfile.DeviceID
+		for _, g := range gs {
+			require.NotEmpty(t, g)
+			all = append(all, g...)
+		}
+		require.Equal(t, devs, all, "every device once, in order")
+	}
+	require.Equal(t, [][]tsfile.DeviceID{nil}, deviceGroups(nil, 8))
+}
+
+// TestEarlyEndReleases: a statement that stops its scans early (LIMIT)
+// leaves no reader behind: a dataset reader merging overlapping files
+// holds goroutines until it is released.
+func TestEarlyEndReleases(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"sequence/db/1/0/1-1-0-0.tsfile", "unsequence/db/1/0/2-2-0-0.tsfile"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, writeTable(t, 2, 20000), 0o644))
+	}
+	db, err := Open(context.Background(), []string{dir}, nil)
+	require.NoError(t, err)
+	defer db.Close()
+	require.Equal(t, int64(40000), count(t, db.SQL(), "SELECT count(*) FROM db.t"))
+	runtime.GC()
+	base := runtime.NumGoroutine()
+	for range 10 {
+		count(t, db.SQL(), "SELECT count(*) FROM (SELECT * FROM db.t LIMIT 1)")
+	}
+	n := 0
+	for range 100 {
+		runtime.GC()
+		if n = runtime.NumGoroutine(); n <= base+2 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	require.LessOrEqual(t, n, base+2, "goroutines left by abandoned scans")
 }

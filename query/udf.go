@@ -120,12 +120,45 @@ func (s *scanSource) Cardinality() *duckdb.CardinalityInfo { return nil }
 func (s *scanSource) Init() duckdb.ParallelTableSourceInfo {
 	return duckdb.ParallelTableSourceInfo{MaxThreads: runtime.GOMAXPROCS(0)}
 }
-func (s *scanSource) NewLocalState() any { return &scanState{} }
+
+// NewLocalState returns a thread's state. DuckDB drops a state without a
+// word when the statement ends early (LIMIT, an error, an interrupt), and
+// duckdb-go's delete callback only unpins it, so the reader it was in is
+// released by a cleanup once the state is garbage: a dataset reader
+// holds goroutines until it is released.
+func (s *scanSource) NewLocalState() any {
+	st := &scanState{held: &heldReader{}}
+	runtime.AddCleanup(st, func(h *heldReader) { h.release() }, st.held)
+	return st
+}
+
+// heldReader is the reader a scanState is in, apart from the state so
+// that a cleanup can release it.
+type heldReader struct {
+	mu sync.Mutex
+	rd array.RecordReader
+}
+
+func (h *heldReader) set(rd array.RecordReader) {
+	h.mu.Lock()
+	h.rd = rd
+	h.mu.Unlock()
+}
+
+func (h *heldReader) release() {
+	h.mu.Lock()
+	if h.rd != nil {
+		h.rd.Release()
+		h.rd = nil
+	}
+	h.mu.Unlock()
+}
 
 // scanState is one DuckDB thread's position: the unit it reads, the batch
 // and the row in it.
 type scanState struct {
 	started bool
+	held    *heldReader // rd, for the cleanup
 	rd      array.RecordReader
 	cur     arrow.RecordBatch
 	off     int
@@ -196,7 +229,7 @@ func (s *scanSource) advance(st *scanState) (bool, error) {
 			if err := st.rd.Err(); err != nil {
 				return false, err
 			}
-			st.rd.Release()
+			st.held.release()
 			st.rd, st.cur = nil, nil
 		}
 		i := int(s.next.Add(1) - 1)
@@ -218,6 +251,7 @@ func (s *scanSource) advance(st *scanState) (bool, error) {
 			st.src = append(st.src, idx[0])
 		}
 		st.rd = rd
+		st.held.set(rd)
 	}
 }
 
@@ -324,7 +358,7 @@ func ignoreExists(err error) error {
 	return err
 }
 
-// registerTsfileFunc registers tsfile(path, table := NAME) on conn's
+// registerTsfileFunc registers tsfile(path, "table" := NAME) on conn's
 // database: path is a file, directory, glob or URL, resolved by db as
 // Open resolves inputs. tsfile is a table macro over tsfile_read(path,
 // table): duckdb-go fails the bind of a table function whose named
