@@ -156,6 +156,11 @@ func valueCell(a arrow.Array, tf TimeFormat) (cellFunc, error) {
 		return func(d []byte, i int) []byte { return appendHex(d, a.Value(i)) }, nil
 	case *array.BinaryView:
 		return func(d []byte, i int) []byte { return appendHex(d, a.Value(i)) }, nil
+	case *array.Decimal128:
+		// Exact, with the digits of its scale (1.50), as DuckDB writes
+		// a DECIMAL (and its HUGEINT sums) to CSV; a JSON number too.
+		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		return func(d []byte, i int) []byte { return append(d, a.Value(i).ToString(scale)...) }, nil
 	case *array.Dictionary:
 		dict, err := newCell(a.Dictionary(), tf)
 		if err != nil {

@@ -3,11 +3,14 @@ package export
 import (
 	"bytes"
 	"math"
+	"math/big"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/internal/testkit"
@@ -64,4 +67,57 @@ func TestWriteCSVDictionary(t *testing.T) {
 	require.NoError(t, err)
 	require.EqualValues(t, 3, n)
 	require.Equal(t, "tag\n\"x,y\"\n\nz\n", buf.String())
+}
+
+// TestWriteDecimal: a DECIMAL column (what DuckDB gives for decimals and
+// for sums of integers, HUGEINT) is written exactly, with the digits of
+// its scale, as a CSV cell and as a JSON number.
+func TestWriteDecimal(t *testing.T) {
+	mem := testkit.CheckedMem(t)
+	for _, c := range []struct {
+		scale int32
+		want  string
+	}{{2, "1.50,-0.05,0.00,,12345678901234567890123456789.01"}, {0, "150,-5,0,,1234567890123456789012345678901"}} {
+		dt := &arrow.Decimal128Type{Precision: 38, Scale: c.scale}
+		b := array.NewDecimal128Builder(mem, dt)
+		for _, v := range []int64{150, -5, 0} {
+			b.Append(decimal128.FromI64(v))
+		}
+		b.AppendNull()
+		big, ok := new(big.Int).SetString("1234567890123456789012345678901", 10)
+		require.True(t, ok)
+		b.Append(decimal128.FromBigInt(big))
+		arr := b.NewArray()
+		b.Release()
+		schema := arrow.NewSchema([]arrow.Field{{Name: "d", Type: dt, Nullable: true}}, nil)
+		rec := array.NewRecordBatch(schema, []arrow.Array{arr}, 5)
+		arr.Release()
+		for _, jsonl := range []bool{false, true} {
+			rr, err := array.NewRecordReader(schema, []arrow.RecordBatch{rec})
+			require.NoError(t, err)
+			var buf bytes.Buffer
+			if jsonl {
+				_, err = WriteJSONL(&buf, rr)
+			} else {
+				_, err = WriteCSV(&buf, rr)
+			}
+			rr.Release()
+			require.NoError(t, err)
+			var want strings.Builder
+			if !jsonl {
+				want.WriteString("d\n")
+			}
+			for _, v := range strings.Split(c.want, ",") {
+				if jsonl {
+					if v == "" {
+						v = "null"
+					}
+					v = `{"d":` + v + "}"
+				}
+				want.WriteString(v + "\n")
+			}
+			require.Equal(t, want.String(), buf.String())
+		}
+		rec.Release()
+	}
 }

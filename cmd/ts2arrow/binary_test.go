@@ -69,8 +69,9 @@ func binDir(t *testing.T) string {
 	return built.dir
 }
 
-// binary builds ./cmd/ts2arrow once (go build, as a user would) and
-// returns the path of the executable.
+// binary builds ./cmd/ts2arrow once (go build, as a user would, with
+// -tags duckdb_arrow when the tests are built with it) and returns the
+// path of the executable.
 func binary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
@@ -87,6 +88,11 @@ func binary(t *testing.T) string {
 			built.path += ".exe"
 		}
 		build := func(extra ...string) ([]byte, error) {
+			if sqlEngineBuilt {
+				// The binary has what the test binary has: ts2arrow
+				// sql with DuckDB.
+				extra = append(extra, "-tags", "duckdb_arrow")
+			}
 			cmd := exec.Command(gocmd, append(append([]string{"build"}, extra...), "-o", built.path, ".")...)
 			return cmd.CombinedOutput()
 		}

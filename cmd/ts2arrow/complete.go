@@ -61,6 +61,7 @@ func commandList() []completionCommand {
 		{"schema", "print the Arrow schema of a table", runSchema},
 		{"head", "print the first rows of a table", runHead},
 		{"convert", "convert TsFiles to Parquet, Arrow, CSV, JSON Lines, or back", runConvert},
+		{"sql", "run SQL over TsFiles and IoTDB data with DuckDB", runSQL},
 		{"recover", "salvage a TsFile whose writer never finished it", runRecover},
 		{"serve", "serve TsFiles over Arrow Flight", runServe},
 		{"version", "print the version", runVersion},
@@ -82,6 +83,21 @@ var flagValues = map[string][]string{
 	"encrypt-profile":        {aead.ProfileAESGCM256, aead.ProfileAESGCM128},
 }
 
+// commandFlagValues are the values of a flag of one command that differ
+// from those of the flag of the same name in flagValues.
+var commandFlagValues = map[string]map[string][]string{
+	"sql": {"format": {"table", "markdown", "csv", "jsonl", "parquet", "arrow", "arrows"}},
+}
+
+// valuesOf returns the values flag name of command cmd completes to, or
+// nil when it takes no one of a few.
+func valuesOf(cmd, name string) []string {
+	if v, ok := commandFlagValues[cmd][name]; ok {
+		return v
+	}
+	return flagValues[name]
+}
+
 // tsfileCompressions are the page compressions convert writes TsFiles with.
 var tsfileCompressions = []string{"uncompressed", "snappy", "gzip", "lz4", "zstd", "lzma2"}
 
@@ -90,7 +106,7 @@ var tsfileCompressions = []string{"uncompressed", "snappy", "gzip", "lz4", "zstd
 var fileFlags = map[string]bool{
 	"output": true, "schema-from": true, "kek-file": true, "legacy-master-key-file": true,
 	"token-file": true, "tls-cert": true, "tls-key": true, "tls-client-ca": true, "ticket-key-file": true,
-	"schema": true,
+	"schema": true, "file": true,
 }
 
 func runCompletion(args []string, stdout, stderr io.Writer) error {
@@ -192,8 +208,8 @@ func registerFlagCompletion(cmd *cobra.Command, f *pflag.Flag) {
 		fn = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return nil, cobra.ShellCompDirectiveFilterDirs
 		}
-	case flagValues[name] != nil:
-		values := flagValues[name]
+	case valuesOf(cmd.Name(), name) != nil:
+		values := valuesOf(cmd.Name(), name)
 		fn = func(_ *cobra.Command, _ []string, word string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return withPrefix(values, word), cobra.ShellCompDirectiveNoFileComp
 		}

@@ -322,8 +322,8 @@ func TestCompletionValuesMatchUsage(t *testing.T) {
 		var fe *flagSetError
 		require.True(t, errors.As(c.run([]string{flagSetOnly}, io.Discard, io.Discard), &fe))
 		fe.fs.VisitAll(func(f *pflag.Flag) {
-			values, ok := flagValues[f.Name]
-			if !ok || f.Name == "encrypt-profile" { // its usage names the default only
+			values := valuesOf(c.name, f.Name)
+			if values == nil || f.Name == "encrypt-profile" { // its usage names the default only
 				return
 			}
 			seen[f.Name] = true

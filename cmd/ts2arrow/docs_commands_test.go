@@ -108,6 +108,11 @@ func cannotRun(cmd, work string) string {
 	case isTs2arrow(words[0]) && len(words) > 1 && words[1] == "serve":
 		return "serve runs until stopped; the Flight tests run it"
 	}
+	for i, w := range words {
+		if isTs2arrow(w) && i+1 < len(words) && words[i+1] == "sql" && !sqlEngineBuilt {
+			return "this build has no SQL engine (test with -tags duckdb_arrow)"
+		}
+	}
 	first := true
 	for i, w := range words {
 		if strings.Contains(w, "://") {
@@ -197,7 +202,7 @@ func TestDocsCLIReferenceFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagLine := regexp.MustCompile(`^\s+(?:-[A-Za-z], )?--?([a-z][a-z0-9-]*)`)
-	for _, cmd := range []string{"inspect", "schema", "head", "convert", "recover", "serve"} {
+	for _, cmd := range []string{"inspect", "schema", "head", "convert", "sql", "recover", "serve"} {
 		code, stdout, stderr := runCLI(cmd, "--help")
 		if code != 0 {
 			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,19 +108,26 @@ func TestHelpExamplesReturnRows(t *testing.T) {
 		"https://example.com/iotdb/1-1-0-0.tsfile": sgURL,
 		"/iotdb/data/datanode/data":                iotdb,
 		"iotdb/data/datanode/data":                 iotdb,
+		"testdata/iotdb":                           iotdb,
 	}
 	mapArg := func(prev, a string) string {
 		if f, ok := files[a]; ok {
 			return f
 		}
-		if strings.HasPrefix(a, "-") || (strings.HasPrefix(prev, "-") && prev != "-o") {
+		if strings.HasPrefix(a, "-") || (strings.HasPrefix(prev, "-") && prev != "-o" && prev != "-f") {
 			return a // a flag or a flag's value (names, tags, times)
 		}
 		return filepath.Join(tmp, a) // outputs, and inputs an earlier example wrote
 	}
 	wrote := regexp.MustCompile(`wrote (\d+) rows`)
 	ran := 0
-	for _, cmd := range []string{"convert", "head", "schema", "inspect", "recover", "serve"} {
+	// A query file for sql's example.
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "report.sql"), []byte("SELECT region, count(*) FROM weather GROUP BY ALL;\nSELECT min(time), max(time) FROM weather;\n"), 0o644))
+	commands := []string{"convert", "head", "schema", "inspect", "recover", "serve"}
+	if sqlEngineBuilt {
+		commands = append(commands, "sql")
+	}
+	for _, cmd := range commands {
 		for _, ex := range helpExamples(t, cmd) {
 			words := shellWords(ex)
 			require.Equal(t, "ts2arrow", words[0], "%s --help example %q", cmd, ex)
@@ -135,6 +143,10 @@ func TestHelpExamplesReturnRows(t *testing.T) {
 				args = append(args, "--verbose", "--force")
 			case "recover":
 				args = append(args, "--force")
+			case "sql":
+				if slices.Contains(args, "-o") {
+					args = append(args, "--force")
+				}
 			}
 			t.Run(ex, func(t *testing.T) {
 				code, out, errOut := runCLI(args...)
@@ -154,6 +166,19 @@ func TestHelpExamplesReturnRows(t *testing.T) {
 					require.Greater(t, len(strings.Split(strings.TrimSpace(out), "\n")), 2, "%q returned no rows:\n%s", args, out)
 				case "recover":
 					require.Regexp(t, `recovered \d+ complete chunk groups \([1-9]\d* rows\)`, errOut)
+				case "sql":
+					if i := slices.Index(args, "-o"); i >= 0 {
+						st, err := os.Stat(args[i+1])
+						require.NoError(t, err)
+						require.Positive(t, st.Size())
+						break
+					}
+					// A table's footer, or a CSV header and rows.
+					if !slices.Contains(args, "csv") {
+						require.Regexp(t, `(?m)^[1-9]\d* rows?, `, out)
+					} else {
+						require.Greater(t, strings.Count(out, "\n"), 1, out)
+					}
 				default:
 					require.NotEmpty(t, strings.TrimSpace(out))
 				}

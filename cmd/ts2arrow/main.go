@@ -8,6 +8,7 @@
 //	ts2arrow schema  FILE [--table T] [--arrow | --json] [--raw]
 //	ts2arrow head    FILE [-n 20] [--table T] [--raw]
 //	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags] [--raw]
+//	ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|markdown|csv|jsonl|parquet|arrow|arrows]
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
@@ -46,6 +47,7 @@ Usage:
                    [--table T] [--columns a,b] [--device D] [--where tag=value]
                    [--start T] [--end T] [--partition-by table|device|day|...] [--force]
                    [--raw]
+  ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|csv|...]
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]
                    [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put] [--raw]
@@ -103,8 +105,9 @@ func main() {
 
 // handlesSignals are the commands that catch SIGINT and SIGTERM
 // themselves: convert and recover remove their temporary output before
-// they exit 130 (143), serve shuts down gracefully and exits 0.
-var handlesSignals = map[string]bool{"convert": true, "recover": true, "serve": true}
+// they exit 130 (143), serve shuts down gracefully and exits 0, sql
+// interrupts DuckDB (at its prompt, only the statement running).
+var handlesSignals = map[string]bool{"convert": true, "recover": true, "serve": true, "sql": true}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -136,6 +139,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runHead(args[1:], stdout, verbOut)
 	case "serve":
 		err = runServe(args[1:], stdout, verbOut)
+	case "sql":
+		err = runSQL(args[1:], stdout, verbOut)
 	case "version", "--version":
 		err = runVersion(args[1:], stdout, verbOut)
 	case "completion":
@@ -218,6 +223,13 @@ func report(err error, stderr io.Writer) int {
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(ue.msg))
 		return 2
+	}
+	var qe *sqlQueryError
+	if errors.As(err, &qe) {
+		// DuckDB's message: its lines (the query's line and a caret
+		// under the error) are kept.
+		fmt.Fprintf(stderr, "ts2arrow: %s\n", keepLines(qe.Error()))
+		return 1
 	}
 	var pe *partialError
 	if errors.As(err, &pe) {

@@ -1,0 +1,73 @@
+// Package purity holds the test that keeps the pure-Go packages pure
+// (issue 38 point 7): only package query and the CLI link DuckDB.
+package purity
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// pure are the packages a Go program imports without cgo: none of them
+// may depend on DuckDB (duckdb-go and its bindings, which are cgo and a
+// static C++ library of some 130 MB), whatever the build tags.
+var pure = []string{"tsfile", "arrowconv", "dataset", "export", "flight", "fromarrow", "httpfile", "aead", "encoding"}
+
+// deps lists the packages pkgs depend on, as go list -deps builds them
+// with env added to the environment and the build tags.
+func deps(t *testing.T, env []string, tags string, pkgs ...string) []string {
+	t.Helper()
+	gocmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on PATH")
+	}
+	args := []string{"list", "-deps", "-f", "{{.ImportPath}}"}
+	if tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	cmd := exec.Command(gocmd, append(args, pkgs...)...)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list %v: %v\n%s", pkgs, err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+func duckdbIn(list []string) []string {
+	var out []string
+	for _, p := range list {
+		if strings.Contains(strings.ToLower(p), "duckdb") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestPureGoHasNoDuckDB: the pure packages need no DuckDB, with cgo or
+// without, with the duckdb_arrow tag or without; the CLI built without
+// cgo needs none either (its sql command is a stub), and the CLI built
+// as the README builds it does link it, which shows the check sees
+// DuckDB where it is.
+func TestPureGoHasNoDuckDB(t *testing.T) {
+	var pkgs []string
+	for _, p := range pure {
+		pkgs = append(pkgs, "./"+p)
+	}
+	for _, tc := range []struct {
+		env  []string
+		tags string
+	}{{nil, ""}, {nil, "duckdb_arrow"}, {[]string{"CGO_ENABLED=0"}, "duckdb_arrow"}} {
+		if bad := duckdbIn(deps(t, tc.env, tc.tags, pkgs...)); len(bad) > 0 {
+			t.Errorf("%v -tags %q: the pure packages depend on %v", tc.env, tc.tags, bad)
+		}
+	}
+	if bad := duckdbIn(deps(t, []string{"CGO_ENABLED=0"}, "duckdb_arrow", "./cmd/ts2arrow")); len(bad) > 0 {
+		t.Errorf("CGO_ENABLED=0: cmd/ts2arrow depends on %v", bad)
+	}
+	if len(duckdbIn(deps(t, []string{"CGO_ENABLED=1"}, "duckdb_arrow", "./cmd/ts2arrow"))) == 0 {
+		t.Errorf("cmd/ts2arrow built with cgo and -tags duckdb_arrow does not depend on DuckDB: is the check blind?")
+	}
+}
