@@ -42,7 +42,7 @@ func runSQLJob(ctx context.Context, j *sqlJob) error {
 	if len(stmts) > 1 && j.out != "" {
 		return usagef("-o writes the result of one statement; the query has %d (run them one at a time)", len(stmts))
 	}
-	eng, err := openSQLEngine(ctx, j)
+	eng, err := openSQLInputs(ctx, j)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func runSQLPrompt(j *sqlJob) error {
 		return err
 	}
 	defer sp.close()
-	eng, err := openSQLEngine(context.Background(), j)
+	eng, err := openSQLInputs(context.Background(), j)
 	if err != nil {
 		return err
 	}

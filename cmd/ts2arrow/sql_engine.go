@@ -9,9 +9,9 @@ import (
 	"github.com/tsarrow/tsarrow/query"
 )
 
-// openSQLEngine opens the job's inputs with package query: DuckDB with
+// openSQLInputs opens the job's inputs with package query: DuckDB with
 // every table of the inputs registered, resolved as convert resolves them.
-func openSQLEngine(ctx context.Context, j *sqlJob) (sqlEngine, error) {
+func openSQLInputs(ctx context.Context, j *sqlJob) (sqlEngine, error) {
 	opts := &query.Options{
 		Read:        *j.ropts,
 		Dataset:     *j.dsOpts,
