@@ -296,14 +296,12 @@ func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.
 			closeConn()
 		}
 	}
-	qctx := withPushdown(ctx, pd)
 	var rr array.RecordReader
 	err = conn.Raw(func(dc any) error {
-		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-		if err != nil {
-			return err
+		sr, err := streamQuery(ctx, dc, query, args, pd)
+		if sr != nil {
+			rr = sr
 		}
-		rr, err = ar.QueryContext(qctx, query, args...)
 		return err
 	})
 	if err != nil {
