@@ -125,10 +125,12 @@ func streamQuery(ctx context.Context, dc any, query string, args []any, pd map[s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	r.stmt, err = dconn.PrepareContext(ctx, query)
+	stmt, err := dconn.PrepareContext(ctx, query)
 	if err != nil {
+		// (stmt may be a typed nil here: not kept.)
 		return nil, err
 	}
+	r.stmt = stmt
 	if err := r.stmt.(*duckdb.Stmt).Bind(namedArgs(args)); err != nil {
 		return nil, err
 	}

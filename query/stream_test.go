@@ -264,3 +264,48 @@ func TestStreamScanError(t *testing.T) {
 	}
 	require.ErrorContains(t, rd.Err(), "bad page")
 }
+
+// TestStreamPushdownHandOver: the pushdown streamQuery is given reaches
+// the scan of its statement (bound at prepare, initialized at the first
+// execution step), and is gone once the reader is released.
+func TestStreamPushdownHandOver(t *testing.T) {
+	db, _ := openTable(t, 4, 20000)
+	st, err := lookupTable(db.ids[0])
+	require.NoError(t, err)
+	units := st.Units
+	var seen []pushdown
+	st.Units = func(ctx context.Context, cols []int, pd pushdown) ([]scanUnit, error) {
+		seen = append(seen, pd)
+		return units(ctx, cols, pd)
+	}
+	defer func() { st.Units = units }()
+	want := pushdown{Start: 100, End: 199, HasStart: true, HasEnd: true, Tags: map[string][]string{"region": {"r0001"}}}
+	conn, err := db.Conn(context.Background())
+	require.NoError(t, err)
+	defer conn.Close()
+	var rows int64
+	require.NoError(t, conn.Raw(func(dc any) error {
+		rd, err := streamQuery(context.Background(), dc, "SELECT * FROM t WHERE time BETWEEN epoch_ms(100) AND epoch_ms(199) AND region = 'r0001'", nil, map[string]pushdown{db.ids[0]: want})
+		if err != nil {
+			return err
+		}
+		defer rd.Release()
+		for rd.Next() {
+			rows += rd.RecordBatch().NumRows()
+		}
+		return rd.Err()
+	}))
+	require.Equal(t, int64(100), rows)
+	require.Equal(t, []pushdown{want}, seen)
+	// A statement DuckDB refuses: its error, nothing left held.
+	require.ErrorContains(t, conn.Raw(func(dc any) error {
+		_, err := streamQuery(context.Background(), dc, "SELECT * FROM t WHERE time BETWEEN 1 AND 2", nil, map[string]pushdown{db.ids[0]: want})
+		return err
+	}), "Binder Error")
+	// Released: the next statement on the connection has no pushdown.
+	seen = nil
+	var n int64
+	require.NoError(t, conn.QueryRowContext(context.Background(), "SELECT count(*) FROM t").Scan(&n))
+	require.Equal(t, int64(80000), n)
+	require.Equal(t, []pushdown{{}}, seen)
+}
