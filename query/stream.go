@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -57,8 +58,9 @@ type streamReader struct {
 	imu   sync.Mutex // orders Interrupt on conn before free
 	freed bool
 
+	refs atomic.Int64
+
 	mu      sync.Mutex // protects everything below
-	refs    int64
 	closed  bool
 	current arrow.RecordBatch
 	err     error
@@ -111,7 +113,8 @@ func streamQuery(ctx context.Context, dc any, query string, args []any, pd map[s
 		return nil, err
 	}
 	dconn := dc.(*duckdb.Conn)
-	r := &streamReader{ctx: ctx, conn: c, refs: 1}
+	r := &streamReader{ctx: ctx, conn: c}
+	r.refs.Store(1)
 	r.clearPD, err = setStatementPushdownDriver(ctx, dc, pd)
 	if err != nil {
 		return nil, err
@@ -202,15 +205,17 @@ func (r *streamReader) interrupt() {
 
 // free releases what the reader holds, in the order DuckDB needs: the
 // result before its prepared statement, both before the connection is
-// given back (by connReader). r.mu must not be held.
+// given back (by connReader). It waits for a Next in progress (a Release
+// from another goroutine, as a server canceling a stream does); ctx can
+// still interrupt that Next meanwhile.
 func (r *streamReader) free() {
-	r.imu.Lock()
-	r.freed = true // no interrupt from here on
-	r.imu.Unlock()
 	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	r.imu.Lock()
+	r.freed = true // no interrupt from here on: the connection goes back
+	r.imu.Unlock()
 	r.stopWatch()
+	r.closed = true
 	if r.current != nil {
 		r.current.Release()
 		r.current = nil
@@ -225,22 +230,15 @@ func (r *streamReader) free() {
 	}
 	if r.stmt != nil {
 		r.stmt.Close()
+		r.stmt = nil
 	}
 	r.clearPD()
 }
 
-func (r *streamReader) Retain() {
-	r.mu.Lock()
-	r.refs++
-	r.mu.Unlock()
-}
+func (r *streamReader) Retain() { r.refs.Add(1) }
 
 func (r *streamReader) Release() {
-	r.mu.Lock()
-	r.refs--
-	last := r.refs == 0
-	r.mu.Unlock()
-	if last {
+	if r.refs.Add(-1) == 0 {
 		r.free()
 	}
 }
