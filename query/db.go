@@ -438,8 +438,11 @@ func (db *DB) Stats() ScanStats { return db.stats.snapshot() }
 // QueryArrow runs one read-only statement (SELECT, WITH, VALUES, SHOW,
 // DESCRIBE, EXPLAIN, PRAGMA table_info; anything else fails with
 // ErrReadOnly) with the pushdown planned, and returns DuckDB's result as
-// a stream of Arrow record batches. Release the reader (it holds a
-// connection until then). Cancelling ctx interrupts DuckDB and the scans.
+// a stream of Arrow record batches. The result streams (see stream.go):
+// DuckDB runs the statement only as far as the batches read so far need,
+// handed out in batches of up to 64K rows. Release the reader (it holds
+// a connection until then; releasing it unread stops the statement).
+// Cancelling ctx interrupts DuckDB and the scans, also between batches.
 func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
 	conn, done, err := db.conn(ctx)
 	if err != nil {
@@ -487,14 +490,12 @@ func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.
 			closeConn()
 		}
 	}
-	qctx := withPushdown(ctx, pd)
 	var rr array.RecordReader
 	err = conn.Raw(func(dc any) error {
-		ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-		if err != nil {
-			return err
+		sr, err := streamQuery(ctx, dc, query, args, pd)
+		if sr != nil {
+			rr = sr
 		}
-		rr, err = ar.QueryContext(qctx, query, args...)
 		return err
 	})
 	if err != nil {

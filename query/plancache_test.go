@@ -120,13 +120,19 @@ func TestPlanCatalogBypass(t *testing.T) {
 		}
 		rr.Release()
 		require.Equal(t, 90, n, "rows 10..99 of device r0001, from the kept plan")
-		rr, err = db.QueryArrow(ctx, "EXPLAIN ANALYZE "+macro)
+		// EXPLAIN ANALYZE would run the CREATE MACRO: refused
+		// (checkExplain), so the macro never exists and the snapshot
+		// still plans.
+		_, err = db.QueryArrow(ctx, "EXPLAIN ANALYZE "+macro)
+		require.ErrorIs(t, err, ErrReadOnly)
+		require.NotEmpty(t, plan(t, db, nil))
+		rr, err = db.QueryArrow(ctx, "EXPLAIN ANALYZE "+q)
 		require.NoError(t, err)
 		for rr.Next() {
 		}
+		require.NoError(t, rr.Err())
 		rr.Release()
-		require.Empty(t, plan(t, db, nil))
-		require.True(t, db.plan.cat != nil && db.plan.cat.funcs["epoch_ms"].user, "the snapshot is read again after the EXPLAIN")
+		require.NotEmpty(t, plan(t, db, nil))
 	})
 	t.Run("unlisted function", func(t *testing.T) {
 		// A call of a function DuckDB does not list may autoload an
