@@ -6,8 +6,6 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"database/sql"
-	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -39,15 +37,17 @@ import (
 // caller releases. Cancelling ctx interrupts the statement. It refuses
 // statements that change anything.
 //
-// An engine may also have the method SQL() *sql.DB (as *query.DB does):
-// the server then only prepares a statement there, never running it, to
-// learn how many parameters it takes.
+// An engine may also have the method NumInput (as *query.DB does), which
+// prepares a statement without running it and tells how many parameters
+// it takes, refusing what QueryArrow would refuse.
 type SQLEngine interface {
 	QueryArrow(ctx context.Context, query string, args ...any) (array.RecordReader, error)
 }
 
 // sqlPreparer is the optional part of an SQLEngine.
-type sqlPreparer interface{ SQL() *sql.DB }
+type sqlPreparer interface {
+	NumInput(ctx context.Context, query string) (int, error)
+}
 
 // ServerName is what GetSqlInfo answers for FLIGHT_SQL_SERVER_NAME.
 const ServerName = "tsarrow"
@@ -337,31 +337,15 @@ func (ss *sqlServer) resultSchema(ctx context.Context, q string, args []any) (*a
 }
 
 // paramCount is the number of parameters q takes, when the engine can
-// prepare it without running it (through database/sql/driver, on a
-// connection of its own); -1 if it cannot tell.
+// prepare it without running it; -1 if it cannot tell. (Preparing through
+// database/sql instead would run every statement but the last of a
+// query holding several, a write among them.)
 func (ss *sqlServer) paramCount(ctx context.Context, q string) (int, error) {
 	p, ok := ss.eng.(sqlPreparer)
-	if !ok || p.SQL() == nil {
+	if !ok {
 		return -1, nil
 	}
-	conn, err := p.SQL().Conn(ctx)
-	if err != nil {
-		return -1, nil
-	}
-	defer conn.Close()
-	n := -1
-	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(driver.Conn)
-		if !ok {
-			return nil
-		}
-		st, err := c.Prepare(q)
-		if err != nil {
-			return err
-		}
-		n = st.NumInput()
-		return st.Close()
-	})
+	n, err := p.NumInput(ctx, q)
 	if err != nil {
 		return 0, engineErr(err)
 	}

@@ -72,3 +72,30 @@ func TestConfine(t *testing.T) {
 	_, err = run(confined, "SELECT * FROM tsfile('"+otherTs+"')")
 	require.ErrorContains(t, err, errConfined.Error())
 }
+
+// TestNumInput: NumInput counts parameters without running anything and
+// without handing out a handle (the catalog snapshot stays in use), and
+// refuses what QueryArrow refuses: a second statement, which preparing
+// would run, and writes.
+func TestNumInput(t *testing.T) {
+	db, _ := openTable(t, 1, 10)
+	ctx := context.Background()
+	for q, want := range map[string]int{
+		"SELECT * FROM t":                           0,
+		"SELECT * FROM t WHERE v > ? AND v < ?":     2,
+		"SELECT * FROM t WHERE time >= $1 LIMIT $2": 2,
+	} {
+		n, err := db.NumInput(ctx, q)
+		require.NoError(t, err, q)
+		require.Equal(t, want, n, q)
+	}
+	for _, q := range []string{"DROP VIEW t; SELECT 1", "DROP VIEW t", "CREATE MACRO m() AS 1"} {
+		_, err := db.NumInput(ctx, q)
+		require.ErrorIs(t, err, ErrReadOnly, q)
+	}
+	db.plan.mu.Lock()
+	handed := db.plan.handed
+	db.plan.mu.Unlock()
+	require.False(t, handed, "NumInput handed out a handle")
+	require.Equal(t, int64(10), count(t, db.SQL(), "SELECT count(*) FROM t"), "the view is still there")
+}

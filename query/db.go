@@ -435,6 +435,33 @@ func copyPlan(m map[string]pushdown) map[string]pushdown {
 // Stats returns what the scans have read since Open.
 func (db *DB) Stats() ScanStats { return db.stats.snapshot() }
 
+// NumInput returns how many parameters query takes ($1, ?), preparing
+// it without running it: the statement must be one that QueryArrow runs
+// (ErrReadOnly otherwise), and only one, since preparing several runs all
+// but the last. Unlike SQL and Conn it hands out no handle, so the DB keeps
+// planning from its catalog snapshot (Flight SQL asks it for every
+// prepared statement).
+func (db *DB) NumInput(ctx context.Context, query string) (int, error) {
+	conn, done, err := db.conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	if _, err := checkReadOnly(ctx, conn, query); err != nil {
+		return 0, err
+	}
+	n := -1
+	err = conn.Raw(func(dc any) error {
+		st, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+		if err != nil {
+			return err
+		}
+		n = st.NumInput()
+		return st.Close()
+	})
+	return n, err
+}
+
 // QueryArrow runs one read-only statement (SELECT, WITH, VALUES, SHOW,
 // DESCRIBE, EXPLAIN, PRAGMA table_info; anything else fails with
 // ErrReadOnly) with the pushdown planned, and returns DuckDB's result as

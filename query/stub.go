@@ -30,6 +30,9 @@ func (db *DB) SQL() *sql.DB { return nil }
 // Conn returns ErrNoSQL in this build.
 func (db *DB) Conn(ctx context.Context) (*sql.Conn, error) { return nil, ErrNoSQL }
 
+// NumInput returns ErrNoSQL in this build.
+func (db *DB) NumInput(ctx context.Context, query string) (int, error) { return 0, ErrNoSQL }
+
 // QueryArrow returns ErrNoSQL in this build.
 func (db *DB) QueryArrow(ctx context.Context, query string, args ...any) (array.RecordReader, error) {
 	return nil, ErrNoSQL

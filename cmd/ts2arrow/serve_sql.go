@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"fmt"
 	"io"
 	"io/fs"
@@ -159,15 +158,15 @@ func (r *reloadingDB) QueryArrow(ctx context.Context, q string, args ...any) (ar
 	return &refReader{RecordReader: rdr, done: func() { r.release(ref) }}, nil
 }
 
-// SQL is the current DuckDB database, which Flight SQL only prepares
-// statements on to count their parameters.
-func (r *reloadingDB) SQL() *sql.DB {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.cur == nil {
-		return nil
+// NumInput prepares q on the current tables to count its parameters
+// (Flight SQL's CreatePreparedStatement).
+func (r *reloadingDB) NumInput(ctx context.Context, q string) (int, error) {
+	ref, err := r.acquire()
+	if err != nil {
+		return 0, err
 	}
-	return r.cur.db.SQL()
+	defer r.release(ref)
+	return ref.db.NumInput(ctx, q)
 }
 
 // refReader gives its DB back when released.

@@ -469,6 +469,14 @@ func TestErrors(t *testing.T) {
 	}
 	// A ticket planned with one token is refused to another.
 	c := sqlClient(t, s.addr)
+	// Preparing a query of several statements would run all but the
+	// last: refused, and the view is still there.
+	if _, err := c.Prepare(bearer("tok-one"), "DROP VIEW weather; SELECT 1"); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("prepare of two statements: %v", err)
+	}
+	if rows, _, err := query(ctx, cn, "SELECT count(*) FROM weather", nil); err != nil || len(rows) != 1 {
+		t.Fatalf("after the refused prepare: %v %v", rows, err)
+	}
 	fi, err := c.Execute(bearer("tok-one"), "SELECT 1")
 	if err != nil {
 		t.Fatal(err)
