@@ -768,3 +768,20 @@ func arrowType(t tsfile.DataType, unit arrow.TimeUnit) (arrow.DataType, error) {
 	}
 	return nil, fmt.Errorf("data type %s has no Arrow representation: %w", t, tsfile.ErrUnsupported)
 }
+
+// TableDeviceFilter returns the test Options.Where applies to the devices
+// of table-model table t of f, resolved exactly as NewTableReader resolves
+// it (the same errors): a caller that lists devices itself (an SQL scan
+// cutting a table into units) keeps only those a reader with this Where
+// would read, without opening one.
+func TableDeviceFilter(f *tsfile.File, table string, where map[string]string) (func(tsfile.DeviceID) bool, error) {
+	l, err := tableLayout(f, table)
+	if err != nil {
+		return nil, err
+	}
+	_, conds, err := l.plan(&Options{Where: where})
+	if err != nil {
+		return nil, err
+	}
+	return func(d tsfile.DeviceID) bool { return matches(conds, d) }, nil
+}

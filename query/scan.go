@@ -193,9 +193,14 @@ func deviceGroups(devs []tsfile.DeviceID, n int) [][]tsfile.DeviceID {
 
 // filesScan reads a table of plain TsFiles: a unit per file, or per group
 // of its devices when the files are fewer than the units wanted (and per
-// TAG combination of the pushdown).
+// TAG combination of the pushdown). For a table-model table, the devices
+// of each file are listed once per DB (tableDevices) and each query cuts
+// units only from those its TAG values and time range leave: a query that
+// selects one device of a thousand, or a window no device reaches, opens
+// no reader over the others (each would look its device up in the index).
 func filesScan(t Table, tree bool, files []*openedFile, stats *counters) *scanTable {
 	st := &scanTable{ID: newScanID(), Schema: t.Arrow}
+	listed := make([]tableDevices, len(files))
 	st.Units = func(ctx context.Context, cols []int, pd pushdown) ([]scanUnit, error) {
 		if pd.Empty {
 			return nil, nil
@@ -204,16 +209,13 @@ func filesScan(t Table, tree bool, files []*openedFile, stats *counters) *scanTa
 		o.PagesDecoded = &stats.pages
 		per := unitsPerScan() / (len(files) * len(wheres))
 		var units []scanUnit
-		for _, of := range files {
-			var devs []tsfile.DeviceID
-			if per > 1 {
-				var err error
-				if devs, err = of.f.Devices(t.Name); err != nil {
+		for i, of := range files {
+			for _, w := range wheres {
+				groups, err := fileUnits(of, t.Name, tree, &listed[i], w, o.Time, per)
+				if err != nil {
 					return nil, fmt.Errorf("%s: %w", of.name, err)
 				}
-			}
-			for _, w := range wheres {
-				for _, g := range deviceGroups(devs, per) {
+				for _, g := range groups {
 					uo := o
 					uo.Where = w
 					uo.Devices = g
@@ -237,6 +239,94 @@ func filesScan(t Table, tree bool, files []*openedFile, stats *counters) *scanTa
 		return units, nil
 	}
 	return st
+}
+
+// fileUnits returns the device groups (Options.Devices; nil: every device)
+// of the units reading one file with TAG condition w and time range tr,
+// about per of them: runs of neighbours in index order, of the devices
+// that can match. None: the file has nothing for the query.
+func fileUnits(of *openedFile, table string, tree bool, td *tableDevices, w map[string]string, tr *arrowconv.TimeRange, per int) ([][]tsfile.DeviceID, error) {
+	if !tree {
+		td.once.Do(func() { td.load(of.f, table) })
+	}
+	if tree || td.err != nil {
+		// No list (a tree table, or an index the list could not be
+		// read from): the readers apply the pushdown themselves.
+		var devs []tsfile.DeviceID
+		if per > 1 {
+			var err error
+			if devs, err = of.f.Devices(table); err != nil {
+				return nil, err
+			}
+		}
+		return deviceGroups(devs, per), nil
+	}
+	match, err := arrowconv.TableDeviceFilter(of.f, table, w)
+	if err != nil {
+		return nil, err
+	}
+	var devs []tsfile.DeviceID
+	for _, d := range td.devs {
+		// A reader skips an aligned device whose time column's
+		// statistics miss the range (arrowconv's startDevice) and one
+		// Where does not match: the same tests, before any reader.
+		if d.timed && tr != nil && (d.end < tr.Start || d.start > tr.End) || !match(d.id) {
+			continue
+		}
+		devs = append(devs, d.id)
+	}
+	switch {
+	case len(devs) == 0:
+		return nil, nil
+	case per <= 1 && len(devs) == len(td.devs):
+		return [][]tsfile.DeviceID{nil}, nil
+	}
+	n := min(max(per, 1), len(devs))
+	out := make([][]tsfile.DeviceID, 0, n)
+	for i := range n {
+		out = append(out, devs[i*len(devs)/n:(i+1)*len(devs)/n])
+	}
+	return out, nil
+}
+
+// tableDevices lists the devices of a table-model table in one file, in
+// index order, with the time range of each aligned device: read once per
+// DB, on the first query of the table.
+type tableDevices struct {
+	once sync.Once
+	devs []deviceSpan
+	err  error
+}
+
+type deviceSpan struct {
+	id         tsfile.DeviceID
+	start, end int64
+	timed      bool // start and end are the time column's statistics
+}
+
+func (td *tableDevices) load(f *tsfile.File, table string) {
+	if !f.Options().Lenient {
+		// The whole table checked once (tsfile caches the outcome)
+		// spares each unit's reader the check of its devices. A
+		// failure is not this list's: a reader of the damaged
+		// devices reports it, as convert's would.
+		_ = f.CheckTable(table, nil)
+	}
+	td.err = f.TableSeries(table, func(dev tsfile.DeviceID, series []tsfile.TimeseriesMetadata) error {
+		d := deviceSpan{id: dev}
+		for i := range series {
+			if series[i].IsTimeColumn() {
+				st := &series[i].Statistics
+				d.start, d.end, d.timed = st.StartTime, st.EndTime, true
+				break
+			}
+		}
+		td.devs = append(td.devs, d)
+		return nil
+	})
+	if td.err != nil {
+		td.devs = nil
+	}
 }
 
 // datasetScan reads a table of IoTDB data through package dataset: a unit

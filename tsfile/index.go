@@ -197,7 +197,7 @@ func (f *File) deviceEntry(dev DeviceID) (IndexEntry, bool, error) {
 		if n.Type == LeafDevice {
 			return e, e.Device.Equal(dev), nil
 		}
-		child, err := f.readNode(e, true)
+		child, err := f.deviceNode(e)
 		if err != nil {
 			return IndexEntry{}, false, err
 		}
@@ -206,6 +206,22 @@ func (f *File) deviceEntry(dev DeviceID) (IndexEntry, bool, error) {
 		}
 		n = child
 	}
+}
+
+// deviceNode is readNode of a device index node for a lookup, parsed once
+// per File while devNodeBudget allows (the node is only read after).
+func (f *File) deviceNode(e IndexEntry) (*IndexNode, error) {
+	if v, ok := f.devNodes.Load(e.Offset); ok {
+		return v.(*IndexNode), nil
+	}
+	n, err := f.readNode(e, true)
+	if err != nil {
+		return nil, err
+	}
+	if f.devNodeEntries.Add(int64(len(n.Entries))) <= devNodeBudget {
+		f.devNodes.Store(e.Offset, n)
+	}
+	return n, nil
 }
 
 // walkSeries calls fn for every TimeseriesMetadata under the measurement

@@ -129,7 +129,18 @@ type File struct {
 	v3devs map[string]IndexEntry
 
 	tableChecks sync.Map // table name -> *tableCheck (CheckTable)
+
+	// devNodes holds the device index nodes lookups have parsed, by
+	// offset, up to devNodeEntries entries in all: a reader of many
+	// devices looks each up from the root, and would otherwise read and
+	// parse the same leaf of a few hundred device IDs for each.
+	devNodes       sync.Map // int64 -> *IndexNode
+	devNodeEntries atomic.Int64
 }
+
+// devNodeBudget bounds the entries devNodes holds: the device index of a
+// quarter of a million devices, about ten megabytes.
+const devNodeBudget = 1 << 18
 
 // OpenFile opens the named file.
 func OpenFile(path string, opts *ReadOptions) (*File, error) {

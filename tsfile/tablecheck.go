@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // tableCheck is the outcome of CheckTable for one table, computed once.
 type tableCheck struct {
-	once sync.Once
-	err  error
+	once   sync.Once
+	err    error
+	passed atomic.Bool // the whole table was checked, with no error
 }
 
 // CheckTable checks that the index of a table-model table agrees with the
@@ -27,13 +29,18 @@ type tableCheck struct {
 // not their chunk metadata: for 1,000 devices of ten series it costs a few
 // percent of a full scan. Over the whole table it runs once per File and
 // table, later calls returning the first outcome; over some devices (a
-// selective read), each call checks those. A table without a schema has
+// selective read), each call checks those, unless the whole table has
+// already passed. A table without a schema has
 // nothing to check against.
 func (f *File) CheckTable(table string, devs []DeviceID) error {
 	if _, ok := f.SchemaOf(table); !ok { // v3 files have no table schemas
 		return nil
 	}
 	if devs != nil {
+		// Devices of a table that passed whole need no second look.
+		if v, ok := f.tableChecks.Load(table); ok && v.(*tableCheck).passed.Load() {
+			return nil
+		}
 		want := make(map[string]bool, len(devs))
 		for _, d := range devs {
 			want[deviceKey(d)] = true
@@ -42,7 +49,10 @@ func (f *File) CheckTable(table string, devs []DeviceID) error {
 	}
 	v, _ := f.tableChecks.LoadOrStore(table, &tableCheck{})
 	c := v.(*tableCheck)
-	c.once.Do(func() { c.err = f.checkTable(table, nil) })
+	c.once.Do(func() {
+		c.err = f.checkTable(table, nil)
+		c.passed.Store(c.err == nil)
+	})
 	return c.err
 }
 
