@@ -2,171 +2,51 @@
 
 package query
 
-// Input resolution, as cmd/ts2arrow resolves the INPUT arguments of convert
-// (inputs.go expandInputs, dataset.go detectDataset and pickTable,
-// convert.go openReader and the schema check of runSingle). The rules are
-// the same; the code is a second, smaller copy because cmd is a main
-// package. TODO(coordinator): move expandInputs/detectDataset into a
-// library package (internal/inputs) both use.
+// Input resolution, as cmd/ts2arrow resolves the INPUT arguments of
+// convert: which files the arguments name and whether they are IoTDB data
+// come from package internal/inputs, which both use; the tables are then
+// opened as convert's pickTable, openReader and the schema check of
+// runSingle open them.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/httpfile"
+	"github.com/tsarrow/tsarrow/internal/inputs"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// isURL reports whether an input names a remote file.
-func isURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
+// isURL is package inputs' rule, which the CLI shares.
+var isURL = inputs.IsURL
 
-// isPattern reports whether an input holds glob characters.
-func isPattern(a string) bool { return strings.ContainsAny(a, "*?[{") }
-
-// expandInputs turns inputs into the files they name, in order, as convert
-// does: a URL as it is, a directory as every *.tsfile under it (sorted), a
-// glob (doublestar: ** matches any depth) as its matches, anything else as
-// a file. A directory or pattern naming no file, and a path that does not
-// exist, are errors; a file named twice is read once.
-func expandInputs(args []string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	addDir := func(dir string) error {
-		files, err := tsfilesUnder(dir)
-		if err != nil {
-			return err
-		}
-		if len(files) == 0 {
-			return fmt.Errorf("query: directory %s holds no *.tsfile", dir)
-		}
-		for _, f := range files {
-			add(f)
-		}
-		return nil
-	}
-	for _, a := range args {
-		if isURL(a) {
-			add(a)
-			continue
-		}
-		if isPattern(a) {
-			if _, err := os.Stat(a); err != nil {
-				m, err := globPaths(a)
-				if err != nil {
-					return nil, err
-				}
-				if len(m) == 0 {
-					return nil, fmt.Errorf("query: pattern %q matches no file", a)
-				}
-				for _, p := range m {
-					st, err := os.Stat(p)
-					if err != nil {
-						return nil, err
-					}
-					if !st.IsDir() {
-						add(p)
-					} else if files, err := tsfilesUnder(p); err != nil {
-						return nil, err
-					} else {
-						for _, f := range files {
-							add(f)
-						}
-					}
-				}
-				continue
-			}
-		}
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, fmt.Errorf("query: %w", err)
-		}
-		if !st.IsDir() {
-			add(a)
-			continue
-		}
-		if err := addDir(a); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// globPaths returns the sorted matches of pattern.
-func globPaths(pattern string) ([]string, error) {
-	m, err := doublestar.FilepathGlob(pattern)
-	if err != nil {
-		return nil, fmt.Errorf("query: bad pattern %q: %w", pattern, err)
-	}
-	sort.Strings(m)
-	return slices.Compact(m), nil
-}
-
-// tsfilesUnder lists the *.tsfile files under dir, sorted by path.
-func tsfilesUnder(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".tsfile") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, err
-}
-
-// datasetRoots tells whether files (what expandInputs made of args) are
-// IoTDB data, as convert's detectDataset does: one of them lies in a time
-// partition folder of a layout, or has a mods file beside it. It returns
-// the roots to open as a dataset (args, globs expanded), or nil.
+// datasetRoots tells whether files (what inputs.Expand made of args) are
+// IoTDB data, as convert's detectDataset does (inputs.Layout): one of them
+// lies in a time partition folder of a layout, or has a mods file beside
+// it. It returns the roots to open as a dataset (args, globs expanded), or
+// nil.
 func datasetRoots(args, files []string) ([]string, error) {
-	found := false
-	for _, f := range files {
-		if isURL(f) || !strings.HasSuffix(f, dataset.TsFileSuffix) {
-			continue
-		}
-		if _, names, ok := spaceFolder(filepath.Dir(f)); ok && len(names) == 3 || hasMods(f) {
-			found = true
-			break
-		}
-	}
-	if !found {
+	if inLayout, withMods := inputs.Layout(files); !inLayout && !withMods {
 		return nil, nil
 	}
 	var roots []string
 	for _, a := range args {
-		if isURL(a) {
+		if inputs.IsURL(a) {
 			return nil, fmt.Errorf("query: %s is a URL, and the other inputs are IoTDB data read with their mods files; set Options.Raw to read every file as it is, or query it separately", a)
 		}
-		if isPattern(a) {
+		if inputs.IsPattern(a) {
 			if _, err := os.Stat(a); err != nil {
-				m, err := globPaths(a)
+				m, err := inputs.Glob(a)
 				if err != nil {
-					return nil, err
+					return nil, fmt.Errorf("query: %w", err)
 				}
 				roots = append(roots, m...)
 				continue
@@ -175,39 +55,6 @@ func datasetRoots(args, files []string) ([]string, error) {
 		roots = append(roots, a)
 	}
 	return roots, nil
-}
-
-// spaceFolder finds the nearest folder named sequence or unsequence among
-// dir and its parents and returns it with the names of the folders between
-// it and dir, outermost first.
-func spaceFolder(dir string) (space string, names []string, ok bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", nil, false
-	}
-	for {
-		b := filepath.Base(abs)
-		if b == "sequence" || b == "unsequence" {
-			slices.Reverse(names)
-			return abs, names, true
-		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return "", nil, false
-		}
-		names = append(names, b)
-		abs = parent
-	}
-}
-
-// hasMods reports whether a mods file of either version lies beside f.
-func hasMods(f string) bool {
-	for _, suf := range []string{dataset.ModsV1Suffix, dataset.ModsV2Suffix} {
-		if st, err := os.Stat(f + suf); err == nil && st.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
 }
 
 // counters are a DB's cumulative scan counts (ScanStats), updated by
@@ -264,16 +111,16 @@ func (r *resolver) close() error {
 
 // resolve turns inputs into tables: IoTDB data through package dataset,
 // other files grouped by table name.
-func (r *resolver) resolve(ctx context.Context, inputs []string) ([]*resolved, error) {
-	if len(inputs) == 0 {
+func (r *resolver) resolve(ctx context.Context, args []string) ([]*resolved, error) {
+	if len(args) == 0 {
 		return nil, errors.New("query: no inputs")
 	}
-	files, err := expandInputs(inputs)
+	files, err := inputs.Expand(args)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("query: %w", err)
 	}
 	if !r.opts.Raw {
-		roots, err := datasetRoots(inputs, files)
+		roots, err := datasetRoots(args, files)
 		if err != nil {
 			return nil, err
 		}

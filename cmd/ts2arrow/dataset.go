@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/internal/inputs"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -116,21 +117,8 @@ type datasetInput struct {
 // the files rather than the arguments also catches a glob over partition
 // folders and a directory above the data directory.
 func detectDataset(pos, files []string) (*datasetInput, error) {
-	var inLayout, withMods []string
-	for _, f := range files {
-		if isURL(f) || !strings.HasSuffix(f, dataset.TsFileSuffix) {
-			continue
-		}
-		// Only where Discover takes a data file: in a time partition
-		// folder. A TsFile that merely lies below a folder named
-		// sequence is read as it is.
-		if _, names, ok := spaceFolder(filepath.Dir(f)); ok && len(names) == 3 {
-			inLayout = append(inLayout, f)
-		} else if hasMods(f) {
-			withMods = append(withMods, f)
-		}
-	}
-	if len(inLayout) == 0 && len(withMods) == 0 {
+	inLayout, withMods := inputs.Layout(files)
+	if !inLayout && !withMods {
 		return nil, nil
 	}
 	d := &datasetInput{}
@@ -169,7 +157,7 @@ func detectDataset(pos, files []string) (*datasetInput, error) {
 			d.dirs = append(d.dirs, filepath.Dir(space))
 		}
 	}
-	d.what = describeInputs(d.roots, len(inLayout) > 0)
+	d.what = describeInputs(d.roots, inLayout)
 	return d, nil
 }
 
@@ -212,50 +200,11 @@ func describeInputs(roots []string, layout bool) string {
 	return r + " holds TsFiles with mods files beside them"
 }
 
-// isDataDir reports whether dir holds a sequence or unsequence folder.
-func isDataDir(dir string) bool {
-	for _, sp := range []string{"sequence", "unsequence"} {
-		if st, err := os.Stat(filepath.Join(dir, sp)); err == nil && st.IsDir() {
-			return true
-		}
-	}
-	return false
-}
-
-// spaceFolder finds the nearest folder named sequence or unsequence among
-// dir and its parents, as dataset.Discover places a folder, and returns it
-// with the names of the folders between it and dir (database, region,
-// partition, outermost first).
-func spaceFolder(dir string) (space string, names []string, ok bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", nil, false
-	}
-	for {
-		b := filepath.Base(abs)
-		if b == "sequence" || b == "unsequence" {
-			slices.Reverse(names)
-			return abs, names, true
-		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return "", nil, false
-		}
-		names = append(names, b)
-		abs = parent
-	}
-}
-
-// hasMods reports whether a mods file of either version lies beside the
-// data file f.
-func hasMods(f string) bool {
-	for _, suf := range []string{dataset.ModsV1Suffix, dataset.ModsV2Suffix} {
-		if st, err := os.Stat(f + suf); err == nil && st.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
-}
+// isDataDir and spaceFolder are package inputs' rules.
+var (
+	isDataDir   = inputs.IsDataDir
+	spaceFolder = inputs.SpaceFolder
+)
 
 // resolved is an opened dataset and the table a command reads.
 type resolved struct {

@@ -5,129 +5,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"github.com/spf13/pflag"
 
 	"github.com/tsarrow/tsarrow/httpfile"
+	"github.com/tsarrow/tsarrow/internal/inputs"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-// isURL reports whether an input names a remote file.
-func isURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
+// isURL and isPattern are package inputs' rules, which package query
+// shares, so that sql sees the tables convert writes.
+var (
+	isURL     = inputs.IsURL
+	isPattern = inputs.IsPattern
+)
 
-// isPattern reports whether an argument holds glob characters. A path that
-// exists is still taken as it is by the callers, so a file whose name has a
-// '[' or '{' in it can be named.
-func isPattern(a string) bool { return strings.ContainsAny(a, "*?[{") }
-
-// globPaths returns the paths matching pattern, sorted and without
-// duplicates. A `**` segment matches any number of directories, zero
-// included, as bash's globstar, DuckDB and doublestar do ("root/**/*.tsfile"
-// finds root/a.tsfile and root/x/y/z/b.tsfile); `{a,b}` matches either.
-// filepath.Glob took `**` as `*`, one directory level, and silently read a
-// subset of the files.
+// globPaths returns the paths matching pattern (inputs.Glob: sorted, `**`
+// any depth); a bad pattern is a usage error.
 func globPaths(pattern string) ([]string, error) {
-	m, err := doublestar.FilepathGlob(pattern)
-	if err != nil {
-		return nil, usagef("bad pattern %q: %v", pattern, err)
-	}
-	sort.Strings(m)
-	return slices.Compact(m), nil
+	return usageOf(inputs.Glob(pattern))
 }
 
 // expandInputs turns the INPUT arguments of a command into the files they
-// name, in order: a URL as it is, a directory as every *.tsfile under it
-// (recursively, sorted), a pattern with glob characters (globPaths) as its
-// matches (sorted), anything else as a file. A directory or pattern that names no
-// file is an error, as is a path that does not exist; a file named twice
-// is read once.
+// name (inputs.Expand); an argument naming no file is a usage error.
 func expandInputs(args []string) ([]string, error) {
-	var out []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	for _, a := range args {
-		if isURL(a) {
-			add(a)
-			continue
-		}
-		if isPattern(a) {
-			if _, err := os.Stat(a); err != nil {
-				m, err := globPaths(a)
-				if err != nil {
-					return nil, err
-				}
-				if len(m) == 0 {
-					return nil, usagef("pattern %q matches no file", a)
-				}
-				for _, p := range m {
-					st, err := os.Stat(p)
-					if err != nil {
-						return nil, err
-					}
-					if st.IsDir() {
-						files, err := tsfilesUnder(p)
-						if err != nil {
-							return nil, err
-						}
-						for _, f := range files {
-							add(f)
-						}
-					} else {
-						add(p)
-					}
-				}
-				continue
-			}
-		}
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			add(a)
-			continue
-		}
-		files, err := tsfilesUnder(a)
-		if err != nil {
-			return nil, err
-		}
-		if len(files) == 0 {
-			return nil, usagef("directory %s holds no *.tsfile", a)
-		}
-		for _, f := range files {
-			add(f)
-		}
-	}
-	return out, nil
+	return usageOf(inputs.Expand(args))
 }
 
-// tsfilesUnder lists the *.tsfile files under dir, sorted by path.
-func tsfilesUnder(dir string) ([]string, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".tsfile") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	sort.Strings(files)
+// usageOf makes an error of the arguments (inputs.ErrUsage) a usage error,
+// exit status 2.
+func usageOf(files []string, err error) ([]string, error) {
+	if errors.Is(err, inputs.ErrUsage) {
+		return nil, usagef("%s", err)
+	}
 	return files, err
 }
 
