@@ -59,13 +59,31 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	st.touch()
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	err = s.watchStream(st, func() error { return s.pump(pctx, g, stream, st) }, nil, nil)
+	if err != nil && ctx.Err() != nil {
+		err = status.FromContextError(ctx.Err()).Err()
+	}
+	s.logStream(ctx, "DoGet", g, st, began, err)
+	if err == nil {
+		return nil
+	}
+	return toStatus(err)
+}
+
+// watchStream runs pump, which produces and sends a stream's batches, on
+// a goroutine of its own and waits for it, ending the stream early (the
+// handler returning makes gRPC close it, which also ends a Send blocked on
+// a client that stopped reading) when the client stalls it (stalled), it
+// runs longer than StreamTimeout, the server stops hard, or cancelled is
+// closed (cancelErr; nil cancelled never is). DoGet and Flight SQL's DoGet
+// share it.
+func (s *Server) watchStream(st *streamStats, pump func() error, cancelled <-chan struct{}, cancelErr error) error {
 	done := make(chan error, 1)
 	s.streams.Add(1)
 	go func() {
 		defer s.streams.Done()
-		done <- s.pump(pctx, g, stream, st)
+		done <- pump()
 	}()
-
 	var overall <-chan time.Time
 	if s.opts.StreamTimeout > 0 {
 		tm := time.NewTimer(s.opts.StreamTimeout)
@@ -74,26 +92,22 @@ func (sv *service) DoGet(t *arrowflight.Ticket, stream arrowflight.FlightService
 	}
 	tick := time.NewTicker(s.watchEvery())
 	defer tick.Stop()
-	for err == nil {
+	for {
 		select {
-		case err = <-done:
-			if err == nil {
-				s.logStream(ctx, "DoGet", g, st, began, nil)
-				return nil
-			}
+		case err := <-done:
+			return err
 		case <-tick.C:
-			err = s.stalled(st, "took")
+			if err := s.stalled(st, "took"); err != nil {
+				return err
+			}
 		case <-overall:
-			err = status.Errorf(codes.DeadlineExceeded, "stream ran longer than %s", s.opts.StreamTimeout)
+			return status.Errorf(codes.DeadlineExceeded, "stream ran longer than %s", s.opts.StreamTimeout)
 		case <-s.hardStop:
-			err = status.Error(codes.Unavailable, "server shutting down")
+			return status.Error(codes.Unavailable, "server shutting down")
+		case <-cancelled:
+			return cancelErr
 		}
 	}
-	if ctx.Err() != nil {
-		err = status.FromContextError(ctx.Err()).Err()
-	}
-	s.logStream(ctx, "DoGet", g, st, began, err)
-	return toStatus(err)
 }
 
 // watchEvery is how often a stream's handler checks its timeouts.

@@ -54,43 +54,18 @@ func (ss *sqlServer) doGet(a *anypb.Any, stream arrowflight.FlightService_DoGetS
 		return err
 	}
 	defer untrack()
-	done := make(chan error, 1)
-	s.streams.Add(1)
-	go func() {
-		defer s.streams.Done()
-		done <- ss.pump(pctx, g, stream, st)
-	}()
-	var overall <-chan time.Time
-	if s.opts.StreamTimeout > 0 {
-		tm := time.NewTimer(s.opts.StreamTimeout)
-		defer tm.Stop()
-		overall = tm.C
-	}
-	tick := time.NewTicker(s.watchEvery())
-	defer tick.Stop()
-	for err == nil {
-		select {
-		case err = <-done:
-			if err == nil {
-				ss.log(ctx, g, st, began, nil)
-				return nil
-			}
-		case <-tick.C:
-			err = s.stalled(st, "took")
-		case <-overall:
-			err = status.Errorf(codes.DeadlineExceeded, "stream ran longer than %s", s.opts.StreamTimeout)
-		case <-s.hardStop:
-			err = status.Error(codes.Unavailable, "server shutting down")
-		case <-pctx.Done():
-			// CancelFlightInfo, or the client's own cancellation: the
-			// send the pump may be blocked in ends once this returns.
-			err = status.Error(codes.Canceled, "the statement was cancelled (CancelFlightInfo)")
-		}
-	}
-	if ctx.Err() != nil {
+	// CancelFlightInfo, or the client's own cancellation, ends the
+	// stream at once: the send the pump may be blocked in ends once this
+	// returns.
+	err = s.watchStream(st, func() error { return ss.pump(pctx, g, stream, st) }, pctx.Done(),
+		status.Error(codes.Canceled, "the statement was cancelled (CancelFlightInfo)"))
+	if err != nil && ctx.Err() != nil {
 		err = status.FromContextError(ctx.Err()).Err()
 	}
 	ss.log(ctx, g, st, began, err)
+	if err == nil {
+		return nil
+	}
 	return ss.status(err)
 }
 
