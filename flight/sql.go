@@ -502,18 +502,28 @@ func (ss *sqlServer) DoPutPreparedStatementQuery(ctx context.Context, cmd flight
 	return ss.issue(ctx, g)
 }
 
-// GetFlightInfoPreparedStatement plans a prepared statement with the
-// parameters bound to its handle.
-func (ss *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, desc *arrowflight.FlightDescriptor) (*arrowflight.FlightInfo, error) {
-	g, err := ss.prepared(ctx, cmd.GetPreparedStatementHandle())
+// preparedSchema opens a prepared statement's handle and answers the
+// schema of its result with the parameters bound to it.
+func (ss *sqlServer) preparedSchema(ctx context.Context, handle []byte) (*sqlGrant, *arrow.Schema, error) {
+	g, err := ss.prepared(ctx, handle)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	args, err := g.args()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sc, err := ss.resultSchema(ctx, g.Query, args)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, sc, nil
+}
+
+// GetFlightInfoPreparedStatement plans a prepared statement with the
+// parameters bound to its handle.
+func (ss *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, desc *arrowflight.FlightDescriptor) (*arrowflight.FlightInfo, error) {
+	g, sc, err := ss.preparedSchema(ctx, cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, err
 	}
@@ -522,15 +532,7 @@ func (ss *sqlServer) GetFlightInfoPreparedStatement(ctx context.Context, cmd fli
 
 // GetSchemaPreparedStatement answers a prepared statement's result schema.
 func (ss *sqlServer) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.PreparedStatementQuery, _ *arrowflight.FlightDescriptor) (*arrowflight.SchemaResult, error) {
-	g, err := ss.prepared(ctx, cmd.GetPreparedStatementHandle())
-	if err != nil {
-		return nil, err
-	}
-	args, err := g.args()
-	if err != nil {
-		return nil, err
-	}
-	sc, err := ss.resultSchema(ctx, g.Query, args)
+	_, sc, err := ss.preparedSchema(ctx, cmd.GetPreparedStatementHandle())
 	if err != nil {
 		return nil, err
 	}
