@@ -897,3 +897,23 @@ func plural(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// Files opens and returns the TsFiles that hold table, in ascending
+// priority, for callers that read their metadata (statistics, say) rather
+// than rows: the rows of a table are the resolved ones NewReader gives,
+// not the union of these files'. The Dataset owns and closes them.
+func (d *Dataset) Files(table string) ([]*tsfile.File, error) {
+	id, err := d.resolve(table)
+	if err != nil {
+		return nil, err
+	}
+	var out []*tsfile.File
+	for _, df := range d.filesOf(id) {
+		tf, err := d.open(df)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tf)
+	}
+	return out, nil
+}

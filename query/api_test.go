@@ -253,7 +253,7 @@ func TestTsfileFunction(t *testing.T) {
 	err = db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM tsfile(?, "table" := 'nope')`, path).Scan(&n)
 	require.ErrorContains(t, err, `no table "nope"`)
 	all := count(t, db.SQL(), `SELECT count(*) FROM tsfile(?, "table" := 'root.sg1')`, path) +
-		count(t, db.SQL(), `SELECT count(*) FROM tsfile_read(?, 'root.sg2')`, path)
+		count(t, db.SQL(), `SELECT count(*) FROM tsfile_scan(tsfile_id(?, 'root.sg2'))`, path)
 	f, err := tsfile.OpenFile(path, nil)
 	require.NoError(t, err)
 	defer f.Close()

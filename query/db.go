@@ -109,7 +109,7 @@ func Open(ctx context.Context, inputs []string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("query: %w", err)
 	}
 	if !db.opts.Confine {
-		duckdb.RegisterReplacementScan(c, replacementScan)
+		duckdb.RegisterReplacementScan(c, db.replacementScan)
 	}
 	db.db = sql.OpenDB(c)
 	conn, err := db.db.Conn(ctx)
@@ -225,13 +225,18 @@ func (db *DB) register(ctx context.Context, conn *sql.Conn) error {
 }
 
 // replacementScan makes `FROM 'x.tsfile'` (or a glob or URL ending in
-// .tsfile) read through tsfile_read with no table name, as tsfile(path)
-// does.
-func replacementScan(name string) (string, []any, error) {
+// .tsfile) read the path's only table through tsfile_scan, as
+// tsfile(path) does. duckdb-go hands the callback no context: resolving
+// runs under the resolver's own timeouts.
+func (db *DB) replacementScan(name string) (string, []any, error) {
 	if !strings.HasSuffix(strings.ToLower(name), ".tsfile") {
 		return "", nil, nil
 	}
-	return "tsfile_read", []any{name, ""}, nil
+	t, err := db.adhoc(context.Background(), name, "")
+	if err != nil {
+		return "", nil, err
+	}
+	return scanFunction, []any{t.ID}, nil
 }
 
 // errConfined is tsfile()'s answer on a confined DB (Options.Confine).
@@ -277,6 +282,7 @@ func (db *DB) adhoc(ctx context.Context, path, table string) (*scanTable, error)
 	case pick == nil:
 		return nil, fmt.Errorf("tsfile(%s): no table %q (tables: %s)", quoteString(path), table, strings.Join(names, ", "))
 	}
+	registerTable(pick.scan)
 	db.adhocs[key] = pick.scan
 	return pick.scan, nil
 }

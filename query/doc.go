@@ -15,6 +15,6 @@
 // (`go build -tags duckdb_arrow`); in other builds the same API returns
 // ErrNoSQL.
 //
-// Column types follow `ts2arrow schema --arrow`; see duckType for how each
+// Column types follow `ts2arrow schema --arrow`; see duckColumn for how each
 // Arrow type becomes a DuckDB type (docs/dev-notes-sql.md has the table).
 package query

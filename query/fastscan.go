@@ -35,6 +35,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/duckdb/duckdb-go/v2"
 	"github.com/duckdb/duckdb-go/v2/mapping"
+
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // scanFunction is the name of the table function registerScan registers:
@@ -69,17 +72,6 @@ type scanRegistry struct {
 	// each connection (by DuckDB connection id), the one its own
 	// BindArgumentsContext hands out.
 	queries *sync.Map
-}
-
-func init() {
-	// sqlcore's DB registers tsfile_scan through registerScan: this fast
-	// path replaces its RegisterTableUDF one.
-	registerScan = func(conn *sql.Conn, rows *atomic.Int64) error {
-		return ignoreExists(registerFastScan(conn, func(id string) (*scanTable, bool) {
-			t, err := lookupTable(id)
-			return t, err == nil
-		}, rows))
-	}
 }
 
 // registerFastScan registers the table function tsfile_scan(id VARCHAR)
@@ -276,7 +268,10 @@ type colSpec struct {
 // the last three digits of every value; the values stay UTC epoch
 // nanoseconds, shown without a zone. A zoneless timestamp of s, ms or us
 // becomes TIMESTAMP.
-func duckColumn(f arrow.Field) (colSpec, mapping.Type, error) {
+//
+// A TIMESTAMP field that epochFields marked (epoch) becomes BIGINT, its
+// values as stored: they are beyond what TIMESTAMPTZ holds.
+func duckColumn(f arrow.Field, epoch bool) (colSpec, mapping.Type, error) {
 	s := colSpec{name: f.Name, typ: f.Type}
 	switch t := f.Type.(type) {
 	case *arrow.BooleanType:
@@ -309,6 +304,10 @@ func duckColumn(f arrow.Field) (colSpec, mapping.Type, error) {
 			return s, mapping.TypeVarchar, nil
 		}
 	case *arrow.TimestampType:
+		if epoch {
+			s.width = 8
+			return s, mapping.TypeBigInt, nil
+		}
 		typ := mapping.TypeTimestamp
 		if t.TimeZone != "" {
 			typ = mapping.TypeTimestampTZ
@@ -327,6 +326,14 @@ func duckColumn(f arrow.Field) (colSpec, mapping.Type, error) {
 		return s, typ, nil
 	}
 	return s, mapping.TypeInvalid, fmt.Errorf("column %q: Arrow type %s has no DuckDB mapping in tsfile_scan", f.Name, f.Type)
+}
+
+// isTimeColumn reports whether f is a table's time column rather than a
+// TIMESTAMP field: arrowconv marks each field's category in its metadata,
+// and a schema without it (a caller's own) counts as time.
+func isTimeColumn(f arrow.Field) bool {
+	cat, ok := f.Metadata.GetValue(arrowconv.MetaCategory)
+	return !ok || cat == tsfile.TimeCol.String()
 }
 
 // scanBind is the bind data of one tsfile_scan call in a plan.
@@ -358,7 +365,7 @@ func tsarrowScanBind(p unsafe.Pointer) {
 	}
 	b := &scanBind{table: t, specs: make([]colSpec, t.Schema.NumFields())}
 	for i, f := range t.Schema.Fields() {
-		s, typ, err := duckColumn(f)
+		s, typ, err := duckColumn(f, t.Epoch != nil && t.Epoch[i])
 		if err != nil {
 			mapping.BindSetError(info, fmt.Sprintf("%s(%q): %v", scanFunction, id, err))
 			return

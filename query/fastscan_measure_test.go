@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -15,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestMeasureScan times the fast path against the spike's value-by-value
-// table UDF and DuckDB over the same rows as ZSTD Parquet, on the 10M-row
+// TestMeasureScan times the fast path (registered tables, tsfile(path))
+// against DuckDB over the same rows as ZSTD Parquet, on the 10M-row
 // file of TestMeasurePaths (100 devices of 100,000 rows; written here if
 // absent): SELECT count(*), sum(x), and a GROUP BY over the TAG. It
 // measures, it asserts only the answers; run with TSARROW_SQL_MEASURE=dir
@@ -36,10 +35,6 @@ func TestMeasureScan(t *testing.T) {
 	reg.addFile(t, "w1", path, fileOptions{workers: 1})
 	_, conn := openScanDB(t, reg)
 	ctx := context.Background()
-	// The value-by-value path: sqlcore's RegisterTableUDF scan on a
-	// database of its own, reading the same tables through its registry.
-	_, udf := openDB(t)
-	require.NoError(t, registerScanUDF(udf, new(atomic.Int64)))
 	// The real path: query.Open's tables (sqlcore's units) on the fast path.
 	qdb, err := Open(ctx, []string{path}, nil)
 	require.NoError(t, err)
@@ -71,9 +66,7 @@ func TestMeasureScan(t *testing.T) {
 		cpu0 := cpuTime()
 		start := time.Now()
 		c := conn
-		if strings.HasPrefix(label, "spike") {
-			c = udf
-		} else if strings.HasPrefix(label, "query.Open") {
+		if strings.HasPrefix(label, "query.Open") || strings.HasPrefix(label, "tsfile(") {
 			c = qconn
 		}
 		require.NoError(t, c.QueryRowContext(ctx, "SELECT count(*), sum(x) FROM "+from).Scan(&n, &x))
@@ -89,9 +82,7 @@ func TestMeasureScan(t *testing.T) {
 		cpu0 := cpuTime()
 		start := time.Now()
 		c := conn
-		if strings.HasPrefix(label, "spike") {
-			c = udf
-		} else if strings.HasPrefix(label, "query.Open") {
+		if strings.HasPrefix(label, "query.Open") || strings.HasPrefix(label, "tsfile(") {
 			c = qconn
 		}
 		rs, err := c.QueryContext(ctx, "SELECT region, count(*), avg(x), max(v) FROM "+from+" GROUP BY ALL")
@@ -119,12 +110,12 @@ func TestMeasureScan(t *testing.T) {
 		sum("tsfile_scan (fast path, 1 worker)", "tsfile_scan('w1.t')")
 		sum("query.Open (fast path, sqlcore's units)", "t")
 		sum("read_parquet ZSTD", pqFrom)
-		sum("spike UDF (SetChunkValue, sqlcore)", "tsfile_scan('m.t')")
+		sum("tsfile(path) (ad hoc, fast path)", "tsfile('"+path+"')")
 		group("tsfile_scan (fast path)", "tsfile_scan('m.t')")
 		group("tsfile_scan (fast path, 1 worker)", "tsfile_scan('w1.t')")
 		group("query.Open (fast path, sqlcore's units)", "t")
 		group("read_parquet ZSTD", pqFrom)
-		group("spike UDF (SetChunkValue, sqlcore)", "tsfile_scan('m.t')")
+		group("tsfile(path) (ad hoc, fast path)", "tsfile('"+path+"')")
 	}
 }
 

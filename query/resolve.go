@@ -13,7 +13,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strings"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -239,7 +241,17 @@ func (r *resolver) resolveFiles(ctx context.Context, names []string) ([]*resolve
 			inputs = append(inputs, f.name)
 		}
 		rt := &resolved{Table: tableOf("main", t, g.schema, inputs)}
+		var tfs []*tsfile.File
+		for _, f := range g.files {
+			tfs = append(tfs, f.f)
+		}
+		epoch, err := epochFields(g.schema, t, func() ([]*tsfile.File, error) { return tfs, nil })
+		if err != nil {
+			return nil, fmt.Errorf("query: table %s: %w", t, err)
+		}
+		rt.setEpoch(epoch, r)
 		rt.scan = filesScan(rt.Table, g.tree, g.files, r.stats)
+		rt.scan.Epoch = epoch
 		out = append(out, rt)
 	}
 	if len(out) == 0 {
@@ -318,8 +330,102 @@ func (r *resolver) resolveDataset(roots []string) ([]*resolved, error) {
 			name = t.Ref
 		}
 		rt := &resolved{Table: tableOf(schema, name, sc, roots)}
+		epoch, err := epochFields(sc, t.Name, func() ([]*tsfile.File, error) { return ds.Files(t.Ref) })
+		if err != nil {
+			return nil, fmt.Errorf("query: table %s: %w", t.Ref, err)
+		}
+		rt.setEpoch(epoch, r)
 		rt.scan = datasetScan(rt.Table, t.Ref, t.Tree, ds, r.stats)
+		rt.scan.Epoch = epoch
 		out = append(out, rt)
 	}
 	return out, nil
+}
+
+// epochFields marks the TIMESTAMP fields of sc (unit s or ms; never the
+// time column) that DuckDB cannot see as TIMESTAMP WITH TIME ZONE: the
+// statistics of some series of the column, in the files of table, hold a
+// value beyond ±2^63 µs once scaled. Such a column is read as BIGINT,
+// the values as stored, rather than refused or wrapped (a TIMESTAMP_MS
+// column would hold them, but DuckDB 2.0 invalidates the whole database
+// when such a value is cast to µs: docs/dev-notes-sql.md). files is
+// called only when sc has such a column, so tables without one open no
+// metadata. A series whose name matches no column (or that a column
+// cannot be told from) marks every candidate column: the statistics are
+// a bound, never a guess.
+func epochFields(sc *arrow.Schema, table string, files func() ([]*tsfile.File, error)) ([]bool, error) {
+	var lim int64
+	cand := map[string]int{}
+	for i, f := range sc.Fields() {
+		t, ok := f.Type.(*arrow.TimestampType)
+		if !ok || isTimeColumn(f) {
+			continue
+		}
+		switch t.Unit {
+		case arrow.Second:
+			lim = math.MaxInt64 / 1_000_000
+		case arrow.Millisecond:
+			lim = math.MaxInt64 / 1000
+		default:
+			continue // µs is DuckDB's own unit; ns is TIMESTAMP_NS
+		}
+		cand[f.Name] = i
+	}
+	if len(cand) == 0 {
+		return nil, nil
+	}
+	tfs, err := files()
+	if err != nil {
+		return nil, err
+	}
+	var epoch []bool
+	mark := func(i int) {
+		if epoch == nil {
+			epoch = make([]bool, sc.NumFields())
+		}
+		epoch[i] = true
+	}
+	for _, f := range tfs {
+		devs, err := f.Devices(table)
+		if err != nil {
+			return nil, err
+		}
+		for _, dev := range devs {
+			series, err := f.Series(dev)
+			if err != nil {
+				return nil, err
+			}
+			for _, ts := range series {
+				st := &ts.Statistics
+				if ts.DataType != tsfile.Timestamp || st.Count == 0 || (st.MinInt >= -lim && st.MaxInt <= lim) {
+					continue
+				}
+				if i, ok := cand[ts.Measurement]; ok {
+					mark(i)
+					continue
+				}
+				for _, i := range cand {
+					mark(i)
+				}
+			}
+		}
+	}
+	return epoch, nil
+}
+
+// setEpoch records the epoch columns in the Table and warns of them.
+func (rt *resolved) setEpoch(epoch []bool, r *resolver) {
+	for i, e := range epoch {
+		if e {
+			rt.Epoch = append(rt.Epoch, rt.Arrow.Field(i).Name)
+		}
+	}
+	if len(rt.Epoch) > 0 {
+		r.warn("table %s: TIMESTAMP column(s) %s hold values beyond DuckDB's timestamp range (about ±292,000 years): read as BIGINT, epoch %s", rt.Name, strings.Join(rt.Epoch, ", "), unitName(rt.Unit))
+	}
+}
+
+// unitName names a unit as --time-unit does.
+func unitName(u arrow.TimeUnit) string {
+	return map[arrow.TimeUnit]string{arrow.Second: "s", arrow.Millisecond: "ms", arrow.Microsecond: "us", arrow.Nanosecond: "ns"}[u]
 }

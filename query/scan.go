@@ -32,6 +32,9 @@ type scanTable struct {
 	// tree table's reader may hold more columns than cols: find columns
 	// by name).
 	Units func(ctx context.Context, cols []int, pd pushdown) ([]scanUnit, error)
+	// Epoch marks, per Schema field, a TIMESTAMP field DuckDB sees as
+	// BIGINT (Table.Epoch); nil: none.
+	Epoch []bool
 }
 
 // scanUnit opens one piece of a scan.
