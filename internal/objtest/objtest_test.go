@@ -164,3 +164,23 @@ func TestFaultProxy(t *testing.T) {
 	}
 	_ = fmt.Sprint
 }
+
+func TestAzuriteRoundTrip(t *testing.T) {
+	s := Azurite(t)
+	c := s.Container(t)
+	s.Put(t, c, "b/y.bin", []byte("blob"))
+	s.Put(t, c, "a/x.bin", []byte("hello"))
+	s.Put(t, c, "c", nil)
+	if got, want := s.Keys(t, c, ""), []string{"a/x.bin", "b/y.bin", "c"}; !slices.Equal(got, want) {
+		t.Errorf("Keys = %q, want %q", got, want)
+	}
+	if got, want := s.Keys(t, c, "b/"), []string{"b/y.bin"}; !slices.Equal(got, want) {
+		t.Errorf("Keys(b/) = %q, want %q", got, want)
+	}
+	if got := s.Get(t, c, "a/x.bin"); string(got) != "hello" {
+		t.Errorf("Get = %q", got)
+	}
+	if !strings.Contains(s.ConnectionString(), "BlobEndpoint="+s.Endpoint+";") {
+		t.Errorf("ConnectionString %q lacks the endpoint %s", s.ConnectionString(), s.Endpoint)
+	}
+}
