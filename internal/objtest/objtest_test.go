@@ -184,3 +184,22 @@ func TestAzuriteRoundTrip(t *testing.T) {
 		t.Errorf("ConnectionString %q lacks the endpoint %s", s.ConnectionString(), s.Endpoint)
 	}
 }
+
+func TestGCSRoundTrip(t *testing.T) {
+	s := GCS(t)
+	b := s.Bucket(t)
+	s.Put(t, b, "b/y z.bin", []byte("blob"))
+	s.Put(t, b, "a/x.bin", []byte("hello"))
+	if got, want := s.Keys(t, b, ""), []string{"a/x.bin", "b/y z.bin"}; !slices.Equal(got, want) {
+		t.Errorf("Keys = %q, want %q", got, want)
+	}
+	if got, want := s.Keys(t, b, "b/"), []string{"b/y z.bin"}; !slices.Equal(got, want) {
+		t.Errorf("Keys(b/) = %q, want %q", got, want)
+	}
+	if got := s.Get(t, b, "b/y z.bin"); string(got) != "blob" {
+		t.Errorf("Get = %q", got)
+	}
+	if env := s.Env(); len(env) != 1 || env[0] != "STORAGE_EMULATOR_HOST="+s.Host {
+		t.Errorf("Env = %q", env)
+	}
+}
