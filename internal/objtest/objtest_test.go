@@ -89,6 +89,17 @@ func TestS3RoundTrip(t *testing.T) {
 	if n := s.Uploads(t, b); n != 0 {
 		t.Errorf("Uploads = %d after the abort, want 0", n)
 	}
+	many := map[string][]byte{}
+	for i := range 50 {
+		many[fmt.Sprintf("many/%02d", i)] = []byte{byte(i)}
+	}
+	s.PutMany(t, b, many)
+	if got := s.Keys(t, b, "many/"); len(got) != 50 || got[0] != "many/00" || got[49] != "many/49" {
+		t.Errorf("Keys after PutMany = %q", got)
+	}
+	if got := s.Get(t, b, "many/33"); !bytes.Equal(got, []byte{33}) {
+		t.Errorf("Get many/33 = %v", got)
+	}
 	if S3(t) != s {
 		t.Error("S3 started a second server")
 	}
@@ -162,7 +173,6 @@ func TestFaultProxy(t *testing.T) {
 	if got := n.Load(); got != 3 {
 		t.Errorf("fail called %d times, want 3", got)
 	}
-	_ = fmt.Sprint
 }
 
 func TestAzuriteRoundTrip(t *testing.T) {
