@@ -180,13 +180,13 @@ func TestFooterRequests(t *testing.T) {
 			}
 			defer f.Close()
 			reads := [][2]int64{
-				{size - 10, 10},          // metadata size + magic
+				{size - 10, 10},            // metadata size + magic
 				{size - 10 - 30000, 30000}, // file metadata
 				{size - 200000, 2000},      // index nodes
 				{size - 150000, 3000},
 				{size - 90000, 500},
-				{0, 6},          // head magic
-				{6, 1},          // version
+				{0, 6}, // head magic
+				{6, 1}, // version
 			}
 			for _, r := range reads {
 				p := make([]byte, r[1])
