@@ -29,8 +29,8 @@ type Stats struct {
 // first read in the object's tail fetches the whole tail, so a TsFile's
 // footer and index cost one request. Reads that continue one another
 // (a scan) start a read-ahead stream: ranges beyond the read are fetched
-// in the background, the window doubling up to Options.ReadAhead, so a
-// scan waits on the network only at its start. Other large reads fetch
+// in the background, the window growing with the run up to
+// Options.ReadAhead, so a scan waits on the network only at its start. Other large reads fetch
 // exactly their bytes, split into up to Options.Concurrency parallel
 // requests. At most Options.Concurrency requests of a File are in flight.
 type File struct {
@@ -52,11 +52,11 @@ type File struct {
 	stats    Stats
 	closed   bool
 
-	// The read-ahead stream: reads within [streamLo, ahead+slack) continue
-	// it; ahead is where its issued ranges end; win is its window.
-	streamLo, ahead, win int64
-	segs                 []*segment // read-ahead ranges, sorted by lo, disjoint
-	segBytes             int64
+	// The read-ahead stream: reads within [streamLo, ahead+block)
+	// continue it; ahead is where its reads and issued ranges end.
+	streamLo, ahead int64
+	segs            []*segment // read-ahead ranges, sorted by lo, disjoint
+	segBytes        int64
 }
 
 type cached struct {
@@ -78,11 +78,9 @@ const (
 	// tailMax bounds the tail fetched at the first read near the end: a
 	// TsFile's metadata and index sit there, read in many small pieces.
 	tailMax = 1 << 20
-	// firstWindow is a read-ahead stream's first window; each read that
-	// continues the stream doubles it, up to Options.ReadAhead, so that a
-	// short run of adjacent reads (a 1% time window) fetches little
-	// beyond what it needs.
-	firstWindow = 256 << 10
+	// streamStart is how long a run of reads must be before read-ahead
+	// starts (see advance).
+	streamStart = 1 << 20
 	// minPiece is the smallest request a large read or the read-ahead is
 	// split into.
 	minPiece = 512 << 10
@@ -274,13 +272,20 @@ func (f *File) advance(off, end int64) {
 		return
 	}
 	// A read continues the stream if it lies in what the stream read or
-	// fetched, or just past it: parallel decoders read a stream slightly
-	// out of order, and a scan skips small structures.
-	if off >= f.streamLo && off <= f.ahead+f.block && f.ahead > 0 {
-		f.win = min(2*f.win, ra)
-		if target := min(f.size, end+f.win); target-f.ahead >= min(minPiece, f.win/2) || target == f.size {
-			f.issue(max(f.ahead, end), target)
-			f.ahead = max(f.ahead, target)
+	// fetched, or just past it: a scan skips small structures and pages
+	// it does not need.
+	if f.ahead > 0 && off >= f.streamLo && off <= f.ahead+f.block {
+		// The window is what the stream has read so far, up to
+		// ReadAhead, and opens only after a run of streamStart bytes:
+		// scattered short runs (a 1% time window: a chunk header and
+		// a few pages per device) then fetch nothing they do not read,
+		// while a scan soon fetches ReadAhead ahead of itself.
+		if extent := end - f.streamLo; extent >= min(ra, streamStart) {
+			win := min(ra, extent)
+			if target := min(f.size, end+win); target-f.ahead >= min(minPiece, win/2) || (target == f.size && target > f.ahead) {
+				f.issue(max(f.ahead, end), target)
+				f.ahead = target
+			}
 		}
 		f.ahead = max(f.ahead, end)
 		// Ranges the stream has passed are done with.
@@ -289,7 +294,7 @@ func (f *File) advance(off, end int64) {
 		}
 		return
 	}
-	f.streamLo, f.ahead, f.win = off, end, firstWindow/2
+	f.streamLo, f.ahead = off, end
 }
 
 // issue starts fetching [lo, hi) in pieces, skipping what read-ahead
