@@ -58,16 +58,23 @@ type File struct {
 	stats    Stats
 	closed   bool
 
-	// The read-ahead stream: reads within [streamLo, ahead+block)
-	// continue it; ahead is where its reads and issued ranges end.
-	streamLo, ahead int64
-	segs            []*segment // read-ahead ranges, sorted by lo, disjoint
-	segBytes        int64
+	streams  [4]stream
+	tick     uint64     // counts advance calls, for streams' LRU
+	segs     []*segment // read-ahead ranges, sorted by lo, disjoint
+	segBytes int64
 }
 
 type cached struct {
 	n    int64 // block number
 	data []byte
+}
+
+// stream is a run of reads that continue one another: reads within
+// [lo, ahead+block) continue it; ahead is where its reads and issued
+// ranges end.
+type stream struct {
+	lo, ahead int64
+	used      uint64 // File.tick when last continued
 }
 
 // segment is a range fetched ahead of the reads.
@@ -188,7 +195,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // read fills p (not empty, within the object) with the bytes at off.
 func (f *File) read(p []byte, off int64) error {
 	end := off + int64(len(p))
-	tailLo := f.size - min(f.size, max(f.block, min(tailMax, f.size/32)))
+	tailLo := f.size - min(f.size, max(f.block, min(tailMax, f.size/64)))
 	tailLo -= tailLo % f.block
 	f.mu.Lock()
 	fetchTail := !f.tailDone && end > tailLo && end-off < f.block
@@ -212,7 +219,10 @@ func (f *File) read(p []byte, off int64) error {
 			segs = append(segs, s)
 		}
 	}
-	f.advance(off, end)
+	if off < tailLo {
+		// Reads in the tail are metadata, served from the tail's blocks.
+		f.advance(off, end)
+	}
 	f.mu.Unlock()
 
 	// Fetch what no read-ahead range covers, then copy from the ranges.
@@ -246,6 +256,12 @@ func (f *File) read(p []byte, off int64) error {
 		}
 		lo, hi := max(off, s.lo), min(end, s.hi)
 		copy(p[lo-off:hi-off], s.data[lo-s.lo:hi-s.lo])
+		if end >= s.hi {
+			// Read to its end: a stream has passed it.
+			f.mu.Lock()
+			f.dropSegment(s)
+			f.mu.Unlock()
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -272,37 +288,62 @@ func (f *File) fetchGap(p []byte, off int64) error {
 	return errors.Join(errs...)
 }
 
-// advance updates the read-ahead stream with a read of [off, end) and
-// issues the ranges the stream's window now asks for; f.mu is held.
+// advance updates the read-ahead streams with a read of [off, end) and
+// issues the ranges the continued stream's window now asks for; f.mu is
+// held. A few streams are kept, so that a scan's stream survives the
+// index reads between its chunks (each of those starts, or continues, a
+// stream of its own).
 func (f *File) advance(off, end int64) {
 	ra := f.s.o.ReadAhead
 	if ra <= 0 || f.closed {
 		return
 	}
-	// A read continues the stream if it lies in what the stream read or
-	// fetched, or just past it: a scan skips small structures and pages
-	// it does not need.
-	if f.ahead > 0 && off >= f.streamLo && off <= f.ahead+f.block {
+	f.tick++
+	for i := range f.streams {
+		st := &f.streams[i]
+		// A read continues a stream if it lies in what the stream read
+		// or fetched, or just past it: a scan skips small structures
+		// and pages it does not need.
+		if st.ahead == 0 || off < st.lo || off > st.ahead+f.block {
+			continue
+		}
+		st.used = f.tick
 		// The window is what the stream has read so far, up to
 		// ReadAhead, and opens only after a run of streamStart bytes:
-		// scattered short runs (a 1% time window: a chunk header and
-		// a few pages per device) then fetch nothing they do not read,
+		// scattered short runs (a 1% time window: a chunk header and a
+		// few pages per device) then fetch nothing they do not read,
 		// while a scan soon fetches ReadAhead ahead of itself.
-		if extent := end - f.streamLo; extent >= min(ra, streamStart) {
+		if extent := end - st.lo; extent >= min(ra, streamStart) {
 			win := min(ra, extent)
-			if target := min(f.size, end+win); target-f.ahead >= min(minPiece, win/2) || (target == f.size && target > f.ahead) {
-				f.issue(max(f.ahead, end), target)
-				f.ahead = target
+			if target := min(f.size, end+win); target-st.ahead >= min(minPiece, win/2) || (target == f.size && target > st.ahead) {
+				f.issue(max(st.ahead, end), target)
+				st.ahead = target
 			}
 		}
-		f.ahead = max(f.ahead, end)
-		// Ranges the stream has passed are done with.
-		for len(f.segs) > 0 && f.segs[0].hi <= off && f.segBytes > ra {
+		st.ahead = max(st.ahead, end)
+		// Ranges read to their end are dropped by read; these are ranges
+		// a stream skipped, or fetched for a stream since abandoned.
+		for f.segBytes > 4*ra && len(f.segs) > 0 {
 			f.dropSegment(f.segs[0])
 		}
 		return
 	}
-	f.streamLo, f.ahead = off, end
+	// A new stream, in place of the least recently used one, whose
+	// ranges go with it.
+	j := 0
+	for i := range f.streams {
+		if f.streams[i].used < f.streams[j].used {
+			j = i
+		}
+	}
+	if old := f.streams[j]; old.ahead > 0 {
+		for _, sg := range slices.Clone(f.segs) {
+			if sg.lo >= old.lo && sg.hi <= old.ahead {
+				f.dropSegment(sg)
+			}
+		}
+	}
+	f.streams[j] = stream{lo: off, ahead: end, used: f.tick}
 }
 
 // issue starts fetching [lo, hi) in pieces, skipping what read-ahead

@@ -63,6 +63,28 @@ func TestReadAhead(t *testing.T) {
 			t.Errorf("scan: fetched %d bytes of a %d-byte object", st.Bytes, size)
 		}
 
+		// The same scan with index reads between its chunks (a reader
+		// walking the index device by device): the scan's read-ahead
+		// survives them.
+		f, err = s.OpenFile(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range reads {
+			for _, r := range [][2]int64{r, {size - 4<<20 + int64(i)*200, 120}} {
+				p := make([]byte, r[1])
+				if _, err := f.ReadAt(p, r[0]); err != nil || !bytes.Equal(p, data[r[0]:r[0]+r[1]]) {
+					t.Fatalf("interleaved scan: read at %d: %v", r[0], err)
+				}
+			}
+		}
+		st = f.Stats()
+		f.Close()
+		t.Logf("scan with index reads between chunks: %d requests, %d bytes fetched (%.3fx)", st.Requests, st.Bytes, float64(st.Bytes)/size)
+		if st.Requests > size/(512<<10)+16 {
+			t.Errorf("interleaved scan: %d requests", st.Requests)
+		}
+
 		// Scattered short runs: 1% of the object in 24 places.
 		f, err = s.OpenFile(ctx, key)
 		if err != nil {
