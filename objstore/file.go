@@ -263,7 +263,7 @@ func (f *File) read(p []byte, off int64) error {
 			f.mu.Unlock()
 		}
 	}
-	return errors.Join(errs...)
+	return firstError(errs)
 }
 
 // fetchGap fills p from bytes at off that no read-ahead range holds: a
@@ -285,7 +285,7 @@ func (f *File) fetchGap(p []byte, off int64) error {
 		wg.Go(func() { errs[i] = f.fetchInto(p[lo:hi], off+lo) })
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return firstError(errs)
 }
 
 // advance updates the read-ahead streams with a read of [off, end) and
@@ -573,4 +573,15 @@ func sameTime(a, b time.Time) bool {
 		return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
 	}
 	return false
+}
+
+// firstError returns the first non-nil error of errs: parallel requests of
+// one read mostly fail for one cause, and an error is one line.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
