@@ -400,10 +400,11 @@ func TestServerRetries(t *testing.T) {
 			f.Close()
 		}
 		checkError(t, "read from a server that always answers 503", err, nil, []string{"s3://" + bucket + "/f.bin", "503"}, []string{srv.SecretKey})
-		// Bounded: a few attempts per retry, not a loop. The SDK may
-		// retry inside each of objstore's attempts (3 each by default).
-		if n := requests.Load(); n < 2 || n > 30 {
-			t.Errorf("%d requests reached the failing server, want 2..30 (retries bounded, but tried)", n)
+		// Tried again (at least Retries+1 attempts of the first request),
+		// but bounded: no more than that for each of a few requests, not
+		// a loop.
+		if n, min, max := requests.Load(), int64(o.Retries+1), int64(3*(o.Retries+1)); n < min || n > max {
+			t.Errorf("%d requests reached the failing server, want %d..%d (retries tried, and bounded)", n, min, max)
 		}
 	})
 }
