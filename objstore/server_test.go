@@ -385,6 +385,39 @@ func TestServerRetries(t *testing.T) {
 		})
 	}
 
+	// Range reads failing for good after the object opened: the read
+	// fails, in one line naming the object and the status, also when a
+	// large read went out as parallel requests that all failed.
+	big := randomBytes(6<<20, 13)
+	srv.Put(t, bucket, "big.bin", big)
+	t.Run("503 always on range reads", func(t *testing.T) {
+		var requests atomic.Int64
+		proxy := objtest.FaultProxy(t, srv.Endpoint, func(r *http.Request) int {
+			if r.Method == http.MethodGet && r.Header.Get("Range") != "" {
+				requests.Add(1)
+				return http.StatusServiceUnavailable
+			}
+			return 0
+		})
+		o := s3Options(srv, proxy)
+		o.Retries = 1
+		o.Concurrency = 4
+		st, key := open(t, "s3://"+bucket+"/big.bin", o)
+		f, err := st.OpenFile(ctx, key)
+		if err == nil {
+			var n int
+			n, err = f.ReadAt(make([]byte, len(big)), 0)
+			f.Close()
+			if err == nil {
+				t.Fatalf("ReadAt gave %d bytes through a server failing every range read", n)
+			}
+		}
+		checkError(t, "range reads from a server that always answers 503", err, nil, []string{"s3://" + bucket + "/big.bin", "503"}, []string{srv.SecretKey})
+		if requests.Load() == 0 {
+			t.Error("no range read reached the proxy")
+		}
+	})
+
 	t.Run("503 always", func(t *testing.T) {
 		var requests atomic.Int64
 		proxy := objtest.FaultProxy(t, srv.Endpoint, func(r *http.Request) int {
