@@ -550,14 +550,33 @@ func otherCloud(t *testing.T, base string, o *objstore.Options, put func(key str
 }
 
 // TestServerAzurite: az:// through Azurite, credentials from
-// AZURE_STORAGE_CONNECTION_STRING.
+// AZURE_STORAGE_CONNECTION_STRING: alone, as Azurite's documentation
+// gives it, and with the emulator variables of gocloud's azureblob rules
+// (objtest's Env).
 func TestServerAzurite(t *testing.T) {
 	az := objtest.Azurite(t)
-	az.Setenv(t)
-	c := az.Container(t)
-	otherCloud(t, "az://"+c+"/", nil,
-		func(key string, data []byte) { az.Put(t, c, key, data) },
-		func(key string) []byte { return az.Get(t, c, key) })
+	for _, tc := range []struct {
+		name string
+		env  func(t *testing.T)
+	}{
+		{"connection string alone", func(t *testing.T) {
+			az.Setenv(t)
+			for _, kv := range az.Env() {
+				if k, _, _ := strings.Cut(kv, "="); k != "AZURE_STORAGE_CONNECTION_STRING" {
+					t.Setenv(k, "")
+				}
+			}
+		}},
+		{"objtest.Env", func(t *testing.T) { az.Setenv(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.env(t)
+			c := az.Container(t)
+			otherCloud(t, "az://"+c+"/", nil,
+				func(key string, data []byte) { az.Put(t, c, key, data) },
+				func(key string) []byte { return az.Get(t, c, key) })
+		})
+	}
 }
 
 // TestServerGCS: gs:// through fake-gcs-server, found by
