@@ -97,7 +97,7 @@ func openS3(ctx context.Context, bucket string, o *Options) (*blob.Bucket, error
 		// The SDK would otherwise log some warnings (such as a response
 		// without a checksum) to stderr by itself.
 		config.WithLogger(logging.Nop{}),
-		config.WithRetryer(func() aws.Retryer { return newRetryer(o.Retries) }),
+		config.WithRetryer(func() aws.Retryer { return newRetryer(o.Retries, o.Warn) }),
 	}
 	if o.S3Region != "" {
 		loads = append(loads, config.WithRegion(o.S3Region))
@@ -134,13 +134,33 @@ func openS3(ctx context.Context, bucket string, o *Options) (*blob.Bucket, error
 // SlowDown, 5xx answers, broken connections) with attempts = 1 + retries,
 // backoff from 100 ms doubling up to 2 s with jitter, and no retry quota:
 // a scan's parallel reads must not exhaust a shared token bucket and fail
-// requests that were never retried.
-func newRetryer(retries int) aws.Retryer {
-	return retry.NewStandard(func(so *retry.StandardOptions) {
+// requests that were never retried. Each retry is reported to warn.
+func newRetryer(retries int, warn func(string)) aws.Retryer {
+	std := retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = retries + 1
 		so.Backoff = backoff{}
 		so.RateLimiter = ratelimit.None
 	})
+	if warn == nil {
+		return std
+	}
+	return warnRetryer{RetryerV2: std, warn: warn, retries: retries}
+}
+
+// warnRetryer reports each retry.
+type warnRetryer struct {
+	aws.RetryerV2
+	warn    func(string)
+	retries int
+}
+
+// RetryDelay is the wrapped retryer's, reported.
+func (r warnRetryer) RetryDelay(attempt int, err error) (time.Duration, error) {
+	d, rerr := r.RetryerV2.RetryDelay(attempt, err)
+	if rerr == nil {
+		r.warn(fmt.Sprintf("objstore: S3 request failed (%s); retry %d of %d in %v", describe(err), attempt, r.retries, d.Round(time.Millisecond)))
+	}
+	return d, rerr
 }
 
 // backoff is exponential backoff with jitter.

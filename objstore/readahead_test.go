@@ -5,6 +5,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -153,7 +154,9 @@ func TestRetry503(t *testing.T) {
 		ok             bool
 	}{{4, 2, true}, {1, 2, false}} {
 		fails.Store(int64(tc.fails))
-		s, key, err := Open(context.Background(), "s3://"+bucket+"/r.bin", &Options{S3Endpoint: proxy, S3Region: srv.Region, Retries: tc.retries})
+		var warnings []string
+		warn := func(msg string) { warnings = append(warnings, msg) }
+		s, key, err := Open(context.Background(), "s3://"+bucket+"/r.bin", &Options{S3Endpoint: proxy, S3Region: srv.Region, Retries: tc.retries, Warn: warn})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,6 +170,10 @@ func TestRetry503(t *testing.T) {
 			if err != nil || !bytes.Equal(p, data[5000:6000]) {
 				t.Errorf("retries %d, %d failures: %v", tc.retries, tc.fails, err)
 			}
+			if len(warnings) != tc.fails || !strings.Contains(warnings[0], "503 SlowDown") {
+				t.Errorf("warnings %q, want %d retries of 503 SlowDown", warnings, tc.fails)
+			}
+			t.Logf("warnings: %q", warnings)
 		} else {
 			if err == nil {
 				t.Errorf("retries %d, %d failures: read succeeded", tc.retries, tc.fails)
