@@ -274,3 +274,41 @@ func isZombie(pid int) bool {
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return strings.HasPrefix(rest, "Z")
 }
+
+// TestFindProgram: $ENV first (an error when it names no file), then PATH,
+// then the fallbacks; none found is "" and what was tried, no error (the
+// caller skips, or fails under CI).
+func TestFindProgram(t *testing.T) {
+	dir := t.TempDir()
+	onPath := filepath.Join(dir, "path", "objtest-prog")
+	fallback := filepath.Join(dir, "fallback", "objtest-prog")
+	explicit := filepath.Join(dir, "explicit")
+	for _, f := range []string{onPath, fallback, explicit} {
+		os.MkdirAll(filepath.Dir(f), 0o777)
+		os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755)
+	}
+	for _, tc := range []struct {
+		name, env, path string
+		fallback        []string
+		want            string
+		wantErr         bool
+	}{
+		{"env wins", explicit, filepath.Dir(onPath), []string{fallback}, explicit, false},
+		{"env names no file", filepath.Join(dir, "missing"), filepath.Dir(onPath), nil, "", true},
+		{"path", "", filepath.Dir(onPath), []string{fallback}, onPath, false},
+		{"fallback", "", dir, []string{filepath.Join(dir, "nope"), fallback}, fallback, false},
+		{"none", "", dir, []string{filepath.Join(dir, "nope")}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("OBJTEST_PROG", tc.env)
+			t.Setenv("PATH", tc.path)
+			got, tried, err := findProgram("OBJTEST_PROG", "objtest-prog", tc.fallback...)
+			if got != tc.want || (err != nil) != tc.wantErr {
+				t.Errorf("findProgram = %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
+			}
+			if got == "" && err == nil && !strings.Contains(tried, "objtest-prog") {
+				t.Errorf("nothing found, but tried = %q does not say what was looked for", tried)
+			}
+		})
+	}
+}
