@@ -252,11 +252,21 @@ func TestObjectIoTDBDataNotReadRaw(t *testing.T) {
 		if code == 0 {
 			// The dataset path reads it: then it must answer as the
 			// local data directory does.
+			var got []byte
+			if slices.Contains(args, out) {
+				var err error
+				got, err = os.ReadFile(out)
+				require.NoError(t, err)
+				require.NoError(t, os.Remove(out))
+			}
 			local := strings.ReplaceAll(strings.Join(args, "\x00"), base, "../../testdata/iotdb")
 			code2, want, stderr2 := runCLI(strings.Split(local, "\x00")...)
 			require.Equal(t, 0, code2, stderr2)
 			require.Equal(t, want, strings.ReplaceAll(stdout, base, "../../testdata/iotdb"), "%v", args)
 			if slices.Contains(args, out) {
+				wantFile, err := os.ReadFile(out)
+				require.NoError(t, err)
+				require.Equal(t, string(wantFile), string(got), "%v", args)
 				require.NoError(t, os.Remove(out))
 			}
 			continue
