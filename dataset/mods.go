@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 
@@ -293,6 +294,16 @@ func ParseMods(data []byte, v ModsVersion, opts *ModsOptions) (*Mods, error) {
 // with a warning, as IoTDB drops it. A file that is not a regular one (a
 // named pipe, a device) is refused before it is opened (ErrNotRegular).
 func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
+	return readMods(osFS{}, name, opts)
+}
+
+// ReadModsFS is ReadModsFile for a file in fsys (the operating system
+// when nil).
+func ReadModsFS(fsys fs.FS, name string, opts *ModsOptions) (*Mods, error) {
+	return readMods(fsOf(fsys), name, opts)
+}
+
+func readMods(fsys fileSystem, name string, opts *ModsOptions) (*Mods, error) {
 	var v ModsVersion
 	switch {
 	case strings.HasSuffix(name, ModsV2Suffix):
@@ -302,7 +313,7 @@ func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
 	default:
 		return nil, fmt.Errorf("dataset: %s: not a mods file (want suffix %s or %s)", name, ModsV1Suffix, ModsV2Suffix)
 	}
-	f, err := openRegular(name)
+	f, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}

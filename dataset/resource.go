@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -71,7 +72,17 @@ type DeviceTimes struct {
 // than MaxResourceSize before reading it, and one that is not a regular
 // file (ErrNotRegular) before opening it.
 func ReadResourceFile(path string) (*Resource, error) {
-	f, err := openRegular(path)
+	return readResource(osFS{}, path)
+}
+
+// ReadResourceFS is ReadResourceFile for a file in fsys (the operating
+// system when nil).
+func ReadResourceFS(fsys fs.FS, path string) (*Resource, error) {
+	return readResource(fsOf(fsys), path)
+}
+
+func readResource(fsys fileSystem, path string) (*Resource, error) {
+	f, err := openRegular(fsys, path)
 	if err != nil {
 		return nil, err
 	}
