@@ -252,7 +252,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		if err != nil {
 			return nil, fileError(f.Path, err)
 		}
-		df.ver = FileVersion{Path: f.Path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		df.ver = versionOf(f.Path, st)
 		if f.Space != Unknown && f.Resource == "" {
 			if why := incomplete(d.fsys, f.Path, st.Size()); why != "" {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, why))
@@ -262,12 +262,13 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			df.noResource = true
 		}
 		if f.Resource != "" {
-			v, err := d.versionOf(f.Resource)
-			if err != nil {
-				return nil, err
+			// The version is that of the file read: a stat before the
+			// open would cost an object store a request more per file.
+			var st fs.FileInfo
+			r, err := readResource(d.fsys, f.Resource, &st)
+			if st != nil {
+				d.versions = append(d.versions, versionOf(f.Resource, st))
 			}
-			d.versions = append(d.versions, v)
-			r, err := readResource(d.fsys, f.Resource)
 			switch {
 			case err == nil:
 			case !errors.Is(err, tsfile.ErrCorrupt) && !errors.Is(err, tsfile.ErrUnsupported):
@@ -302,11 +303,8 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			df.v1Whole = whole
 		}
 		if df.modsPath != "" {
-			v, err := d.versionOf(df.modsPath)
-			if err != nil {
-				return nil, err
-			}
-			m, err := readMods(d.fsys, df.modsPath, d.opts.Mods)
+			var st fs.FileInfo
+			m, err := readMods(d.fsys, df.modsPath, d.opts.Mods, &st)
 			if err != nil {
 				return nil, companionError(df.modsPath, err)
 			}
@@ -326,7 +324,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			if len(m.Deletions) > 0 {
 				df.mods = m
 			}
-			d.versions = append(d.versions, v)
+			d.versions = append(d.versions, versionOf(df.modsPath, st))
 		}
 		df.idx = len(d.files)
 		d.files = append(d.files, df)
@@ -522,13 +520,9 @@ func (d *Dataset) formatVersion(path string) (byte, error) {
 	return b[len(tsfile.Magic)], nil
 }
 
-// versionOf stats a file for the snapshot.
-func (d *Dataset) versionOf(path string) (FileVersion, error) {
-	st, err := d.fsys.Stat(path)
-	if err != nil {
-		return FileVersion{}, fileError(path, err)
-	}
-	return FileVersion{Path: path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}, nil
+// versionOf is the version of the file at path that st describes.
+func versionOf(path string, st fs.FileInfo) FileVersion {
+	return FileVersion{Path: path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 }
 
 // open opens the data file once, checking that it is the file the snapshot
