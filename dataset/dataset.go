@@ -54,7 +54,11 @@ type Options struct {
 	// DiscoverFS), and files it opens must implement io.ReaderAt, as
 	// objstore's do, so that a data directory in a bucket is read by
 	// range requests. File versions (size and modification time) are
-	// checked as on disk. Nil is the operating system.
+	// checked as on disk. Its Open must not block on a special file
+	// (os.DirFS of a folder holding a named pipe would): files are stat'ed
+	// on the open file only, to save a bucket a request per file. Nil is
+	// the operating system, whose files are stat'ed before they are
+	// opened.
 	FS fs.FS
 }
 

@@ -31,6 +31,9 @@ type fileSystem interface {
 	// RealPath is Abs with every symbolic link resolved, where the file
 	// system can tell them.
 	RealPath(p string) (string, error)
+	// OpenMayBlock reports whether opening a special file (a named pipe)
+	// may block, so that a file is stat'ed before it is opened.
+	OpenMayBlock() bool
 }
 
 // file is an open data file or companion: read whole (companions) or at
@@ -63,6 +66,7 @@ func (osFS) Open(name string) (file, error) {
 	}
 	return f, nil
 }
+func (osFS) OpenMayBlock() bool         { return true }
 func (osFS) Join(elem ...string) string { return filepath.Join(elem...) }
 func (osFS) Dir(name string) string     { return filepath.Dir(name) }
 func (osFS) Base(name string) string    { return filepath.Base(name) }
@@ -102,6 +106,7 @@ func (f ioFS) Open(name string) (file, error) {
 	}
 	return ff, nil
 }
+func (ioFS) OpenMayBlock() bool         { return false }
 func (ioFS) Join(elem ...string) string { return path.Join(elem...) }
 func (ioFS) Dir(name string) string     { return path.Dir(name) }
 func (ioFS) Base(name string) string    { return path.Base(name) }

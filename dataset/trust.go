@@ -173,20 +173,25 @@ var ErrNotRegular = errors.New("not a regular file")
 // openRegular opens path for reading only after a stat says it is a
 // regular file: opening a named pipe waits for a writer, and a device such
 // as /dev/zero never ends. The mode is checked again on the open file, in
-// case the path changed in between.
+// case the path changed in between. An io/fs file system is trusted not
+// to block in Open (see Options.FS), so its files are checked on the open
+// file only: a stat first would cost a bucket one request more per file.
 func openRegular(fsys fileSystem, path string) (file, error) {
-	st, err := fsys.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
+	if fsys.OpenMayBlock() {
+		st, err := fsys.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
+		}
 	}
 	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if st, err = f.Stat(); err == nil && !st.Mode().IsRegular() {
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
 		err = fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
 	}
 	if err != nil {
