@@ -14,6 +14,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/stretchr/testify/require"
+	"github.com/tsarrow/tsarrow/internal/objtest"
+	"github.com/tsarrow/tsarrow/objstore"
 )
 
 // rootTree lays out a root holding the bundled IoTDB data directory and a
@@ -134,4 +136,32 @@ func TestRootFSRefusesPut(t *testing.T) {
 	require.NoError(t, err)
 	_, err = NewServer(Options{Root: "s3://b/p", RootFS: fstest.MapFS{"f": &fstest.MapFile{}}, Rescan: -1})
 	require.NoError(t, err)
+}
+
+// TestRootFSS3: a bucket prefix holding the bundled IoTDB data directory
+// and a plain TsFile, served through objstore's FS from an S3 server
+// (versitygw), lists the flights of the same tree served from disk and
+// DoGet gives the same rows, also with the data directory's flights cut
+// into endpoints by time.
+func TestRootFSS3(t *testing.T) {
+	root := rootTree(t)
+	srv := objtest.S3(t)
+	srv.Setenv(t)
+	bucket := srv.Bucket(t)
+	srv.PutDir(t, bucket, "served", root)
+	ctx := context.Background()
+	store, _, err := objstore.Open(ctx, "s3://"+bucket+"/", nil)
+	require.NoError(t, err)
+	defer store.Close()
+	for _, pb := range []int64{0, 1} {
+		local := startServer(t, Options{Root: root, PartitionBytes: pb})
+		want := served(t, dial(t, local.addr))
+		remote := startServer(t, Options{Root: "s3://" + bucket + "/served", RootFS: store.FS(ctx, "served"), PartitionBytes: pb})
+		require.Equal(t, local.Files(), remote.Files())
+		require.Equal(t, local.DataDirs(), remote.DataDirs())
+		require.Empty(t, remote.Problems())
+		got := served(t, dial(t, remote.addr))
+		require.True(t, want == got, "PartitionBytes %d: the flights from the bucket differ from the local root's", pb)
+		require.True(t, strings.Contains(got, "# iotdb | weather ("), "%.300s", got)
+	}
 }
