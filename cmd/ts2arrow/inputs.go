@@ -45,11 +45,11 @@ func expandInputsWith(ctx context.Context, args []string, o *objstore.Options) (
 
 // checkObjectData refuses object inputs that are IoTDB data (inputs.
 // LayoutContext: TsFiles in a data directory's time partition folders,
-// or with mods objects beside them) unless --raw is given: read file by
-// file they would bring deleted points back and show overwritten ones
-// twice, silently. The dataset path reads local data directories as
-// IoTDB does; until it reads them from a bucket (dataset.Options.FS),
-// such inputs are refused with what to do. files are what
+// or with mods objects beside them) for inspect unless --raw is given:
+// inspected file by file they would hide that deleted points come back
+// and overwritten ones show twice, and inspect summarises a data
+// directory from local files only (convert, head, schema and sql read it
+// from the bucket through dataset.Options.FS). files are what
 // expandInputsWith made of the arguments.
 func checkObjectData(ctx context.Context, files []string, o *objstore.Options) error {
 	var objs []string
@@ -70,7 +70,7 @@ func checkObjectData(ctx context.Context, files []string, o *objstore.Options) e
 		if !inLayout {
 			what = "TsFiles with mods files beside them"
 		}
-		return usagef("the object inputs are %s, which are read with their deletions only from a local data directory so far; pass --raw to read every file as it is, or copy the data directory to a local disk", what)
+		return usagef("the object inputs are %s, which inspect summarises from a local data directory only so far (convert, head, schema and sql read it from the bucket as IoTDB does); pass --raw to inspect every file as it is, or copy the data directory to a local disk", what)
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/flight"
+	"github.com/tsarrow/tsarrow/objstore"
 )
 
 const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-file F] [--token-env VAR]
@@ -293,6 +294,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	keys := addKeyFlags(fs)
 	modsV1 := fs.String("mods-v1", "auto", "in IoTDB data directories, how .mods deletions apply: offset, whole or auto (see convert --help)")
 	sqlOn := fs.Bool("sql", true, "also serve Arrow Flight SQL on the same address (--sql=false: plain Flight only)")
+	obj := addObjectFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -426,12 +428,30 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 		opts.TicketKey = key
 	}
-	st, err := os.Stat(*root)
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return &fileError{*root, errors.New("is not a directory")}
+	objectRoot := objstore.IsURL(*root)
+	if objectRoot {
+		if *allowPut {
+			return usagef("--allow-put needs a local --root: DoPut writes a checked temporary file beside its target and links it into place, which a bucket does not offer")
+		}
+		if *sqlOn && fs.Changed("sql") {
+			return usagef("Flight SQL (--sql) is not served over an object root yet; pass --sql=false, or serve a local copy")
+		}
+		*sqlOn = false
+		rfs, closeStore, err := objectRootFS(context.Background(), *root, obj.options(stderr), log)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		opts.RootFS = rfs
+		opts.Root = strings.TrimSuffix(*root, "/")
+	} else {
+		st, err := os.Stat(*root)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return &fileError{*root, errors.New("is not a directory")}
+		}
 	}
 
 	if *sqlOn {
@@ -493,7 +513,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	where := scheme + "://" + lis.Addr().String()
 	shown := *root
-	if abs, err := filepath.Abs(*root); err == nil {
+	if abs, err := filepath.Abs(*root); err == nil && !objectRoot {
 		shown = abs
 	}
 	if len(opts.Tokens) == 0 {
