@@ -1,11 +1,18 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	arrowflight "github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/internal/objtest"
@@ -109,4 +116,67 @@ func TestObjectDataDirRefused(t *testing.T) {
 		require.Equal(t, 2, code, "%v: %s", c.args, errOut)
 		require.True(t, strings.Contains(errOut, c.msg), "%v: %s", c.args, errOut)
 	}
+}
+
+// flightsOf lists a Flight server's flights and reads each, as text.
+func flightsOf(t *testing.T, addr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := dialFlight(t, addr)
+	ls, err := c.ListFlights(ctx, &arrowflight.Criteria{})
+	require.NoError(t, err)
+	var descs []*arrowflight.FlightDescriptor
+	for {
+		fi, err := ls.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		descs = append(descs, fi.FlightDescriptor)
+	}
+	var b strings.Builder
+	for _, d := range descs {
+		fi, err := c.GetFlightInfo(ctx, d)
+		require.NoError(t, err)
+		rows, _ := readEndpoints(t, ctx, c, fi)
+		fmt.Fprintf(&b, "# %s (%d endpoints)\n%s\n", strings.Join(d.Path, " | "), len(fi.Endpoint), strings.Join(rows, "\n"))
+	}
+	return b.String()
+}
+
+// TestServeObjectRoot: serve --root s3://bucket/prefix/ over a prefix
+// holding the bundled IoTDB data directory and a plain TsFile gives a
+// Flight client the flights and DoGet rows of serve over the local copy;
+// --allow-put and --sql are refused there.
+func TestServeObjectRoot(t *testing.T) {
+	srv := objtest.S3(t)
+	bucket := srv.Bucket(t)
+	root := t.TempDir()
+	require.NoError(t, os.CopyFS(filepath.Join(root, "iotdb"), os.DirFS(sampleDataDir)))
+	data, err := os.ReadFile(sample)
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "plain"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "plain", "sample.tsfile"), data, 0o644))
+	srv.PutDir(t, bucket, "served", root)
+
+	local := startServe(t, nil, "--root", root, "--addr", "127.0.0.1:0", "--rescan", "0", "--sql=false", "--partition-size", "1")
+	want := flightsOf(t, local.addr)
+	require.Contains(t, want, "# iotdb | weather (")
+	require.Contains(t, want, "# plain/sample.tsfile | ")
+	url := "s3://" + bucket + "/served/"
+	remote := startServe(t, srv.Env(), "--root", url, "--addr", "127.0.0.1:0", "--rescan", "0", "--partition-size", "1")
+	require.Contains(t, remote.stderr.String(), "serving "+url+" on ")
+	require.Contains(t, remote.stderr.String(), "files=1 unreadable=0 data_dirs=1")
+	require.True(t, want == flightsOf(t, remote.addr), "the flights served from the bucket differ from the local root's")
+	require.Equal(t, 0, remote.stop(t, syscall.SIGTERM), remote.stderr.String())
+	require.Equal(t, 0, local.stop(t, syscall.SIGTERM), local.stderr.String())
+
+	for _, args := range [][]string{{"--allow-put"}, {"--sql"}} {
+		r := runBinEnv(t, srv.Env(), append([]string{"serve", "--root", url, "--addr", "127.0.0.1:0"}, args...)...)
+		require.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+	}
+	r := runBinEnv(t, srv.Env(), "serve", "--root", "s3://"+bucket+"/served/plain/sample.tsfile", "--addr", "127.0.0.1:0")
+	require.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, "is an object, not a prefix")
 }
