@@ -74,13 +74,18 @@ func TestObjectDataDirReadsAsLocal(t *testing.T) {
 	require.True(t, strings.Contains(string(b), "2026-01-01T03:00:00.000Z,north,p1,-1,63,corrected"), "the unsequence correction")
 	require.False(t, strings.Contains(string(b), "2026-01-01T12:00:00.000Z,south"), "deleted rows")
 
-	for _, verb := range [][]string{{"head", "--table", "weather"}, {"head", "--table", "root.sg", "-n", "2"}, {"schema", "--table", "weather"}, {"schema", "--table", "root.sg", "--json"}} {
+	for _, verb := range [][]string{{"head", "--table", "weather"}, {"head", "--table", "root.sg", "-n", "2"}, {"schema", "--table", "weather"}, {"schema", "--table", "root.sg", "--json"},
+		{"inspect"}, {"inspect", "--json"}, {"inspect", "--no-count", "--max-entries", "1"}} {
 		code, want, _ := runCLI(append(verb, sampleDataDir)...)
 		require.Equal(t, 0, code, "%v", verb)
-		code, got, errOut := runCLI(append(verb, base+"/")...)
+		code, got, errOut := runCLI(append(verb, base)...)
 		require.Equal(t, 0, code, "%v: %s", verb, errOut)
-		require.Equal(t, want, got, "%v", verb)
+		// inspect names the files by their URLs, as their paths locally.
+		require.Equal(t, want, strings.ReplaceAll(got, base, sampleDataDir), "%v", verb)
 	}
+	code, _, errOut = runCLI("inspect", base+"/unsequence/")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, base+"/unsequence/: an IoTDB data directory in a bucket")
 
 	// --raw reads every object as it is: deleted rows come back.
 	code, _, errOut = runCLI("convert", base+"/", "--table", "weather", "--raw", "-o", out, "--force")

@@ -43,52 +43,6 @@ func expandInputsWith(ctx context.Context, args []string, o *objstore.Options) (
 	return usageOf(inputs.ExpandContext(ctx, args, o))
 }
 
-// checkObjectData refuses object inputs that are IoTDB data (inputs.
-// LayoutContext: TsFiles in a data directory's time partition folders,
-// or with mods objects beside them) for inspect unless --raw is given:
-// inspected file by file they would hide that deleted points come back
-// and overwritten ones show twice, and inspect summarises a data
-// directory from local files only (convert, head, schema and sql read it
-// from the bucket through dataset.Options.FS). files are what
-// expandInputsWith made of the arguments.
-func checkObjectData(ctx context.Context, files []string, o *objstore.Options) error {
-	var objs []string
-	for _, f := range files {
-		if inputs.IsObjectURL(f) {
-			objs = append(objs, f)
-		}
-	}
-	if len(objs) == 0 {
-		return nil
-	}
-	inLayout, withMods, err := inputs.LayoutContext(ctx, objs, o)
-	if err != nil {
-		return err
-	}
-	if inLayout || withMods {
-		what := "TsFiles of an IoTDB data directory"
-		if !inLayout {
-			what = "TsFiles with mods files beside them"
-		}
-		return usagef("the object inputs are %s, which inspect summarises from a local data directory only so far (convert, head, schema and sql read it from the bucket as IoTDB does); pass --raw to inspect every file as it is, or copy the data directory to a local disk", what)
-	}
-	return nil
-}
-
-// checkObjectInput is checkObjectData for one FILE argument of head,
-// schema or inspect; nothing to check with --raw or for a local path. An
-// argument that names nothing is left for opening it to report.
-func checkObjectInput(ctx context.Context, name string, raw bool, o *objstore.Options) error {
-	if raw || !inputs.IsObjectURL(name) {
-		return nil
-	}
-	files, err := expandInputsWith(ctx, []string{name}, o)
-	if err != nil {
-		return nil
-	}
-	return checkObjectData(ctx, files, o)
-}
-
 // usageOf makes an error of the arguments (inputs.ErrUsage) a usage error,
 // exit status 2.
 func usageOf(files []string, err error) ([]string, error) {

@@ -229,8 +229,9 @@ func TestObjectEndpointFlagAndEnv(t *testing.T) {
 // TestObjectIoTDBDataNotReadRaw: IoTDB data in a bucket (a data
 // directory, or a TsFile with a mods object beside it) is never read file
 // by file without --raw, which would bring its deleted points back: it is
-// refused with what to do (until the dataset path reads it), and --raw
-// reads every file as it is, as --raw does locally.
+// read as the local data directory is (the dataset path over the
+// bucket's FS) or refused with what to do, and --raw reads every file as
+// it is, as --raw does locally.
 func TestObjectIoTDBDataNotReadRaw(t *testing.T) {
 	srv := objtest.S3(t)
 	srv.Setenv(t)
@@ -250,9 +251,11 @@ func TestObjectIoTDBDataNotReadRaw(t *testing.T) {
 		if code == 0 {
 			// The dataset path reads it: then it must answer as the
 			// local data directory does.
+			os.Remove(out)
 			local := strings.ReplaceAll(strings.Join(args, "\x00"), base, "../../testdata/iotdb")
 			code2, want, stderr2 := runCLI(strings.Split(local, "\x00")...)
 			require.Equal(t, 0, code2, stderr2)
+			os.Remove(out)
 			require.Equal(t, want, strings.ReplaceAll(stdout, base, "../../testdata/iotdb"), "%v", args)
 			continue
 		}
