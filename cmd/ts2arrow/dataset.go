@@ -40,6 +40,10 @@ the deletions of the mods files applied, and of the copies of a point in
 several files the one IoTDB keeps (unsequence over sequence, newer over
 older). Standard error says so. --raw reads every *.tsfile as it is
 instead: deleted points come back, and overwritten points appear twice.
+The same holds in a bucket: s3://bucket/backup/iotdb/ (a prefix holding
+sequence/ and unsequence/ objects, or a folder or data file of one) is
+read with the .resource and mods objects beside each TsFile, and the
+files are named by key in the messages.
 
 IoTDB never merges databases: a table name that several databases hold
 (database folders of the data directory) needs --database NAME, or

@@ -59,6 +59,13 @@ writes into a data directory. --raw serves the files of data directories
 one by one, as they are (deleted points come back, overwritten ones show
 twice).
 
+--root may also be a bucket prefix, such as s3://bucket/iotdb/data/ (or
+gs://, az://): its objects are served as the files of a directory would
+be, read with range requests, and an IoTDB data directory in it is served
+resolved, from its .resource and mods objects, as on disk. A file's version
+is then its size and modification time. DoPut (--allow-put) and Flight
+SQL (--sql) need a local directory and are refused with such a root.
+
 The Flight RPCs:
   ListFlights    one flight per table across DIR (descriptor path [table]),
                  then one per file and table ([file, table]), then one per
@@ -181,7 +188,7 @@ Examples:
   ts2arrow serve --root data/ --addr 127.0.0.1:0 --log-format json --compression zstd
   ts2arrow serve --root /shared/tsfiles --addr 0.0.0.0:8815 --ticket-key-file key.bin \
       --advertise grpc+tls://flight1.example:8815 --advertise grpc+tls://flight2.example:8815
-` + keysHelp + `
+` + keysHelp + "\n" + objectHelp + `
 Options:
 `
 
