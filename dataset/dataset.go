@@ -4,8 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -49,6 +48,18 @@ type Options struct {
 	// index and pages), for a caller that reports what a query read
 	// (package query's ScanStats).
 	ReadBytes *atomic.Int64
+	// FS, when set, is the file system every stat, listing and open goes
+	// through instead of the operating system's: roots and the paths of a
+	// Layout are then slash-separated names within it ("." its root; see
+	// DiscoverFS), and files it opens must implement io.ReaderAt, as
+	// objstore's do, so that a data directory in a bucket is read by
+	// range requests. File versions (size and modification time) are
+	// checked as on disk. Its Open must not block on a special file
+	// (os.DirFS of a folder holding a named pipe would): files are stat'ed
+	// on the open file only, to save a bucket a request per file. Nil is
+	// the operating system, whose files are stat'ed before they are
+	// opened.
+	FS fs.FS
 }
 
 // ModsV1Rule tells how the deletions of a v1 (.mods) file apply. IoTDB
@@ -161,6 +172,7 @@ type Dataset struct {
 	files    []*dataFile
 	warnings []string
 	versions []FileVersion
+	fsys     fileSystem
 
 	mu      sync.Mutex
 	schemas map[schemaKey]*tableSchema
@@ -196,14 +208,18 @@ type dataFile struct {
 
 	mu  sync.Mutex
 	tf  *tsfile.File
-	osf *os.File
+	osf file
 	err error
 }
 
 // Open discovers the data files under roots (see Discover) and reads their
 // resources and mods.
 func Open(roots []string, opts *Options) (*Dataset, error) {
-	l, err := Discover(roots...)
+	var fsys fs.FS
+	if opts != nil {
+		fsys = opts.FS
+	}
+	l, err := DiscoverFS(fsys, roots...)
 	if err != nil {
 		return nil, err
 	}
@@ -224,21 +240,25 @@ func Open(roots []string, opts *Options) (*Dataset, error) {
 // An incomplete one is left out with a warning: the server cuts it to its
 // complete chunk groups and replays its write-ahead log, which files alone
 // do not give (docs/iotdb-rules.md 7a).
+//
+// With Options.FS set, the layout's paths are names within it (DiscoverFS
+// with the same file system).
 func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 	d := &Dataset{layout: l, schemas: map[schemaKey]*tableSchema{}, v1Dirs: map[string]bool{}}
 	if opts != nil {
 		d.opts = *opts
 	}
+	d.fsys = fsOf(d.opts.FS)
 
 	for _, f := range l.Files {
 		df := &dataFile{File: f}
-		st, err := os.Stat(f.Path)
+		st, err := d.fsys.Stat(f.Path)
 		if err != nil {
 			return nil, fileError(f.Path, err)
 		}
-		df.ver = FileVersion{Path: f.Path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		df.ver = versionOf(f.Path, st)
 		if f.Space != Unknown && f.Resource == "" {
-			if why := Incomplete(f.Path, st.Size()); why != "" {
+			if why := incomplete(d.fsys, f.Path, st.Size()); why != "" {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, why))
 				continue
 			}
@@ -246,12 +266,13 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			df.noResource = true
 		}
 		if f.Resource != "" {
-			v, err := versionOf(f.Resource)
-			if err != nil {
-				return nil, err
+			// The version is that of the file read: a stat before the
+			// open would cost an object store a request more per file.
+			var st fs.FileInfo
+			r, err := readResource(d.fsys, f.Resource, &st)
+			if st != nil {
+				d.versions = append(d.versions, versionOf(f.Resource, st))
 			}
-			d.versions = append(d.versions, v)
-			r, err := ReadResourceFile(f.Resource)
 			switch {
 			case err == nil:
 			case !errors.Is(err, tsfile.ErrCorrupt) && !errors.Is(err, tsfile.ErrUnsupported):
@@ -286,11 +307,8 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			df.v1Whole = whole
 		}
 		if df.modsPath != "" {
-			v, err := versionOf(df.modsPath)
-			if err != nil {
-				return nil, err
-			}
-			m, err := ReadModsFile(df.modsPath, d.opts.Mods)
+			var st fs.FileInfo
+			m, err := readMods(d.fsys, df.modsPath, d.opts.Mods, &st)
 			if err != nil {
 				return nil, companionError(df.modsPath, err)
 			}
@@ -310,7 +328,7 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			if len(m.Deletions) > 0 {
 				df.mods = m
 			}
-			d.versions = append(d.versions, v)
+			d.versions = append(d.versions, versionOf(df.modsPath, st))
 		}
 		df.idx = len(d.files)
 		d.files = append(d.files, df)
@@ -354,9 +372,19 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 // reads a complete data file without .resource and leaves out an
 // incomplete one. A negative size stats the file for it.
 func Incomplete(path string, size int64) string {
+	return incomplete(osFS{}, path, size)
+}
+
+// IncompleteFS is Incomplete for a data file in fsys (the operating
+// system when nil), as OpenLayout with Options.FS decides it.
+func IncompleteFS(fsys fs.FS, path string, size int64) string {
+	return incomplete(fsOf(fsys), path, size)
+}
+
+func incomplete(fsys fileSystem, path string, size int64) string {
 	const prefix = len(tsfile.Magic) + 1
 	if size < 0 {
-		st, err := os.Stat(path)
+		st, err := fsys.Stat(path)
 		if err != nil {
 			return err.Error()
 		}
@@ -365,7 +393,7 @@ func Incomplete(path string, size int64) string {
 	if size < int64(prefix+len(tsfile.Magic)) {
 		return fmt.Sprintf("it is only %d bytes long", size)
 	}
-	f, err := os.Open(path)
+	f, err := fsys.Open(path)
 	if err != nil {
 		return err.Error()
 	}
@@ -407,12 +435,12 @@ func (df *dataFile) setResource(devs []DeviceTimes) {
 // come back. (A broken link to a mods file is a warning: IoTDB too sees no
 // mods file there, ModificationFile.exists following the link.)
 func (d *Dataset) unusual(sk Skipped, taken map[string]bool) error {
-	base := filepath.Base(sk.Path)
+	base := d.fsys.Base(sk.Path)
 	data, isCompanion := companionOf(base)
 	isMods := strings.HasSuffix(base, ModsV1Suffix) || strings.HasSuffix(base, ModsV2Suffix)
-	if isCompanion && isMods && taken[filepath.Join(filepath.Dir(sk.Path), data)] {
+	if isCompanion && isMods && taken[d.fsys.Join(d.fsys.Dir(sk.Path), data)] {
 		// Stat, never open: a named pipe would block the open.
-		if st, err := os.Stat(sk.Path); err == nil && !st.Mode().IsRegular() {
+		if st, err := d.fsys.Stat(sk.Path); err == nil && !st.Mode().IsRegular() {
 			if !d.lenient() {
 				return fmt.Errorf("dataset: %s is %s beside the data file %s: its deletions cannot be read, and without them the rows they delete would come back; replace it with the mods file, or read with --lenient to read the data file without them (--raw ignores every mods file): %w", sk.Path, modeName(st.Mode()), data, tsfile.ErrUnsupported)
 			}
@@ -440,16 +468,16 @@ func (d *Dataset) modsV1Whole(f File) (bool, error) {
 		return false, fmt.Errorf("dataset: unknown ModsV1Rule %d", d.opts.ModsV1)
 	}
 	if f.Space == Unknown {
-		v, err := formatVersion(f.Path)
+		v, err := d.formatVersion(f.Path)
 		return v >= tsfile.Version, err
 	}
-	dir := dataDirOf(f.Path)
+	dir := d.dataDirOf(f.Path)
 	if w, ok := d.v1Dirs[dir]; ok {
 		return w, nil
 	}
 	w := false
 	for _, g := range d.layout.Files {
-		if g.Space != Unknown && g.ModsV2 != "" && dataDirOf(g.Path) == dir {
+		if g.Space != Unknown && g.ModsV2 != "" && d.dataDirOf(g.Path) == dir {
 			w = true
 			break
 		}
@@ -458,10 +486,10 @@ func (d *Dataset) modsV1Whole(f File) (bool, error) {
 		if w {
 			break
 		}
-		if g.Space == Unknown || dataDirOf(g.Path) != dir {
+		if g.Space == Unknown || d.dataDirOf(g.Path) != dir {
 			continue
 		}
-		v, err := formatVersion(g.Path)
+		v, err := d.formatVersion(g.Path)
 		if err != nil {
 			return false, err
 		}
@@ -473,18 +501,18 @@ func (d *Dataset) modsV1Whole(f File) (bool, error) {
 
 // dataDirOf returns the data directory of a file of a layout: the folder
 // above its space folder ({dir}/{space}/{database}/{region}/{partition}/).
-func dataDirOf(path string) string {
+func (d *Dataset) dataDirOf(path string) string {
 	dir := path
 	for range 5 {
-		dir = filepath.Dir(dir)
+		dir = d.fsys.Dir(dir)
 	}
 	return dir
 }
 
 // formatVersion reads the format version byte after a TsFile's head magic;
 // 0 for a file too short or without the magic.
-func formatVersion(path string) (byte, error) {
-	f, err := openData(path)
+func (d *Dataset) formatVersion(path string) (byte, error) {
+	f, err := openData(d.fsys, path)
 	if err != nil {
 		return 0, err
 	}
@@ -496,13 +524,9 @@ func formatVersion(path string) (byte, error) {
 	return b[len(tsfile.Magic)], nil
 }
 
-// versionOf stats a file for the snapshot.
-func versionOf(path string) (FileVersion, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return FileVersion{}, fileError(path, err)
-	}
-	return FileVersion{Path: path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}, nil
+// versionOf is the version of the file at path that st describes.
+func versionOf(path string, st fs.FileInfo) FileVersion {
+	return FileVersion{Path: path, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
 }
 
 // open opens the data file once, checking that it is the file the snapshot
@@ -513,7 +537,7 @@ func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
 	if df.tf != nil || df.err != nil {
 		return df.tf, df.err
 	}
-	osf, err := openVersion(df)
+	osf, err := openVersion(d.fsys, df)
 	if err != nil {
 		df.err = err
 		return nil, df.err
@@ -534,8 +558,8 @@ func (d *Dataset) open(df *dataFile) (*tsfile.File, error) {
 
 // openVersion opens df's data file, which must still be the version the
 // snapshot saw (its size and modification time): ErrChanged otherwise.
-func openVersion(df *dataFile) (*os.File, error) {
-	osf, err := openData(df.Path)
+func openVersion(fsys fileSystem, df *dataFile) (file, error) {
+	osf, err := openData(fsys, df.Path)
 	if err != nil {
 		return nil, err
 	}

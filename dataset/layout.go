@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,11 +137,29 @@ func tempReason(base string) string {
 // listed in Skipped, as are broken links and special files (named pipes,
 // devices, sockets), which are never opened.
 func Discover(roots ...string) (*Layout, error) {
+	return discover(osFS{}, roots)
+}
+
+// DiscoverFS is Discover in an io/fs file system (the operating system's
+// when fsys is nil): roots are slash-separated names within fsys ("." its
+// root), and so are the paths of the Layout. Open it with OpenLayout and
+// the same fsys as Options.FS. A folder's place in a layout is told from
+// the names within fsys, so fsys's root must lie above the space folders
+// for their files to be placed (the data directory or anything above it).
+func DiscoverFS(fsys fs.FS, roots ...string) (*Layout, error) {
+	return discover(fsOf(fsys), roots)
+}
+
+func discover(fsys fileSystem, roots []string) (*Layout, error) {
 	if len(roots) == 0 {
 		return nil, errors.New("dataset: no root to discover")
 	}
-	w := &walker{seen: map[string]string{}, dirs: map[string]string{}}
+	w := &walker{fsys: fsys, seen: map[string]string{}, dirs: map[string]string{}}
 	for _, root := range roots {
+		root, err := checkRoot(fsys, root)
+		if err != nil {
+			return nil, err
+		}
 		if err := w.root(root); err != nil {
 			return nil, err
 		}
@@ -154,6 +170,7 @@ func Discover(roots ...string) (*Layout, error) {
 }
 
 type walker struct {
+	fsys    fileSystem
 	files   []File
 	skipped []Skipped
 	// seen maps the real path (links resolved) of every file taken or
@@ -163,7 +180,7 @@ type walker struct {
 }
 
 func (w *walker) root(root string) error {
-	st, err := os.Stat(root)
+	st, err := w.fsys.Stat(root)
 	if err != nil {
 		return pathError(root, err)
 	}
@@ -174,22 +191,22 @@ func (w *walker) root(root string) error {
 		if !strings.HasSuffix(root, TsFileSuffix) {
 			return fmt.Errorf("dataset: %s is neither a directory nor a %s file", root, TsFileSuffix)
 		}
-		dir := filepath.Dir(root)
-		real, err := realPath(dir)
+		dir := w.fsys.Dir(root)
+		real, err := w.fsys.RealPath(dir)
 		if err != nil {
 			return pathError(dir, err)
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := w.fsys.ReadDir(dir)
 		if err != nil {
 			return pathError(dir, err)
 		}
-		return w.dir(dir, real, filepath.Base(root), entries)
+		return w.dir(dir, real, w.fsys.Base(root), entries)
 	}
 	// A data directory: walk its two spaces and nothing else beside them.
 	var trees []string
 	for _, sp := range []Space{Sequence, Unsequence} {
-		p := filepath.Join(root, sp.String())
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
+		p := w.fsys.Join(root, sp.String())
+		if st, err := w.fsys.Stat(p); err == nil && st.IsDir() {
 			trees = append(trees, p)
 		}
 	}
@@ -208,7 +225,7 @@ func (w *walker) root(root string) error {
 // links to folders. stack holds the real paths of the folders above dir
 // in this walk, to tell a loop.
 func (w *walker) walk(dir string, stack []string) error {
-	real, err := realPath(dir)
+	real, err := w.fsys.RealPath(dir)
 	if err != nil {
 		return pathError(dir, err)
 	}
@@ -217,13 +234,13 @@ func (w *walker) walk(dir string, stack []string) error {
 		return nil
 	}
 	if prev, ok := w.dirs[real]; ok {
-		if !samePath(prev, dir) {
+		if !w.samePath(prev, dir) {
 			w.skip(dir, "the same folder as "+prev+" (through a symbolic link), read once there", true)
 		}
 		return nil
 	}
 	w.dirs[real] = dir
-	entries, err := os.ReadDir(dir)
+	entries, err := w.fsys.ReadDir(dir)
 	if err != nil {
 		return pathError(dir, err)
 	}
@@ -232,10 +249,10 @@ func (w *walker) walk(dir string, stack []string) error {
 	}
 	stack = append(stack, real)
 	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
+		p := w.fsys.Join(dir, e.Name())
 		isDir := e.IsDir()
 		if e.Type()&fs.ModeSymlink != 0 {
-			st, err := os.Stat(p)
+			st, err := w.fsys.Stat(p)
 			isDir = err == nil && st.IsDir()
 		}
 		if isDir {
@@ -249,19 +266,10 @@ func (w *walker) walk(dir string, stack []string) error {
 
 // samePath reports whether a and b spell one path (a root given twice,
 // once relative), as opposed to two paths that links join.
-func samePath(a, b string) bool {
-	x, errA := filepath.Abs(a)
-	y, errB := filepath.Abs(b)
+func (w *walker) samePath(a, b string) bool {
+	x, errA := w.fsys.Abs(a)
+	y, errB := w.fsys.Abs(b)
 	return errA == nil && errB == nil && x == y
-}
-
-// realPath is the absolute path of p with every symbolic link resolved.
-func realPath(p string) (string, error) {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return "", err
-	}
-	return filepath.EvalSymlinks(abs)
 }
 
 // pathError wraps an error of listing or stating p, saying what to do
@@ -299,14 +307,14 @@ type place struct {
 
 // placeOf finds the nearest ancestor of dir (dir included) named sequence
 // or unsequence; ok is false when there is none.
-func placeOf(dir string) (place, bool) {
-	abs, err := filepath.Abs(dir)
+func placeOf(fsys fileSystem, dir string) (place, bool) {
+	abs, err := fsys.Abs(dir)
 	if err != nil {
 		return place{}, false
 	}
 	var names []string // dir's base first
 	for {
-		b := filepath.Base(abs)
+		b := fsys.Base(abs)
 		var sp Space
 		switch b {
 		case "sequence":
@@ -321,7 +329,7 @@ func placeOf(dir string) (place, bool) {
 			}
 			return p, true
 		}
-		parent := filepath.Dir(abs)
+		parent := fsys.Dir(abs)
 		if parent == abs {
 			return place{}, false
 		}
@@ -344,9 +352,9 @@ func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 		}
 		mode := e.Type()
 		if mode&fs.ModeSymlink != 0 {
-			st, err := os.Stat(filepath.Join(dir, name))
+			st, err := w.fsys.Stat(w.fsys.Join(dir, name))
 			if err != nil {
-				w.skip(filepath.Join(dir, name), "broken symbolic link ("+linkError(err)+"); not read", only == "")
+				w.skip(w.fsys.Join(dir, name), "broken symbolic link ("+linkError(err)+"); not read", only == "")
 				continue
 			}
 			mode = st.Mode()
@@ -360,16 +368,16 @@ func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 		default:
 			// Never opened: reading a named pipe would wait for a writer,
 			// and a device may never end.
-			w.skip(filepath.Join(dir, name), modeName(mode)+", not a regular file; never opened", only == "")
+			w.skip(w.fsys.Join(dir, name), modeName(mode)+", not a regular file; never opened", only == "")
 		}
 	}
 	if only != "" && !present[only] {
-		return fmt.Errorf("dataset: %s is not a regular file", filepath.Join(dir, only))
+		return fmt.Errorf("dataset: %s is not a regular file", w.fsys.Join(dir, only))
 	}
-	pl, inLayout := placeOf(dir)
+	pl, inLayout := placeOf(w.fsys, dir)
 	skip := func(name, reason string, unusual bool) {
 		if only == "" {
-			w.skip(filepath.Join(dir, name), reason, unusual)
+			w.skip(w.fsys.Join(dir, name), reason, unusual)
 		}
 	}
 	for _, e := range entries {
@@ -414,15 +422,15 @@ func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 			skip(name, err.Error()+": IoTDB could not order its points against the other files' (the time and version in the name decide), so it is not read; rename it as IoTDB names files, or read it alone with --raw", true)
 			continue
 		}
-		p := filepath.Join(dir, name)
-		key := filepath.Join(real, name)
+		p := w.fsys.Join(dir, name)
+		key := w.fsys.Join(real, name)
 		if links[name] {
-			if key, err = realPath(p); err != nil {
+			if key, err = w.fsys.RealPath(p); err != nil {
 				return pathError(p, err)
 			}
 		}
 		if first, ok := w.mark(key, p); !ok {
-			if !samePath(first, p) && only == "" {
+			if !w.samePath(first, p) && only == "" {
 				w.skip(p, "the same file as "+first+" (through a symbolic link), read once there", true)
 			}
 			continue
@@ -461,7 +469,7 @@ func linkError(err error) string {
 // skip lists p as not taken, once (by its path as found, not its real
 // path: a link to a file taken is listed as skipped).
 func (w *walker) skip(p, reason string, unusual bool) {
-	key, err := filepath.Abs(p)
+	key, err := w.fsys.Abs(p)
 	if err != nil {
 		key = p
 	}

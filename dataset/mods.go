@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 
@@ -293,6 +294,18 @@ func ParseMods(data []byte, v ModsVersion, opts *ModsOptions) (*Mods, error) {
 // with a warning, as IoTDB drops it. A file that is not a regular one (a
 // named pipe, a device) is refused before it is opened (ErrNotRegular).
 func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
+	return readMods(osFS{}, name, opts, nil)
+}
+
+// ReadModsFS is ReadModsFile for a file in fsys (the operating system
+// when nil).
+func ReadModsFS(fsys fs.FS, name string, opts *ModsOptions) (*Mods, error) {
+	return readMods(fsOf(fsys), name, opts, nil)
+}
+
+// readMods reads the mods file name; with info set, it stores there the
+// stat of the file it opened (the version read).
+func readMods(fsys fileSystem, name string, opts *ModsOptions, info *fs.FileInfo) (*Mods, error) {
 	var v ModsVersion
 	switch {
 	case strings.HasSuffix(name, ModsV2Suffix):
@@ -302,7 +315,7 @@ func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
 	default:
 		return nil, fmt.Errorf("dataset: %s: not a mods file (want suffix %s or %s)", name, ModsV1Suffix, ModsV2Suffix)
 	}
-	f, err := openRegular(name)
+	f, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}
@@ -310,6 +323,9 @@ func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if info != nil {
+		*info = st
 	}
 	data, err := readModsData(f, st.Size(), opts)
 	if err != nil {

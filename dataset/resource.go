@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -71,7 +72,20 @@ type DeviceTimes struct {
 // than MaxResourceSize before reading it, and one that is not a regular
 // file (ErrNotRegular) before opening it.
 func ReadResourceFile(path string) (*Resource, error) {
-	f, err := openRegular(path)
+	return readResource(osFS{}, path, nil)
+}
+
+// ReadResourceFS is ReadResourceFile for a file in fsys (the operating
+// system when nil).
+func ReadResourceFS(fsys fs.FS, path string) (*Resource, error) {
+	return readResource(fsOf(fsys), path, nil)
+}
+
+// readResource reads the resource at path; with info set, it stores there
+// the stat of the file it opened (the version read), even when the
+// content then fails to parse.
+func readResource(fsys fileSystem, path string, info *fs.FileInfo) (*Resource, error) {
+	f, err := openRegular(fsys, path)
 	if err != nil {
 		return nil, err
 	}
@@ -79,6 +93,9 @@ func ReadResourceFile(path string) (*Resource, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
+	}
+	if info != nil {
+		*info = st
 	}
 	if st.Size() > MaxResourceSize {
 		return nil, fmt.Errorf("dataset: %s: %d bytes, more than the %d a resource file may have: %w",

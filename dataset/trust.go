@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -99,7 +98,7 @@ var ErrResourceMismatch = fmt.Errorf("resource does not match its data file: %w"
 // compareResource reads the index of df's data file and says how its
 // resource fails to cover it ("" when it does).
 func (d *Dataset) compareResource(df *dataFile) (string, error) {
-	osf, err := openVersion(df)
+	osf, err := openVersion(d.fsys, df)
 	if err != nil {
 		return "", err
 	}
@@ -159,8 +158,8 @@ func (d *Dataset) compareResource(df *dataFile) (string, error) {
 // openData opens a data file or a companion of the snapshot, telling a
 // file that is gone (a compaction or a flush removed it: ErrChanged) from
 // one the user may not read, and refusing one that is not a regular file.
-func openData(path string) (*os.File, error) {
-	f, err := openRegular(path)
+func openData(fsys fileSystem, path string) (file, error) {
+	f, err := openRegular(fsys, path)
 	if err != nil {
 		return nil, fileError(path, err)
 	}
@@ -174,20 +173,25 @@ var ErrNotRegular = errors.New("not a regular file")
 // openRegular opens path for reading only after a stat says it is a
 // regular file: opening a named pipe waits for a writer, and a device such
 // as /dev/zero never ends. The mode is checked again on the open file, in
-// case the path changed in between.
-func openRegular(path string) (*os.File, error) {
-	st, err := os.Stat(path)
+// case the path changed in between. An io/fs file system is trusted not
+// to block in Open (see Options.FS), so its files are checked on the open
+// file only: a stat first would cost a bucket one request more per file.
+func openRegular(fsys fileSystem, path string) (file, error) {
+	if fsys.OpenMayBlock() {
+		st, err := fsys.Stat(path)
+		if err != nil {
+			return nil, err
+		}
+		if !st.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
+		}
+	}
+	f, err := fsys.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if st, err = f.Stat(); err == nil && !st.Mode().IsRegular() {
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
 		err = fmt.Errorf("%s is %s: %w", path, modeName(st.Mode()), ErrNotRegular)
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -32,7 +33,10 @@ var errOutsideRoot = errors.New("flight: path leaves the root")
 // notice a changed file; a replaced entry is closed when its last stream
 // ends.
 type catalog struct {
-	root string // absolute, symlinks resolved
+	root string // absolute, symlinks resolved; with fsys, the name shown for it
+	// fsys, when set, is the file system served (Options.RootFS): paths
+	// are names within it, the root ".", and root only names it.
+	fsys fs.FS
 	ext  string
 	ropt tsfile.ReadOptions
 	unit arrow.TimeUnit
@@ -61,7 +65,13 @@ type entry struct {
 	modTime time.Time
 	info    os.FileInfo // as stat'ed when opened, for os.SameFile
 	f       *tsfile.File
-	tables  []tableInfo
+	// closer is the open file of an io/fs file system under f, which f
+	// does not close (nil on disk: f closes its own).
+	closer io.Closer
+	// byName is set for a file of an io/fs file system, which tells no
+	// file identity: current compares size and modification time only.
+	byName bool
+	tables []tableInfo
 
 	refs   atomic.Int64 // streams using f, plus one while in the catalog
 	closed atomic.Bool
@@ -83,6 +93,9 @@ func (e *entry) acquire() { e.refs.Add(1) }
 func (e *entry) release() {
 	if e.refs.Add(-1) == 0 && e.closed.CompareAndSwap(false, true) {
 		e.f.Close()
+		if e.closer != nil {
+			e.closer.Close()
+		}
 	}
 }
 
@@ -96,7 +109,7 @@ func (e *entry) fingerprint() string {
 // current reports whether st, a stat of e's path now, is the version e
 // opened: same size, modification time and file.
 func (e *entry) current(st os.FileInfo) bool {
-	return st.Size() == e.size && st.ModTime().Equal(e.modTime) && os.SameFile(st, e.info)
+	return st.Size() == e.size && st.ModTime().Equal(e.modTime) && (e.byName || os.SameFile(st, e.info))
 }
 
 func (e *entry) table(name string) (*tableInfo, bool) {
@@ -108,7 +121,13 @@ func (e *entry) table(name string) (*tableInfo, bool) {
 	return nil, false
 }
 
-func newCatalog(root, ext string, ropt tsfile.ReadOptions, unit arrow.TimeUnit, log *slog.Logger) (*catalog, error) {
+func newCatalog(root string, fsys fs.FS, ext string, ropt tsfile.ReadOptions, unit arrow.TimeUnit, log *slog.Logger) (*catalog, error) {
+	if fsys != nil {
+		if err := checkRootFS(fsys, root); err != nil {
+			return nil, err
+		}
+		return &catalog{root: root, fsys: fsys, ext: ext, ropt: ropt, unit: unit, log: log, files: map[string]*entry{}, problems: map[string]string{}, dsets: map[string]*dsEntry{}}, nil
+	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("flight: root %s: %w", root, err)
@@ -135,30 +154,31 @@ func (c *catalog) rescan(ctx context.Context) error {
 	seen := map[string]os.FileInfo{}
 	failed := map[string]string{} // problems found by the walk or on opening
 	dirs := map[string]bool{}     // data directories
-	err := filepath.WalkDir(c.root, func(p string, d fs.DirEntry, err error) error {
+	top := c.top()
+	err := c.walk(func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == c.root {
+			if p == top {
 				return err
 			}
-			rel, _ := filepath.Rel(c.root, p)
-			failed[filepath.ToSlash(rel)] = err.Error()
+			rel, _ := c.relOf(p)
+			failed[rel] = err.Error()
 			return nil
 		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if d.IsDir() {
-			if p != c.root && strings.HasPrefix(d.Name(), ".") {
+			if p != top && strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir // temp files of DoPut, editors, VCS
 			}
-			if !c.raw && isDataDir(p) {
+			if !c.raw && c.isDataDir(p) {
 				rel := rootDir
-				if p != c.root {
-					r, err := filepath.Rel(c.root, p)
+				if p != top {
+					r, err := c.relOf(p)
 					if err != nil {
 						return nil
 					}
-					rel = filepath.ToSlash(r)
+					rel = r
 				}
 				dirs[rel] = true
 				return filepath.SkipDir // its files are read through it
@@ -168,18 +188,17 @@ func (c *catalog) rescan(ctx context.Context) error {
 		if !strings.EqualFold(filepath.Ext(d.Name()), c.ext) || strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
-		rel, err := filepath.Rel(c.root, p)
+		rel, err := c.relOf(p)
 		if err != nil {
 			return nil
 		}
-		rel = filepath.ToSlash(rel)
 		// Symbolic links are followed only while they stay under the
 		// root, so a link cannot publish a file from elsewhere.
 		if _, err := c.resolve(rel); err != nil {
 			failed[rel] = err.Error()
 			return nil
 		}
-		st, err := os.Stat(p)
+		st, err := c.statPath(p)
 		if err != nil || !st.Mode().IsRegular() {
 			return nil
 		}
@@ -257,21 +276,20 @@ func (c *catalog) open(rel string) (*entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(p)
+	st, err := c.statPath(p)
 	if err != nil {
 		return nil, err
 	}
-	ropt := c.ropt
-	f, err := tsfile.OpenFile(p, &ropt)
+	f, closer, err := c.openTsFile(p, st)
 	if err != nil {
 		return nil, err
 	}
+	e := &entry{rel: rel, size: st.Size(), modTime: st.ModTime(), info: st, f: f, closer: closer, byName: c.fsys != nil}
+	e.refs.Store(1)
 	if f.Size() != st.Size() {
-		f.Close()
+		e.release()
 		return nil, fmt.Errorf("changed while opening (%d bytes, then %d)", st.Size(), f.Size())
 	}
-	e := &entry{rel: rel, size: st.Size(), modTime: st.ModTime(), info: st, f: f}
-	e.refs.Store(1)
 	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(c.unit)}
 	for _, t := range f.Tables() {
 		ti := tableInfo{name: t}
@@ -283,7 +301,7 @@ func (c *catalog) open(rel string) (*entry, error) {
 			pl, err = arrowconv.PlanTree(f, t, opts)
 		}
 		if err != nil {
-			f.Close()
+			e.release()
 			return nil, fmt.Errorf("table %q: %w", t, err)
 		}
 		ti.plan = pl
@@ -297,6 +315,9 @@ func (c *catalog) open(rel string) (*entry, error) {
 func (c *catalog) resolve(rel string) (string, error) {
 	if err := checkRel(rel); err != nil {
 		return "", err
+	}
+	if c.fsys != nil {
+		return rel, nil // no links to leave it by
 	}
 	p := filepath.Join(c.root, filepath.FromSlash(rel))
 	real, err := filepath.EvalSymlinks(p)
@@ -425,7 +446,7 @@ func (c *catalog) refresh(rels []string) {
 // open handle still reads the version e indexed.
 func (c *catalog) rewritten(e *entry) bool {
 	st, err := c.stat(e.rel)
-	return err == nil && os.SameFile(st, e.info) && !e.current(st)
+	return err == nil && c.sameFile(st, e.info) && !e.current(st)
 }
 
 // stat stats the file at rel, refusing a path that has come to leave the
@@ -435,7 +456,7 @@ func (c *catalog) stat(rel string) (os.FileInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(p)
+	st, err := c.statPath(p)
 	if err == nil && !st.Mode().IsRegular() {
 		err = fmt.Errorf("%s is no longer a regular file", rel)
 	}

@@ -142,7 +142,7 @@ func (e *dsEntry) isDatabase(db string) bool {
 // dirPath is the directory of a data directory's key.
 func (c *catalog) dirPath(rel string) (string, error) {
 	if rel == rootDir {
-		return c.root, nil
+		return c.top(), nil
 	}
 	return c.resolve(rel)
 }
@@ -153,8 +153,8 @@ func (c *catalog) dirPath(rel string) (string, error) {
 // resource is left out with its companions: it is the file IoTDB is
 // writing, which grows all the time and which the reader skips (its
 // points are in IoTDB's write-ahead log) until its resource appears.
-func probeDir(dir string) (*dataset.Layout, []dataset.FileVersion, error) {
-	l, err := dataset.Discover(dir)
+func (c *catalog) probeDir(dir string) (*dataset.Layout, []dataset.FileVersion, error) {
+	l, err := dataset.DiscoverFS(c.fsys, dir)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,7 +167,7 @@ func probeDir(dir string) (*dataset.Layout, []dataset.FileVersion, error) {
 			if p == "" {
 				continue
 			}
-			st, err := os.Stat(p)
+			st, err := c.statPath(p)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -238,10 +238,10 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 		return nil, err
 	}
 	for range openAttempts {
-		if !isDataDir(dir) {
+		if !c.isDataDir(dir) {
 			return nil, errNotDataDir
 		}
-		l, before, err := probeDir(dir)
+		l, before, err := c.probeDir(dir)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // a file went away meanwhile
@@ -249,14 +249,14 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 			return nil, err
 		}
 		ropt := c.ropt
-		ds, err := dataset.OpenLayout(l, &dataset.Options{Read: &ropt, ModsV1: c.modsV1})
+		ds, err := dataset.OpenLayout(l, &dataset.Options{Read: &ropt, ModsV1: c.modsV1, FS: c.fsys})
 		if err != nil {
 			if errors.Is(err, dataset.ErrChanged) || errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return nil, err
 		}
-		_, after, err := probeDir(dir)
+		_, after, err := c.probeDir(dir)
 		if err != nil || !slices.Equal(before, after) {
 			ds.Close()
 			continue
@@ -270,7 +270,7 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 			return nil, err
 		}
 		e := &dsEntry{rel: rel, ds: ds, tables: tables, probe: before, digest: versionsDigest(dir, before, ds.Versions()),
-			spans: tableSpans(l)}
+			spans: c.tableSpans(l)}
 		for _, w := range ds.Warnings() {
 			e.warnings = append(e.warnings, c.relMsg(w))
 		}
@@ -332,7 +332,7 @@ func (c *catalog) scanDatasets(ctx context.Context, dirs map[string]bool, failed
 		c.mu.RUnlock()
 		if e != nil {
 			if dir, err := c.dirPath(rel); err == nil {
-				if _, vs, err := probeDir(dir); err == nil && slices.Equal(vs, e.probe) {
+				if _, vs, err := c.probeDir(dir); err == nil && slices.Equal(vs, e.probe) {
 					continue
 				}
 			}
@@ -421,10 +421,10 @@ func (c *catalog) refreshDataset(rel string) {
 // datasetCurrent reports whether e's snapshot still matches the disk.
 func (c *catalog) datasetCurrent(e *dsEntry) bool {
 	dir, err := c.dirPath(e.rel)
-	if err != nil || !isDataDir(dir) {
+	if err != nil || !c.isDataDir(dir) {
 		return false
 	}
-	_, vs, err := probeDir(dir)
+	_, vs, err := c.probeDir(dir)
 	return err == nil && slices.Equal(vs, e.probe)
 }
 
@@ -649,7 +649,7 @@ type span struct{ lo, hi, bytes int64 }
 // from its index), a device still open (its end time unset), a resource
 // that does not parse. Tables
 // are told by a device's first segment, as the reader tells them.
-func tableSpans(l *dataset.Layout) map[string][]span {
+func (c *catalog) tableSpans(l *dataset.Layout) map[string][]span {
 	out := map[string][]span{}
 	for _, f := range l.Files {
 		if f.Resource == "" {
@@ -658,12 +658,12 @@ func tableSpans(l *dataset.Layout) map[string][]span {
 			// its range is not known here.
 			return nil
 		}
-		r, err := dataset.ReadResourceFile(f.Resource)
+		r, err := dataset.ReadResourceFS(c.fsys, f.Resource)
 		if err != nil {
 			return nil
 		}
 		var size int64
-		if st, err := os.Stat(f.Path); err == nil {
+		if st, err := c.statPath(f.Path); err == nil {
 			size = st.Size()
 		}
 		file := map[string]span{}

@@ -47,6 +47,14 @@ type Options struct {
 	// under it, is served as resolved tables instead (see the package
 	// documentation).
 	Root string
+	// RootFS, when set, is the file system served instead of the
+	// directory Root names (a bucket's objstore.FS, say): it is walked as
+	// Root would be, its files opened through it (they must implement
+	// io.ReaderAt, as objstore's do), and Root is then only the name
+	// messages give it (the bucket's URL). A file's version is its size
+	// and modification time; the file system tells no identity beyond
+	// the name. DoPut (AllowPut) needs a directory and is refused.
+	RootFS fs.FS
 	// Raw serves the TsFiles of IoTDB data directories one by one, as
 	// they are, like any others: deleted points come back and overwritten
 	// ones show twice.
@@ -200,6 +208,9 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Root == "" {
 		return o, errors.New("flight: Options.Root is required")
 	}
+	if o.RootFS != nil && o.AllowPut {
+		return o, fmt.Errorf("flight: AllowPut with RootFS: DoPut writes a file in a directory beside the root's and links it into place, which %s does not offer; serve a local directory to accept DoPut", o.Root)
+	}
 	if o.Extension == "" {
 		o.Extension = ".tsfile"
 	}
@@ -315,7 +326,7 @@ func NewServer(opts Options) (*Server, error) {
 	if o.ReadOptions != nil {
 		ropt = *o.ReadOptions
 	}
-	cat, err := newCatalog(o.Root, o.Extension, ropt, o.TimeUnit.Unit(), o.Logger)
+	cat, err := newCatalog(o.Root, o.RootFS, o.Extension, ropt, o.TimeUnit.Unit(), o.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +335,7 @@ func NewServer(opts Options) (*Server, error) {
 	if err := cat.rescan(context.Background()); err != nil {
 		return nil, err
 	}
-	if dd := enclosingDataDir(cat.root); dd != "" && !o.Raw {
+	if dd := enclosingDataDir(cat.root); dd != "" && !o.Raw && o.RootFS == nil {
 		o.Logger.Warn("the root lies inside an IoTDB data directory, so its files are served one by one: deleted points come back and overwritten ones show twice; serve the data directory itself to read resolved tables", "data_dir", dd)
 	}
 	s := &Server{
@@ -339,7 +350,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	s.service = &service{s: s}
 	s.roots = []string{cat.root}
-	if abs, err := filepath.Abs(o.Root); err == nil && abs != cat.root {
+	if abs, err := filepath.Abs(o.Root); err == nil && abs != cat.root && o.RootFS == nil {
 		s.roots = append(s.roots, abs)
 	}
 	if o.GoMemoryLimit {

@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -35,38 +37,30 @@ var isURL = inputs.IsURL
 // IoTDB data, as convert's detectDataset does (inputs.Layout): one of them
 // lies in a time partition folder of a layout, or has a mods file beside
 // it. It returns the roots to open as a dataset (args, globs expanded), or
-// nil.
-func datasetRoots(ctx context.Context, args, files []string, o *objstore.Options) ([]string, error) {
+// nil. IoTDB data in a bucket (object URL args, all of one bucket) is
+// read through the bucket's io/fs view, fsys, at its root: the roots are
+// then keys, so that the folders above place them as a local path's
+// names do.
+func (r *resolver) datasetRoots(ctx context.Context, args, files []string, o *objstore.Options) (roots []string, fsys fs.FS, err error) {
 	inLayout, withMods, err := inputs.LayoutContext(ctx, files, o)
 	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
+		return nil, nil, fmt.Errorf("query: %w", err)
 	}
 	if !inLayout && !withMods {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var objects []string
-	for _, f := range files {
-		if inputs.IsObjectURL(f) {
-			objects = append(objects, f)
-		}
+	if slices.ContainsFunc(args, inputs.IsObjectURL) {
+		return r.objectRoots(ctx, args, o)
 	}
-	if len(objects) > 0 {
-		if l, m, err := inputs.LayoutContext(ctx, objects, o); err != nil {
-			return nil, fmt.Errorf("query: %w", err)
-		} else if l || m {
-			return nil, fmt.Errorf("query: the object inputs are IoTDB data (TsFiles of a data directory, or with mods files beside them), which query does not yet read with their mods files from a bucket; set Options.Raw to read every file as it is")
-		}
-	}
-	var roots []string
 	for _, a := range args {
 		if inputs.IsURL(a) {
-			return nil, fmt.Errorf("query: %s is a URL, and the other inputs are IoTDB data read with their mods files; set Options.Raw to read every file as it is, or query it separately", a)
+			return nil, nil, fmt.Errorf("query: %s is a URL, and the other inputs are IoTDB data read with their mods files; set Options.Raw to read every file as it is, or query it separately", a)
 		}
 		if inputs.IsPattern(a) {
 			if _, err := os.Stat(a); err != nil {
 				m, err := inputs.Glob(a)
 				if err != nil {
-					return nil, fmt.Errorf("query: %w", err)
+					return nil, nil, fmt.Errorf("query: %w", err)
 				}
 				roots = append(roots, m...)
 				continue
@@ -74,7 +68,43 @@ func datasetRoots(ctx context.Context, args, files []string, o *objstore.Options
 		}
 		roots = append(roots, a)
 	}
-	return roots, nil
+	return roots, nil, nil
+}
+
+// objectRoots are datasetRoots for IoTDB data in a bucket: every arg an
+// object URL of one bucket, none a pattern. The store is closed with the
+// DB.
+func (r *resolver) objectRoots(ctx context.Context, args []string, o *objstore.Options) ([]string, fs.FS, error) {
+	var store *objstore.Store
+	var roots []string
+	for _, a := range args {
+		if !inputs.IsObjectURL(a) {
+			return nil, nil, fmt.Errorf("query: %s is not in the bucket of the other inputs, which are IoTDB data read with their mods objects; set Options.Raw to read every file as it is, or query it separately", a)
+		}
+		s, key, err := objstore.Open(ctx, a, o)
+		if err != nil {
+			return nil, nil, fmt.Errorf("query: %w", err)
+		}
+		switch {
+		case inputs.IsPattern(key):
+			s.Close()
+			return nil, nil, fmt.Errorf("query: %s is a pattern over IoTDB data in a bucket: name the data directory, or a folder or data file of it, instead", a)
+		case store == nil:
+			store = s
+			r.closers = append(r.closers, store.Close)
+		case store.URL("") != s.URL(""):
+			s.Close()
+			return nil, nil, fmt.Errorf("query: %s is in another bucket than %s; IoTDB data is read from one bucket at a time", a, store.URL(""))
+		default:
+			s.Close()
+		}
+		name := strings.TrimSuffix(key, "/")
+		if name == "" {
+			name = "."
+		}
+		roots = append(roots, name)
+	}
+	return roots, store.FS(ctx, ""), nil
 }
 
 // counters are a DB's cumulative scan counts (ScanStats), updated by
@@ -140,12 +170,12 @@ func (r *resolver) resolve(ctx context.Context, args []string) ([]*resolved, err
 		return nil, fmt.Errorf("query: %w", err)
 	}
 	if !r.opts.Raw {
-		roots, err := datasetRoots(ctx, args, files, r.opts.Objects)
+		roots, fsys, err := r.datasetRoots(ctx, args, files, r.opts.Objects)
 		if err != nil {
 			return nil, err
 		}
 		if roots != nil {
-			return r.resolveDataset(roots)
+			return r.resolveDataset(roots, fsys)
 		}
 	}
 	return r.resolveFiles(ctx, files)
@@ -337,9 +367,12 @@ func tableOf(schema, name string, sc *arrow.Schema, inputs []string) Table {
 // resolveDataset opens IoTDB data as package dataset resolves it: each
 // table of a database is a table of the DuckDB schema of that name; tree
 // roots and loose files' tables are in main.
-func (r *resolver) resolveDataset(roots []string) ([]*resolved, error) {
+func (r *resolver) resolveDataset(roots []string, fsys fs.FS) ([]*resolved, error) {
 	dso := r.opts.Dataset
 	dso.Read = r.ropts
+	if fsys != nil {
+		dso.FS = fsys
+	}
 	dso.ReadBytes = &r.stats.bytes
 	ds, err := dataset.Open(roots, &dso)
 	if err != nil {

@@ -456,11 +456,6 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	if j.inputs, err = expandInputsWith(context.Background(), pos, j.objects); err != nil {
 		return err
 	}
-	if !*rawFiles {
-		if err := checkObjectData(context.Background(), j.inputs, j.objects); err != nil {
-			return err
-		}
-	}
 	if j.recover && len(j.inputs) != 1 {
 		return usagef("--recover takes one INPUT")
 	}
@@ -475,9 +470,10 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	var dsIn *datasetInput
 	if !*rawFiles {
-		if dsIn, err = detectDataset(pos, j.inputs); err != nil {
+		if dsIn, err = detectDatasetWith(context.Background(), pos, j.inputs, j.objects); err != nil {
 			return err
 		}
+		defer dsIn.close()
 	}
 	if err := checkDatasetFlags(dsFlags, dsIn); err != nil {
 		return err

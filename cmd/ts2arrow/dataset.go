@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ import (
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -38,6 +40,10 @@ the deletions of the mods files applied, and of the copies of a point in
 several files the one IoTDB keeps (unsequence over sequence, newer over
 older). Standard error says so. --raw reads every *.tsfile as it is
 instead: deleted points come back, and overwritten points appear twice.
+The same holds in a bucket: s3://bucket/backup/iotdb/ (a prefix holding
+sequence/ and unsequence/ objects, or a folder or data file of one) is
+read with the .resource and mods objects beside each TsFile, and the
+files are named by key in the messages.
 
 IoTDB never merges databases: a table name that several databases hold
 (database folders of the data directory) needs --database NAME, or
@@ -97,15 +103,29 @@ func (f *datasetFlags) options(ropts *tsfile.ReadOptions) (*dataset.Options, err
 	return o, nil
 }
 
-// datasetInput is what detectDataset found: the roots to open as one
+// datasetInput is what detectDatasetWith found: the roots to open as one
 // dataset and how to name them on stderr.
 type datasetInput struct {
 	roots []string // directories and files as given (globs expanded)
 	what  string   // "DIR is an IoTDB data directory"
 	dirs  []string // directories no output may be written into
+
+	// IoTDB data in a bucket (dataset_objects.go): roots are then keys
+	// within fsys, the bucket's root, and urls the arguments as given.
+	fsys  fs.FS
+	store *objstore.Store
+	urls  []string
 }
 
-// detectDataset tells whether the inputs of a command are IoTDB data, to
+// close releases the store of object inputs.
+func (d *datasetInput) close() {
+	if d != nil && d.store != nil {
+		d.store.Close()
+		d.store = nil
+	}
+}
+
+// detectDatasetWith tells whether the inputs of a command are IoTDB data, to
 // be read as IoTDB does: pos are the INPUT arguments, files what
 // expandInputs made of them. It returns nil when they are not, and a usage
 // error for inputs that cannot be read together with such data (URLs, Arrow
@@ -116,12 +136,28 @@ type datasetInput struct {
 // dataset.Discover places files) or has a mods file beside it. Looking at
 // the files rather than the arguments also catches a glob over partition
 // folders and a directory above the data directory.
-func detectDataset(pos, files []string) (*datasetInput, error) {
-	inLayout, withMods := inputs.Layout(files)
+//
+// Object URLs are opened with o (nil for the defaults): IoTDB data in a
+// bucket (told from the keys and the mods objects beside them, as locally
+// from the paths) is read through the bucket's io/fs view. ctx bounds the
+// requests of every read of the dataset, not only of the detection. The
+// caller closes the datasetInput.
+func detectDatasetWith(ctx context.Context, pos, files []string, o *objstore.Options) (*datasetInput, error) {
+	inLayout, withMods, err := inputs.LayoutContext(ctx, files, o)
+	if err != nil {
+		return nil, err
+	}
 	if !inLayout && !withMods {
 		return nil, nil
 	}
 	d := &datasetInput{}
+	if slices.ContainsFunc(pos, inputs.IsObjectURL) {
+		if err := objectDataset(ctx, d, pos, o); err != nil {
+			return nil, err
+		}
+		d.what = describeObjectInputs(d, inLayout)
+		return d, nil
+	}
 	for _, a := range pos {
 		if isURL(a) {
 			return nil, usagef("%s is a URL, and the other inputs are IoTDB data read with their mods files; pass --raw to read every file as it is, or convert it separately", a)
@@ -230,8 +266,10 @@ func openDataset(in *datasetInput, ropts *tsfile.ReadOptions, table string, ever
 	if err != nil {
 		return nil, err
 	}
+	dso.FS = in.fsys
 	ds, err := dataset.Open(in.roots, dso)
 	if err != nil {
+		in.close()
 		return nil, datasetError(err)
 	}
 	r, err := pickTable(ds, table, every, flags)
@@ -339,14 +377,17 @@ func databaseOf(f *datasetFlags) string {
 }
 
 // close releases the dataset's files.
-func (r *resolved) close() { r.ds.Close() }
+func (r *resolved) close() {
+	r.ds.Close()
+	r.in.close()
+}
 
 // note says on stderr which rules apply, then the dataset's rules and
 // warnings. quiet leaves the warnings alone.
 func (r *resolved) note(stderr io.Writer, quiet bool) {
 	if !quiet {
 		// The counts of files and deletions are Rules' first lines.
-		fmt.Fprintf(stderr, "ts2arrow: %s: returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is\n", r.in.what)
+		fmt.Fprintf(stderr, "ts2arrow: %s: returning rows as IoTDB does (deletions applied, unsequence over sequence, newer over older); --raw reads every file as it is%s\n", r.in.what, r.in.objectNote())
 		rules := r.ds.Rules()
 		if r.table != "" {
 			// The files the read uses, not the whole directory.
@@ -767,18 +808,18 @@ func checkDatasetFlags(f *datasetFlags, in *datasetInput) error {
 	return nil
 }
 
-// datasetFor is detectDataset for head and schema: the one FILE argument,
+// datasetFor is detectDatasetWith for head and schema: the one FILE argument,
 // or nil when it is not IoTDB data (or --raw) and the single-file path
 // reads it, with the errors it gives today.
-func datasetFor(name string, raw bool) (*datasetInput, error) {
-	if raw || isURL(name) {
+func datasetFor(name string, raw bool, o *objstore.Options) (*datasetInput, error) {
+	if raw || inputs.IsHTTPURL(name) {
 		return nil, nil
 	}
-	files, err := expandInputs([]string{name})
+	files, err := expandInputsWith(context.Background(), []string{name}, o)
 	if err != nil {
 		return nil, nil
 	}
-	return detectDataset([]string{name}, files)
+	return detectDatasetWith(context.Background(), []string{name}, files, o)
 }
 
 // headDataset prints the first rows of the resolved stream.

@@ -134,10 +134,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	// pages than those rows need and stops (Limit) after them.
 	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
 		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize), Time: tr}
-	if err := checkObjectInput(context.Background(), name, *rawFiles, hf.objects); err != nil {
-		return err
-	}
-	if ds, err := datasetFor(name, *rawFiles); err != nil {
+	if ds, err := datasetFor(name, *rawFiles, hf.objects); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
 		return err

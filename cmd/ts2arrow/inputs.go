@@ -43,52 +43,6 @@ func expandInputsWith(ctx context.Context, args []string, o *objstore.Options) (
 	return usageOf(inputs.ExpandContext(ctx, args, o))
 }
 
-// checkObjectData refuses object inputs that are IoTDB data (inputs.
-// LayoutContext: TsFiles in a data directory's time partition folders,
-// or with mods objects beside them) unless --raw is given: read file by
-// file they would bring deleted points back and show overwritten ones
-// twice, silently. The dataset path reads local data directories as
-// IoTDB does; until it reads them from a bucket (dataset.Options.FS),
-// such inputs are refused with what to do. files are what
-// expandInputsWith made of the arguments.
-func checkObjectData(ctx context.Context, files []string, o *objstore.Options) error {
-	var objs []string
-	for _, f := range files {
-		if inputs.IsObjectURL(f) {
-			objs = append(objs, f)
-		}
-	}
-	if len(objs) == 0 {
-		return nil
-	}
-	inLayout, withMods, err := inputs.LayoutContext(ctx, objs, o)
-	if err != nil {
-		return err
-	}
-	if inLayout || withMods {
-		what := "TsFiles of an IoTDB data directory"
-		if !inLayout {
-			what = "TsFiles with mods files beside them"
-		}
-		return usagef("the object inputs are %s, which are read with their deletions only from a local data directory so far; pass --raw to read every file as it is, or copy the data directory to a local disk", what)
-	}
-	return nil
-}
-
-// checkObjectInput is checkObjectData for one FILE argument of head,
-// schema or inspect; nothing to check with --raw or for a local path. An
-// argument that names nothing is left for opening it to report.
-func checkObjectInput(ctx context.Context, name string, raw bool, o *objstore.Options) error {
-	if raw || !inputs.IsObjectURL(name) {
-		return nil
-	}
-	files, err := expandInputsWith(ctx, []string{name}, o)
-	if err != nil {
-		return nil
-	}
-	return checkObjectData(ctx, files, o)
-}
-
 // usageOf makes an error of the arguments (inputs.ErrUsage) a usage error,
 // exit status 2.
 func usageOf(files []string, err error) ([]string, error) {

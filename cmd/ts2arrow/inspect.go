@@ -9,12 +9,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/tsarrow/tsarrow/aead"
+	"github.com/tsarrow/tsarrow/internal/inputs"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -206,9 +208,26 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	// An IoTDB data directory is one dataset, not a pile of files
 	// (inspect_dir.go); --raw keeps the per-file view.
 	if !*dir.raw {
-		for _, p := range pos {
-			if err := checkObjectInput(context.Background(), p, false, hf.objects); err != nil {
-				return err
+		// IoTDB data in a bucket is summarised through the bucket's io/fs
+		// view, as a local data directory is.
+		if slices.ContainsFunc(pos, inputs.IsObjectURL) {
+			if files, err := expandInputsWith(context.Background(), pos, hf.objects); err == nil {
+				in, err := detectDatasetWith(context.Background(), pos, files, hf.objects)
+				if err != nil {
+					return err
+				}
+				if in != nil {
+					defer in.close()
+					if *pages {
+						return usagef("--pages lists the pages of TsFiles inspected alone: add --raw to inspect each file of the data directory so")
+					}
+					ropts, err := keys.readOptions(*lenient)
+					if err != nil {
+						return err
+					}
+					ropts.NoVerify = *noVerify
+					return runInspectDir(dirSource{fsys: in.fsys, url: in.store.URL}, in.roots, in.urls, *asJSON, dir, ropts, stdout, stderr)
+				}
 			}
 		}
 		roots, ok, err := inspectDirRoots(pos)
@@ -224,7 +243,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 				return err
 			}
 			ropts.NoVerify = *noVerify
-			return runInspectDir(roots, *asJSON, dir, ropts, stdout, stderr)
+			return runInspectDir(dirSource{}, roots, roots, *asJSON, dir, ropts, stdout, stderr)
 		}
 	}
 	// Each FILE is expanded on its own, so that one that is missing is

@@ -312,36 +312,49 @@ func inspectLayoutDir(dir string) bool {
 }
 
 // runInspectDir summarises the data directory the roots name.
-func runInspectDir(roots []string, asJSON bool, f *inspectDirFlags, ropts *tsfile.ReadOptions, stdout, stderr io.Writer) error {
+//
+// src is where the roots lie (the disk, or a bucket's io/fs view with the
+// roots as keys); shown names them in messages (the roots, or their URLs).
+func runInspectDir(src dirSource, roots, shown []string, asJSON bool, f *inspectDirFlags, ropts *tsfile.ReadOptions, stdout, stderr io.Writer) error {
 	if *f.maxEntries < 0 {
 		return usagef("--max-entries must be 0 (all) or more, not %d", *f.maxEntries)
 	}
 	// A root that is missing is reported in its place, as inspect does
 	// for files, and the others are still summarised.
 	missing := 0
-	var found []string
-	for _, r := range roots {
-		if _, err := os.Stat(r); err != nil {
-			report(withFile(r, err), stderr)
+	var found, foundShown []string
+	for i, r := range roots {
+		if _, err := src.stat(r); err != nil {
+			report(withFile(shown[i], err), stderr)
 			missing++
 			continue
 		}
 		found = append(found, r)
+		foundShown = append(foundShown, shown[i])
 	}
 	if len(found) == 0 {
 		return fmt.Errorf("none of the %d FILEs could be read", len(roots))
 	}
-	l, err := dataset.Discover(found...)
+	l, err := dataset.DiscoverFS(src.fsys, found...)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(found, ", "))
-	info, failed := summarizeLayout(found, l, *f.maxEntries)
+	where := ""
+	if src.fsys != nil {
+		where = " in a bucket (files named by key)"
+	}
+	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory%s: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(foundShown, ", "), where)
+	info, failed := summarizeLayout(src, found, l, *f.maxEntries)
 	dso, err := (&datasetFlags{modsV1: *f.modsV1}).options(ropts)
 	if err != nil {
 		return err
 	}
-	info.Effect = countEffect(l, dso, !*f.noCount, info, stderr)
+	dso.FS = src.fsys
+	info.Effect = countEffect(src, l, dso, !*f.noCount, info, stderr)
+	if src.url != nil {
+		info.urlPaths(found, src.url)
+		info.Roots = foundShown
+	}
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -397,7 +410,7 @@ func (s span) ptrs() (*int64, *int64) {
 // summarizeLayout builds the report from the names Discover found and the
 // .resource and mods files, without opening a data file. It returns how
 // many companions could not be read.
-func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir, int) {
+func summarizeLayout(src dirSource, roots []string, l *dataset.Layout, limit int) (*inspectDir, int) {
 	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Compactions: []inspectCompaction{},
 		Warnings: []string{}, Rules: []string{}, TypeChanges: []inspectTypeChange{}}
 	failed := 0
@@ -435,7 +448,7 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 			v, t := f.Name.Version, f.Name.Time
 			df.Version, df.Time = &v, &t
 		}
-		if st, err := os.Stat(f.Path); err == nil {
+		if st, err := src.stat(f.Path); err == nil {
 			df.Size = st.Size()
 		} else {
 			df.Error = err.Error()
@@ -463,18 +476,18 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 
 		var res *dataset.Resource
 		switch {
-		case f.Resource == "" && f.Space != dataset.Unknown && dataset.Incomplete(f.Path, df.Size) != "":
+		case f.Resource == "" && f.Space != dataset.Unknown && dataset.IncompleteFS(src.fsys, f.Path, df.Size) != "":
 			// docs/iotdb-rules.md 7a: a file IoTDB had not finished; the
 			// server rebuilds it from the WAL, which files alone do not
 			// give, so the reader leaves it out.
 			df.Unsealed = true
-			readerWarn("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, dataset.Incomplete(f.Path, df.Size))
+			readerWarn("%s: no .resource beside it and %s, so IoTDB had not finished it (still written, or left by a crash); skipped, as the server rebuilds it from its write-ahead log, which files alone do not give", f.Path, dataset.IncompleteFS(src.fsys, f.Path, df.Size))
 		case f.Resource == "":
 			// A loose file needs no resource, nor does a complete data
 			// file (IoTDB rebuilds its resource): its own index gives its
 			// times, which this summary does not open files to read.
 		default:
-			r, err := dataset.ReadResourceFile(f.Resource)
+			r, err := dataset.ReadResourceFS(src.fsys, f.Resource)
 			if err != nil {
 				df.Error = err.Error()
 				failed++
@@ -519,7 +532,7 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 			if mp == "" {
 				continue
 			}
-			m := readInspectMods(mp, limit)
+			m := readInspectMods(src, mp, limit)
 			m.DataFile = f.Path
 			if mp == f.ModsV1 && v1Ignored {
 				m.Ignored = "a " + dataset.ModsV2Suffix + " file is beside it"
@@ -540,7 +553,7 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 		partFiles[pi] = append(partFiles[pi], i)
 		partRes[pi] = append(partRes[pi], res)
 	}
-	info.Mods = append(info.Mods, sharedModsFiles(info.Partitions, limit)...)
+	info.Mods = append(info.Mods, sharedModsFiles(src, info.Partitions, limit)...)
 	info.Devices = len(allDevs)
 	info.StartTime, info.EndTime = all.ptrs()
 
@@ -579,11 +592,11 @@ func summarizeLayout(roots []string, l *dataset.Layout, limit int) (*inspectDir,
 	for _, s := range l.Skipped {
 		info.Skipped = append(info.Skipped, inspectSkip{s.Path, s.Reason})
 	}
-	info.Compactions = compactionLogs(l)
+	info.Compactions = compactionLogs(src, l)
 	for _, c := range info.Compactions {
 		warn("%s", compactionWarning(c))
 	}
-	for _, p := range schemaEvolution(roots) {
+	for _, p := range schemaEvolution(src, roots) {
 		// docs/iotdb-rules.md 8: renames recorded in filesets/*.sevo apply
 		// to the partition's older files, which keep the old names.
 		warn("%s: table or column renames of IoTDB 2.x (schema evolution) are not applied: renamed tables and columns would read under their old names", p)
@@ -604,10 +617,10 @@ var compactionLogSuffixes = []string{".inner-compaction.log", ".cross-compaction
 const maxCompactionLog = 1 << 20
 
 // compactionLogs reads the compaction logs among the skipped files.
-func compactionLogs(l *dataset.Layout) []inspectCompaction {
+func compactionLogs(src dirSource, l *dataset.Layout) []inspectCompaction {
 	data := map[string]bool{}
 	for _, f := range l.Files {
-		data[filepath.Clean(f.Path)] = true
+		data[src.clean(f.Path)] = true
 	}
 	out := []inspectCompaction{}
 	for _, sk := range l.Skipped {
@@ -618,9 +631,9 @@ func compactionLogs(l *dataset.Layout) []inspectCompaction {
 		// The log lies in a partition folder: {root}/{space}/{db}/{region}/{partition}/.
 		root := sk.Path
 		for range 5 {
-			root = filepath.Dir(root)
+			root = src.dir(root)
 		}
-		b, err := readLimited(sk.Path, maxCompactionLog)
+		b, err := readLimited(src, sk.Path, maxCompactionLog)
 		if err != nil {
 			continue
 		}
@@ -629,15 +642,15 @@ func compactionLogs(l *dataset.Layout) []inspectCompaction {
 			if len(f) != 6 || (f[1] != "sequence" && f[1] != "unsequence") {
 				continue // a task stage line, or one being written
 			}
-			path := filepath.Join(root, f[1], f[2], f[3], f[4], f[5])
+			path := src.join(root, f[1], f[2], f[3], f[4], f[5])
 			cf := inspectCompactFile{Path: path}
 			// A target is logged under its temporary name (.inner,
 			// .cross) until it is renamed to a .tsfile.
 			for _, p := range []string{path, tmpToTsFile(path)} {
-				if _, err := os.Stat(p); err == nil {
+				if _, err := src.stat(p); err == nil {
 					cf.Present = true
 				}
-				cf.Data = cf.Data || data[filepath.Clean(p)]
+				cf.Data = cf.Data || data[src.clean(p)]
 			}
 			switch f[0] {
 			case "source":
@@ -665,8 +678,8 @@ func tmpToTsFile(path string) string {
 }
 
 // readLimited reads a small file whole, refusing one above limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+func readLimited(src dirSource, path string, limit int64) ([]byte, error) {
+	f, err := src.open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -683,7 +696,7 @@ func readLimited(path string, limit int64) ([]byte, error) {
 
 // sharedModsFiles reads the shared mods files the resources name, each
 // once however many resources name it.
-func sharedModsFiles(parts []inspectPart, limit int) []inspectMods {
+func sharedModsFiles(src dirSource, parts []inspectPart, limit int) []inspectMods {
 	seenShared := map[string]bool{}
 	var out []inspectMods
 	for _, p := range parts {
@@ -696,9 +709,9 @@ func sharedModsFiles(parts []inspectPart, limit int) []inspectMods {
 			// (PartitionLevelModFileManager.allocateNew), so a directory
 			// copied elsewhere still has it there.
 			path := df.SharedMods.Path
-			if _, err := os.Stat(path); err != nil {
-				path = filepath.Join(filepath.Dir(df.Path), filepath.Base(path))
-				if _, err := os.Stat(path); err != nil {
+			if _, err := src.stat(path); err != nil {
+				path = src.join(src.dir(df.Path), filepath.Base(path))
+				if _, err := src.stat(path); err != nil {
 					continue // not here; the warning names it
 				}
 			}
@@ -706,7 +719,7 @@ func sharedModsFiles(parts []inspectPart, limit int) []inspectMods {
 				continue
 			}
 			seenShared[path] = true
-			m := readInspectMods(path, limit)
+			m := readInspectMods(src, path, limit)
 			m.Shared = true
 			m.Ignored = "a shared mods file, which the resolved reader refuses (IoTDB 2.x ships them switched off)"
 			out = append(out, m)
@@ -754,15 +767,15 @@ func sharedMods(f *dataset.File, r *dataset.Resource) string {
 }
 
 // readInspectMods reads one mods file for the listing.
-func readInspectMods(path string, limit int) inspectMods {
+func readInspectMods(src dirSource, path string, limit int) inspectMods {
 	m := inspectMods{Path: path, Version: 1, Deletions: []inspectDeletion{}}
 	if strings.HasSuffix(path, dataset.ModsV2Suffix) {
 		m.Version = 2
 	}
-	if st, err := os.Stat(path); err == nil {
+	if st, err := src.stat(path); err == nil {
 		m.Size = st.Size()
 	}
-	mods, err := dataset.ReadModsFile(path, nil)
+	mods, err := dataset.ReadModsFS(src.fsys, path, nil)
 	if err != nil {
 		m.Error = err.Error()
 		return m
@@ -855,14 +868,14 @@ func overlaps(l *dataset.Layout, files []int, res []*dataset.Resource) []inspect
 // schemaEvolution lists the filesets/ folders and *.sevo files under the
 // roots. Where filesets/ sits in a partition is not pinned down
 // (docs/iotdb-rules.md 8), so any depth counts.
-func schemaEvolution(roots []string) []string {
+func schemaEvolution(src dirSource, roots []string) []string {
 	var found []string
 	for _, root := range roots {
-		st, err := os.Stat(root)
+		st, err := src.stat(root)
 		if err != nil || !st.IsDir() {
 			continue
 		}
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		src.walk(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil // Discover reported what cannot be walked
 			}
@@ -892,7 +905,7 @@ func compareNum(a, b string) int {
 // countEffect opens the layout with the resolved reader for its rules and
 // warnings and, when count is set, reads every table through it to count
 // what the rules removed.
-func countEffect(l *dataset.Layout, dso *dataset.Options, count bool, info *inspectDir, stderr io.Writer) *inspectEffect {
+func countEffect(src dirSource, l *dataset.Layout, dso *dataset.Options, count bool, info *inspectDir, stderr io.Writer) *inspectEffect {
 	e := &inspectEffect{asked: count}
 	ropts := dso.Read
 	// CountDeletions: decode what deletions cover rather than skip it, so
@@ -916,7 +929,7 @@ func countEffect(l *dataset.Layout, dso *dataset.Options, count bool, info *insp
 		e.Error = err.Error()
 		return e
 	}
-	info.TypeChanges = typeChanges(l, tables, ropts)
+	info.TypeChanges = typeChanges(src, l, tables, ropts)
 	// Reading a large directory takes as long as converting it: say why
 	// inspect is slow, and how not to be.
 	fmt.Fprintf(stderr, "ts2arrow: counting what deletions and overwrites remove: reading every row of %d tables (--no-count skips this)\n", len(tables))
@@ -945,14 +958,14 @@ func countEffect(l *dataset.Layout, dso *dataset.Options, count bool, info *insp
 // which an unsequence file flushed before an ALTER would impose the old
 // type), and lists the columns of the tables whose type differs between
 // files. A file that cannot be opened is passed over: the count reports it.
-func typeChanges(l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOptions) []inspectTypeChange {
+func typeChanges(src dirSource, l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOptions) []inspectTypeChange {
 	known := map[string]bool{}
 	for _, t := range tables {
 		known[t.Name] = true
 	}
 	order := make([]int, 0, len(l.Files))
 	for i, f := range l.Files {
-		if f.Space != dataset.Unknown && f.Resource == "" && dataset.Incomplete(f.Path, -1) != "" {
+		if f.Space != dataset.Unknown && f.Resource == "" && dataset.IncompleteFS(src.fsys, f.Path, -1) != "" {
 			continue // unfinished: the reader leaves it out
 		}
 		order = append(order, i)
@@ -985,7 +998,7 @@ func typeChanges(l *dataset.Layout, tables []dataset.Table, ropts *tsfile.ReadOp
 	}
 	for _, i := range order {
 		path := l.Files[i].Path
-		cols, err := fileColumns(path, ropts)
+		cols, err := fileColumns(src, path, ropts)
 		if err != nil {
 			continue
 		}
@@ -1018,12 +1031,12 @@ type fileColumn struct {
 
 // fileColumns lists the FIELD columns of a file's tables and the
 // measurements of its tree-model devices, each once per type stored.
-func fileColumns(path string, ropts *tsfile.ReadOptions) ([]fileColumn, error) {
-	f, err := tsfile.OpenFile(path, ropts)
+func fileColumns(src dirSource, path string, ropts *tsfile.ReadOptions) ([]fileColumn, error) {
+	f, closeFile, err := src.openTsFile(path, ropts)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer closeFile()
 	var out []fileColumn
 	for _, t := range f.Tables() {
 		if s, ok := f.SchemaOf(t); ok {

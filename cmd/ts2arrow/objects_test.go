@@ -235,8 +235,9 @@ func TestObjectEndpointFlagAndEnv(t *testing.T) {
 // TestObjectIoTDBDataNotReadRaw: IoTDB data in a bucket (a data
 // directory, or a TsFile with a mods object beside it) is never read file
 // by file without --raw, which would bring its deleted points back: it is
-// refused with what to do (until the dataset path reads it), and --raw
-// reads every file as it is, as --raw does locally.
+// read as the local data directory is (the dataset path over the
+// bucket's FS) or refused with what to do, and --raw reads every file as
+// it is, as --raw does locally.
 func TestObjectIoTDBDataNotReadRaw(t *testing.T) {
 	srv := objtest.S3(t)
 	srv.Setenv(t)

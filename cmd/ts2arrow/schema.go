@@ -118,9 +118,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		if sc, err = foreignSchema(pos[0], k); err != nil {
 			return err
 		}
-	} else if err := checkObjectInput(context.Background(), pos[0], *rawFiles, hf.objects); err != nil {
-		return err
-	} else if ds, err := datasetFor(pos[0], *rawFiles); err != nil {
+	} else if ds, err := datasetFor(pos[0], *rawFiles, hf.objects); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/flight"
+	"github.com/tsarrow/tsarrow/objstore"
 )
 
 const serveHelp = `Usage: ts2arrow serve --root DIR [--addr HOST:PORT] [--token-file F] [--token-env VAR]
@@ -57,6 +58,13 @@ again, so a stream never mixes two states of the directory. DoPut never
 writes into a data directory. --raw serves the files of data directories
 one by one, as they are (deleted points come back, overwritten ones show
 twice).
+
+--root may also be a bucket prefix, such as s3://bucket/iotdb/data/ (or
+gs://, az://): its objects are served as the files of a directory would
+be, read with range requests, and an IoTDB data directory in it is served
+resolved, from its .resource and mods objects, as on disk. A file's version
+is then its size and modification time. DoPut (--allow-put) and Flight
+SQL (--sql) need a local directory and are refused with such a root.
 
 The Flight RPCs:
   ListFlights    one flight per table across DIR (descriptor path [table]),
@@ -180,7 +188,7 @@ Examples:
   ts2arrow serve --root data/ --addr 127.0.0.1:0 --log-format json --compression zstd
   ts2arrow serve --root /shared/tsfiles --addr 0.0.0.0:8815 --ticket-key-file key.bin \
       --advertise grpc+tls://flight1.example:8815 --advertise grpc+tls://flight2.example:8815
-` + keysHelp + `
+` + keysHelp + "\n" + objectHelp + `
 Options:
 `
 
@@ -293,6 +301,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	keys := addKeyFlags(fs)
 	modsV1 := fs.String("mods-v1", "auto", "in IoTDB data directories, how .mods deletions apply: offset, whole or auto (see convert --help)")
 	sqlOn := fs.Bool("sql", true, "also serve Arrow Flight SQL on the same address (--sql=false: plain Flight only)")
+	obj := addObjectFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -426,12 +435,30 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		}
 		opts.TicketKey = key
 	}
-	st, err := os.Stat(*root)
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return &fileError{*root, errors.New("is not a directory")}
+	objectRoot := objstore.IsURL(*root)
+	if objectRoot {
+		if *allowPut {
+			return usagef("--allow-put needs a local --root: DoPut writes a checked temporary file beside its target and links it into place, which a bucket does not offer")
+		}
+		if *sqlOn && fs.Changed("sql") {
+			return usagef("Flight SQL (--sql) is not served over an object root yet; pass --sql=false, or serve a local copy")
+		}
+		*sqlOn = false
+		rfs, closeStore, err := objectRootFS(context.Background(), *root, obj.options(stderr), log)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+		opts.RootFS = rfs
+		opts.Root = strings.TrimSuffix(*root, "/")
+	} else {
+		st, err := os.Stat(*root)
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return &fileError{*root, errors.New("is not a directory")}
+		}
 	}
 
 	if *sqlOn {
@@ -493,7 +520,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	where := scheme + "://" + lis.Addr().String()
 	shown := *root
-	if abs, err := filepath.Abs(*root); err == nil {
+	if abs, err := filepath.Abs(*root); err == nil && !objectRoot {
 		shown = abs
 	}
 	if len(opts.Tokens) == 0 {

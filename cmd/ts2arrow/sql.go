@@ -283,7 +283,8 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		// Never into IoTDB data the inputs are read from, as convert.
 		if files, err := expandInputsWith(context.Background(), j.inputs, j.objects); err == nil && !j.raw {
-			if dsIn, err := detectDataset(j.inputs, files); err == nil && dsIn != nil {
+			if dsIn, err := detectDatasetWith(context.Background(), j.inputs, files, j.objects); err == nil && dsIn != nil {
+				defer dsIn.close()
 				if err := checkDatasetOutput(j.out, dsIn); err != nil {
 					return err
 				}
