@@ -19,9 +19,11 @@
 // window (benchmarks.SelectiveWindow), and the library's 1% window. It
 // prints benchmark lines that benchmarks/cmd/report reads:
 //
-//	BenchmarkObjectGet/rows=N 1 <ns> ns/op <MB/s> MB/s <MB/s> local-MB/s <x> x-local <MB> file-MB
+//	BenchmarkObjectGet/rows=N 1 <ns> ns/op <MB/s> MB/s <MB/s> local-MB/s <x> x-local <MB> file-MB <ms> server-cpu-ms
+//	BenchmarkObjectGet/ranges=8MiB/conc=C/rows=N 1 <ns> ns/op <MB/s> MB/s <MB> file-MB
 //	BenchmarkObjectScan/cli/rows=N 1 <ns> ns/op <ns> local-ns/op <x> x-local
 //	    <MB> peak-RSS-MB <MB> local-peak-RSS-MB <x> x-local-RSS <MB> file-MB
+//	    <ms> cpu-ms <ms> server-cpu-ms <ms> local-cpu-ms
 //	BenchmarkObjectScan/lib/rows=N ... (the same) <n> requests <MB> fetched-MB <MB> needed-MB
 //	BenchmarkObjectCount/cli/scan/rows=N 1 <ns> ns/op <n> requests <MB> fetched-MB <MB> file-MB
 //	BenchmarkObjectWindow/cli/rows=N 1 <ns> ns/op <ns> local-ns/op <n> requests <MB> fetched-MB
@@ -30,7 +32,9 @@
 //
 // x-local is the local time over the remote one (the remote scan's speed
 // as a fraction of the local scan's; the target is 0.7), x-local-RSS the
-// remote peak RSS over the local one (target at most 1.5), fetched-frac
+// remote peak RSS over the local one (target at most 1.5); cpu-ms is the
+// remote reader's CPU time (user and system), server-cpu-ms versitygw's
+// during that read (on 2 cores the two share them), fetched-frac
 // the window's fetched bytes over the file size (target at most 0.05).
 //
 // Usage:
@@ -165,8 +169,9 @@ func mb(n int64) float64 { return float64(n) / 1e6 }
 // ceiling times one GET of the whole object against one read of the
 // local file.
 func (m *measure) ceiling(ctx context.Context, key, suffix string, remoteFirst bool) error {
-	var remote, local time.Duration
+	var remote, local, server time.Duration
 	for _, r := range order(remoteFirst) {
+		before := m.srv.cpu()
 		start := time.Now()
 		var n int64
 		var err error
@@ -183,13 +188,29 @@ func (m *measure) ceiling(ctx context.Context, key, suffix string, remoteFirst b
 		}
 		if r {
 			remote = time.Since(start)
+			server = m.srv.cpu() - before
 		} else {
 			local = time.Since(start)
 		}
 	}
-	fmt.Printf("BenchmarkObjectGet/%s 1 %d ns/op %.1f MB/s %.1f local-MB/s %.3f x-local %.1f file-MB\n",
+	fmt.Printf("BenchmarkObjectGet/%s 1 %d ns/op %.1f MB/s %.1f local-MB/s %.3f x-local %.1f file-MB %d server-cpu-ms\n",
 		suffix, remote.Nanoseconds(), mb(m.size)/remote.Seconds(), mb(m.size)/local.Seconds(),
-		local.Seconds()/remote.Seconds(), mb(m.size))
+		local.Seconds()/remote.Seconds(), mb(m.size), server.Milliseconds())
+	// The same in 8 MiB ranges, 1, 2, 4 and 8 at a time: whether
+	// parallel requests raise the ceiling on this machine.
+	for _, conc := range []int{1, 2, 4, 8} {
+		start := time.Now()
+		n, err := m.srv.getRanges(ctx, bucket, key, m.size, 8<<20, conc)
+		if err != nil {
+			return err
+		}
+		if n != m.size {
+			return fmt.Errorf("ranges read %d bytes of %d", n, m.size)
+		}
+		d := time.Since(start)
+		fmt.Printf("BenchmarkObjectGet/ranges=8MiB/conc=%d/%s 1 %d ns/op %.1f MB/s %.1f file-MB\n",
+			conc, suffix, d.Nanoseconds(), mb(m.size)/d.Seconds(), mb(m.size))
+	}
 	return nil
 }
 
@@ -213,6 +234,8 @@ func readLocal(path string) (int64, error) {
 // run is one child's figures.
 type runFig struct {
 	elapsed time.Duration
+	cpu     time.Duration // the child's user and system time
+	server  time.Duration // the server's CPU time during the read
 	rssMB   float64
 	metrics map[string]float64 // the rss child's line, by unit
 	out     int64              // bytes of the CLI's standard output, when counted
@@ -241,7 +264,7 @@ func (m *measure) cliConvert(input string, environ []string, countOut bool, extr
 	if err := cmd.Run(); err != nil {
 		return runFig{}, fmt.Errorf("ts2arrow %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	f := runFig{elapsed: time.Since(start), out: cw.n}
+	f := runFig{elapsed: time.Since(start), out: cw.n, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		f.rssMB = mb(ru.Maxrss << 10) // KiB on Linux
 	}
@@ -268,7 +291,8 @@ func (m *measure) rssRun(input string, environ []string, extra ...string) (runFi
 	if err != nil {
 		return runFig{}, fmt.Errorf("rss %s: %w", strings.Join(args, " "), err)
 	}
-	return runFig{elapsed: time.Duration(met["ns/op"]), rssMB: met["peak-RSS-MB"], metrics: met}, nil
+	return runFig{elapsed: time.Duration(met["ns/op"]), rssMB: met["peak-RSS-MB"], metrics: met,
+		cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 }
 
 // parseLine reads the value-unit pairs of a benchmark line.
@@ -293,12 +317,14 @@ func parseLine(s string) (map[string]float64, error) {
 }
 
 // pair runs one read locally and one remotely, in the given order.
-func pair(remoteFirst bool, read func(remote bool) (runFig, error)) (remote, local runFig, err error) {
+func (m *measure) pair(remoteFirst bool, read func(remote bool) (runFig, error)) (remote, local runFig, err error) {
 	for _, r := range order(remoteFirst) {
+		before := m.srv.cpu()
 		f, err := read(r)
 		if err != nil {
 			return runFig{}, runFig{}, err
 		}
+		f.server = m.srv.cpu() - before
 		if r {
 			remote = f
 		} else {
@@ -309,7 +335,7 @@ func pair(remoteFirst bool, read func(remote bool) (runFig, error)) (remote, loc
 }
 
 func (m *measure) cliScan(suffix string, remoteFirst bool) error {
-	remote, local, err := pair(remoteFirst, func(r bool) (runFig, error) {
+	remote, local, err := m.pair(remoteFirst, func(r bool) (runFig, error) {
 		if r {
 			return m.cliConvert(m.url, env(m.srv.Endpoint), false)
 		}
@@ -318,14 +344,14 @@ func (m *measure) cliScan(suffix string, remoteFirst bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("BenchmarkObjectScan/cli/%s 1 %d ns/op %d local-ns/op %.3f x-local %.1f peak-RSS-MB %.1f local-peak-RSS-MB %.3f x-local-RSS %.1f file-MB\n",
+	fmt.Printf("BenchmarkObjectScan/cli/%s 1 %d ns/op %d local-ns/op %.3f x-local %.1f peak-RSS-MB %.1f local-peak-RSS-MB %.3f x-local-RSS %.1f file-MB %s\n",
 		suffix, remote.elapsed.Nanoseconds(), local.elapsed.Nanoseconds(), local.elapsed.Seconds()/remote.elapsed.Seconds(),
-		remote.rssMB, local.rssMB, remote.rssMB/local.rssMB, mb(m.size))
+		remote.rssMB, local.rssMB, remote.rssMB/local.rssMB, mb(m.size), cpuText(remote, local))
 	return nil
 }
 
 func (m *measure) libScan(suffix string, remoteFirst bool) error {
-	remote, local, err := pair(remoteFirst, func(r bool) (runFig, error) {
+	remote, local, err := m.pair(remoteFirst, func(r bool) (runFig, error) {
 		if r {
 			return m.rssRun(m.url, env(m.srv.Endpoint))
 		}
@@ -337,11 +363,18 @@ func (m *measure) libScan(suffix string, remoteFirst bool) error {
 	if remote.metrics["rows"] != local.metrics["rows"] || local.metrics["rows"] != float64(m.rows) {
 		return fmt.Errorf("library scan read %v rows remotely, %v locally, want %d", remote.metrics["rows"], local.metrics["rows"], m.rows)
 	}
-	fmt.Printf("BenchmarkObjectScan/lib/%s 1 %d ns/op %d local-ns/op %.3f x-local %.1f peak-RSS-MB %.1f local-peak-RSS-MB %.3f x-local-RSS %.1f file-MB %.0f requests %.2f fetched-MB %.2f needed-MB\n",
+	fmt.Printf("BenchmarkObjectScan/lib/%s 1 %d ns/op %d local-ns/op %.3f x-local %.1f peak-RSS-MB %.1f local-peak-RSS-MB %.3f x-local-RSS %.1f file-MB %.0f requests %.2f fetched-MB %.2f needed-MB %s\n",
 		suffix, remote.elapsed.Nanoseconds(), local.elapsed.Nanoseconds(), local.elapsed.Seconds()/remote.elapsed.Seconds(),
 		remote.rssMB, local.rssMB, remote.rssMB/local.rssMB, mb(m.size),
-		remote.metrics["requests"], remote.metrics["fetched-MB"], local.metrics["read-MB"])
+		remote.metrics["requests"], remote.metrics["fetched-MB"], local.metrics["read-MB"], cpuText(remote, local))
 	return nil
+}
+
+// cpuText is the CPU time of a pair: the remote child's, the server's
+// during it, and the local child's.
+func cpuText(remote, local runFig) string {
+	return fmt.Sprintf("%d cpu-ms %d server-cpu-ms %d local-cpu-ms",
+		remote.cpu.Milliseconds(), remote.server.Milliseconds(), local.cpu.Milliseconds())
 }
 
 // counted measures the requests and bytes of the CLI's full scan and of

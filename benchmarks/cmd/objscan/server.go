@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -106,6 +108,31 @@ func startS3(parent string) (*s3Server, error) {
 	return nil, fmt.Errorf("versitygw did not start: %w", lastErr)
 }
 
+// cpu is the CPU time the server has used so far (user and system), from
+// /proc/PID/stat, whose clock ticks are USER_HZ, 100 a second on Linux.
+func (s *s3Server) cpu() time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	// f[0] is field 3 (state): utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
 // wait polls the server until it answers HTTP (any status) or exits.
 func (s *s3Server) wait(addr string, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
@@ -184,6 +211,47 @@ func (s *s3Server) get(ctx context.Context, bucket, key string) (int64, error) {
 	}
 	defer out.Body.Close()
 	return io.Copy(io.Discard, out.Body)
+}
+
+// getRanges reads the whole object in ranges of part bytes, conc at a
+// time: the ceiling of a reader that fetches in parallel.
+func (s *s3Server) getRanges(ctx context.Context, bucket, key string, size, part int64, conc int) (int64, error) {
+	var total atomic.Int64
+	offs := make(chan int64)
+	errs := make(chan error, conc)
+	for range conc {
+		go func() {
+			var err error
+			for off := range offs {
+				if err != nil {
+					continue
+				}
+				end := min(off+part, size) - 1
+				var out *s3.GetObjectOutput
+				out, err = s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key),
+					Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, end))})
+				if err != nil {
+					continue
+				}
+				var n int64
+				n, err = io.Copy(io.Discard, out.Body)
+				out.Body.Close()
+				total.Add(n)
+			}
+			errs <- err
+		}()
+	}
+	for off := int64(0); off < size; off += part {
+		offs <- off
+	}
+	close(offs)
+	var first error
+	for range conc {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return total.Load(), first
 }
 
 // counter is a reverse proxy in front of the server that counts the

@@ -74,6 +74,18 @@ func objectSection(r *results) section {
 				}
 				s.Rows = append(s.Rows, rw)
 			}
+			if r.has(name, "cpu-ms", "server-cpu-ms", "local-cpu-ms") {
+				cpu, _ := r.get(name, "cpu-ms")
+				srv, _ := r.get(name, "server-cpu-ms")
+				lcpu, _ := r.get(name, "local-cpu-ms")
+				rw := row{Case: "CPU time of the S3 scan, " + kind.label + rowsSuffix(name),
+					Figure: fmt.Sprintf("ours %.0f ms + versitygw %.0f ms", cpu, srv), Peer: fmt.Sprintf("local %.0f ms", lcpu),
+					Ratio: "-", Limit: "-", XLimit: "-", Target: "-", Met: "-"}
+				if lcpu > 0 {
+					rw.Ratio = x((cpu+srv)/lcpu) + " local CPU"
+				}
+				s.Rows = append(s.Rows, rw)
+			}
 			if !r.has(name, "peak-RSS-MB", "local-peak-RSS-MB", "x-local-RSS") {
 				s.Rows = append(s.Rows, missing(cr, "<= 1.5x local"))
 				continue
@@ -140,8 +152,12 @@ func objectSection(r *results) section {
 		if len(ranges) > 0 {
 			lim = "8 MiB ranges, MB/s at a time " + strings.Join(ranges, ", ")
 		}
+		fig := fmt.Sprintf("%.0f MB/s", getMBps)
+		if srv, ok := r.get(getName, "server-cpu-ms"); ok {
+			fig += fmt.Sprintf(", versitygw %.0f ms CPU", srv)
+		}
 		s.Rows = append(s.Rows, row{Case: "one GET of the whole object (loopback ceiling)" + rowsSuffix(getName),
-			Figure: fmt.Sprintf("%.0f MB/s", getMBps), Peer: fmt.Sprintf("local read %.0f MB/s", lm),
+			Figure: fig, Peer: fmt.Sprintf("local read %.0f MB/s", lm),
 			Ratio: x(getMBps/lm) + " local read", Limit: lim, XLimit: "-", Target: "-", Met: "-"})
 	}
 	return s
