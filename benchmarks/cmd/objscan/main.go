@@ -37,9 +37,14 @@
 // during that read (on 2 cores the two share them), fetched-frac
 // the window's fetched bytes over the file size (target at most 0.05).
 //
+// -window-file reads the 1% window of a larger default-mix file too (the
+// full run's 100M-row scaling file, where a page is 0.8% of a device's
+// rows instead of 8%).
+//
 // Usage:
 //
-//	cd benchmarks && go run ./cmd/objscan -ts2arrow BIN -rss BIN [-count 3] [-rows N] FILE
+//	cd benchmarks && go run ./cmd/objscan -ts2arrow BIN -rss BIN [-count 3] [-rows N]
+//	    [-window-file BIG -window-rows N] FILE
 //
 // The server binary: $TSARROW_VERSITYGW, else versitygw on PATH, else
 // /work/tools/bin/versitygw. -rss-args passes more flags to every library
@@ -72,6 +77,8 @@ func main() {
 	rows := flag.Int("rows", 0, "rows of FILE (default $TSARROW_BENCH_ROWS or 10,000,000), for the time window")
 	rssArgs := flag.String("rss-args", "", "more flags for every rss child (space-separated)")
 	skipCLI := flag.Bool("no-cli", false, "measure the library only")
+	windowFile := flag.String("window-file", "", "also read the 1% time window of this larger default-mix file (its rows in -window-rows)")
+	windowRows := flag.Int("window-rows", 0, "rows of -window-file")
 	getOnly := flag.Bool("get-only", false, "measure the raw GET against the local read only (no ts2arrow, no rss)")
 	flag.Parse()
 	if flag.NArg() != 1 || (!*getOnly && (*ts2arrow == "" || *rssBin == "")) || *count < 1 {
@@ -86,7 +93,12 @@ func main() {
 		*rows = n
 	}
 	m := &measure{ts2arrow: *ts2arrow, rss: *rssBin, path: flag.Arg(0), rows: *rows,
-		rssArgs: strings.Fields(*rssArgs), cli: !*skipCLI, getOnly: *getOnly}
+		rssArgs: strings.Fields(*rssArgs), cli: !*skipCLI, getOnly: *getOnly,
+		windowFile: *windowFile, windowRows: *windowRows}
+	if (*windowFile == "") != (*windowRows == 0) {
+		fmt.Fprintln(os.Stderr, "objscan: -window-file and -window-rows go together")
+		os.Exit(2)
+	}
 	if err := m.run(*count); err != nil {
 		fail(err)
 	}
@@ -103,10 +115,12 @@ type measure struct {
 	rssArgs             []string
 	cli, getOnly        bool
 
-	srv    *s3Server
-	url    string // s3://bucket/key of the uploaded file
-	size   int64
-	window *[2]int64
+	srv  *s3Server
+	url  string // s3://bucket/key of the uploaded file
+	size int64
+
+	windowFile string // a larger file whose 1% window is read too
+	windowRows int
 }
 
 const bucket = "bench"
@@ -120,8 +134,6 @@ func (m *measure) run(count int) error {
 		return err
 	}
 	m.size = st.Size()
-	w := benchmarks.SelectiveWindow(benchmarks.Devices, m.rows)
-	m.window = &[2]int64{w.Start, w.End}
 	// The server's files go beside the generated ones (the cache
 	// directory has room for them; /tmp may be small).
 	parent := os.Getenv("TSARROW_BENCH_DIR")
@@ -136,7 +148,10 @@ func (m *measure) run(count int) error {
 	key := "data/" + filepath.Base(m.path)
 	m.url = "s3://" + bucket + "/" + key
 	start := time.Now()
-	if err := m.srv.upload(ctx, bucket, key, m.path); err != nil {
+	if err := m.srv.createBucket(ctx, bucket); err != nil {
+		return err
+	}
+	if err := m.srv.put(ctx, bucket, key, m.path); err != nil {
 		return err
 	}
 	logf("versitygw at %s; uploaded %s (%.1f MB) in %v", m.srv.Endpoint, m.url, mb(m.size), time.Since(start).Round(time.Millisecond))
@@ -161,7 +176,7 @@ func (m *measure) run(count int) error {
 			return err
 		}
 	}
-	return m.counted(suffix)
+	return m.counted(ctx, suffix)
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }
@@ -378,14 +393,14 @@ func cpuText(remote, local runFig) string {
 }
 
 // counted measures the requests and bytes of the CLI's full scan and of
-// the 1% time window, CLI and library, through a counting proxy.
-func (m *measure) counted(suffix string) error {
+// the 1% time window, CLI and library, through a counting proxy; then the
+// window on the larger file of -window-file, when given.
+func (m *measure) counted(ctx context.Context, suffix string) error {
 	c, err := startCounter(hostPort(m.srv.Endpoint))
 	if err != nil {
 		return err
 	}
 	defer c.close()
-	win := []string{"--start", strconv.FormatInt(m.window[0], 10), "--end", strconv.FormatInt(m.window[1], 10)}
 	if m.cli {
 		remote, err := m.cliConvert(m.url, env(c.URL), true)
 		if err != nil {
@@ -400,30 +415,56 @@ func (m *measure) counted(suffix string) error {
 		}
 		fmt.Printf("BenchmarkObjectCount/cli/scan/%s 1 %d ns/op %d requests %.2f fetched-MB %.1f file-MB\n",
 			suffix, remote.elapsed.Nanoseconds(), c.requests.Load(), mb(c.got.Load()), mb(m.size))
+	}
+	if err := m.windowRuns(c, m.url, m.path, m.size, m.rows); err != nil {
+		return err
+	}
+	if m.windowFile == "" {
+		return nil
+	}
+	st, err := os.Stat(m.windowFile)
+	if err != nil {
+		return err
+	}
+	key := "data/" + filepath.Base(m.windowFile)
+	start := time.Now()
+	if err := m.srv.put(ctx, bucket, key, m.windowFile); err != nil {
+		return err
+	}
+	logf("uploaded s3://%s/%s (%.1f MB) in %v", bucket, key, mb(st.Size()), time.Since(start).Round(time.Millisecond))
+	return m.windowRuns(c, "s3://"+bucket+"/"+key, m.windowFile, st.Size(), m.windowRows)
+}
 
+// windowRuns reads the 1% time window of the file of rows rows at path
+// and at url, by the CLI and the library, counting requests and bytes.
+func (m *measure) windowRuns(c *counter, url, path string, size int64, rows int) error {
+	suffix := fmt.Sprintf("rows=%d", rows)
+	w := benchmarks.SelectiveWindow(benchmarks.Devices, rows)
+	if m.cli {
+		win := []string{"--start", strconv.FormatInt(w.Start, 10), "--end", strconv.FormatInt(w.End, 10)}
 		c.reset()
-		remote, err = m.cliConvert(m.url, env(c.URL), true, win...)
+		remote, err := m.cliConvert(url, env(c.URL), true, win...)
 		if err != nil {
 			return err
 		}
-		local, err = m.cliConvert(m.path, os.Environ(), true, win...)
+		local, err := m.cliConvert(path, os.Environ(), true, win...)
 		if err != nil {
 			return err
 		}
 		if remote.out != local.out || remote.out == 0 {
-			return fmt.Errorf("the CLI wrote %d bytes of the window from %s, %d from %s", remote.out, m.url, local.out, m.path)
+			return fmt.Errorf("the CLI wrote %d bytes of the window from %s, %d from %s", remote.out, url, local.out, path)
 		}
 		fmt.Printf("BenchmarkObjectWindow/cli/%s 1 %d ns/op %d local-ns/op %d requests %.3f fetched-MB %.1f file-MB %.4f fetched-frac\n",
-			suffix, remote.elapsed.Nanoseconds(), local.elapsed.Nanoseconds(), c.requests.Load(), mb(c.got.Load()), mb(m.size),
-			float64(c.got.Load())/float64(m.size))
+			suffix, remote.elapsed.Nanoseconds(), local.elapsed.Nanoseconds(), c.requests.Load(), mb(c.got.Load()), mb(size),
+			float64(c.got.Load())/float64(size))
 	}
-	lwin := []string{"-start", strconv.FormatInt(m.window[0], 10), "-end", strconv.FormatInt(m.window[1], 10)}
+	lwin := []string{"-start", strconv.FormatInt(w.Start, 10), "-end", strconv.FormatInt(w.End, 10)}
 	c.reset()
-	remote, err := m.rssRun(m.url, env(c.URL), lwin...)
+	remote, err := m.rssRun(url, env(c.URL), lwin...)
 	if err != nil {
 		return err
 	}
-	local, err := m.rssRun(m.path, os.Environ(), lwin...)
+	local, err := m.rssRun(path, os.Environ(), lwin...)
 	if err != nil {
 		return err
 	}
@@ -433,6 +474,6 @@ func (m *measure) counted(suffix string) error {
 	// objstore's own count, and the proxy's as a check of it.
 	fmt.Printf("BenchmarkObjectWindow/lib/%s 1 %d ns/op %d local-ns/op %.0f requests %.3f fetched-MB %.3f needed-MB %.1f file-MB %.4f fetched-frac %d proxy-requests %.3f proxy-fetched-MB\n",
 		suffix, remote.elapsed.Nanoseconds(), local.elapsed.Nanoseconds(), remote.metrics["requests"], remote.metrics["fetched-MB"],
-		local.metrics["read-MB"], mb(m.size), remote.metrics["fetched-MB"]/mb(m.size), c.requests.Load(), mb(c.got.Load()))
+		local.metrics["read-MB"], mb(size), remote.metrics["fetched-MB"]/mb(size), c.requests.Load(), mb(c.got.Load()))
 	return nil
 }

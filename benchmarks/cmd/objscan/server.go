@@ -180,12 +180,17 @@ func (s *s3Server) stop() {
 	os.RemoveAll(s.dir)
 }
 
-// upload creates bucket and puts the file at path as key, with the AWS
-// SDK directly, so that setting up does not depend on the code measured.
-func (s *s3Server) upload(ctx context.Context, bucket, key, path string) error {
+// createBucket creates bucket. Setting up uses the AWS SDK directly, so
+// that it does not depend on the code measured.
+func (s *s3Server) createBucket(ctx context.Context, bucket string) error {
 	if _, err := s.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
 		return fmt.Errorf("create bucket %s: %w", bucket, err)
 	}
+	return nil
+}
+
+// put uploads the file at path as key.
+func (s *s3Server) put(ctx context.Context, bucket, key, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
