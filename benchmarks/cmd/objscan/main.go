@@ -25,7 +25,8 @@
 //	    <MB> peak-RSS-MB <MB> local-peak-RSS-MB <x> x-local-RSS <MB> file-MB
 //	    <ms> cpu-ms <ms> server-cpu-ms <ms> local-cpu-ms
 //	BenchmarkObjectScan/lib/rows=N ... (the same) <n> requests <MB> fetched-MB <MB> needed-MB
-//	BenchmarkObjectCount/cli/scan/rows=N 1 <ns> ns/op <n> requests <MB> fetched-MB <MB> file-MB
+//	BenchmarkObjectCount/{cli,lib}/scan/rows=N 1 <ns> ns/op <n> requests <MB> fetched-MB <MB> file-MB
+//	    <n> gets <KB> median-get-KB <KB> max-get-KB <n> max-inflight
 //	BenchmarkObjectWindow/cli/rows=N 1 <ns> ns/op <ns> local-ns/op <n> requests <MB> fetched-MB
 //	    <MB> file-MB <x> fetched-frac
 //	BenchmarkObjectWindow/lib/rows=N ... (the same) <MB> needed-MB
@@ -413,9 +414,17 @@ func (m *measure) counted(ctx context.Context, suffix string) error {
 		if remote.out != local.out {
 			return fmt.Errorf("the CLI wrote %d bytes from %s, %d from %s", remote.out, m.url, local.out, m.path)
 		}
-		fmt.Printf("BenchmarkObjectCount/cli/scan/%s 1 %d ns/op %d requests %.2f fetched-MB %.1f file-MB\n",
-			suffix, remote.elapsed.Nanoseconds(), c.requests.Load(), mb(c.got.Load()), mb(m.size))
+		fmt.Printf("BenchmarkObjectCount/cli/scan/%s 1 %d ns/op %d requests %.2f fetched-MB %.1f file-MB %s\n",
+			suffix, remote.elapsed.Nanoseconds(), c.requests.Load(), mb(c.got.Load()), mb(m.size), c.shape())
 	}
+	// The library's full scan through the proxy: the shape of its GETs.
+	c.reset()
+	lib, err := m.rssRun(m.url, env(c.URL))
+	if err != nil {
+		return err
+	}
+	fmt.Printf("BenchmarkObjectCount/lib/scan/%s 1 %d ns/op %d requests %.2f fetched-MB %.1f file-MB %s\n",
+		suffix, lib.elapsed.Nanoseconds(), c.requests.Load(), mb(c.got.Load()), mb(m.size), c.shape())
 	if err := m.windowRuns(c, m.url, m.path, m.size, m.rows); err != nil {
 		return err
 	}
@@ -454,9 +463,9 @@ func (m *measure) windowRuns(c *counter, url, path string, size int64, rows int)
 		if remote.out != local.out || remote.out == 0 {
 			return fmt.Errorf("the CLI wrote %d bytes of the window from %s, %d from %s", remote.out, url, local.out, path)
 		}
-		fmt.Printf("BenchmarkObjectWindow/cli/%s 1 %d ns/op %d local-ns/op %d requests %.3f fetched-MB %.1f file-MB %.4f fetched-frac\n",
+		fmt.Printf("BenchmarkObjectWindow/cli/%s 1 %d ns/op %d local-ns/op %d requests %.3f fetched-MB %.1f file-MB %.4f fetched-frac %s\n",
 			suffix, remote.elapsed.Nanoseconds(), local.elapsed.Nanoseconds(), c.requests.Load(), mb(c.got.Load()), mb(size),
-			float64(c.got.Load())/float64(size))
+			float64(c.got.Load())/float64(size), c.shape())
 	}
 	lwin := []string{"-start", strconv.FormatInt(w.Start, 10), "-end", strconv.FormatInt(w.End, 10)}
 	c.reset()
@@ -472,8 +481,8 @@ func (m *measure) windowRuns(c *counter, url, path string, size int64, rows int)
 		return fmt.Errorf("the library read %v rows of the window remotely, %v locally", remote.metrics["rows"], local.metrics["rows"])
 	}
 	// objstore's own count, and the proxy's as a check of it.
-	fmt.Printf("BenchmarkObjectWindow/lib/%s 1 %d ns/op %d local-ns/op %.0f requests %.3f fetched-MB %.3f needed-MB %.1f file-MB %.4f fetched-frac %d proxy-requests %.3f proxy-fetched-MB\n",
+	fmt.Printf("BenchmarkObjectWindow/lib/%s 1 %d ns/op %d local-ns/op %.0f requests %.3f fetched-MB %.3f needed-MB %.1f file-MB %.4f fetched-frac %d proxy-requests %.3f proxy-fetched-MB %s\n",
 		suffix, remote.elapsed.Nanoseconds(), local.elapsed.Nanoseconds(), remote.metrics["requests"], remote.metrics["fetched-MB"],
-		local.metrics["read-MB"], mb(size), remote.metrics["fetched-MB"]/mb(size), c.requests.Load(), mb(c.got.Load()))
+		local.metrics["read-MB"], mb(size), remote.metrics["fetched-MB"]/mb(size), c.requests.Load(), mb(c.got.Load()), c.shape())
 	return nil
 }

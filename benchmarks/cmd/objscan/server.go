@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -266,6 +268,11 @@ type counter struct {
 	srv           *http.Server
 	URL           string
 	requests, got atomic.Int64
+
+	mu       sync.Mutex
+	inflight int
+	maxIn    int     // the most requests in flight at once
+	sizes    []int64 // response body bytes of each GET
 }
 
 func startCounter(target string) (*counter, error) {
@@ -277,6 +284,15 @@ func startCounter(target string) (*counter, error) {
 	tr := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}
 	c.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.requests.Add(1)
+		c.mu.Lock()
+		c.inflight++
+		c.maxIn = max(c.maxIn, c.inflight)
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			c.inflight--
+			c.mu.Unlock()
+		}()
 		// The Host header stays the proxy's: the client signed it.
 		out := r.Clone(r.Context())
 		out.RequestURI = ""
@@ -296,12 +312,37 @@ func startCounter(target string) (*counter, error) {
 		w.WriteHeader(resp.StatusCode)
 		n, _ := io.Copy(w, resp.Body)
 		c.got.Add(n)
+		if r.Method == http.MethodGet {
+			c.mu.Lock()
+			c.sizes = append(c.sizes, n)
+			c.mu.Unlock()
+		}
 	})}
 	go c.srv.Serve(l)
 	return c, nil
 }
 
-func (c *counter) reset() { c.requests.Store(0); c.got.Store(0) }
+func (c *counter) reset() {
+	c.requests.Store(0)
+	c.got.Store(0)
+	c.mu.Lock()
+	c.maxIn, c.sizes = 0, nil
+	c.mu.Unlock()
+}
+
+// shape describes the GETs since the last reset: their median and largest
+// size and the most requests in flight at once, as benchmark metrics.
+func (c *counter) shape() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := slices.Clone(c.sizes)
+	slices.Sort(s)
+	var med, top int64
+	if len(s) > 0 {
+		med, top = s[len(s)/2], s[len(s)-1]
+	}
+	return fmt.Sprintf("%d gets %.1f median-get-KB %.1f max-get-KB %d max-inflight", len(s), float64(med)/1e3, float64(top)/1e3, c.maxIn)
+}
 
 func (c *counter) close() { c.srv.Close() }
 

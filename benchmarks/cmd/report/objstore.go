@@ -97,16 +97,25 @@ func objectSection(r *results) section {
 				Ratio: x(xr) + " local", Limit: "-", XLimit: "-", Target: "<= 1.5x local", Met: met(xr <= 1.5), peerX: 1 / xr})
 		}
 	}
-	for _, name := range r.names("ObjectCount/cli/scan/") {
-		if !r.has(name, "requests", "fetched-MB", "file-MB") {
-			continue
+	for _, kind := range []struct{ name, label string }{{"cli", "ts2arrow convert"}, {"lib", "library"}} {
+		for _, name := range r.names("ObjectCount/" + kind.name + "/scan/") {
+			if !r.has(name, "requests", "fetched-MB", "file-MB") {
+				continue
+			}
+			req, _ := r.get(name, "requests")
+			got, _ := r.get(name, "fetched-MB")
+			file, _ := r.get(name, "file-MB")
+			fig := fmt.Sprintf("%.0f requests, %.4g MB fetched", req, got)
+			if r.has(name, "median-get-KB", "max-get-KB", "max-inflight") {
+				med, _ := r.get(name, "median-get-KB")
+				top, _ := r.get(name, "max-get-KB")
+				in, _ := r.get(name, "max-inflight")
+				fig += fmt.Sprintf("; GETs of %.4g KB median, %.4g KB at most, %.0f at once at most", med, top, in)
+			}
+			s.Rows = append(s.Rows, row{Case: "requests of the S3 scan through a counting proxy, " + kind.label + rowsSuffix(name),
+				Figure: fig, Peer: fmt.Sprintf("file %.4g MB", file),
+				Ratio: x(got/file) + " the file", Limit: "-", XLimit: "-", Target: "-", Met: "-"})
 		}
-		req, _ := r.get(name, "requests")
-		got, _ := r.get(name, "fetched-MB")
-		file, _ := r.get(name, "file-MB")
-		s.Rows = append(s.Rows, row{Case: "requests and bytes of the S3 scan, ts2arrow convert" + rowsSuffix(name),
-			Figure: fmt.Sprintf("%.0f requests, %.4g MB fetched", req, got), Peer: fmt.Sprintf("file %.4g MB", file),
-			Ratio: x(got/file) + " the file", Limit: "-", XLimit: "-", Target: "-", Met: "-"})
 	}
 	for _, kind := range []struct{ name, label string }{{"cli", "ts2arrow convert --start --end"}, {"lib", "library"}} {
 		names := r.names("ObjectWindow/" + kind.name + "/")
