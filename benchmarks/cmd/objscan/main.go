@@ -7,10 +7,10 @@
 //   - the CLI: `ts2arrow convert INPUT --format arrows -o -` (standard
 //     output to /dev/null), wall time and the child's peak RSS
 //     (ru_maxrss), INPUT the s3:// URL or the local path;
-//   - the library: benchmarks/cmd/rss -mode scan -io (objstore.OpenFile
-//     and the arrowconv scan, or tsfile.OpenFile locally), its time, peak
-//     RSS (VmHWM), objstore's request and byte counts, and the bytes the
-//     local scan reads (its ReadAt calls: the bytes needed);
+//   - the library: objscan -read (readMain: objstore.OpenFile and the
+//     arrowconv scan, or tsfile.Open locally) in a child of its own, its
+//     time, peak RSS (VmHWM), objstore's request and byte counts, and
+//     the bytes the local scan reads (its ReadAt calls: the bytes needed);
 //   - the raw ceiling: one GET of the whole object with the AWS SDK
 //     against a read of the local file (page cache), in this process.
 //
@@ -44,11 +44,13 @@
 //
 // Usage:
 //
-//	cd benchmarks && go run ./cmd/objscan -ts2arrow BIN -rss BIN [-count 3] [-rows N]
+//	cd benchmarks && go run ./cmd/objscan -ts2arrow BIN [-count 3] [-rows N]
 //	    [-window-file BIG -window-rows N] FILE
 //
 // The server binary: $TSARROW_VERSITYGW, else versitygw on PATH, else
-// /work/tools/bin/versitygw. -rss-args passes more flags to every library
+// /work/tools/bin/versitygw. -serve D only uploads FILE, prints the
+// environment that reaches the server and keeps it D, to try things by
+// hand. -read-args passes more flags to every library
 // read (objstore knobs: -concurrency, -read-ahead, -block-size), to try
 // other settings without a rebuild.
 package main
@@ -72,18 +74,22 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "-read" {
+		readMain(os.Args[2:])
+		return
+	}
 	ts2arrow := flag.String("ts2arrow", "", "the ts2arrow binary (required)")
-	rssBin := flag.String("rss", "", "the benchmarks/cmd/rss binary (required)")
 	count := flag.Int("count", 3, "rounds of each measurement")
 	rows := flag.Int("rows", 0, "rows of FILE (default $TSARROW_BENCH_ROWS or 10,000,000), for the time window")
-	rssArgs := flag.String("rss-args", "", "more flags for every rss child (space-separated)")
+	readArgs := flag.String("read-args", "", "more flags for every library read (objscan -read; space-separated)")
 	skipCLI := flag.Bool("no-cli", false, "measure the library only")
 	windowFile := flag.String("window-file", "", "also read the 1% time window of this larger default-mix file (its rows in -window-rows)")
 	windowRows := flag.Int("window-rows", 0, "rows of -window-file")
-	getOnly := flag.Bool("get-only", false, "measure the raw GET against the local read only (no ts2arrow, no rss)")
+	serve := flag.Duration("serve", 0, "upload FILE, print the environment that reaches it, and keep the server this long (for trying things by hand)")
+	getOnly := flag.Bool("get-only", false, "measure the raw GET against the local read only (no ts2arrow)")
 	flag.Parse()
-	if flag.NArg() != 1 || (!*getOnly && (*ts2arrow == "" || *rssBin == "")) || *count < 1 {
-		fmt.Fprintln(os.Stderr, "usage: objscan -ts2arrow BIN -rss BIN [-count N] [-rows N] [-rss-args ARGS] FILE")
+	if flag.NArg() != 1 || (!*getOnly && *serve == 0 && *ts2arrow == "") || *count < 1 {
+		fmt.Fprintln(os.Stderr, "usage: objscan -ts2arrow BIN [-count N] [-rows N] [-read-args ARGS] FILE\n       objscan -read [flags] INPUT")
 		os.Exit(2)
 	}
 	if *rows == 0 {
@@ -93,9 +99,13 @@ func main() {
 		}
 		*rows = n
 	}
-	m := &measure{ts2arrow: *ts2arrow, rss: *rssBin, path: flag.Arg(0), rows: *rows,
-		rssArgs: strings.Fields(*rssArgs), cli: !*skipCLI, getOnly: *getOnly,
-		windowFile: *windowFile, windowRows: *windowRows}
+	self, err := os.Executable()
+	if err != nil {
+		fail(err)
+	}
+	m := &measure{ts2arrow: *ts2arrow, self: self, path: flag.Arg(0), rows: *rows,
+		readArgs: strings.Fields(*readArgs), cli: !*skipCLI, getOnly: *getOnly,
+		windowFile: *windowFile, windowRows: *windowRows, serve: *serve}
 	if (*windowFile == "") != (*windowRows == 0) {
 		fmt.Fprintln(os.Stderr, "objscan: -window-file and -window-rows go together")
 		os.Exit(2)
@@ -111,10 +121,11 @@ func fail(err error) {
 }
 
 type measure struct {
-	ts2arrow, rss, path string
-	rows                int
-	rssArgs             []string
-	cli, getOnly        bool
+	ts2arrow, self, path string
+	rows                 int
+	readArgs             []string
+	cli, getOnly         bool
+	serve                time.Duration
 
 	srv  *s3Server
 	url  string // s3://bucket/key of the uploaded file
@@ -157,6 +168,14 @@ func (m *measure) run(count int) error {
 	}
 	logf("versitygw at %s; uploaded %s (%.1f MB) in %v", m.srv.Endpoint, m.url, mb(m.size), time.Since(start).Round(time.Millisecond))
 	suffix := fmt.Sprintf("rows=%d", m.rows)
+	if m.serve > 0 {
+		for _, kv := range env(m.srv.Endpoint)[len(os.Environ()):] {
+			fmt.Printf("export %s\n", kv)
+		}
+		fmt.Printf("# %s for %v\n", m.url, m.serve)
+		time.Sleep(m.serve)
+		return nil
+	}
 
 	for i := range count {
 		if err := m.ceiling(ctx, key, suffix, i%2 == 1); err != nil {
@@ -253,7 +272,7 @@ type runFig struct {
 	cpu     time.Duration // the child's user and system time
 	server  time.Duration // the server's CPU time during the read
 	rssMB   float64
-	metrics map[string]float64 // the rss child's line, by unit
+	metrics map[string]float64 // the library read's line, by unit
 	out     int64              // bytes of the CLI's standard output, when counted
 }
 
@@ -291,21 +310,21 @@ type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
-// rssRun runs benchmarks/cmd/rss -mode scan -io on input with extra
-// flags and returns its line's metrics.
-func (m *measure) rssRun(input string, environ []string, extra ...string) (runFig, error) {
-	args := append(append([]string{"-mode", "scan", "-io"}, m.rssArgs...), extra...)
+// libRead runs objscan -read on input with extra flags in a child
+// process and returns its line's metrics.
+func (m *measure) libRead(input string, environ []string, extra ...string) (runFig, error) {
+	args := append(append([]string{"-read"}, m.readArgs...), extra...)
 	args = append(args, input)
-	cmd := exec.Command(m.rss, args...)
+	cmd := exec.Command(m.self, args...)
 	cmd.Env = environ
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return runFig{}, fmt.Errorf("rss %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return runFig{}, fmt.Errorf("objscan %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	met, err := parseLine(stdout.String())
 	if err != nil {
-		return runFig{}, fmt.Errorf("rss %s: %w", strings.Join(args, " "), err)
+		return runFig{}, fmt.Errorf("objscan %s: %w", strings.Join(args, " "), err)
 	}
 	return runFig{elapsed: time.Duration(met["ns/op"]), rssMB: met["peak-RSS-MB"], metrics: met,
 		cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
@@ -369,9 +388,9 @@ func (m *measure) cliScan(suffix string, remoteFirst bool) error {
 func (m *measure) libScan(suffix string, remoteFirst bool) error {
 	remote, local, err := m.pair(remoteFirst, func(r bool) (runFig, error) {
 		if r {
-			return m.rssRun(m.url, env(m.srv.Endpoint))
+			return m.libRead(m.url, env(m.srv.Endpoint))
 		}
-		return m.rssRun(m.path, os.Environ())
+		return m.libRead(m.path, os.Environ())
 	})
 	if err != nil {
 		return err
@@ -419,7 +438,7 @@ func (m *measure) counted(ctx context.Context, suffix string) error {
 	}
 	// The library's full scan through the proxy: the shape of its GETs.
 	c.reset()
-	lib, err := m.rssRun(m.url, env(c.URL))
+	lib, err := m.libRead(m.url, env(c.URL))
 	if err != nil {
 		return err
 	}
@@ -469,11 +488,11 @@ func (m *measure) windowRuns(c *counter, url, path string, size int64, rows int)
 	}
 	lwin := []string{"-start", strconv.FormatInt(w.Start, 10), "-end", strconv.FormatInt(w.End, 10)}
 	c.reset()
-	remote, err := m.rssRun(url, env(c.URL), lwin...)
+	remote, err := m.libRead(url, env(c.URL), lwin...)
 	if err != nil {
 		return err
 	}
-	local, err := m.rssRun(path, os.Environ(), lwin...)
+	local, err := m.libRead(path, os.Environ(), lwin...)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func objectSection(r *results) section {
 		"once; each round reads it from there and from local disk in child processes, alternating which goes first: " +
 		"**cli** is `ts2arrow convert s3://bench/... --format arrows -o -` (output to /dev/null; `AWS_ENDPOINT_URL` and " +
 		"the key variables set, as a user does) against the same command on the local path, wall time and the child's " +
-		"ru_maxrss; **lib** is `benchmarks/cmd/rss -mode scan -io` (`objstore.Open`, `Store.OpenFile`, `tsfile.Open` on " +
+		"ru_maxrss; **lib** is `objscan -read` in a child process (`objstore.Open`, `Store.OpenFile`, `tsfile.Open` on " +
 		"the object, the arrowconv scan) against `tsfile.Open` of the local file, its VmHWM and objstore's `Stats`. " +
 		"Bytes needed are what the local scan's ReadAt calls asked for. The CLI's requests and bytes are counted by " +
 		"a proxy in front of the server. The window is 1% of every device's span (as section 4). The limit is one " +

@@ -19,22 +19,9 @@
 // file-MB is then the size of the data files under DIR:
 //
 //	rss -mode dataset [-table T] [-name NAME] DIR
-//
-// FILE may be an object URL (s3://bucket/key, gs://, az://, file://),
-// read through objstore (endpoint and credentials from the environment,
-// as ts2arrow takes them) for -mode scan and parquet. -io adds what the
-// read cost: for an object its requests and the bytes received
-// (objstore's Stats), for a local file the bytes its ReadAt calls asked
-// for (read-MB: the bytes a scan needs). -start and -end (inclusive, in
-// the stored unit) read only that time range; -concurrency, -read-ahead
-// and -block-size set objstore.Options, to try other settings:
-//
-//	rss -mode scan -io [-start T -end T] [-concurrency N] [-read-ahead BYTES] [-block-size BYTES] FILE
-//	    ... <n> requests <MB> fetched-MB <MB> read-MB
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -43,17 +30,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
-	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -64,25 +48,7 @@ func main() {
 	table := flag.String("table", "", "table to read (default: the file's only table)")
 	outPath := flag.String("o", "", "write the Parquet output to this file (default: discard it)")
 	benchName := flag.String("name", "", "benchmark name to print instead of PeakRSS/<mode>/<file>")
-	showIO := flag.Bool("io", false, "print the read's requests and bytes fetched (objects) or read (local files)")
-	flag.Int64Var(&window.Start, "start", 0, "read only rows from this time (inclusive; with -end)")
-	flag.Int64Var(&window.End, "end", 0, "read only rows up to this time (inclusive; with -start)")
-	flag.IntVar(&objOpts.Concurrency, "concurrency", 0, "objstore.Options.Concurrency (0: its default)")
-	flag.Int64Var(&objOpts.ReadAhead, "read-ahead", 0, "objstore.Options.ReadAhead in bytes (0: its default, <0: off)")
-	flag.IntVar(&objOpts.BlockSize, "block-size", 0, "objstore.Options.BlockSize in bytes (0: its default)")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the read to this file")
 	flag.Parse()
-	if *cpuProfile != "" {
-		pf, err := os.Create(*cpuProfile)
-		if err == nil {
-			err = pprof.StartCPUProfile(pf)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "rss:", err)
-			os.Exit(1)
-		}
-		defer pprof.StopCPUProfile()
-	}
 	if flag.NArg() != 1 || (*mode != "parquet" && *mode != "scan" && *mode != "cli" && *mode != "dataset") || (*mode == "cli") != (*cli != "") {
 		fmt.Fprintln(os.Stderr, "usage: rss [-mode parquet|scan] [-workers N] [-table T] [-o OUT] FILE\n       rss -mode cli -ts2arrow BIN FILE\n       rss -mode dataset [-table T] DIR")
 		os.Exit(2)
@@ -112,9 +78,6 @@ func main() {
 		os.Exit(1)
 	}
 	size, err := dataSize(path)
-	if objstore.IsURL(path) {
-		size, err = objSize, nil
-	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rss:", err)
 		os.Exit(1)
@@ -125,90 +88,18 @@ func main() {
 	if *benchName != "" {
 		name = *benchName
 	}
-	ioText := ""
-	if *showIO {
-		ioText = fmt.Sprintf(" %d requests %.3f fetched-MB %.3f read-MB", objStats.Requests, mb(objStats.Bytes), mb(localRead.Load()))
-	}
-	fmt.Printf("Benchmark%s 1 %d ns/op %.1f file-MB %.1f peak-RSS-MB %.1f go-sys-MB %.1f out-MB %d rows%s\n",
-		name, elapsed.Nanoseconds(), mb(size), mb(hwm), mb(int64(ms.Sys)), mb(outBytes), rows, ioText)
-}
-
-var (
-	// window is the time range of -start and -end; both zero: all rows.
-	window arrowconv.TimeRange
-	// objOpts are the objstore options of an object URL.
-	objOpts objstore.Options
-	// objSize and objStats are the object's size and what reading it
-	// cost, set by openTsFile for a URL; localRead counts the bytes the
-	// ReadAt calls on a local file asked for.
-	objSize   int64
-	objStats  objstore.Stats
-	localRead atomic.Int64
-)
-
-// openTsFile opens the TsFile at path, a local file or an object URL,
-// and returns it with a function that closes it (recording an object's
-// Stats first).
-func openTsFile(path string) (*tsfile.File, func(), error) {
-	if !objstore.IsURL(path) {
-		fh, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		st, err := fh.Stat()
-		if err != nil {
-			fh.Close()
-			return nil, nil, err
-		}
-		f, err := tsfile.Open(&countingReaderAt{r: fh}, st.Size(), nil)
-		if err != nil {
-			fh.Close()
-			return nil, nil, err
-		}
-		return f, func() { f.Close(); fh.Close() }, nil
-	}
-	ctx := context.Background()
-	store, key, err := objstore.Open(ctx, path, &objOpts)
-	if err != nil {
-		return nil, nil, err
-	}
-	of, err := store.OpenFile(ctx, key)
-	if err != nil {
-		store.Close()
-		return nil, nil, err
-	}
-	objSize = of.Size()
-	f, err := tsfile.Open(of, of.Size(), nil)
-	if err != nil {
-		of.Close()
-		store.Close()
-		return nil, nil, err
-	}
-	return f, func() {
-		f.Close()
-		objStats = of.Stats()
-		of.Close()
-		store.Close()
-	}, nil
-}
-
-// countingReaderAt counts the bytes asked of a local file.
-type countingReaderAt struct{ r io.ReaderAt }
-
-func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.r.ReadAt(p, off)
-	localRead.Add(int64(n))
-	return n, err
+	fmt.Printf("Benchmark%s 1 %d ns/op %.1f file-MB %.1f peak-RSS-MB %.1f go-sys-MB %.1f out-MB %d rows\n",
+		name, elapsed.Nanoseconds(), mb(size), mb(hwm), mb(int64(ms.Sys)), mb(outBytes), rows)
 }
 
 func mb(n int64) float64 { return float64(n) / 1e6 }
 
 func run(path, mode, table, outPath string, workers int) (rows, outBytes int64, err error) {
-	f, closeFile, err := openTsFile(path)
+	f, err := tsfile.OpenFile(path, nil)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer closeFile()
+	defer f.Close()
 	if table == "" {
 		ts := f.Tables()
 		if len(ts) != 1 {
@@ -216,11 +107,7 @@ func run(path, mode, table, outPath string, workers int) (rows, outBytes int64, 
 		}
 		table = ts[0]
 	}
-	o := &arrowconv.Options{Workers: workers}
-	if window != (arrowconv.TimeRange{}) {
-		o.Time = &window
-	}
-	rdr, err := arrowconv.NewTableReader(f, table, o)
+	rdr, err := arrowconv.NewTableReader(f, table, &arrowconv.Options{Workers: workers})
 	if err != nil {
 		return 0, 0, err
 	}
