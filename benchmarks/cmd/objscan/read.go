@@ -42,9 +42,10 @@ func readMain(args []string) {
 	fs.IntVar(&o.BlockSize, "block-size", 0, "objstore.Options.BlockSize in bytes (0: its default)")
 	workers := fs.Int("workers", 0, "decode workers (default GOMAXPROCS)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the read to this file")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the read to this file")
 	fs.Parse(args)
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: objscan -read [-start T -end T] [-concurrency N] [-read-ahead B] [-block-size B] [-workers N] INPUT")
+		fmt.Fprintln(os.Stderr, "usage: objscan -read [-start T -end T] [-concurrency N] [-read-ahead B] [-block-size B] [-workers N] [-cpuprofile F] [-memprofile F] INPUT")
 		os.Exit(2)
 	}
 	if *cpuProfile != "" {
@@ -64,6 +65,15 @@ func readMain(args []string) {
 	}
 	if err != nil {
 		fail(err)
+	}
+	if *memProfile != "" {
+		pf, err := os.Create(*memProfile)
+		if err == nil {
+			err = pprof.Lookup("allocs").WriteTo(pf, 0)
+		}
+		if err != nil {
+			fail(err)
+		}
 	}
 	hwm, err := vmHWM()
 	if err != nil {
