@@ -106,7 +106,7 @@ func describe(err error) string {
 			b.WriteString(strconv.Itoa(st) + " ")
 		}
 		b.WriteString(ae.ErrorCode())
-		if m := ae.ErrorMessage(); m != "" {
+		if m := ae.ErrorMessage(); m != "" && m != ae.ErrorCode() {
 			b.WriteString(": " + m)
 		}
 		var re *smithyhttp.ResponseError

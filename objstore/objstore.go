@@ -18,6 +18,7 @@
 package objstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -106,6 +107,9 @@ type Store struct {
 	// pageSize is the listing page size (0 = the driver's default, 1,000
 	// for S3); tests set it small to exercise pagination.
 	pageSize int
+	// partSize is the part size of multipart uploads (0 = 16 MiB); tests
+	// set S3's minimum, 5 MiB, to upload several parts cheaply.
+	partSize int
 }
 
 // Open returns the store of url's bucket and the key (or prefix) url names
@@ -151,9 +155,9 @@ func (s *Store) Stat(ctx context.Context, key string) (Object, error) {
 	if err := checkKey(key); err != nil {
 		return Object{}, s.errorf("HEAD", key, err)
 	}
-	a, err := s.b.Attributes(ctx, key)
+	a, err := s.head(ctx, key)
 	if err != nil {
-		return Object{}, s.wrap("HEAD", key, err)
+		return Object{}, err
 	}
 	return Object{Key: key, Size: a.Size, ModTime: a.ModTime, ETag: a.ETag}, nil
 }
@@ -181,9 +185,12 @@ func (s *Store) List(ctx context.Context, prefix string) ([]Object, error) {
 // and subdirectories (IsDir).
 func (s *Store) listPages(ctx context.Context, prefix, delimiter string, fn func(*blob.ListObject) error) error {
 	opts := &blob.ListOptions{Prefix: prefix, Delimiter: delimiter}
+	if s.scheme == "file" {
+		return s.listFile(prefix, delimiter, fn)
+	}
 	token := blob.FirstPageToken
 	for {
-		page, next, err := s.b.ListPage(ctx, token, s.pageSize, opts)
+		page, next, err := s.b.ListPage(ctx, token, cmp.Or(s.pageSize, 1000), opts)
 		if err != nil {
 			return s.wrap("LIST", prefix, err)
 		}
@@ -228,4 +235,27 @@ func etagOf(o *blob.ListObject) string {
 		return *s3o.ETag
 	}
 	return ""
+}
+
+// head returns key's attributes. S3 answers a failed HEAD with a status
+// and no body, which cannot tell a missing key from a missing bucket, nor
+// say why access was denied; the error then carries what a one-byte GET
+// says instead (one more request, on the error path only).
+func (s *Store) head(ctx context.Context, key string) (*blob.Attributes, error) {
+	a, err := s.b.Attributes(ctx, key)
+	if err == nil {
+		return a, nil
+	}
+	e := s.wrap("HEAD", key, err)
+	st := status(err)
+	if oe, ok := e.(*opError); ok && s.scheme == "s3" && st >= 300 && st < 500 {
+		if r, gerr := s.b.NewRangeReader(ctx, key, 0, 1, nil); gerr != nil {
+			if status(gerr) == st {
+				oe.detail = describe(gerr)
+			}
+		} else {
+			r.Close()
+		}
+	}
+	return nil, e
 }

@@ -1,6 +1,7 @@
 package objstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -35,7 +36,7 @@ func (s *Store) Create(ctx context.Context, key string) (*Writer, error) {
 		ContentType: "application/octet-stream",
 		// 16 MiB parts: a 10 GB output stays well below S3's 10,000
 		// parts, and few requests are sent.
-		BufferSize: 16 << 20,
+		BufferSize: cmp.Or(s.partSize, 16<<20),
 	})
 	if err != nil {
 		cancel()
