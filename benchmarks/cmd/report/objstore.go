@@ -143,7 +143,7 @@ func objectSection(r *results) section {
 			if lns, ok := r.get(name, "local-ns/op"); ok {
 				fig += fmt.Sprintf(" (local %s)", duration(lns))
 			}
-			s.Rows = append(s.Rows, row{Case: c, Figure: fig, Peer: peer, Ratio: fmt.Sprintf("%.2g%% of the file", 100*frac),
+			s.Rows = append(s.Rows, row{Case: c, Figure: fig, Peer: peer, Ratio: pct(frac) + " of the file",
 				Limit: "-", XLimit: "-", Target: "<= 5% of the file fetched", Met: met(frac <= 0.05)})
 		}
 	}
@@ -170,4 +170,12 @@ func objectSection(r *results) section {
 			Ratio: x(getMBps/lm) + " local read", Limit: lim, XLimit: "-", Target: "-", Met: "-"})
 	}
 	return s
+}
+
+// pct formats a fraction as a percentage, without exponents.
+func pct(f float64) string {
+	if f >= 0.1 {
+		return fmt.Sprintf("%.0f%%", 100*f)
+	}
+	return fmt.Sprintf("%.2g%%", 100*f)
 }

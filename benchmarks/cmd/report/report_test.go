@@ -444,6 +444,13 @@ BenchmarkObjectScan/lib/rows=10000000 1 600000000 ns/op 400000000 local-ns/op 0.
 				Target: "<= 5% of the file fetched", Met: "**no**"},
 		},
 		{
+			name:    "object storage time window fetching the whole file",
+			lines:   `BenchmarkObjectWindow/lib/rows=10000000 1 90000000 ns/op 2272 requests 150 fetched-MB 148.9 file-MB 1.007 fetched-frac 19.8 needed-MB`,
+			section: objectSection,
+			c:       "1% time window from S3, library, 10M rows",
+			want:    row{Peer: "file 148.9 MB, 19.8 MB needed (local ReadAt)", Ratio: "101% of the file", Met: "**no**"},
+		},
+		{
 			name:    "object storage not measured",
 			lines:   ``,
 			section: objectSection,
