@@ -38,7 +38,8 @@
 // during that read (on 2 cores the two share them), fetched-frac
 // the window's fetched bytes over the file size (target at most 0.05).
 //
-// -window-file reads the 1% window of a larger default-mix file too (the
+// -quick (benchmarks/run --quick) leaves out the ranged GETs and the
+// counted full scans. -window-file reads the 1% window of a larger default-mix file too (the
 // full run's 100M-row scaling file, where a page is 0.8% of a device's
 // rows instead of 8%).
 //
@@ -86,6 +87,7 @@ func main() {
 	windowFile := flag.String("window-file", "", "also read the 1% time window of this larger default-mix file (its rows in -window-rows)")
 	windowRows := flag.Int("window-rows", 0, "rows of -window-file")
 	serve := flag.Duration("serve", 0, "upload FILE, print the environment that reaches it, and keep the server this long (for trying things by hand)")
+	quick := flag.Bool("quick", false, "smoke run: no ranged GETs, no counted full scans (the window only)")
 	getOnly := flag.Bool("get-only", false, "measure the raw GET against the local read only (no ts2arrow)")
 	flag.Parse()
 	if flag.NArg() != 1 || (!*getOnly && *serve == 0 && *ts2arrow == "") || *count < 1 {
@@ -105,7 +107,7 @@ func main() {
 	}
 	m := &measure{ts2arrow: *ts2arrow, self: self, path: flag.Arg(0), rows: *rows,
 		readArgs: strings.Fields(*readArgs), cli: !*skipCLI, getOnly: *getOnly,
-		windowFile: *windowFile, windowRows: *windowRows, serve: *serve}
+		windowFile: *windowFile, windowRows: *windowRows, serve: *serve, quick: *quick}
 	if (*windowFile == "") != (*windowRows == 0) {
 		fmt.Fprintln(os.Stderr, "objscan: -window-file and -window-rows go together")
 		os.Exit(2)
@@ -126,6 +128,7 @@ type measure struct {
 	readArgs             []string
 	cli, getOnly         bool
 	serve                time.Duration
+	quick                bool
 
 	srv  *s3Server
 	url  string // s3://bucket/key of the uploaded file
@@ -233,6 +236,9 @@ func (m *measure) ceiling(ctx context.Context, key, suffix string, remoteFirst b
 		local.Seconds()/remote.Seconds(), mb(m.size), server.Milliseconds())
 	// The same in 8 MiB ranges, 1, 2, 4 and 8 at a time: whether
 	// parallel requests raise the ceiling on this machine.
+	if m.quick {
+		return nil
+	}
 	for _, conc := range []int{1, 2, 4, 8} {
 		start := time.Now()
 		n, err := m.srv.getRanges(ctx, bucket, key, m.size, 8<<20, conc)
@@ -421,6 +427,9 @@ func (m *measure) counted(ctx context.Context, suffix string) error {
 		return err
 	}
 	defer c.close()
+	if m.quick {
+		return m.windowRuns(c, m.url, m.path, m.size, m.rows)
+	}
 	if m.cli {
 		remote, err := m.cliConvert(m.url, env(c.URL), true)
 		if err != nil {
