@@ -10,6 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"cloud.google.com/go/storage"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -41,8 +44,11 @@ type File struct {
 	size    int64
 	etag    string
 	modTime time.Time
-	block   int64
-	sem     chan struct{} // one token per request in flight
+	// generation is the GCS object generation reads must match (0
+	// elsewhere).
+	generation int64
+	block      int64
+	sem        chan struct{} // one token per request in flight
 
 	mu       sync.Mutex
 	lru      *list.List // of *cached, most recent first
@@ -98,7 +104,9 @@ func (s *Store) OpenFile(ctx context.Context, key string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.newFile(ctx, key, a.Size, a.ETag, a.ModTime, 1), nil
+	f := s.newFile(ctx, key, a.Size, a.ETag, a.ModTime, 1)
+	f.generation = versionOf(a)
+	return f, nil
 }
 
 // newFile returns a File on an object whose metadata the caller learned
@@ -458,13 +466,18 @@ func (f *File) fetchInto(p []byte, off int64) error {
 	f.mu.Unlock()
 	r, err := f.s.b.NewRangeReader(f.ctx, f.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: f.ifMatch})
 	if err != nil {
-		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		if gcerrors.Code(err) == gcerrors.FailedPrecondition || status(err) == 412 {
 			return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("no longer has ETag %s", f.etag), kind: ErrChanged, err: err}
 		}
 		return f.s.wrap(op, f.key, err)
 	}
 	defer r.Close()
-	if r.Size() != f.size || (!f.modTime.IsZero() && !r.ModTime().IsZero() && !r.ModTime().Equal(f.modTime)) {
+	var gr *storage.Reader
+	if f.generation != 0 && r.As(&gr) && gr.Attrs.Generation != 0 && gr.Attrs.Generation != f.generation {
+		// A server that ignored the generation condition.
+		return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("now generation %d, was %d", gr.Attrs.Generation, f.generation), kind: ErrChanged}
+	}
+	if r.Size() != f.size || !sameTime(r.ModTime(), f.modTime) {
 		return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("now %d bytes modified %s, was %d bytes modified %s",
 			r.Size(), r.ModTime().UTC().Format(time.RFC3339Nano), f.size, f.modTime.UTC().Format(time.RFC3339Nano)), kind: ErrChanged}
 	}
@@ -478,13 +491,45 @@ func (f *File) fetchInto(p []byte, off int64) error {
 	return nil
 }
 
-// ifMatch makes an S3 range GET conditional on the ETag OpenFile saw, so
-// that a replaced object answers 412 instead of bytes of another version.
-// Other drivers compare size and modification time instead (fetchInto).
+// ifMatch makes a range GET conditional on the version OpenFile saw (S3
+// and Azure: the ETag; GCS: the generation), so that a replaced object
+// answers 412 instead of bytes of another version. fetchInto also
+// compares size and modification time, for fileblob.
 func (f *File) ifMatch(as func(any) bool) error {
 	var in *s3.GetObjectInput
-	if f.etag != "" && as(&in) {
+	var az *azblobblob.DownloadStreamOptions
+	var gcs **storage.ObjectHandle
+	switch {
+	case f.etag != "" && as(&in):
 		in.IfMatch = &f.etag
+	case f.etag != "" && as(&az):
+		etag := azcore.ETag(f.etag)
+		az.AccessConditions = &azblobblob.AccessConditions{ModifiedAccessConditions: &azblobblob.ModifiedAccessConditions{IfMatch: &etag}}
+	case f.generation != 0 && as(&gcs):
+		*gcs = (*gcs).If(storage.Conditions{GenerationMatch: f.generation})
 	}
 	return nil
+}
+
+// versionOf returns the GCS generation of a, or 0.
+func versionOf(a *blob.Attributes) int64 {
+	var oa storage.ObjectAttrs
+	if a.As(&oa) {
+		return oa.Generation
+	}
+	return 0
+}
+
+// sameTime reports whether two modification times of an object can be
+// the same: equal, or equal to the second where one of them has no
+// fraction (S3's and GCS's GET answers carry whole seconds, their
+// listings and HEADs more), or unknown.
+func sameTime(a, b time.Time) bool {
+	if a.IsZero() || b.IsZero() || a.Equal(b) {
+		return true
+	}
+	if a.Nanosecond() == 0 || b.Nanosecond() == 0 {
+		return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
+	}
+	return false
 }
