@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -240,8 +241,9 @@ func TestObjectIoTDBDataNotReadRaw(t *testing.T) {
 	modsFile := base + "/sequence/weather/1/0/1767268800000-2-0-0.tsfile"
 	out := filepath.Join(t.TempDir(), "o.csv")
 	for _, args := range [][]string{
-		{"convert", base + "/", "--table", "weather", "-o", out},
-		{"convert", base + "/**/*.tsfile", "--table", "weather", "-o", out},
+		{"convert", base + "/", "--table", "weather", "-o", "-", "--format", "csv"},
+		{"convert", base + "/**/*.tsfile", "--table", "weather", "-o", "-", "--format", "csv"},
+		{"convert", base + "/sequence/weather/1/0/", "--table", "weather", "-o", out},
 		{"head", modsFile},
 		{"schema", modsFile},
 		{"inspect", base},
@@ -254,6 +256,9 @@ func TestObjectIoTDBDataNotReadRaw(t *testing.T) {
 			code2, want, stderr2 := runCLI(strings.Split(local, "\x00")...)
 			require.Equal(t, 0, code2, stderr2)
 			require.Equal(t, want, strings.ReplaceAll(stdout, base, "../../testdata/iotdb"), "%v", args)
+			if slices.Contains(args, out) {
+				require.NoError(t, os.Remove(out))
+			}
 			continue
 		}
 		require.Equal(t, 2, code, "%v: %s", args, stderr)
