@@ -65,6 +65,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -160,6 +161,15 @@ func (m *measure) run(count int) error {
 		return err
 	}
 	defer m.srv.stop()
+	// Interrupted (Ctrl-C, benchmarks/run killed, -serve ended by hand):
+	// the server and its copy of the file go too.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		m.srv.stop()
+		os.Exit(1)
+	}()
 	key := "data/" + filepath.Base(m.path)
 	m.url = "s3://" + bucket + "/" + key
 	start := time.Now()

@@ -58,6 +58,7 @@ type s3Server struct {
 	dir      string
 	done     chan error
 	client   *s3.Client
+	stopOnce sync.Once
 }
 
 // startS3 starts versitygw with a posix backend in a new directory under
@@ -170,8 +171,11 @@ func env(endpoint string) []string {
 	)
 }
 
-// stop ends the server and removes its directory.
-func (s *s3Server) stop() {
+// stop ends the server and removes its directory; calls after the first
+// do nothing (an interrupt and the normal end may both ask).
+func (s *s3Server) stop() { s.stopOnce.Do(s.doStop) }
+
+func (s *s3Server) doStop() {
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.done:
