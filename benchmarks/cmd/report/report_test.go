@@ -412,6 +412,51 @@ BenchmarkPlainInt64VsMemcpy/8MiB/memcpy-2 6058 184960 ns/op 45353.57 MB/s`,
 			c:       "INT64 PLAIN, 8MiB of output",
 			want:    row{Limit: "memcpy 8 MiB: 45,354 MB/s", XLimit: "0.216x", Target: ">= 0.5x memcpy", Met: "**no**"},
 		},
+		{
+			name: "object storage scan against local disk, against the GET ceiling",
+			lines: `BenchmarkObjectGet/rows=10000000 1 200000000 ns/op 750 MB/s 1500 local-MB/s 0.5 x-local 150 file-MB
+BenchmarkObjectScan/lib/rows=10000000 1 600000000 ns/op 400000000 local-ns/op 0.667 x-local 80 peak-RSS-MB 50 local-peak-RSS-MB 1.6 x-local-RSS 150 file-MB 40 requests 151 fetched-MB 148 needed-MB`,
+			section: objectSection,
+			c:       "scan from S3 vs local disk, library (objstore + scan), 10M rows",
+			want: row{Figure: "600 ms, 250 MB/s of file", Peer: "local 400 ms, 375 MB/s", Ratio: "0.667x local",
+				Limit: "one GET 750 MB/s", XLimit: "0.333x of it", Target: ">= 0.7x local", Met: "**no**"},
+		},
+		{
+			name:    "object storage peak RSS",
+			lines:   `BenchmarkObjectScan/cli/rows=10000000 1 600000000 ns/op 500000000 local-ns/op 0.833 x-local 70 peak-RSS-MB 50 local-peak-RSS-MB 1.4 x-local-RSS 150 file-MB`,
+			section: objectSection,
+			c:       "peak RSS of the S3 scan vs the local scan, ts2arrow convert, 10M rows",
+			want:    row{Figure: "70 MB", Peer: "local 50 MB", Ratio: "1.4x local", Target: "<= 1.5x local", Met: "yes"},
+		},
+		{
+			name:    "object storage requests and bytes",
+			lines:   `BenchmarkObjectScan/lib/rows=10000000 1 600000000 ns/op 40 requests 151 fetched-MB 148 needed-MB`,
+			section: objectSection,
+			c:       "requests and bytes of the S3 scan, library (objstore + scan), 10M rows",
+			want:    row{Figure: "40 requests, 151 MB fetched", Peer: "148 MB needed (local ReadAt)", Ratio: "1.02x needed"},
+		},
+		{
+			name:    "object storage time window over its target",
+			lines:   `BenchmarkObjectWindow/cli/rows=10000000 1 90000000 ns/op 30000000 local-ns/op 12 requests 9 fetched-MB 150 file-MB 0.06 fetched-frac`,
+			section: objectSection,
+			c:       "1% time window from S3, ts2arrow convert --start --end, 10M rows",
+			want: row{Figure: "90 ms, 12 requests, 9 MB fetched (local 30 ms)", Peer: "file 150 MB", Ratio: "6% of the file",
+				Target: "<= 5% of the file fetched", Met: "**no**"},
+		},
+		{
+			name:    "object storage time window fetching the whole file",
+			lines:   `BenchmarkObjectWindow/lib/rows=10000000 1 90000000 ns/op 2272 requests 150 fetched-MB 148.9 file-MB 1.007 fetched-frac 19.8 needed-MB`,
+			section: objectSection,
+			c:       "1% time window from S3, library, 10M rows",
+			want:    row{Peer: "file 148.9 MB, 19.8 MB needed (local ReadAt)", Ratio: "101% of the file", Met: "**no**"},
+		},
+		{
+			name:    "object storage not measured",
+			lines:   ``,
+			section: objectSection,
+			c:       "1% time window from S3, library",
+			want:    row{Figure: "not measured", Met: "-"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -669,6 +669,7 @@ func sections(r *results) []section {
 		verifySection(r),
 		idleSection(r),
 		sqlSection(r),
+		objectSection(r),
 	}
 }
 
