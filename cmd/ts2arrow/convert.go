@@ -314,7 +314,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	hf.objects = obj.options(stderr)
+	hf.objects = obj.options()
 	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
 		return err

@@ -95,7 +95,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hf.objects = obj.options(stderr)
+	hf.objects = obj.options()
 	if len(pos) != 1 {
 		return usagef("head takes one FILE (got %d arguments)", len(pos))
 	}

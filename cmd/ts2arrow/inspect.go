@@ -201,7 +201,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hf.objects = obj.options(stderr)
+	hf.objects = obj.options()
 	if len(pos) == 0 {
 		return usagef("inspect needs at least one FILE (a path, URL, directory or pattern)")
 	}

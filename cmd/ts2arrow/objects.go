@@ -3,15 +3,12 @@ package main
 // The flags of object storage (s3://, gs://, az://, azblob://, file://
 // URLs), shared by every command that reads an INPUT or writes -o: convert,
 // head, schema, inspect, sql and serve. A command adds them with
-// addObjectFlags and, once its flags are parsed, hands obj.options(stderr)
+// addObjectFlags and, once its flags are parsed, hands obj.options()
 // to whatever opens a store (inputs through expandInputsWith and
 // openInput, which finds them in httpFlags.objects; convert keeps them in
 // convertJob.objects for -o as well).
 
 import (
-	"fmt"
-	"io"
-
 	"github.com/spf13/pflag"
 
 	"github.com/tsarrow/tsarrow/objstore"
@@ -33,13 +30,13 @@ func addObjectFlags(fs *pflag.FlagSet) *objectFlags {
 	}
 }
 
-// options returns the objstore options of the flags; its warnings (a
-// retried request, say) are printed to stderr as ts2arrow's other
-// warnings are, one line each.
-func (o *objectFlags) options(stderr io.Writer) *objstore.Options {
-	opts := &objstore.Options{
-		Warn: func(msg string) { fmt.Fprintf(stderr, "ts2arrow: warning: %s\n", oneLine(msg)) },
-	}
+// options returns the objstore options of the flags. objstore's only
+// warnings are its retries, which the CLI keeps quiet, as the AWS CLI
+// does: a request that succeeds on a retry needs no word, and one that
+// fails for good says in its one-line error how many attempts it took
+// (a warning per attempt put several lines before every such error).
+func (o *objectFlags) options() *objstore.Options {
+	opts := &objstore.Options{}
 	if o != nil {
 		opts.S3Endpoint, opts.S3Region = *o.endpoint, *o.region
 	}

@@ -92,7 +92,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	hf.objects = obj.options(stderr)
+	hf.objects = obj.options()
 	if len(pos) != 1 {
 		return usagef("schema takes one FILE (got %d arguments)", len(pos))
 	}

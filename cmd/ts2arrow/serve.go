@@ -444,7 +444,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 			return usagef("Flight SQL (--sql) is not served over an object root yet; pass --sql=false, or serve a local copy")
 		}
 		*sqlOn = false
-		rfs, closeStore, err := objectRootFS(context.Background(), *root, obj.options(stderr), log)
+		rfs, closeStore, err := objectRootFS(context.Background(), *root, obj.options(), log)
 		if err != nil {
 			return err
 		}

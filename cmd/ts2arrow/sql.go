@@ -164,7 +164,7 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 		return errNoSQLEngine
 	}
 	j := &sqlJob{inputs: pos, out: *out, format: *format, maxRows: *maxRows, raw: *rawFiles, threads: *threads, memLimit: int64(memLimit), stdout: stdout, stderr: stderr,
-		objects: obj.options(stderr)}
+		objects: obj.options()}
 	if *command != "" && *file != "" {
 		return usagef("-c and -f both give the query; pass one")
 	}
