@@ -22,6 +22,7 @@ import (
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/export"
+	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -268,13 +269,14 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 	if j.out != "" && j.out != "-" {
 		var local []string
 		for _, in := range j.inputs {
-			if !isURL(in) {
+			if !isURL(in) || objstore.IsURL(in) { // an object OUT is checked against object inputs
 				local = append(local, in)
 			}
 		}
-		if j.dst, err = checkOutput(j.out, outFile, *force, local, stderr); err != nil {
+		if j.dst, err = checkOutput(j.out, outFile, *force, local, nil, stderr); err != nil {
 			return err
 		}
+		defer j.dst.close()
 		// Never into IoTDB data the inputs are read from, as convert.
 		if files, err := expandInputs(j.inputs); err == nil && !j.raw {
 			if dsIn, err := detectDataset(j.inputs, files); err == nil && dsIn != nil {
