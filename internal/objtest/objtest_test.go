@@ -1,0 +1,166 @@
+package objtest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+func TestUniqueName(t *testing.T) {
+	valid := regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
+	for _, name := range []string{
+		"TestX",
+		"TestList/1100_keys",
+		"Test__Odd--Name__/sub#01",
+		strings.Repeat("TestVeryLong", 10),
+		"",
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := uniqueName(fakeName{t, name})
+			if !valid.MatchString(got) || strings.Contains(got, "--") {
+				t.Errorf("uniqueName(%q) = %q: not a valid bucket name", name, got)
+			}
+			if again := uniqueName(fakeName{t, name}); again == got {
+				t.Errorf("uniqueName(%q) twice = %q: not unique", name, got)
+			}
+		})
+	}
+}
+
+// fakeName is a testing.TB whose Name is given.
+type fakeName struct {
+	testing.TB
+	name string
+}
+
+func (f fakeName) Name() string { return f.name }
+
+func TestS3RoundTrip(t *testing.T) {
+	s := S3(t)
+	b := s.Bucket(t)
+	if b2 := s.Bucket(t); b2 == b {
+		t.Fatalf("Bucket twice gave %s", b)
+	}
+	if keys := s.Keys(t, b, ""); len(keys) != 0 {
+		t.Fatalf("new bucket lists %q", keys)
+	}
+	s.Put(t, b, "a/x.bin", []byte("hello"))
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub", "deep"), 0o777)
+	os.WriteFile(filepath.Join(dir, "top.tsfile"), []byte("top"), 0o666)
+	os.WriteFile(filepath.Join(dir, "sub", "deep", "f.resource"), []byte("deep"), 0o666)
+	s.PutDir(t, b, "data/", dir)
+	want := []string{"a/x.bin", "data/sub/deep/f.resource", "data/top.tsfile"}
+	if got := s.Keys(t, b, ""); !slices.Equal(got, want) {
+		t.Errorf("Keys = %q, want %q", got, want)
+	}
+	if got := s.Keys(t, b, "data/"); !slices.Equal(got, want[1:]) {
+		t.Errorf("Keys(data/) = %q, want %q", got, want[1:])
+	}
+	if got := s.Get(t, b, "data/sub/deep/f.resource"); string(got) != "deep" {
+		t.Errorf("Get = %q, want %q", got, "deep")
+	}
+
+	// A pending multipart upload counts until it is aborted.
+	ctx := context.Background()
+	up, err := s.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String(b), Key: aws.String("big")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Uploads(t, b); n != 1 {
+		t.Errorf("Uploads = %d after starting one, want 1", n)
+	}
+	if _, err := s.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: aws.String(b), Key: aws.String("big"), UploadId: up.UploadId}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.Uploads(t, b); n != 0 {
+		t.Errorf("Uploads = %d after the abort, want 0", n)
+	}
+	if S3(t) != s {
+		t.Error("S3 started a second server")
+	}
+}
+
+// TestS3Env: the environment Env gives reaches the server with the AWS
+// SDK's own configuration (what a child ts2arrow does).
+func TestS3Env(t *testing.T) {
+	s := S3(t)
+	env := map[string]string{}
+	for _, kv := range s.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for k, want := range map[string]string{
+		"AWS_ENDPOINT_URL":      s.Endpoint,
+		"AWS_ACCESS_KEY_ID":     s.AccessKey,
+		"AWS_SECRET_ACCESS_KEY": s.SecretKey,
+		"AWS_REGION":            s.Region,
+	} {
+		if env[k] != want || want == "" {
+			t.Errorf("Env %s = %q, want %q", k, env[k], want)
+		}
+	}
+	s.Setenv(t)
+	if got := os.Getenv("AWS_SECRET_ACCESS_KEY"); got != s.SecretKey {
+		t.Errorf("after Setenv AWS_SECRET_ACCESS_KEY = %q", got)
+	}
+}
+
+// TestFaultProxy: the proxy answers the injected status with S3's error
+// body, and otherwise forwards signed requests, which verify at the
+// server although they were signed for the proxy's address.
+func TestFaultProxy(t *testing.T) {
+	s := S3(t)
+	b := s.Bucket(t)
+	s.Put(t, b, "k", []byte("through the proxy"))
+	var n atomic.Int64
+	url := FaultProxy(t, s.Endpoint, func(r *http.Request) int {
+		if n.Add(1) <= 2 {
+			return http.StatusServiceUnavailable
+		}
+		return 0
+	})
+	for i := 0; i < 2; i++ {
+		resp, err := http.Get(url + "/" + b + "/k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 503 || !bytes.Contains(body, []byte("<Code>SlowDown</Code>")) {
+			t.Fatalf("request %d: %d %s, want 503 SlowDown", i+1, resp.StatusCode, body)
+		}
+	}
+	client := s3.New(s3.Options{
+		BaseEndpoint: aws.String(url),
+		Region:       s.Region,
+		Credentials:  credentials.NewStaticCredentialsProvider(s.AccessKey, s.SecretKey, ""),
+		UsePathStyle: true,
+	})
+	out, err := client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(b), Key: aws.String("k")})
+	if err != nil {
+		t.Fatalf("signed GET through the proxy: %v", err)
+	}
+	body, _ := io.ReadAll(out.Body)
+	out.Body.Close()
+	if string(body) != "through the proxy" {
+		t.Errorf("GET through the proxy = %q", body)
+	}
+	if got := n.Load(); got != 3 {
+		t.Errorf("fail called %d times, want 3", got)
+	}
+	_ = fmt.Sprint
+}
