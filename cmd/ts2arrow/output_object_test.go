@@ -1,0 +1,311 @@
+package main
+
+// Outputs to an object store, against a real S3 server (versitygw,
+// internal/objtest): the objects equal the local files byte for byte,
+// --force keeps the local rules, and a failed upload leaves nothing.
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/tsarrow/tsarrow/internal/objtest"
+)
+
+// s3Tree lists the keys under prefix relative to it, sorted: what treeOf
+// gives for a local directory, plus the objects only a bucket has.
+func s3Tree(t *testing.T, s *objtest.Server, bucket, prefix string) []string {
+	t.Helper()
+	var keys []string
+	for _, k := range s.Keys(t, bucket, prefix) {
+		keys = append(keys, strings.TrimPrefix(k, prefix))
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// requireSameTree checks that the objects under prefix are the files
+// under the local directory dir, name for name and byte for byte, and
+// _SUCCESS (empty).
+func requireSameTree(t *testing.T, s *objtest.Server, bucket, prefix, dir string) {
+	t.Helper()
+	local := treeOf(t, dir)
+	require.NotEmpty(t, local)
+	want := append(slices.Clone(local), successName)
+	slices.Sort(want)
+	require.Equal(t, want, s3Tree(t, s, bucket, prefix))
+	for _, f := range local {
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
+		require.NoError(t, err)
+		require.Equal(t, b, s.Get(t, bucket, prefix+f), f)
+	}
+	require.Empty(t, s.Get(t, bucket, prefix+successName))
+}
+
+// TestObjectOutputFile: one object in each format (by its extension or
+// --format), from convert, the reverse path, recover and sql -o, holds
+// the bytes the same command writes to a local file; an existing object
+// is refused without --force and replaced with it; a prefix or a bucket
+// is no object's place.
+func TestObjectOutputFile(t *testing.T) {
+	s := objtest.S3(t)
+	s.Setenv(t)
+	b := s.Bucket(t)
+	dir := t.TempDir()
+	pq := filepath.Join(dir, "in.parquet")
+	code, _, errOut := runCLI("convert", sample, "-o", pq)
+	require.Equal(t, 0, code, errOut)
+	broken, _, _ := cutSample(t)
+	type tc struct {
+		name string
+		args []string // OUT is appended
+		ext  string
+	}
+	cases := []tc{
+		{"parquet", []string{"convert", sample}, ".parquet"},
+		{"arrow", []string{"convert", sample, "--compression", "zstd"}, ".arrow"},
+		{"arrows", []string{"convert", sample}, ".arrows"},
+		{"csv", []string{"convert", sample, "--where", "region=north"}, ".csv"},
+		{"jsonl", []string{"convert", sample}, ".jsonl"},
+		{"format", []string{"convert", sample, "--format", "csv"}, ""},
+		{"reverse", []string{"convert", pq, "--tags", "region,station"}, ".tsfile"},
+		{"recover", []string{"recover", broken}, ".tsfile"},
+	}
+	if sqlEngineBuilt {
+		cases = append(cases, tc{"sql", []string{"sql", sample, "-c", "SELECT station, avg(temperature) AS t FROM weather GROUP BY ALL ORDER BY 1"}, ".csv"})
+	}
+	var keys []string
+	for _, c := range cases {
+		local := filepath.Join(dir, c.name+c.ext)
+		code, _, errOut := runCLI(append(slices.Clone(c.args), "-o", local)...)
+		require.Equal(t, 0, code, "%s: %s", c.name, errOut)
+		key := "out/" + c.name + c.ext
+		code, _, errOut = runCLI(append(slices.Clone(c.args), "-o", "s3://"+b+"/"+key)...)
+		require.Equal(t, 0, code, "%s: %s", c.name, errOut)
+		want, err := os.ReadFile(local)
+		require.NoError(t, err)
+		require.Equal(t, want, s.Get(t, b, key), c.name)
+		keys = append(keys, key)
+	}
+	slices.Sort(keys)
+	require.Equal(t, keys, s.Keys(t, b, ""))
+
+	// Existing: refused without --force (the object stays), replaced
+	// with it.
+	url := "s3://" + b + "/out/csv.csv"
+	before := s.Get(t, b, "out/csv.csv")
+	code, _, errOut = runCLI("convert", sample, "-o", url)
+	require.Equal(t, 2, code, errOut)
+	require.Equal(t, "ts2arrow: "+url+" exists; pass --force to overwrite it\n", errOut)
+	require.Equal(t, before, s.Get(t, b, "out/csv.csv"))
+	code, _, errOut = runCLI("convert", sample, "-o", url, "--force")
+	require.Equal(t, 0, code, errOut)
+	whole := filepath.Join(dir, "whole.csv")
+	code, _, errOut = runCLI("convert", sample, "-o", whole)
+	require.Equal(t, 0, code, errOut)
+	want, err := os.ReadFile(whole)
+	require.NoError(t, err)
+	require.Equal(t, want, s.Get(t, b, "out/csv.csv"))
+	require.NotEqual(t, before, want)
+
+	// Not an object's place: a prefix holding objects (even with
+	// --force), a name ending in "/", a bucket.
+	for _, c := range []struct {
+		out, msg string
+	}{
+		{"s3://" + b + "/out", "is a prefix holding objects (s3://" + b + "/out/"},
+		{"s3://" + b + "/out/", "names a prefix; name the output object"},
+		{"s3://" + b, "names a bucket; name the output object"},
+		{"s3://" + b + "/", "names a prefix; name the output object"},
+	} {
+		code, _, errOut = runCLI("convert", sample, "-o", c.out, "--format", "csv", "--force")
+		require.Equal(t, 2, code, "%s: %s", c.out, errOut)
+		require.Contains(t, errOut, c.msg, c.out)
+		require.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+	}
+	require.Equal(t, keys, s.Keys(t, b, ""))
+	require.Zero(t, s.Uploads(t, b))
+}
+
+// TestObjectOutputDataset is the "done when": convert
+// --partition-by to a prefix gives the objects (names and bytes) that the
+// same convert gives in a local directory, and _SUCCESS; for device,
+// time and table partitions.
+func TestObjectOutputDataset(t *testing.T) {
+	s := objtest.S3(t)
+	s.Setenv(t)
+	b := s.Bucket(t)
+	data := filepath.Join(t.TempDir(), "data")
+	copyFile(t, sample, filepath.Join(data, "a.tsfile"))
+	copyFile(t, sample, filepath.Join(data, "sub", "b.tsfile"))
+	for _, part := range []string{"device", "device,day", "hour", "table"} {
+		t.Run(strings.ReplaceAll(part, ",", "-"), func(t *testing.T) {
+			local := filepath.Join(t.TempDir(), "lake")
+			args := []string{"convert", data, "--table", "weather", "--partition-by", part, "-o"}
+			code, _, errOut := runCLI(append(args, local)...)
+			require.Equal(t, 0, code, errOut)
+			prefix := "lake-" + strings.ReplaceAll(part, ",", "-") + "/"
+			code, _, errOut = runCLI(append(args, "s3://"+b+"/"+prefix)...)
+			require.Equal(t, 0, code, errOut)
+			requireSameTree(t, s, b, prefix, local)
+		})
+	}
+	// Two inputs give part-0 and part-1 of each device.
+	require.Contains(t, s3Tree(t, s, b, "lake-device/"), "table=weather/device=weather.north.s01/part-1.parquet")
+	require.Zero(t, s.Uploads(t, b))
+}
+
+// TestObjectOutputDatasetForce: --force replaces a dataset ts2arrow wrote
+// (its old parts that the new one lacks are removed) and refuses a prefix
+// holding anything else, naming it and touching nothing.
+func TestObjectOutputDatasetForce(t *testing.T) {
+	s := objtest.S3(t)
+	s.Setenv(t)
+	b := s.Bucket(t)
+	url := "s3://" + b + "/lake" // no slash: the same prefix
+	code, _, errOut := runCLI("convert", sample, "-o", url, "--partition-by", "device")
+	require.Equal(t, 0, code, errOut)
+	devices := append(slices.Clone(deviceDataset), successName)
+	require.Equal(t, devices, s3Tree(t, s, b, "lake/"))
+
+	code, _, errOut = runCLI("convert", sample, "-o", url+"/", "--partition-by", "table")
+	require.Equal(t, 2, code, errOut)
+	require.Equal(t, "ts2arrow: "+url+"/ exists (4 objects under it); pass --force to replace a dataset ts2arrow wrote\n", errOut)
+	require.Equal(t, devices, s3Tree(t, s, b, "lake/"))
+
+	local := filepath.Join(t.TempDir(), "t")
+	code, _, errOut = runCLI("convert", sample, "-o", local, "--partition-by", "table")
+	require.Equal(t, 0, code, errOut)
+	code, _, errOut = runCLI("convert", sample, "-o", url+"/", "--partition-by", "table", "--force")
+	require.Equal(t, 0, code, errOut)
+	requireSameTree(t, s, b, "lake/", local)
+
+	// Foreign objects: refused with --force, named, nothing touched.
+	for i, foreign := range []string{"notes.txt", "table=weather/keep.me", "table=weather/device=x/part-0.parquet.bak", "table=weather/other=1/part-0.parquet", "_SUCCESS/x", "part-0.parquet"} {
+		prefix := fmt.Sprintf("f%d/", i)
+		code, _, errOut = runCLI("convert", sample, "-o", "s3://"+b+"/"+prefix, "--partition-by", "device")
+		require.Equal(t, 0, code, errOut)
+		s.Put(t, b, prefix+foreign, []byte("mine"))
+		before := s3Tree(t, s, b, prefix)
+		code, _, errOut = runCLI("convert", sample, "-o", "s3://"+b+"/"+prefix, "--partition-by", "table", "--force")
+		require.Equal(t, 2, code, errOut)
+		require.Equal(t, "ts2arrow: -o s3://"+b+"/"+prefix+" holds "+foreign+", which ts2arrow did not write; --force replaces only a dataset ts2arrow wrote (move it away or name a new prefix)\n", errOut)
+		require.Equal(t, before, s3Tree(t, s, b, prefix))
+		require.Equal(t, []byte("mine"), s.Get(t, b, prefix+foreign))
+	}
+	// Directory objects of the layout (as consoles make them) are ours.
+	s.Put(t, b, "lake/table=weather/", nil)
+	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device", "--force")
+	require.Equal(t, 0, code, errOut)
+	require.Equal(t, devices, s3Tree(t, s, b, "lake/"))
+
+	// An input under the prefix: refused, even with --force.
+	s.Put(t, b, "lake/x.tsfile", nil)
+	code, _, errOut = runCLI("convert", "s3://"+b+"/lake/x.tsfile", "-o", url, "--partition-by", "device", "--force")
+	if !strings.Contains(errOut, "no such file") { // object inputs are read
+		require.Equal(t, 2, code, errOut)
+		require.Contains(t, errOut, "it holds the input s3://"+b+"/lake/x.tsfile")
+	}
+	require.Zero(t, s.Uploads(t, b))
+}
+
+// TestObjectOutputUploadFails: an upload that fails half way removes
+// every key it wrote and aborts its multipart uploads; a dataset it was
+// replacing stays whole when no object of it was overwritten yet (its
+// _SUCCESS is put back), and is removed, saying so, when it was replaced
+// in part.
+func TestObjectOutputUploadFails(t *testing.T) {
+	s := objtest.S3(t)
+	b := s.Bucket(t)
+	var failKey atomic.Value // the key whose PUT fails, "" none
+	failKey.Store("")
+	proxy := objtest.FaultProxy(t, s.Endpoint, func(r *http.Request) int {
+		if k := failKey.Load().(string); k != "" && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/"+b+"/"+k) {
+			return http.StatusForbidden
+		}
+		return 0
+	})
+	s.Setenv(t)
+	t.Setenv("AWS_ENDPOINT_URL", proxy)
+	url := "s3://" + b + "/lake/"
+
+	// A new dataset: nothing is left.
+	failKey.Store("lake/table=weather/device=weather.north.s02/part-0.parquet")
+	code, _, errOut := runCLI("convert", sample, "-o", url, "--partition-by", "device")
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "AccessDenied")
+	require.Empty(t, s.Keys(t, b, ""))
+	require.Zero(t, s.Uploads(t, b))
+
+	// One object: nothing at the key.
+	failKey.Store("one.parquet")
+	code, _, errOut = runCLI("convert", sample, "-o", "s3://"+b+"/one.parquet")
+	require.Equal(t, 1, code, errOut)
+	require.Empty(t, s.Keys(t, b, ""))
+
+	// Replacing a dataset, failing before any of its objects was
+	// overwritten: the table layout shares no key with the device one.
+	failKey.Store("")
+	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device")
+	require.Equal(t, 0, code, errOut)
+	devices := append(slices.Clone(deviceDataset), successName)
+	before := map[string][]byte{}
+	for _, k := range devices {
+		before[k] = s.Get(t, b, "lake/"+k)
+	}
+	failKey.Store("lake/table=weather/part-0.parquet")
+	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "table", "--force")
+	require.Equal(t, 1, code, errOut)
+	require.Equal(t, devices, s3Tree(t, s, b, "lake/"))
+	for k, v := range before {
+		require.Equal(t, v, s.Get(t, b, "lake/"+k), k)
+	}
+
+	// Failing at _SUCCESS, after every part replaced the old ones: the
+	// old dataset is no longer whole, and nothing is left.
+	failKey.Store("lake/_SUCCESS")
+	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device", "--where", "region=north", "--force")
+	require.Equal(t, 1, code, errOut)
+	require.Contains(t, errOut, "the previous dataset under "+url+" was partly replaced when the upload failed; its other 1 objects were removed too")
+	require.Empty(t, s.Keys(t, b, ""))
+	require.Zero(t, s.Uploads(t, b))
+}
+
+// TestObjectOutputCannotWrite: wrong credentials and a missing bucket fail
+// at once, in one line naming the URL and what the server said, before
+// any conversion work (no local temporary is made), and never show the
+// secret.
+func TestObjectOutputCannotWrite(t *testing.T) {
+	s := objtest.S3(t)
+	s.Setenv(t)
+	b := s.Bucket(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	code, _, errOut := runCLI("convert", sample, "-o", "s3://no-such-bucket-objout/x.parquet")
+	require.Equal(t, 2, code, errOut)
+	require.Contains(t, errOut, "cannot write -o s3://no-such-bucket-objout/x.parquet: ")
+	require.Contains(t, errOut, "NoSuchBucket")
+	require.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong-"+s.SecretKey)
+	for _, args := range [][]string{
+		{"convert", sample, "-o", "s3://" + b + "/x.parquet"},
+		{"convert", sample, "-o", "s3://" + b + "/lake/", "--partition-by", "device"},
+	} {
+		code, _, errOut = runCLI(args...)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "cannot write -o s3://"+b+"/")
+		require.Contains(t, errOut, "403")
+		require.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
+		require.NotContains(t, errOut, s.SecretKey)
+	}
+	require.Empty(t, namesIn(t, tmp))
+	require.Empty(t, s.Keys(t, b, ""))
+}
