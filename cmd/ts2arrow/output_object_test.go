@@ -31,6 +31,13 @@ func s3Tree(t *testing.T, s *objtest.Server, bucket, prefix string) []string {
 	return keys
 }
 
+// withSuccess is the keys of a dataset of files, with _SUCCESS, sorted.
+func withSuccess(files []string) []string {
+	keys := append(slices.Clone(files), successName)
+	slices.Sort(keys)
+	return keys
+}
+
 // requireSameTree checks that the objects under prefix are the files
 // under the local directory dir, name for name and byte for byte, and
 // _SUCCESS (empty).
@@ -38,9 +45,7 @@ func requireSameTree(t *testing.T, s *objtest.Server, bucket, prefix, dir string
 	t.Helper()
 	local := treeOf(t, dir)
 	require.NotEmpty(t, local)
-	want := append(slices.Clone(local), successName)
-	slices.Sort(want)
-	require.Equal(t, want, s3Tree(t, s, bucket, prefix))
+	require.Equal(t, withSuccess(local), s3Tree(t, s, bucket, prefix))
 	for _, f := range local {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f)))
 		require.NoError(t, err)
@@ -172,7 +177,7 @@ func TestObjectOutputDatasetForce(t *testing.T) {
 	url := "s3://" + b + "/lake" // no slash: the same prefix
 	code, _, errOut := runCLI("convert", sample, "-o", url, "--partition-by", "device")
 	require.Equal(t, 0, code, errOut)
-	devices := append(slices.Clone(deviceDataset), successName)
+	devices := withSuccess(deviceDataset)
 	require.Equal(t, devices, s3Tree(t, s, b, "lake/"))
 
 	code, _, errOut = runCLI("convert", sample, "-o", url+"/", "--partition-by", "table")
@@ -255,7 +260,7 @@ func TestObjectOutputUploadFails(t *testing.T) {
 	failKey.Store("")
 	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device")
 	require.Equal(t, 0, code, errOut)
-	devices := append(slices.Clone(deviceDataset), successName)
+	devices := withSuccess(deviceDataset)
 	before := map[string][]byte{}
 	for _, k := range devices {
 		before[k] = s.Get(t, b, "lake/"+k)

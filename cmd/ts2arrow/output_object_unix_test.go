@@ -121,10 +121,8 @@ func TestObjectOutputSignals(t *testing.T) {
 				require.Equal(t, 0, res.code, res.stderr)
 				require.Contains(t, res.stderr, "ts2arrow: removed stale temporary file "+left+" left by process ")
 				require.Empty(t, namesIn(t, tmp))
-				require.Equal(t, append(deviceDatasetCopy(), successName), s3Tree(t, s, b, tc.out))
+				require.Equal(t, withSuccess(deviceDataset), s3Tree(t, s, b, tc.out))
 			}
 		})
 	}
 }
-
-func deviceDatasetCopy() []string { return append([]string(nil), deviceDataset...) }
