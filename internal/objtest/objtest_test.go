@@ -89,6 +89,17 @@ func TestS3RoundTrip(t *testing.T) {
 	if n := s.Uploads(t, b); n != 0 {
 		t.Errorf("Uploads = %d after the abort, want 0", n)
 	}
+	many := map[string][]byte{}
+	for i := range 50 {
+		many[fmt.Sprintf("many/%02d", i)] = []byte{byte(i)}
+	}
+	s.PutMany(t, b, many)
+	if got := s.Keys(t, b, "many/"); len(got) != 50 || got[0] != "many/00" || got[49] != "many/49" {
+		t.Errorf("Keys after PutMany = %q", got)
+	}
+	if got := s.Get(t, b, "many/33"); !bytes.Equal(got, []byte{33}) {
+		t.Errorf("Get many/33 = %v", got)
+	}
 	if S3(t) != s {
 		t.Error("S3 started a second server")
 	}
@@ -162,5 +173,43 @@ func TestFaultProxy(t *testing.T) {
 	if got := n.Load(); got != 3 {
 		t.Errorf("fail called %d times, want 3", got)
 	}
-	_ = fmt.Sprint
+}
+
+func TestAzuriteRoundTrip(t *testing.T) {
+	s := Azurite(t)
+	c := s.Container(t)
+	s.Put(t, c, "b/y.bin", []byte("blob"))
+	s.Put(t, c, "a/x.bin", []byte("hello"))
+	s.Put(t, c, "c", nil)
+	if got, want := s.Keys(t, c, ""), []string{"a/x.bin", "b/y.bin", "c"}; !slices.Equal(got, want) {
+		t.Errorf("Keys = %q, want %q", got, want)
+	}
+	if got, want := s.Keys(t, c, "b/"), []string{"b/y.bin"}; !slices.Equal(got, want) {
+		t.Errorf("Keys(b/) = %q, want %q", got, want)
+	}
+	if got := s.Get(t, c, "a/x.bin"); string(got) != "hello" {
+		t.Errorf("Get = %q", got)
+	}
+	if !strings.Contains(s.ConnectionString(), "BlobEndpoint="+s.Endpoint+";") {
+		t.Errorf("ConnectionString %q lacks the endpoint %s", s.ConnectionString(), s.Endpoint)
+	}
+}
+
+func TestGCSRoundTrip(t *testing.T) {
+	s := GCS(t)
+	b := s.Bucket(t)
+	s.Put(t, b, "b/y z.bin", []byte("blob"))
+	s.Put(t, b, "a/x.bin", []byte("hello"))
+	if got, want := s.Keys(t, b, ""), []string{"a/x.bin", "b/y z.bin"}; !slices.Equal(got, want) {
+		t.Errorf("Keys = %q, want %q", got, want)
+	}
+	if got, want := s.Keys(t, b, "b/"), []string{"b/y z.bin"}; !slices.Equal(got, want) {
+		t.Errorf("Keys(b/) = %q, want %q", got, want)
+	}
+	if got := s.Get(t, b, "b/y z.bin"); string(got) != "blob" {
+		t.Errorf("Get = %q", got)
+	}
+	if env := s.Env(); len(env) != 1 || env[0] != "STORAGE_EMULATOR_HOST="+s.Host {
+		t.Errorf("Env = %q", env)
+	}
 }

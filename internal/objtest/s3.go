@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -145,6 +146,43 @@ func (s *Server) Put(t testing.TB, bucket, key string, data []byte) {
 	})
 	if err != nil {
 		t.Fatalf("objtest: put s3://%s/%s: %v", bucket, key, err)
+	}
+}
+
+// PutMany stores each of objects (key -> data) in bucket, several at a
+// time: fixtures of a thousand objects and more (listing pagination).
+func (s *Server) PutMany(t testing.TB, bucket string, objects map[string][]byte) {
+	t.Helper()
+	keys := make(chan string)
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for key := range keys {
+				_, err := s.client.PutObject(context.Background(), &s3.PutObjectInput{
+					Bucket: aws.String(bucket),
+					Key:    aws.String(key),
+					Body:   bytes.NewReader(objects[key]),
+				})
+				if err != nil {
+					select {
+					case errs <- fmt.Errorf("put s3://%s/%s: %w", bucket, key, err):
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for key := range objects {
+		keys <- key
+	}
+	close(keys)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		t.Fatalf("objtest: %v", err)
 	}
 }
 

@@ -1,0 +1,157 @@
+package objstore
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/logging"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/azureblob"
+	"gocloud.dev/blob/fileblob"
+	"gocloud.dev/blob/gcsblob"
+	"gocloud.dev/blob/s3blob"
+)
+
+// The drivers' URL openers (registered with blob.DefaultURLMux by these
+// imports) are used for Azure and GCS: their environment rules are the
+// documented ones (azureblob: AZURE_STORAGE_CONNECTION_STRING, or
+// AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or a default credential;
+// gcsblob: application default credentials, STORAGE_EMULATOR_HOST).
+var (
+	_ = azureblob.Scheme
+	_ = gcsblob.Scheme
+)
+
+// openBucket opens the bucket u names. No request is sent.
+func openBucket(ctx context.Context, u objURL, o *Options) (*blob.Bucket, error) {
+	var (
+		b   *blob.Bucket
+		err error
+	)
+	switch u.scheme {
+	case "file":
+		// Keys are paths below the root directory. Sidecar .attrs files
+		// are not written (we set no metadata); temporary files of
+		// writers go beside their object, so that the final rename never
+		// crosses file systems.
+		b, err = fileblob.OpenBucket("/", &fileblob.Options{Metadata: fileblob.MetadataDontWrite, NoTempDir: true})
+	case "s3":
+		b, err = openS3(ctx, u.bucket, o)
+	case "gs":
+		b, err = blob.OpenBucket(ctx, "gs://"+u.bucket)
+	case "az", "azblob":
+		b, err = blob.OpenBucket(ctx, "azblob://"+u.bucket)
+	default:
+		err = fmt.Errorf("scheme %q", u.scheme)
+	}
+	if err != nil {
+		// Driver construction errors are configuration problems
+		// (credentials missing from the environment, a bad endpoint); they
+		// name no secret.
+		return nil, fmt.Errorf("objstore: open %s://%s: %w", u.scheme, u.bucket, oneLine(err))
+	}
+	return b, nil
+}
+
+// s3Endpoint returns the S3 endpoint the options and environment name, or
+// "" for AWS itself.
+func s3Endpoint(o *Options) string {
+	if o.S3Endpoint != "" {
+		return o.S3Endpoint
+	}
+	if e := os.Getenv("AWS_ENDPOINT_URL_S3"); e != "" {
+		return e
+	}
+	return os.Getenv("AWS_ENDPOINT_URL")
+}
+
+// pathStyleHost reports whether an endpoint's host can only be addressed
+// path-style (http://host/bucket/key): an IP address or localhost, which
+// have no DNS names for bucket subdomains.
+func pathStyleHost(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || net.ParseIP(h) != nil
+}
+
+// openS3 builds the S3 client as the AWS CLI would configure it
+// (environment, shared config and profiles, instance roles) with our
+// endpoint, region and retry rules, and opens bucket with it.
+func openS3(ctx context.Context, bucket string, o *Options) (*blob.Bucket, error) {
+	endpoint := s3Endpoint(o)
+	loads := []func(*config.LoadOptions) error{
+		// The SDK would otherwise log some warnings (such as a response
+		// without a checksum) to stderr by itself.
+		config.WithLogger(logging.Nop{}),
+		config.WithRetryer(func() aws.Retryer { return newRetryer(o.Retries) }),
+	}
+	if o.S3Region != "" {
+		loads = append(loads, config.WithRegion(o.S3Region))
+	}
+	if o.HTTPClient != nil {
+		loads = append(loads, config.WithHTTPClient(o.HTTPClient))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, loads...)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Region == "" {
+		// AWS itself needs a region to sign for, and so do most
+		// S3-compatible stores, which mostly accept us-east-1.
+		cfg.Region = "us-east-1"
+	}
+	client := s3.NewFromConfig(cfg, func(so *s3.Options) {
+		if endpoint != "" {
+			so.BaseEndpoint = aws.String(endpoint)
+			so.UsePathStyle = so.UsePathStyle || pathStyleHost(endpoint)
+		}
+	})
+	opts := &s3blob.Options{}
+	if endpoint != "" {
+		// S3-compatible stores differ in which of the newer request
+		// checksums (CRC32 trailers in aws-chunked bodies) they accept;
+		// the ones S3 requires are always sent.
+		opts.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
+	}
+	return s3blob.OpenBucket(ctx, client, bucket, opts)
+}
+
+// newRetryer is the SDK's standard retryer (throttling such as 503
+// SlowDown, 5xx answers, broken connections) with attempts = 1 + retries,
+// backoff from 100 ms doubling up to 2 s with jitter, and no retry quota:
+// a scan's parallel reads must not exhaust a shared token bucket and fail
+// requests that were never retried.
+func newRetryer(retries int) aws.Retryer {
+	return retry.NewStandard(func(so *retry.StandardOptions) {
+		so.MaxAttempts = retries + 1
+		so.Backoff = backoff{}
+		so.RateLimiter = ratelimit.None
+	})
+}
+
+// backoff is exponential backoff with jitter.
+type backoff struct{}
+
+// BackoffDelay returns the wait before retry attempt (1 = first retry).
+func (backoff) BackoffDelay(attempt int, _ error) (time.Duration, error) {
+	d := 2 * time.Second
+	if attempt < 6 {
+		d = min(d, 100*time.Millisecond<<(attempt-1))
+	}
+	// Half fixed, half random, so that parallel requests throttled
+	// together do not come back together.
+	return d/2 + rand.N(d/2+1), nil
+}

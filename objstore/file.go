@@ -1,0 +1,490 @@
+package objstore
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+)
+
+// Stats count what a File has fetched.
+type Stats struct {
+	Requests int64 // requests sent, OpenFile's included
+	Bytes    int64 // response body bytes received
+}
+
+// File is an object read with range requests. It is an io.ReaderAt and
+// safe for concurrent use.
+//
+// Reads are served three ways. Small reads (less than a block: headers,
+// index entries) fetch whole blocks, kept in a small LRU cache, and the
+// first read in the object's tail fetches the whole tail, so a TsFile's
+// footer and index cost one request. Reads that continue one another
+// (a scan) start a read-ahead stream: ranges beyond the read are fetched
+// in the background, the window growing with the run up to
+// Options.ReadAhead, so a scan waits on the network only at its start. Other large reads fetch
+// exactly their bytes, split into up to Options.Concurrency parallel
+// requests. At most Options.Concurrency requests of a File are in flight.
+type File struct {
+	s       *Store
+	ctx     context.Context
+	cancel  context.CancelFunc
+	key     string
+	size    int64
+	etag    string
+	modTime time.Time
+	block   int64
+	sem     chan struct{} // one token per request in flight
+
+	mu       sync.Mutex
+	lru      *list.List // of *cached, most recent first
+	index    map[int64]*list.Element
+	inflight map[int64]chan struct{} // blocks being fetched, closed when done
+	tailDone bool                    // the tail was fetched (or is being fetched)
+	stats    Stats
+	closed   bool
+
+	// The read-ahead stream: reads within [streamLo, ahead+block)
+	// continue it; ahead is where its reads and issued ranges end.
+	streamLo, ahead int64
+	segs            []*segment // read-ahead ranges, sorted by lo, disjoint
+	segBytes        int64
+}
+
+type cached struct {
+	n    int64 // block number
+	data []byte
+}
+
+// segment is a range fetched ahead of the reads.
+type segment struct {
+	lo, hi int64
+	data   []byte
+	done   chan struct{} // closed when data or err is set
+	err    error
+}
+
+const (
+	// cacheBytes bounds the block cache of one File.
+	cacheBytes = 4 << 20
+	// tailMax bounds the tail fetched at the first read near the end: a
+	// TsFile's metadata and index sit there, read in many small pieces.
+	tailMax = 1 << 20
+	// streamStart is how long a run of reads must be before read-ahead
+	// starts (see advance).
+	streamStart = 1 << 20
+	// minPiece is the smallest request a large read or the read-ahead is
+	// split into.
+	minPiece = 512 << 10
+)
+
+// OpenFile opens key for range reads: metadata in few requests, data in
+// coalesced ranges with bounded read-ahead and parallelism; a changed
+// object (ETag) fails reads with ErrChanged. ctx bounds every request of
+// the File.
+func (s *Store) OpenFile(ctx context.Context, key string) (*File, error) {
+	if err := checkKey(key); err != nil {
+		return nil, s.errorf("HEAD", key, err)
+	}
+	a, err := s.head(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return s.newFile(ctx, key, a.Size, a.ETag, a.ModTime, 1), nil
+}
+
+// newFile returns a File on an object whose metadata the caller learned
+// in requests requests.
+func (s *Store) newFile(ctx context.Context, key string, size int64, etag string, mod time.Time, requests int64) *File {
+	ctx, cancel := context.WithCancel(ctx)
+	return &File{
+		s: s, ctx: ctx, cancel: cancel, key: key, size: size, etag: etag, modTime: mod,
+		block: int64(s.o.BlockSize), sem: make(chan struct{}, s.o.Concurrency),
+		lru: list.New(), index: map[int64]*list.Element{}, inflight: map[int64]chan struct{}{},
+		stats: Stats{Requests: requests},
+	}
+}
+
+// Size returns the object's length.
+func (f *File) Size() int64 { return f.size }
+
+// Name returns the object's URL.
+func (f *File) Name() string { return f.s.URL(f.key) }
+
+// ModTime returns the object's modification time as OpenFile saw it.
+func (f *File) ModTime() time.Time { return f.modTime }
+
+// Stats returns what the File has fetched so far.
+func (f *File) Stats() Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stats
+}
+
+// Close cancels the File's requests in flight and drops its buffers;
+// later reads fail.
+func (f *File) Close() error {
+	f.cancel()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	f.lru.Init()
+	clear(f.index)
+	f.segs, f.segBytes = nil, 0
+	return nil
+}
+
+// errClosed is returned by reads of a closed File.
+var errClosed = errors.New("read of a closed file")
+
+// ReadAt reads len(p) bytes at off, as io.ReaderAt specifies.
+func (f *File) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, f.s.errorf("GET", f.key, fmt.Errorf("negative offset %d", off))
+	}
+	f.mu.Lock()
+	closed := f.closed
+	f.mu.Unlock()
+	if closed {
+		return 0, f.s.errorf("GET", f.key, errClosed)
+	}
+	if off >= f.size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	want := p
+	if rest := f.size - off; int64(len(p)) > rest {
+		want = p[:rest]
+	}
+	if len(want) > 0 {
+		if err := f.read(want, off); err != nil {
+			return 0, err
+		}
+	}
+	if len(want) < len(p) {
+		return len(want), io.EOF
+	}
+	return len(p), nil
+}
+
+// read fills p (not empty, within the object) with the bytes at off.
+func (f *File) read(p []byte, off int64) error {
+	end := off + int64(len(p))
+	tailLo := f.size - min(f.size, max(f.block, min(tailMax, f.size/32)))
+	tailLo -= tailLo % f.block
+	f.mu.Lock()
+	fetchTail := !f.tailDone && end > tailLo && end-off < f.block
+	if fetchTail {
+		f.tailDone = true
+	}
+	f.mu.Unlock()
+	if fetchTail {
+		// The first small read near the end: the footer. Fetch the
+		// whole tail into the block cache; the index reads that follow
+		// find it there.
+		if err := f.readBlocks(nil, tailLo, f.size); err != nil {
+			return err
+		}
+	}
+
+	f.mu.Lock()
+	var segs []*segment
+	for _, s := range f.segs {
+		if s.lo < end && s.hi > off {
+			segs = append(segs, s)
+		}
+	}
+	f.advance(off, end)
+	f.mu.Unlock()
+
+	// Fetch what no read-ahead range covers, then copy from the ranges.
+	var errs []error
+	at := off
+	for i := 0; at < end; i++ {
+		gapEnd := end
+		if i < len(segs) {
+			gapEnd = max(at, segs[i].lo)
+		}
+		if gapEnd > at {
+			errs = append(errs, f.fetchGap(p[at-off:gapEnd-off], at))
+		}
+		if i >= len(segs) {
+			break
+		}
+		at = segs[i].hi
+	}
+	for _, s := range segs {
+		select {
+		case <-s.done:
+		case <-f.ctx.Done():
+			return f.s.wrap("GET", f.key, f.ctx.Err())
+		}
+		if s.err != nil {
+			errs = append(errs, s.err)
+			f.mu.Lock()
+			f.dropSegment(s) // a later read tries again
+			f.mu.Unlock()
+			continue
+		}
+		lo, hi := max(off, s.lo), min(end, s.hi)
+		copy(p[lo-off:hi-off], s.data[lo-s.lo:hi-s.lo])
+	}
+	return errors.Join(errs...)
+}
+
+// fetchGap fills p from bytes at off that no read-ahead range holds: a
+// small read through the block cache, a large one exactly, in parallel
+// pieces.
+func (f *File) fetchGap(p []byte, off int64) error {
+	if int64(len(p)) < f.block {
+		return f.readBlocks(p, off, off+int64(len(p)))
+	}
+	pieces := min(int64(cap(f.sem)), (int64(len(p))+minPiece-1)/minPiece)
+	if pieces <= 1 {
+		return f.fetchInto(p, off)
+	}
+	step := (int64(len(p)) + pieces - 1) / pieces
+	errs := make([]error, pieces)
+	var wg sync.WaitGroup
+	for i := range pieces {
+		lo, hi := i*step, min(int64(len(p)), (i+1)*step)
+		wg.Go(func() { errs[i] = f.fetchInto(p[lo:hi], off+lo) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// advance updates the read-ahead stream with a read of [off, end) and
+// issues the ranges the stream's window now asks for; f.mu is held.
+func (f *File) advance(off, end int64) {
+	ra := f.s.o.ReadAhead
+	if ra <= 0 || f.closed {
+		return
+	}
+	// A read continues the stream if it lies in what the stream read or
+	// fetched, or just past it: a scan skips small structures and pages
+	// it does not need.
+	if f.ahead > 0 && off >= f.streamLo && off <= f.ahead+f.block {
+		// The window is what the stream has read so far, up to
+		// ReadAhead, and opens only after a run of streamStart bytes:
+		// scattered short runs (a 1% time window: a chunk header and
+		// a few pages per device) then fetch nothing they do not read,
+		// while a scan soon fetches ReadAhead ahead of itself.
+		if extent := end - f.streamLo; extent >= min(ra, streamStart) {
+			win := min(ra, extent)
+			if target := min(f.size, end+win); target-f.ahead >= min(minPiece, win/2) || (target == f.size && target > f.ahead) {
+				f.issue(max(f.ahead, end), target)
+				f.ahead = target
+			}
+		}
+		f.ahead = max(f.ahead, end)
+		// Ranges the stream has passed are done with.
+		for len(f.segs) > 0 && f.segs[0].hi <= off && f.segBytes > ra {
+			f.dropSegment(f.segs[0])
+		}
+		return
+	}
+	f.streamLo, f.ahead = off, end
+}
+
+// issue starts fetching [lo, hi) in pieces, skipping what read-ahead
+// ranges already cover; f.mu is held.
+func (f *File) issue(lo, hi int64) {
+	piece := max(minPiece, f.s.o.ReadAhead/int64(cap(f.sem)))
+	for lo < hi {
+		// Skip a covered start.
+		i, _ := slices.BinarySearchFunc(f.segs, lo, func(s *segment, x int64) int {
+			switch {
+			case s.hi <= x:
+				return -1
+			case s.lo > x:
+				return 1
+			}
+			return 0
+		})
+		if i < len(f.segs) && f.segs[i].lo <= lo {
+			lo = f.segs[i].hi
+			continue
+		}
+		e := min(hi, lo+piece)
+		if i < len(f.segs) {
+			e = min(e, f.segs[i].lo)
+		}
+		s := &segment{lo: lo, hi: e, done: make(chan struct{})}
+		f.segs = slices.Insert(f.segs, i, s)
+		f.segBytes += e - lo
+		go func() {
+			data := make([]byte, s.hi-s.lo)
+			err := f.fetchInto(data, s.lo)
+			if err == nil {
+				s.data = data
+			}
+			s.err = err
+			close(s.done)
+		}()
+		lo = e
+	}
+}
+
+// dropSegment forgets s; f.mu is held.
+func (f *File) dropSegment(s *segment) {
+	if i := slices.Index(f.segs, s); i >= 0 {
+		f.segs = slices.Delete(f.segs, i, i+1)
+		f.segBytes -= s.hi - s.lo
+	}
+}
+
+// readBlocks fills p (nil: only caches) with bytes [off, end) from cached
+// blocks where it can, and each run of missing blocks with one request,
+// caching them. A block another read is already fetching is waited for
+// rather than fetched twice: a TsFile reader decodes columns in parallel,
+// and their first reads often share a block. (httpfile's scheme.)
+func (f *File) readBlocks(p []byte, off, end int64) error {
+	first, last := off/f.block, (end-1)/f.block
+	blocks := make([][]byte, last-first+1)
+	type run struct {
+		b, e int64
+		done chan struct{}
+	}
+	var runs []run
+	for {
+		var wait []chan struct{}
+		f.mu.Lock()
+		for b := first; b <= last; b++ {
+			if blocks[b-first] != nil {
+				continue
+			}
+			if e, ok := f.index[b]; ok {
+				f.lru.MoveToFront(e)
+				blocks[b-first] = e.Value.(*cached).data
+			} else if ch, ok := f.inflight[b]; ok {
+				wait = append(wait, ch)
+			}
+		}
+		if len(wait) == 0 {
+			for b := first; b <= last; {
+				if blocks[b-first] != nil {
+					b++
+					continue
+				}
+				e := b
+				for e+1 <= last && blocks[e+1-first] == nil {
+					e++
+				}
+				r := run{b: b, e: e, done: make(chan struct{})}
+				for k := b; k <= e; k++ {
+					f.inflight[k] = r.done
+				}
+				runs = append(runs, r)
+				b = e + 1
+			}
+			f.mu.Unlock()
+			break
+		}
+		f.mu.Unlock()
+		for _, ch := range wait {
+			<-ch
+		}
+	}
+	var err error
+	for _, r := range runs {
+		blo, bhi := r.b*f.block, min((r.e+1)*f.block, f.size)
+		var buf []byte
+		if err == nil {
+			buf = make([]byte, bhi-blo)
+			err = f.fetchInto(buf, blo)
+		}
+		f.mu.Lock()
+		for k := r.b; k <= r.e; k++ {
+			delete(f.inflight, k)
+			if err == nil {
+				d := buf[(k-r.b)*f.block : min((k-r.b+1)*f.block, int64(len(buf)))]
+				blocks[k-first] = d
+				f.put(k, d)
+			}
+		}
+		f.mu.Unlock()
+		close(r.done)
+	}
+	if err != nil || p == nil {
+		return err
+	}
+	for b := first; b <= last; b++ {
+		lo, hi := max(off, b*f.block), min(end, (b+1)*f.block)
+		copy(p[lo-off:hi-off], blocks[b-first][lo-b*f.block:])
+	}
+	return nil
+}
+
+// put caches block k; f.mu is held.
+func (f *File) put(k int64, d []byte) {
+	if f.closed {
+		return
+	}
+	if e, ok := f.index[k]; ok {
+		f.lru.MoveToFront(e)
+		return
+	}
+	f.index[k] = f.lru.PushFront(&cached{n: k, data: d})
+	for int64(f.lru.Len())*f.block > cacheBytes {
+		e := f.lru.Back()
+		f.lru.Remove(e)
+		delete(f.index, e.Value.(*cached).n)
+	}
+}
+
+// fetchInto fills p with bytes [off, off+len(p)) of the object in one
+// request, checking that the object is still the version OpenFile saw.
+func (f *File) fetchInto(p []byte, off int64) error {
+	select {
+	case f.sem <- struct{}{}:
+	case <-f.ctx.Done():
+		return f.s.wrap("GET", f.key, f.ctx.Err())
+	}
+	defer func() { <-f.sem }()
+	op := fmt.Sprintf("GET bytes %d-%d of", off, off+int64(len(p))-1)
+	f.mu.Lock()
+	f.stats.Requests++
+	f.mu.Unlock()
+	r, err := f.s.b.NewRangeReader(f.ctx, f.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: f.ifMatch})
+	if err != nil {
+		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+			return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("no longer has ETag %s", f.etag), kind: ErrChanged, err: err}
+		}
+		return f.s.wrap(op, f.key, err)
+	}
+	defer r.Close()
+	if r.Size() != f.size || (!f.modTime.IsZero() && !r.ModTime().IsZero() && !r.ModTime().Equal(f.modTime)) {
+		return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("now %d bytes modified %s, was %d bytes modified %s",
+			r.Size(), r.ModTime().UTC().Format(time.RFC3339Nano), f.size, f.modTime.UTC().Format(time.RFC3339Nano)), kind: ErrChanged}
+	}
+	n, err := io.ReadFull(r, p)
+	f.mu.Lock()
+	f.stats.Bytes += int64(n)
+	f.mu.Unlock()
+	if err != nil {
+		return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("got %d bytes: %s", n, describe(err)), err: err}
+	}
+	return nil
+}
+
+// ifMatch makes an S3 range GET conditional on the ETag OpenFile saw, so
+// that a replaced object answers 412 instead of bytes of another version.
+// Other drivers compare size and modification time instead (fetchInto).
+func (f *File) ifMatch(as func(any) bool) error {
+	var in *s3.GetObjectInput
+	if f.etag != "" && as(&in) {
+		in.IfMatch = &f.etag
+	}
+	return nil
+}
