@@ -172,6 +172,13 @@ func oursKey(rel string) bool {
 	return true
 }
 
+// isDirObject reports whether key is an empty "directory" object (a key
+// ending in "/", which consoles and some tools create). Those of a
+// dataset's layout are ours for --force, but never removed: they hold no
+// rows, and some stores (a file system behind an S3 API) keep them as
+// long as the directory has objects.
+func isDirObject(key string) bool { return strings.HasSuffix(key, "/") }
+
 // ctxWriter fails its writes once ctx is cancelled, with the signal's
 // error (or the cancellation's cause), so that an upload stops at its next
 // write.
@@ -292,7 +299,7 @@ func (oo *objectOutput) upload(ctx context.Context, dir string) error {
 		// The old dataset's objects that no new part replaced would
 		// otherwise be read with the new ones.
 		for _, k := range oo.old {
-			if !old[k] { // overwritten by a new part
+			if !old[k] || isDirObject(k) { // overwritten by a new part
 				continue
 			}
 			if err = stopped(ctx); err != nil {
@@ -390,20 +397,24 @@ func (p *publish) undo(ctx context.Context, hadSuccess bool) {
 		}
 	}
 	remove(p.written)
-	switch {
-	case p.touched && len(p.old) > 0:
-		rest := make([]string, 0, len(p.old))
+	var rest []string
+	if p.touched {
 		for k := range p.old {
-			rest = append(rest, k)
+			if !isDirObject(k) {
+				rest = append(rest, k)
+			}
 		}
 		slices.Sort(rest)
 		remove(rest)
-		fmt.Fprintf(oo.stderr, "ts2arrow: the previous dataset under %s was partly replaced when the upload failed; its other %d objects were removed too\n", oo.url, len(rest))
+	}
+	switch {
+	case len(rest) > 0:
+		fmt.Fprintf(oo.stderr, "ts2arrow: the upload failed after overwriting part of the dataset under %s that it replaces; that dataset's other %d objects were removed too, so that no part of it is read as the whole\n", oo.url, len(rest))
 	case p.touched:
-		fmt.Fprintf(oo.stderr, "ts2arrow: the previous dataset under %s was replaced in part when the upload failed, and is removed\n", oo.url)
+		fmt.Fprintf(oo.stderr, "ts2arrow: the upload failed after overwriting or removing every object of the dataset under %s that it replaces: nothing is left there\n", oo.url)
 	case hadSuccess:
 		if err := oo.putEmpty(ctx, oo.key+successName); err != nil {
-			failed = append(failed, oo.store.URL(oo.key+successName)+" (to put back)")
+			fmt.Fprintf(oo.stderr, "ts2arrow: warning: %s\n", oneLine(fmt.Sprintf("the dataset under %s is whole, but its %s could not be put back: %v", oo.url, successName, err)))
 		}
 	}
 	if len(failed) > 0 {

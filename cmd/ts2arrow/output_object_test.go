@@ -193,7 +193,7 @@ func TestObjectOutputDatasetForce(t *testing.T) {
 	requireSameTree(t, s, b, "lake/", local)
 
 	// Foreign objects: refused with --force, named, nothing touched.
-	for i, foreign := range []string{"notes.txt", "table=weather/keep.me", "table=weather/device=x/part-0.parquet.bak", "table=weather/other=1/part-0.parquet", "_SUCCESS/x", "part-0.parquet"} {
+	for i, foreign := range []string{"notes.txt", "table=weather/keep.me", "table=weather/device=x/part-0.parquet.bak", "table=weather/other=1/part-0.parquet", "_temporary/0/part-0.parquet", "part-0.parquet"} {
 		prefix := fmt.Sprintf("f%d/", i)
 		code, _, errOut = runCLI("convert", sample, "-o", "s3://"+b+"/"+prefix, "--partition-by", "device")
 		require.Equal(t, 0, code, errOut)
@@ -205,11 +205,12 @@ func TestObjectOutputDatasetForce(t *testing.T) {
 		require.Equal(t, before, s3Tree(t, s, b, prefix))
 		require.Equal(t, []byte("mine"), s.Get(t, b, prefix+foreign))
 	}
-	// Directory objects of the layout (as consoles make them) are ours.
+	// Directory objects of the layout (as consoles make them) are ours,
+	// and stay.
 	s.Put(t, b, "lake/table=weather/", nil)
 	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device", "--force")
 	require.Equal(t, 0, code, errOut)
-	require.Equal(t, devices, s3Tree(t, s, b, "lake/"))
+	require.Equal(t, withSuccess(append(slices.Clone(deviceDataset), "table=weather/")), s3Tree(t, s, b, "lake/"))
 
 	// An input under the prefix: refused, even with --force.
 	s.Put(t, b, "lake/x.tsfile", nil)
@@ -278,7 +279,7 @@ func TestObjectOutputUploadFails(t *testing.T) {
 	failKey.Store("lake/_SUCCESS")
 	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device", "--where", "region=north", "--force")
 	require.Equal(t, 1, code, errOut)
-	require.Contains(t, errOut, "the previous dataset under "+url+" was partly replaced when the upload failed; its other 1 objects were removed too")
+	require.Contains(t, errOut, "ts2arrow: the upload failed after overwriting or removing every object of the dataset under "+url+" that it replaces: nothing is left there\n")
 	require.Empty(t, s.Keys(t, b, ""))
 	require.Zero(t, s.Uploads(t, b))
 }
