@@ -8,6 +8,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -37,6 +38,12 @@ type Options struct {
 	// HTTP sends the requests of http(s) inputs; nil means
 	// http.DefaultClient.
 	HTTP *http.Client
+	// Objects configure the stores of object URL inputs (s3://, gs://,
+	// az://, azblob://, file://: package objstore), which are read with
+	// range requests as local files are read, a prefix as a directory
+	// and a pattern over the keys as a glob; nil means the defaults
+	// (endpoints, regions and credentials from the environment).
+	Objects *objstore.Options
 	// Threads is DuckDB's thread count; 0 means GOMAXPROCS.
 	Threads int
 	// MemoryLimit is DuckDB's memory_limit in bytes; 0 keeps DuckDB's

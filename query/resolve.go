@@ -24,6 +24,7 @@ import (
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/httpfile"
 	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -35,9 +36,26 @@ var isURL = inputs.IsURL
 // lies in a time partition folder of a layout, or has a mods file beside
 // it. It returns the roots to open as a dataset (args, globs expanded), or
 // nil.
-func datasetRoots(args, files []string) ([]string, error) {
-	if inLayout, withMods := inputs.Layout(files); !inLayout && !withMods {
+func datasetRoots(ctx context.Context, args, files []string, o *objstore.Options) ([]string, error) {
+	inLayout, withMods, err := inputs.LayoutContext(ctx, files, o)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	if !inLayout && !withMods {
 		return nil, nil
+	}
+	var objects []string
+	for _, f := range files {
+		if inputs.IsObjectURL(f) {
+			objects = append(objects, f)
+		}
+	}
+	if len(objects) > 0 {
+		if l, m, err := inputs.LayoutContext(ctx, objects, o); err != nil {
+			return nil, fmt.Errorf("query: %w", err)
+		} else if l || m {
+			return nil, fmt.Errorf("query: the object inputs are IoTDB data (TsFiles of a data directory, or with mods files beside them), which query does not yet read with their mods files from a bucket; set Options.Raw to read every file as it is")
+		}
 	}
 	var roots []string
 	for _, a := range args {
@@ -117,12 +135,12 @@ func (r *resolver) resolve(ctx context.Context, args []string) ([]*resolved, err
 	if len(args) == 0 {
 		return nil, errors.New("query: no inputs")
 	}
-	files, err := inputs.Expand(args)
+	files, err := inputs.ExpandContext(ctx, args, r.opts.Objects)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
 	if !r.opts.Raw {
-		roots, err := datasetRoots(args, files)
+		roots, err := datasetRoots(ctx, args, files, r.opts.Objects)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +161,13 @@ type openedFile struct {
 func (r *resolver) openFile(ctx context.Context, name string) (*openedFile, error) {
 	var ra io.ReaderAt
 	var size int64
-	if isURL(name) {
+	if inputs.IsObjectURL(name) {
+		of, err := r.openObject(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("query: %w", err)
+		}
+		ra, size = of, of.Size()
+	} else if isURL(name) {
 		hf, err := httpfile.Open(ctx, name, &httpfile.Options{Client: r.opts.HTTP})
 		if err != nil {
 			var nr *httpfile.NoRangesError
@@ -178,6 +202,22 @@ func (r *resolver) openFile(ctx context.Context, name string) (*openedFile, erro
 		r.warn("%s: warning: %s", name, w)
 	}
 	return &openedFile{name: name, f: f}, nil
+}
+
+// openObject opens an object URL for range reads (package objstore); the
+// file and its store are closed with the DB.
+func (r *resolver) openObject(ctx context.Context, url string) (*objstore.File, error) {
+	store, key, err := objstore.Open(ctx, url, r.opts.Objects)
+	if err != nil {
+		return nil, err
+	}
+	f, err := store.OpenFile(ctx, key)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	r.closers = append(r.closers, store.Close, f.Close)
+	return f, nil
 }
 
 // fileSchema returns the Arrow schema convert gives table t of f (a

@@ -19,6 +19,7 @@ import (
 	"github.com/tsarrow/tsarrow/export"
 	"github.com/tsarrow/tsarrow/fromarrow"
 	"github.com/tsarrow/tsarrow/internal/durable"
+	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -38,8 +39,10 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
 (every *.tsfile under it), a glob pattern ("data/*.tsfile", quoted so the
 tool expands it; "data/**/*.tsfile" matches at any depth, {a,b} either) or
-an http:// or https:// URL, which is read with range requests: the footer
-first, then only the chunks the query needs.
+an http:// or https:// URL or an object URL (s3://bucket/key, gs://,
+az://; a prefix or pattern of keys as a directory or glob, see below),
+which is read with range requests: the footer first, then only the chunks
+the query needs.
 
 FORMAT is parquet (Apache Parquet), arrow (Arrow IPC file), arrows (Arrow
 IPC stream), csv (header row, then one line per row), jsonl (one JSON object
@@ -220,7 +223,7 @@ Examples:
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
   ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
   ts2arrow convert sg.parquet -o sg.tsfile --tree --device-column device
-` + keysHelp + "\n" + httpHelp + `
+` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + `
 Exit status: 0 when OUT was written (also when no row matched); 1 on a
 data or format error, with nothing written; 2 on a usage error; 130 when
 Ctrl-C (SIGINT) stopped it, 143 for SIGTERM, once its temporary output
@@ -268,6 +271,7 @@ type convertJob struct {
 	wopts       writeOptions
 	tsWrite     *tsfile.WriteOptions // TsFile output: Page AEAD encryption
 	http        *httpFlags           // URL inputs of servers without ranges
+	objects     *objstore.Options    // object URLs: the inputs, and -o
 
 	// The reverse path (reverse.go).
 	csvSchema    *arrow.Schema // --schema: a CSV input's column types
@@ -315,6 +319,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
+	obj := addObjectFlags(fs)
 	encKey := fs.String("encrypt-key", "", "for tsfile output: write Page AEAD, wrapping the data key with key `ID` of --kek-file/--kek-env")
 	encVersion := fs.String("encrypt-key-version", "1", "the key version of --encrypt-key")
 	encProfile := fs.String("encrypt-profile", aead.ProfileAESGCM256, "the Page AEAD profile of --encrypt-key")
@@ -323,6 +328,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	hf.objects = obj.options(stderr)
 	ropts, err := keys.readOptions(*lenient)
 	if err != nil {
 		return err
@@ -346,7 +352,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 		return usagef("convert needs -o OUT")
 	}
 	j := &convertJob{out: *out, table: *table, partitionBy: *partition, force: *force, quiet: *quiet, verbose: *verbose,
-		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: ropts, devices: devices, tsWrite: tsWrite, http: hf}
+		recover: *recoverIn, schemaFrom: *schemaFrom, ropts: ropts, devices: devices, tsWrite: tsWrite, http: hf, objects: hf.objects}
 	j.format = *format
 	if j.format == "" {
 		if j.partitionBy != "" {
@@ -461,11 +467,20 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	if *end != "" {
 		j.filters = append(j.filters, "--end "+shellWord(*end))
 	}
-	if j.inputs, err = expandInputs(pos); err != nil {
+	if j.inputs, err = expandInputsWith(context.Background(), pos, j.objects); err != nil {
 		return err
+	}
+	if !*rawFiles {
+		if err := checkObjectData(context.Background(), j.inputs, j.objects); err != nil {
+			return err
+		}
 	}
 	if j.recover && len(j.inputs) != 1 {
 		return usagef("--recover takes one INPUT")
+	}
+	if j.recover && isURL(j.inputs[0]) {
+		// The recovery scan reads the whole file from its start.
+		return usagef("--recover reads a local file: download %s first", j.inputs[0])
 	}
 	if j.recover && j.partitionBy != "" {
 		// The partitioned path opens its inputs as they are: it would

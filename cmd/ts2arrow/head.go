@@ -43,7 +43,8 @@ longer than --width characters is cut to that width, ending in "…"
 --start and --end print only the rows in a time range, as convert keeps
 them:
 ` + timeRangeHelp + `
-FILE is a path or an http(s) URL (read with range requests). A table-model
+FILE is a path, an http(s) URL or an object URL such as s3://bucket/key
+(read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
 device, <measurements>" unless --table names one of its tree tables: a
 device path's first three nodes, or all but the last of a shorter path
@@ -61,7 +62,7 @@ Examples:
   ts2arrow head data.tsfile --table weather --width 0 --time-format epoch
   ts2arrow head https://example.com/data/day.tsfile -n 3
   ts2arrow head /iotdb/data/datanode/data --table root.sg
-` + keysHelp + "\n" + httpHelp + `
+` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + `
 Exit status: 0 on success, 1 on a data or format error, 2 on a usage
 error, 130 when Ctrl-C stopped it (143 for SIGTERM).
 
@@ -89,10 +90,12 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
+	obj := addObjectFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
+	hf.objects = obj.options(stderr)
 	if len(pos) != 1 {
 		return usagef("head takes one FILE (got %d arguments)", len(pos))
 	}
@@ -131,6 +134,9 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	// pages than those rows need and stops (Limit) after them.
 	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
 		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize), Time: tr}
+	if err := checkObjectInput(context.Background(), name, *rawFiles, hf.objects); err != nil {
+		return err
+	}
 	if ds, err := datasetFor(name, *rawFiles); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {

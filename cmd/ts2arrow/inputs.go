@@ -12,6 +12,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/httpfile"
 	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -30,8 +31,62 @@ func globPaths(pattern string) ([]string, error) {
 
 // expandInputs turns the INPUT arguments of a command into the files they
 // name (inputs.Expand); an argument naming no file is a usage error.
+// Object URLs are listed with the default store options: commands with
+// the object flags call expandInputsWith.
 func expandInputs(args []string) ([]string, error) {
 	return usageOf(inputs.Expand(args))
+}
+
+// expandInputsWith is expandInputs listing object URLs with the options
+// of the command's object flags (o nil for the defaults).
+func expandInputsWith(ctx context.Context, args []string, o *objstore.Options) ([]string, error) {
+	return usageOf(inputs.ExpandContext(ctx, args, o))
+}
+
+// checkObjectData refuses object inputs that are IoTDB data (inputs.
+// LayoutContext: TsFiles in a data directory's time partition folders,
+// or with mods objects beside them) unless --raw is given: read file by
+// file they would bring deleted points back and show overwritten ones
+// twice, silently. The dataset path reads local data directories as
+// IoTDB does; until it reads them from a bucket (dataset.Options.FS),
+// such inputs are refused with what to do. files are what
+// expandInputsWith made of the arguments.
+func checkObjectData(ctx context.Context, files []string, o *objstore.Options) error {
+	var objs []string
+	for _, f := range files {
+		if inputs.IsObjectURL(f) {
+			objs = append(objs, f)
+		}
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	inLayout, withMods, err := inputs.LayoutContext(ctx, objs, o)
+	if err != nil {
+		return err
+	}
+	if inLayout || withMods {
+		what := "TsFiles of an IoTDB data directory"
+		if !inLayout {
+			what = "TsFiles with mods files beside them"
+		}
+		return usagef("the object inputs are %s, which are read with their deletions only from a local data directory so far; pass --raw to read every file as it is, or copy the data directory to a local disk", what)
+	}
+	return nil
+}
+
+// checkObjectInput is checkObjectData for one FILE argument of head,
+// schema or inspect; nothing to check with --raw or for a local path. An
+// argument that names nothing is left for opening it to report.
+func checkObjectInput(ctx context.Context, name string, raw bool, o *objstore.Options) error {
+	if raw || !inputs.IsObjectURL(name) {
+		return nil
+	}
+	files, err := expandInputsWith(ctx, []string{name}, o)
+	if err != nil {
+		return nil
+	}
+	return checkObjectData(ctx, files, o)
 }
 
 // usageOf makes an error of the arguments (inputs.ErrUsage) a usage error,
@@ -48,6 +103,7 @@ type input struct {
 	name       string
 	file       *tsfile.File
 	remote     *httpfile.File       // nil for a local file
+	object     *objstore.File       // an object URL's file
 	downloaded *httpfile.Downloaded // a remote file read whole (--http-full)
 	close      func() error
 }
@@ -60,6 +116,10 @@ const defaultHTTPMaxSize = 1 << 30
 type httpFlags struct {
 	full    *bool
 	maxSize byteSize
+	// objects are the options object URLs are opened with (the
+	// command's objectFlags, set once its flags are parsed); nil for the
+	// defaults.
+	objects *objstore.Options
 	// downloads are kept until release, since convert opens every input
 	// twice (the schemas are compared before anything is written) and a
 	// file should be downloaded once.
@@ -93,10 +153,11 @@ a temporary file that is removed afterwards, refusing a file larger than
 --http-max-size (default 1GiB). Or download the file and give its path.
 `
 
-// openInput opens a local path or an http(s) URL as a TsFile. A remote
-// file is read through range requests: the footer first, then only what
-// the command asks for. h (nil for none) says what to do when the server
-// does not serve ranges.
+// openInput opens a local path, an http(s) URL or an object URL as a
+// TsFile. A remote file is read through range requests: the footer first,
+// then only what the command asks for. h (nil for none) says what to do
+// when an http server does not serve ranges, and holds the options of
+// object stores.
 func openInput(ctx context.Context, name string, ropts *tsfile.ReadOptions, h *httpFlags) (*input, error) {
 	return openInputCounted(ctx, name, ropts, h, nil)
 }
@@ -106,7 +167,14 @@ func openInputCounted(ctx context.Context, name string, ropts *tsfile.ReadOption
 	var ra io.ReaderAt
 	var size int64
 	in := &input{name: name}
-	if isURL(name) {
+	if inputs.IsObjectURL(name) {
+		of, closeStore, err := h.openObject(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		ra, size, in.object = of, of.Size(), of
+		in.close = func() error { return errors.Join(of.Close(), closeStore()) }
+	} else if isURL(name) {
 		d, hf, err := h.openURL(ctx, name)
 		if err != nil {
 			return nil, &fileError{name, err}
@@ -157,6 +225,27 @@ func inputSize(name string) int64 {
 		return 0
 	}
 	return st.Size()
+}
+
+// openObject opens an object URL for range reads through package
+// objstore; the caller closes the file, then the store (closeStore). A
+// missing object is the store's error, naming the URL, as a missing
+// local file is the operating system's; h may be nil.
+func (h *httpFlags) openObject(ctx context.Context, url string) (f *objstore.File, closeStore func() error, err error) {
+	var o *objstore.Options
+	if h != nil {
+		o = h.objects
+	}
+	store, key, err := objstore.Open(ctx, url, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err = store.OpenFile(ctx, key)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return f, store.Close, nil
 }
 
 // openURL opens a remote file for range requests or, where the server
@@ -213,6 +302,10 @@ func byteCount(n int64) string {
 func (in *input) fetched() string {
 	if in.downloaded != nil {
 		return fmt.Sprintf("%s: downloaded the whole file, %d bytes, as the server serves no byte ranges", in.name, in.downloaded.Size())
+	}
+	if in.object != nil {
+		st := in.object.Stats()
+		return fmt.Sprintf("%s: fetched %d of %d bytes in %d requests", in.name, st.Bytes, in.object.Size(), st.Requests)
 	}
 	if in.remote == nil {
 		return ""

@@ -32,9 +32,9 @@ compressed sizes and the page Statistics (a single-page chunk's page has
 none; its chunk's Statistics cover it). Only headers are read, never page
 bodies, so inspecting a remote file fetches little of it.
 
-FILE is a path, an http(s) URL (read with range requests), a directory
-(every *.tsfile under it) or a glob pattern ('data/**/*.tsfile' matches at
-any depth). Several files print one after another, separated by a blank
+FILE is a path, an http(s) or object URL (read with range requests; what
+it fetched is said on standard error), a directory (every *.tsfile under
+it) or a glob pattern ('data/**/*.tsfile' matches at any depth). Several files print one after another, separated by a blank
 line. A Parquet, Arrow IPC or CSV file (told by its first bytes; CSV by its
 .csv extension) prints one line saying what it is and which commands take
 it ({"file", "format", "note"} in --json).
@@ -61,7 +61,7 @@ Examples:
   ts2arrow inspect https://example.com/data/day.tsfile
   ts2arrow inspect --json testdata/sample.tsfile | jq .tables[0].devices
   ts2arrow inspect --json --pages testdata/sample.tsfile | jq '.tables[].devices[].series[].chunks_detail[].pages_detail'
-` + keysHelp + "\n" + httpHelp + `
+` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + `
 Options:
 `
 
@@ -79,6 +79,9 @@ type inspectFile struct {
 	Tables     []inspectTable    `json:"tables"`
 	// Warnings are what --lenient worked around.
 	Warnings []string `json:"warnings,omitempty"`
+	// fetched says what reading a remote file cost (input.fetched), for
+	// the line on standard error.
+	fetched string
 	// WriterQuirks names the writer quirks the file was read with
 	// (tsfile.WriterQuirk), as far as inspect reads it.
 	WriterQuirks []string `json:"writer_quirks,omitempty"`
@@ -189,17 +192,24 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
+	obj := addObjectFlags(fs)
 	dir := addInspectDirFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
+	hf.objects = obj.options(stderr)
 	if len(pos) == 0 {
 		return usagef("inspect needs at least one FILE (a path, URL, directory or pattern)")
 	}
 	// An IoTDB data directory is one dataset, not a pile of files
 	// (inspect_dir.go); --raw keeps the per-file view.
 	if !*dir.raw {
+		for _, p := range pos {
+			if err := checkObjectInput(context.Background(), p, false, hf.objects); err != nil {
+				return err
+			}
+		}
 		roots, ok, err := inspectDirRoots(pos)
 		if err != nil {
 			return err
@@ -226,7 +236,7 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 	var entries []entry
 	seen := map[string]bool{}
 	for _, p := range pos {
-		names, err := expandInputs([]string{p})
+		names, err := expandInputsWith(context.Background(), []string{p}, hf.objects)
 		var ue *usageError
 		switch {
 		case err == nil:
@@ -300,6 +310,11 @@ func runInspect(args []string, stdout, stderr io.Writer) error {
 			continue
 		}
 		items = append(items, info)
+		if info.fetched != "" {
+			// The requests a remote file cost: its metadata should come
+			// in a few, whatever its size.
+			fmt.Fprintf(stderr, "ts2arrow: %s\n", oneLine(info.fetched))
+		}
 		if *asJSON {
 			continue
 		}
@@ -428,6 +443,7 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 	if q := f.Quirks(); q != 0 {
 		info.WriterQuirks = strings.Split(q.String(), "; ")
 	}
+	info.fetched = in.fetched()
 	return info, nil
 }
 

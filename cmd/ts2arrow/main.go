@@ -55,8 +55,9 @@ Usage:
   ts2arrow completion bash|zsh|fish|powershell
   ts2arrow help [COMMAND]
 
-FILE and INPUT may be http(s) URLs, read with range requests; INPUT may
-also be a directory or a glob. An IoTDB data directory (or a folder of
+FILE and INPUT may be http(s) URLs or object URLs (s3://bucket/key, gs://,
+az://, file://), read with range requests; INPUT may also be a directory
+or a glob, of paths or of keys (s3://bucket/prefix/). An IoTDB data directory (or a folder of
 one, or TsFiles with .mods/.mods2 files beside them) is read as the IoTDB
 server answers it: deletions applied, overwritten points once; --raw
 reads every file as it is. Run "ts2arrow COMMAND --help" for the options

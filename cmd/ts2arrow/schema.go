@@ -33,7 +33,8 @@ with "type" spelled as in --arrow and both metadata objects mapping keys
 to values ("tsfile.category", "tsfile.type"; "tsfile.table",
 "tsfile.time_unit").
 
-FILE is a path or an http(s) URL (read with range requests). A table-model
+FILE is a path, an http(s) URL or an object URL such as s3://bucket/key
+(read with range requests). A table-model
 file with several tables needs --table; a tree-model file gives "time,
 device, <measurements>" unless --table names one of its tree tables: a
 device path's first three nodes, or all but the last of a shorter path
@@ -52,7 +53,7 @@ Examples:
   ts2arrow schema testdata/sample.tsfile --arrow
   ts2arrow schema data.tsfile --table weather --json | jq '.fields[].name'
   ts2arrow schema data.tsfile --time-unit us --columns temperature,humidity
-` + keysHelp + "\n" + httpHelp + `
+` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + `
 Exit status: 0 on success, 1 on a data or format error, 2 on a usage
 error, 130 when Ctrl-C stopped it (143 for SIGTERM).
 
@@ -86,10 +87,12 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
 	defer hf.release()
+	obj := addObjectFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
+	hf.objects = obj.options(stderr)
 	if len(pos) != 1 {
 		return usagef("schema takes one FILE (got %d arguments)", len(pos))
 	}
@@ -115,6 +118,8 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		if sc, err = foreignSchema(pos[0], k); err != nil {
 			return err
 		}
+	} else if err := checkObjectInput(context.Background(), pos[0], *rawFiles, hf.objects); err != nil {
+		return err
 	} else if ds, err := datasetFor(pos[0], *rawFiles); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {

@@ -9,6 +9,7 @@ package main
 // sql_nosql.go says that the other builds cannot.
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -35,9 +36,10 @@ const sqlHelp = `Usage: ts2arrow sql INPUT... [-c SQL | -f FILE] [-o OUT] [--for
 
 Runs SQL over the tables of the INPUTs with DuckDB, in this process. An
 INPUT is what convert reads: a TsFile, a directory or glob of them, an
-http(s) URL, or IoTDB data (a data directory, or TsFiles with mods files
-beside them), resolved as convert resolves it (deletions applied,
-overwritten points once; --raw reads every file as it is). Every table
+http(s) or object URL (s3://bucket/key, or a prefix or glob of keys), or
+IoTDB data (a data directory, or TsFiles with mods files beside them),
+resolved as convert resolves it (deletions applied, overwritten points
+once; --raw reads every file as it is). Every table
 of the inputs is a DuckDB table: a TsFile's tables by their names, a tree
 model's devices under their prefix, an IoTDB database as a DuckDB schema
 ("root.sg".t). A file that is not an INPUT is read with
@@ -78,7 +80,7 @@ Examples:
   ts2arrow sql testdata/sample.tsfile -c 'SELECT * FROM weather WHERE temperature > 20' -o hot.parquet
   ts2arrow sql testdata/sample.tsfile --format csv -c 'SELECT station, max(temperature) AS t FROM weather GROUP BY ALL'
   ts2arrow sql testdata/sample.tsfile -f report.sql
-` + keysHelp + `
+` + keysHelp + "\n" + objectHelp + `
 Exit status: 0 when every statement ran; 1 on an error of the query
 (DuckDB's message) or of an input, 2 on a usage error, also in a build
 without the SQL engine (built with CGO_ENABLED=0 or without
@@ -115,6 +117,7 @@ type sqlJob struct {
 	wopts       writeOptions
 	ropts       *tsfile.ReadOptions
 	dsOpts      *dataset.Options
+	objects     *objstore.Options // object URL inputs
 	raw         bool
 	threads     int
 	timeUnit    arrowconv.TimeUnit
@@ -150,6 +153,7 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 	fs.AddFlag(dsAll.Lookup("mods-v1"))
 	fs.AddFlag(dsAll.Lookup("trust-resources"))
 	keys := addKeyFlags(fs)
+	obj := addObjectFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -159,7 +163,8 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 	if !sqlEngineBuilt {
 		return errNoSQLEngine
 	}
-	j := &sqlJob{inputs: pos, out: *out, format: *format, maxRows: *maxRows, raw: *rawFiles, threads: *threads, memLimit: int64(memLimit), stdout: stdout, stderr: stderr}
+	j := &sqlJob{inputs: pos, out: *out, format: *format, maxRows: *maxRows, raw: *rawFiles, threads: *threads, memLimit: int64(memLimit), stdout: stdout, stderr: stderr,
+		objects: obj.options(stderr)}
 	if *command != "" && *file != "" {
 		return usagef("-c and -f both give the query; pass one")
 	}
@@ -278,7 +283,7 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		defer j.dst.close()
 		// Never into IoTDB data the inputs are read from, as convert.
-		if files, err := expandInputs(j.inputs); err == nil && !j.raw {
+		if files, err := expandInputsWith(context.Background(), j.inputs, j.objects); err == nil && !j.raw {
 			if dsIn, err := detectDataset(j.inputs, files); err == nil && dsIn != nil {
 				if err := checkDatasetOutput(j.out, dsIn); err != nil {
 					return err

@@ -16,6 +16,7 @@ func openSQLInputs(ctx context.Context, j *sqlJob) (sqlEngine, error) {
 		Read:        *j.ropts,
 		Dataset:     *j.dsOpts,
 		Raw:         j.raw,
+		Objects:     j.objects,
 		TimeUnit:    j.timeUnit,
 		Threads:     j.threads,
 		MemoryLimit: j.memLimit,

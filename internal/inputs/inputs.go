@@ -6,6 +6,7 @@
 package inputs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/objstore"
 )
 
 // ErrUsage marks an error in the arguments themselves (a bad pattern, a
@@ -34,8 +36,15 @@ func (e *usage) Is(target error) bool { return target == ErrUsage }
 
 func usagef(format string, args ...any) error { return &usage{fmt.Sprintf(format, args...)} }
 
-// IsURL reports whether an input names a remote file.
+// IsURL reports whether an input names a remote file: an http(s) URL, or
+// an object URL (IsObjectURL).
 func IsURL(s string) bool {
+	return IsHTTPURL(s) || IsObjectURL(s)
+}
+
+// IsHTTPURL reports whether an input is an http(s) URL, read with range
+// requests by package httpfile.
+func IsHTTPURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
@@ -59,13 +68,26 @@ func Glob(pattern string) ([]string, error) {
 	return slices.Compact(m), nil
 }
 
-// Expand turns arguments into the files they name, in order: a URL as it
-// is, a directory as every *.tsfile under it (recursively, sorted), a
+// Expand turns arguments into the files they name, in order: an http(s)
+// URL as it is, an object URL by ExpandContext's rules, a directory as every *.tsfile under it (recursively, sorted), a
 // pattern with glob characters (Glob) as its matches (a directory matched
 // as its TsFiles), anything else as a file. A directory or pattern that
 // names no file is an ErrUsage error, a path that does not exist the file
 // system's error; a file named twice is read once.
 func Expand(args []string) ([]string, error) {
+	return ExpandContext(context.Background(), args, nil)
+}
+
+// ExpandContext is Expand with the context and store options that object
+// URLs are listed with (o nil for the defaults). An object URL names, as
+// a path does: an object (the key exists) as itself; a URL ending in /, a
+// bucket's root or a key prefix with objects below it as a directory
+// (every *.tsfile below it, sorted by key); a key with glob characters as
+// a pattern over the keys, matched as Glob matches paths (`**` any number
+// of folders; a folder matched gives its TsFiles). Names are URLs, as
+// objstore.Store.URL spells them. A missing object is the store's error
+// (fs.ErrNotExist), which names the URL.
+func ExpandContext(ctx context.Context, args []string, o *objstore.Options) ([]string, error) {
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) {
@@ -88,6 +110,12 @@ func Expand(args []string) ([]string, error) {
 		return nil
 	}
 	for _, a := range args {
+		if IsObjectURL(a) {
+			if err := expandObject(ctx, a, o, add); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if IsURL(a) {
 			add(a)
 			continue
