@@ -508,7 +508,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 		if j.schemaFrom != "" {
 			read = append(read[:len(read):len(read)], j.schemaFrom)
 		}
-		if j.dst, err = checkOutput(*out, kind, j.force, read, nil, stderr); err != nil {
+		if j.dst, err = checkOutput(*out, kind, j.force, read, j.objects, stderr); err != nil {
 			return err
 		}
 		defer j.dst.close()

@@ -140,9 +140,10 @@ func TestObjectOutputFile(t *testing.T) {
 }
 
 // TestObjectOutputDataset is the "done when": convert
-// --partition-by to a prefix gives the objects (names and bytes) that the
-// same convert gives in a local directory, and _SUCCESS; for device,
-// time and table partitions.
+// s3://bucket/data/ --table weather -o s3://bucket/lake/ --partition-by
+// device gives the objects (names and bytes) that the same convert of the
+// same files gives in a local directory, and _SUCCESS; so does a local
+// input; for device, time and table partitions.
 func TestObjectOutputDataset(t *testing.T) {
 	s := objtest.S3(t)
 	s.Setenv(t)
@@ -150,20 +151,23 @@ func TestObjectOutputDataset(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	copyFile(t, sample, filepath.Join(data, "a.tsfile"))
 	copyFile(t, sample, filepath.Join(data, "sub", "b.tsfile"))
+	s.PutDir(t, b, "data", data)
 	for _, part := range []string{"device", "device,day", "hour", "table"} {
-		t.Run(strings.ReplaceAll(part, ",", "-"), func(t *testing.T) {
+		name := strings.ReplaceAll(part, ",", "-")
+		t.Run(name, func(t *testing.T) {
 			local := filepath.Join(t.TempDir(), "lake")
-			args := []string{"convert", data, "--table", "weather", "--partition-by", part, "-o"}
-			code, _, errOut := runCLI(append(args, local)...)
+			code, _, errOut := runCLI("convert", data, "--table", "weather", "-o", local, "--partition-by", part)
 			require.Equal(t, 0, code, errOut)
-			prefix := "lake-" + strings.ReplaceAll(part, ",", "-") + "/"
-			code, _, errOut = runCLI(append(args, "s3://"+b+"/"+prefix)...)
-			require.Equal(t, 0, code, errOut)
-			requireSameTree(t, s, b, prefix, local)
+			for _, in := range []string{"s3://" + b + "/data/", data} {
+				prefix := "lake-" + name + "-" + map[bool]string{true: "s3", false: "local"}[in != data] + "/"
+				code, _, errOut = runCLI("convert", in, "--table", "weather", "-o", "s3://"+b+"/"+prefix, "--partition-by", part)
+				require.Equal(t, 0, code, errOut)
+				requireSameTree(t, s, b, prefix, local)
+			}
 		})
 	}
 	// Two inputs give part-0 and part-1 of each device.
-	require.Contains(t, s3Tree(t, s, b, "lake-device/"), "table=weather/device=weather.north.s01/part-1.parquet")
+	require.Contains(t, s3Tree(t, s, b, "lake-device-s3/"), "table=weather/device=weather.north.s01/part-1.parquet")
 	require.Zero(t, s.Uploads(t, b))
 }
 
@@ -215,10 +219,13 @@ func TestObjectOutputDatasetForce(t *testing.T) {
 	// An input under the prefix: refused, even with --force.
 	s.Put(t, b, "lake/x.tsfile", nil)
 	code, _, errOut = runCLI("convert", "s3://"+b+"/lake/x.tsfile", "-o", url, "--partition-by", "device", "--force")
-	if !strings.Contains(errOut, "no such file") { // object inputs are read
-		require.Equal(t, 2, code, errOut)
-		require.Contains(t, errOut, "it holds the input s3://"+b+"/lake/x.tsfile")
-	}
+	require.Equal(t, 2, code, errOut)
+	require.Equal(t, "ts2arrow: refusing to write -o "+url+": it holds the input s3://"+b+"/lake/x.tsfile; name a new prefix\n", errOut)
+	// Nor is an object OUT an input.
+	s.Put(t, b, "in.tsfile", nil)
+	code, _, errOut = runCLI("convert", "s3://"+b+"/in.tsfile", "-o", "s3://"+b+"/in.tsfile", "--force")
+	require.Equal(t, 2, code, errOut)
+	require.Equal(t, "ts2arrow: -o s3://"+b+"/in.tsfile is the input s3://"+b+"/in.tsfile; write to another object (not even --force replaces an input)\n", errOut)
 	require.Zero(t, s.Uploads(t, b))
 }
 

@@ -70,6 +70,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "overwrite an existing FIXED (never BROKEN itself)")
 	lenient := fs.Bool("lenient", false, "read known writer quirks as convert --lenient does: a file that reads whole so is kept whole")
 	keys := addKeyFlags(fs)
+	obj := addObjectFlags(fs) // for an object FIXED (s3://...)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -89,7 +90,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	if *schemaFrom != "" {
 		read = append(read, *schemaFrom)
 	}
-	dst, err := checkOutput(*out, outFile, *force, read, nil, stderr)
+	dst, err := checkOutput(*out, outFile, *force, read, obj.options(stderr), stderr)
 	if err != nil {
 		return err
 	}

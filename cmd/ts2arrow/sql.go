@@ -278,7 +278,7 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 				local = append(local, in)
 			}
 		}
-		if j.dst, err = checkOutput(j.out, outFile, *force, local, nil, stderr); err != nil {
+		if j.dst, err = checkOutput(j.out, outFile, *force, local, j.objects, stderr); err != nil {
 			return err
 		}
 		defer j.dst.close()
