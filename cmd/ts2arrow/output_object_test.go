@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -239,8 +240,16 @@ func TestObjectOutputUploadFails(t *testing.T) {
 	b := s.Bucket(t)
 	var failKey atomic.Value // the key whose PUT fails, "" none
 	failKey.Store("")
+	var mu sync.Mutex
+	var puts []string // the keys PUT, in order
 	proxy := objtest.FaultProxy(t, s.Endpoint, func(r *http.Request) int {
-		if k := failKey.Load().(string); k != "" && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/"+b+"/"+k) {
+		if r.Method != http.MethodPut {
+			return 0
+		}
+		mu.Lock()
+		puts = append(puts, strings.TrimPrefix(r.URL.Path, "/"+b+"/"))
+		mu.Unlock()
+		if k := failKey.Load().(string); k != "" && strings.HasSuffix(r.URL.Path, "/"+b+"/"+k) {
 			return http.StatusForbidden
 		}
 		return 0
@@ -249,19 +258,32 @@ func TestObjectOutputUploadFails(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL", proxy)
 	url := "s3://" + b + "/lake/"
 
+	// A conversion that fails half way (the second input is cut short)
+	// sends nothing to the bucket: the parts of the first were written
+	// locally only.
+	broken, _, _ := cutSample(t)
+	code, _, errOut := runCLI("convert", sample, broken, "-o", url, "--partition-by", "device")
+	require.Equal(t, 1, code, errOut)
+	require.Empty(t, puts)
+	// A whole one writes _SUCCESS last, after every part.
+	code, _, errOut = runCLI("convert", sample, "-o", "s3://"+b+"/order/", "--partition-by", "device")
+	require.Equal(t, 0, code, errOut)
+	require.Len(t, puts, len(deviceDataset)+1)
+	require.Equal(t, "order/"+successName, puts[len(puts)-1])
+
 	// A new dataset: nothing is left.
 	failKey.Store("lake/table=weather/device=weather.north.s02/part-0.parquet")
-	code, _, errOut := runCLI("convert", sample, "-o", url, "--partition-by", "device")
+	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device")
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, errOut, "AccessDenied")
-	require.Empty(t, s.Keys(t, b, ""))
+	require.Empty(t, s.Keys(t, b, "lake/"))
 	require.Zero(t, s.Uploads(t, b))
 
 	// One object: nothing at the key.
 	failKey.Store("one.parquet")
 	code, _, errOut = runCLI("convert", sample, "-o", "s3://"+b+"/one.parquet")
 	require.Equal(t, 1, code, errOut)
-	require.Empty(t, s.Keys(t, b, ""))
+	require.Empty(t, s.Keys(t, b, "one"))
 
 	// Replacing a dataset, failing before any of its objects was
 	// overwritten: the table layout shares no key with the device one.
@@ -287,7 +309,7 @@ func TestObjectOutputUploadFails(t *testing.T) {
 	code, _, errOut = runCLI("convert", sample, "-o", url, "--partition-by", "device", "--where", "region=north", "--force")
 	require.Equal(t, 1, code, errOut)
 	require.Contains(t, errOut, "ts2arrow: the upload failed after overwriting or removing every object of the dataset under "+url+" that it replaces: nothing is left there\n")
-	require.Empty(t, s.Keys(t, b, ""))
+	require.Empty(t, s.Keys(t, b, "lake/"))
 	require.Zero(t, s.Uploads(t, b))
 }
 
