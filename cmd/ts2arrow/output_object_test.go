@@ -137,6 +137,15 @@ func TestObjectOutputFile(t *testing.T) {
 		require.Equal(t, 1, strings.Count(errOut, "\n"), errOut)
 	}
 	require.Equal(t, keys, s.Keys(t, b, ""))
+
+	// A conversion that fails after the upload began (a page that
+	// contradicts its statistics): no object, for csv and parquet.
+	for _, ext := range []string{".csv", ".parquet"} {
+		code, _, errOut = runCLI("convert", damagedPageFile(t), "-o", "s3://"+b+"/bad"+ext)
+		require.Equal(t, 1, code, errOut)
+		require.Contains(t, errOut, "in its statistics")
+	}
+	require.Equal(t, keys, s.Keys(t, b, ""))
 	require.Zero(t, s.Uploads(t, b))
 }
 
