@@ -1,7 +1,9 @@
 package objstore
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -9,6 +11,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -23,15 +29,10 @@ import (
 	"gocloud.dev/blob/s3blob"
 )
 
-// The drivers' URL openers (registered with blob.DefaultURLMux by these
-// imports) are used for Azure and GCS: their environment rules are the
-// documented ones (azureblob: AZURE_STORAGE_CONNECTION_STRING, or
-// AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or a default credential;
-// gcsblob: application default credentials, STORAGE_EMULATOR_HOST).
-var (
-	_ = azureblob.Scheme
-	_ = gcsblob.Scheme
-)
+// gcsblob's URL opener (registered with blob.DefaultURLMux by its import)
+// is used for GCS: application default credentials, or none and the
+// emulator at STORAGE_EMULATOR_HOST.
+var _ = gcsblob.Scheme
 
 // openBucket opens the bucket u names. No request is sent.
 func openBucket(ctx context.Context, u objURL, o *Options) (*blob.Bucket, error) {
@@ -51,7 +52,7 @@ func openBucket(ctx context.Context, u objURL, o *Options) (*blob.Bucket, error)
 	case "gs":
 		b, err = blob.OpenBucket(ctx, "gs://"+u.bucket)
 	case "az", "azblob":
-		b, err = blob.OpenBucket(ctx, "azblob://"+u.bucket)
+		b, err = openAzure(ctx, u.bucket, o)
 	default:
 		err = fmt.Errorf("scheme %q", u.scheme)
 	}
@@ -97,7 +98,7 @@ func openS3(ctx context.Context, bucket string, o *Options) (*blob.Bucket, error
 		// The SDK would otherwise log some warnings (such as a response
 		// without a checksum) to stderr by itself.
 		config.WithLogger(logging.Nop{}),
-		config.WithRetryer(func() aws.Retryer { return newRetryer(o.Retries) }),
+		config.WithRetryer(func() aws.Retryer { return newRetryer(o.Retries, o.Warn) }),
 	}
 	if o.S3Region != "" {
 		loads = append(loads, config.WithRegion(o.S3Region))
@@ -154,13 +155,33 @@ func abortOutlivesCancel(stack *middleware.Stack) error {
 // SlowDown, 5xx answers, broken connections) with attempts = 1 + retries,
 // backoff from 100 ms doubling up to 2 s with jitter, and no retry quota:
 // a scan's parallel reads must not exhaust a shared token bucket and fail
-// requests that were never retried.
-func newRetryer(retries int) aws.Retryer {
-	return retry.NewStandard(func(so *retry.StandardOptions) {
+// requests that were never retried. Each retry is reported to warn.
+func newRetryer(retries int, warn func(string)) aws.Retryer {
+	std := retry.NewStandard(func(so *retry.StandardOptions) {
 		so.MaxAttempts = retries + 1
 		so.Backoff = backoff{}
 		so.RateLimiter = ratelimit.None
 	})
+	if warn == nil {
+		return std
+	}
+	return warnRetryer{RetryerV2: std, warn: warn, retries: retries}
+}
+
+// warnRetryer reports each retry.
+type warnRetryer struct {
+	aws.RetryerV2
+	warn    func(string)
+	retries int
+}
+
+// RetryDelay is the wrapped retryer's, reported.
+func (r warnRetryer) RetryDelay(attempt int, err error) (time.Duration, error) {
+	d, rerr := r.RetryerV2.RetryDelay(attempt, err)
+	if rerr == nil {
+		r.warn(fmt.Sprintf("objstore: S3 request failed (%s); retry %d of %d in %v", describe(err), attempt, r.retries, d.Round(time.Millisecond)))
+	}
+	return d, rerr
 }
 
 // backoff is exponential backoff with jitter.
@@ -175,4 +196,61 @@ func (backoff) BackoffDelay(attempt int, _ error) (time.Duration, error) {
 	// Half fixed, half random, so that parallel requests throttled
 	// together do not come back together.
 	return d/2 + rand.N(d/2+1), nil
+}
+
+// openAzure builds the container client by gocloud's azureblob rules for
+// the environment (account and key, else a SAS token, else a connection
+// string, else the account with a default Azure credential), read at each
+// open rather than once per process as its URL opener does, with our
+// retry bounds and HTTP client.
+func openAzure(ctx context.Context, containerName string, o *Options) (*blob.Bucket, error) {
+	copts := &container.ClientOptions{}
+	copts.Retry = policy.RetryOptions{MaxRetries: int32(o.Retries), RetryDelay: 100 * time.Millisecond, MaxRetryDelay: 2 * time.Second}
+	if o.HTTPClient != nil {
+		copts.Transport = o.HTTPClient
+	}
+	account, key := os.Getenv("AZURE_STORAGE_ACCOUNT"), os.Getenv("AZURE_STORAGE_KEY")
+	sas := os.Getenv("AZURE_STORAGE_SAS_TOKEN")
+	conn := cmp.Or(os.Getenv("AZURE_STORAGE_CONNECTION_STRING"), os.Getenv("AZURE_STORAGEBLOB_CONNECTIONSTRING"))
+	var client *container.Client
+	if (account == "" || key == "") && sas == "" && conn != "" {
+		c, err := container.NewClientFromConnectionString(conn, containerName, copts)
+		if err != nil {
+			return nil, fmt.Errorf("AZURE_STORAGE_CONNECTION_STRING: %w", err)
+		}
+		client = c
+	} else {
+		svc, err := azureblob.NewServiceURL(azureblob.NewDefaultServiceURLOptions())
+		if err != nil {
+			return nil, fmt.Errorf("%w (set AZURE_STORAGE_CONNECTION_STRING, or AZURE_STORAGE_ACCOUNT with AZURE_STORAGE_KEY or a default Azure credential)", err)
+		}
+		containerURL, err := url.JoinPath(string(svc), containerName)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case account != "" && key != "":
+			cred, err := azblob.NewSharedKeyCredential(account, key)
+			if err != nil {
+				return nil, errors.New("AZURE_STORAGE_KEY is not a valid account key")
+			}
+			client, err = container.NewClientWithSharedKeyCredential(containerURL, cred, copts)
+			if err != nil {
+				return nil, err
+			}
+		case sas != "":
+			if client, err = container.NewClientWithNoCredential(containerURL, copts); err != nil {
+				return nil, err
+			}
+		default:
+			cred, err := azidentity.NewDefaultAzureCredential(nil)
+			if err != nil {
+				return nil, fmt.Errorf("no Azure credential: %w", err)
+			}
+			if client, err = container.NewClient(containerURL, cred, copts); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return azureblob.OpenBucket(ctx, client, nil)
 }

@@ -10,6 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"cloud.google.com/go/storage"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
@@ -41,8 +44,11 @@ type File struct {
 	size    int64
 	etag    string
 	modTime time.Time
-	block   int64
-	sem     chan struct{} // one token per request in flight
+	// generation is the GCS object generation reads must match (0
+	// elsewhere).
+	generation int64
+	block      int64
+	sem        chan struct{} // one token per request in flight
 
 	mu       sync.Mutex
 	lru      *list.List // of *cached, most recent first
@@ -52,16 +58,23 @@ type File struct {
 	stats    Stats
 	closed   bool
 
-	// The read-ahead stream: reads within [streamLo, ahead+block)
-	// continue it; ahead is where its reads and issued ranges end.
-	streamLo, ahead int64
-	segs            []*segment // read-ahead ranges, sorted by lo, disjoint
-	segBytes        int64
+	streams  [4]stream
+	tick     uint64     // counts advance calls, for streams' LRU
+	segs     []*segment // read-ahead ranges, sorted by lo, disjoint
+	segBytes int64
 }
 
 type cached struct {
 	n    int64 // block number
 	data []byte
+}
+
+// stream is a run of reads that continue one another: reads within
+// [lo, ahead+block) continue it; ahead is where its reads and issued
+// ranges end.
+type stream struct {
+	lo, ahead int64
+	used      uint64 // File.tick when last continued
 }
 
 // segment is a range fetched ahead of the reads.
@@ -98,7 +111,9 @@ func (s *Store) OpenFile(ctx context.Context, key string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.newFile(ctx, key, a.Size, a.ETag, a.ModTime, 1), nil
+	f := s.newFile(ctx, key, a.Size, a.ETag, a.ModTime, 1)
+	f.generation = versionOf(a)
+	return f, nil
 }
 
 // newFile returns a File on an object whose metadata the caller learned
@@ -180,7 +195,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 // read fills p (not empty, within the object) with the bytes at off.
 func (f *File) read(p []byte, off int64) error {
 	end := off + int64(len(p))
-	tailLo := f.size - min(f.size, max(f.block, min(tailMax, f.size/32)))
+	tailLo := f.size - min(f.size, max(f.block, min(tailMax, f.size/64)))
 	tailLo -= tailLo % f.block
 	f.mu.Lock()
 	fetchTail := !f.tailDone && end > tailLo && end-off < f.block
@@ -204,7 +219,10 @@ func (f *File) read(p []byte, off int64) error {
 			segs = append(segs, s)
 		}
 	}
-	f.advance(off, end)
+	if off < tailLo {
+		// Reads in the tail are metadata, served from the tail's blocks.
+		f.advance(off, end)
+	}
 	f.mu.Unlock()
 
 	// Fetch what no read-ahead range covers, then copy from the ranges.
@@ -238,8 +256,14 @@ func (f *File) read(p []byte, off int64) error {
 		}
 		lo, hi := max(off, s.lo), min(end, s.hi)
 		copy(p[lo-off:hi-off], s.data[lo-s.lo:hi-s.lo])
+		if end >= s.hi {
+			// Read to its end: a stream has passed it.
+			f.mu.Lock()
+			f.dropSegment(s)
+			f.mu.Unlock()
+		}
 	}
-	return errors.Join(errs...)
+	return firstError(errs)
 }
 
 // fetchGap fills p from bytes at off that no read-ahead range holds: a
@@ -261,40 +285,65 @@ func (f *File) fetchGap(p []byte, off int64) error {
 		wg.Go(func() { errs[i] = f.fetchInto(p[lo:hi], off+lo) })
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return firstError(errs)
 }
 
-// advance updates the read-ahead stream with a read of [off, end) and
-// issues the ranges the stream's window now asks for; f.mu is held.
+// advance updates the read-ahead streams with a read of [off, end) and
+// issues the ranges the continued stream's window now asks for; f.mu is
+// held. A few streams are kept, so that a scan's stream survives the
+// index reads between its chunks (each of those starts, or continues, a
+// stream of its own).
 func (f *File) advance(off, end int64) {
 	ra := f.s.o.ReadAhead
 	if ra <= 0 || f.closed {
 		return
 	}
-	// A read continues the stream if it lies in what the stream read or
-	// fetched, or just past it: a scan skips small structures and pages
-	// it does not need.
-	if f.ahead > 0 && off >= f.streamLo && off <= f.ahead+f.block {
+	f.tick++
+	for i := range f.streams {
+		st := &f.streams[i]
+		// A read continues a stream if it lies in what the stream read
+		// or fetched, or just past it: a scan skips small structures
+		// and pages it does not need.
+		if st.ahead == 0 || off < st.lo || off > st.ahead+f.block {
+			continue
+		}
+		st.used = f.tick
 		// The window is what the stream has read so far, up to
 		// ReadAhead, and opens only after a run of streamStart bytes:
-		// scattered short runs (a 1% time window: a chunk header and
-		// a few pages per device) then fetch nothing they do not read,
+		// scattered short runs (a 1% time window: a chunk header and a
+		// few pages per device) then fetch nothing they do not read,
 		// while a scan soon fetches ReadAhead ahead of itself.
-		if extent := end - f.streamLo; extent >= min(ra, streamStart) {
+		if extent := end - st.lo; extent >= min(ra, streamStart) {
 			win := min(ra, extent)
-			if target := min(f.size, end+win); target-f.ahead >= min(minPiece, win/2) || (target == f.size && target > f.ahead) {
-				f.issue(max(f.ahead, end), target)
-				f.ahead = target
+			if target := min(f.size, end+win); target-st.ahead >= min(minPiece, win/2) || (target == f.size && target > st.ahead) {
+				f.issue(max(st.ahead, end), target)
+				st.ahead = target
 			}
 		}
-		f.ahead = max(f.ahead, end)
-		// Ranges the stream has passed are done with.
-		for len(f.segs) > 0 && f.segs[0].hi <= off && f.segBytes > ra {
+		st.ahead = max(st.ahead, end)
+		// Ranges read to their end are dropped by read; these are ranges
+		// a stream skipped, or fetched for a stream since abandoned.
+		for f.segBytes > 4*ra && len(f.segs) > 0 {
 			f.dropSegment(f.segs[0])
 		}
 		return
 	}
-	f.streamLo, f.ahead = off, end
+	// A new stream, in place of the least recently used one, whose
+	// ranges go with it.
+	j := 0
+	for i := range f.streams {
+		if f.streams[i].used < f.streams[j].used {
+			j = i
+		}
+	}
+	if old := f.streams[j]; old.ahead > 0 {
+		for _, sg := range slices.Clone(f.segs) {
+			if sg.lo >= old.lo && sg.hi <= old.ahead {
+				f.dropSegment(sg)
+			}
+		}
+	}
+	f.streams[j] = stream{lo: off, ahead: end, used: f.tick}
 }
 
 // issue starts fetching [lo, hi) in pieces, skipping what read-ahead
@@ -458,13 +507,18 @@ func (f *File) fetchInto(p []byte, off int64) error {
 	f.mu.Unlock()
 	r, err := f.s.b.NewRangeReader(f.ctx, f.key, off, int64(len(p)), &blob.ReaderOptions{BeforeRead: f.ifMatch})
 	if err != nil {
-		if gcerrors.Code(err) == gcerrors.FailedPrecondition {
+		if gcerrors.Code(err) == gcerrors.FailedPrecondition || status(err) == 412 {
 			return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("no longer has ETag %s", f.etag), kind: ErrChanged, err: err}
 		}
 		return f.s.wrap(op, f.key, err)
 	}
 	defer r.Close()
-	if r.Size() != f.size || (!f.modTime.IsZero() && !r.ModTime().IsZero() && !r.ModTime().Equal(f.modTime)) {
+	var gr *storage.Reader
+	if f.generation != 0 && r.As(&gr) && gr.Attrs.Generation != 0 && gr.Attrs.Generation != f.generation {
+		// A server that ignored the generation condition.
+		return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("now generation %d, was %d", gr.Attrs.Generation, f.generation), kind: ErrChanged}
+	}
+	if r.Size() != f.size || !sameTime(r.ModTime(), f.modTime) {
 		return &opError{op: op, url: f.Name(), detail: fmt.Sprintf("now %d bytes modified %s, was %d bytes modified %s",
 			r.Size(), r.ModTime().UTC().Format(time.RFC3339Nano), f.size, f.modTime.UTC().Format(time.RFC3339Nano)), kind: ErrChanged}
 	}
@@ -478,13 +532,56 @@ func (f *File) fetchInto(p []byte, off int64) error {
 	return nil
 }
 
-// ifMatch makes an S3 range GET conditional on the ETag OpenFile saw, so
-// that a replaced object answers 412 instead of bytes of another version.
-// Other drivers compare size and modification time instead (fetchInto).
+// ifMatch makes a range GET conditional on the version OpenFile saw (S3
+// and Azure: the ETag; GCS: the generation), so that a replaced object
+// answers 412 instead of bytes of another version. fetchInto also
+// compares size and modification time, for fileblob.
 func (f *File) ifMatch(as func(any) bool) error {
 	var in *s3.GetObjectInput
-	if f.etag != "" && as(&in) {
+	var az *azblobblob.DownloadStreamOptions
+	var gcs **storage.ObjectHandle
+	switch {
+	case f.etag != "" && as(&in):
 		in.IfMatch = &f.etag
+	case f.etag != "" && as(&az):
+		etag := azcore.ETag(f.etag)
+		az.AccessConditions = &azblobblob.AccessConditions{ModifiedAccessConditions: &azblobblob.ModifiedAccessConditions{IfMatch: &etag}}
+	case f.generation != 0 && as(&gcs):
+		*gcs = (*gcs).If(storage.Conditions{GenerationMatch: f.generation})
+	}
+	return nil
+}
+
+// versionOf returns the GCS generation of a, or 0.
+func versionOf(a *blob.Attributes) int64 {
+	var oa storage.ObjectAttrs
+	if a.As(&oa) {
+		return oa.Generation
+	}
+	return 0
+}
+
+// sameTime reports whether two modification times of an object can be
+// the same: equal, or equal to the second where one of them has no
+// fraction (S3's and GCS's GET answers carry whole seconds, their
+// listings and HEADs more), or unknown.
+func sameTime(a, b time.Time) bool {
+	if a.IsZero() || b.IsZero() || a.Equal(b) {
+		return true
+	}
+	if a.Nanosecond() == 0 || b.Nanosecond() == 0 {
+		return a.Truncate(time.Second).Equal(b.Truncate(time.Second))
+	}
+	return false
+}
+
+// firstError returns the first non-nil error of errs: parallel requests of
+// one read mostly fail for one cause, and an error is one line.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

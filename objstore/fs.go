@@ -59,6 +59,7 @@ func (f *storeFS) Open(name string) (fs.File, error) {
 	a, err := f.s.b.Attributes(f.ctx, f.key(name))
 	if err == nil {
 		file := f.s.newFile(f.ctx, f.key(name), a.Size, a.ETag, a.ModTime, 1)
+		file.generation = versionOf(a)
 		return &fsFile{File: file, name: path.Base(name)}, nil
 	}
 	if err := f.isDir(name, err); err != nil {

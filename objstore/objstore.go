@@ -60,8 +60,8 @@ type Options struct {
 	// HTTPClient sends every request of the S3 driver (tests); nil means
 	// the SDK's default transport.
 	HTTPClient *http.Client
-	// Warn, if set, receives one-line warnings (retries given up on, a
-	// listing that changed under us).
+	// Warn, if set, receives one-line warnings: each retry of an S3
+	// request. It may be called from several goroutines at once.
 	Warn func(msg string)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
@@ -83,12 +84,17 @@ func (s *AzServer) ConnectionString() string {
 }
 
 // Env returns the environment a child process (ts2arrow) needs to reach
-// the server: AZURE_STORAGE_CONNECTION_STRING, and AZURE_STORAGE_ACCOUNT,
-// AZURE_STORAGE_KEY and AZURE_STORAGE_SAS_TOKEN emptied, which would
-// otherwise take precedence over it (gocloud.dev/blob/azureblob's rules).
+// the server by gocloud.dev/blob/azureblob's rules:
+// AZURE_STORAGE_CONNECTION_STRING; AZURE_STORAGE_IS_LOCAL_EMULATOR=true
+// and AZURE_STORAGE_DOMAIN=127.0.0.1:PORT, without which azureblob's URL
+// opener refuses the connection string's http endpoint; and
+// AZURE_STORAGE_ACCOUNT, AZURE_STORAGE_KEY and AZURE_STORAGE_SAS_TOKEN
+// emptied, since they would take precedence over the connection string.
 func (s *AzServer) Env() []string {
 	return []string{
 		"AZURE_STORAGE_CONNECTION_STRING=" + s.ConnectionString(),
+		"AZURE_STORAGE_IS_LOCAL_EMULATOR=true",
+		"AZURE_STORAGE_DOMAIN=" + strings.TrimPrefix(strings.TrimSuffix(s.Endpoint, "/"+s.Account), "http://"),
 		"AZURE_STORAGE_ACCOUNT=",
 		"AZURE_STORAGE_KEY=",
 		"AZURE_STORAGE_SAS_TOKEN=",

@@ -3,16 +3,22 @@ package objtest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -211,5 +217,98 @@ func TestGCSRoundTrip(t *testing.T) {
 	}
 	if env := s.Env(); len(env) != 1 || env[0] != "STORAGE_EMULATOR_HOST="+s.Host {
 		t.Errorf("Env = %q", env)
+	}
+}
+
+// TestServerEndsWithProcess: the server and its data directory do not
+// outlive the test process that started it. A child test process starts
+// the server and exits; the server's process then ends (parent-death
+// signal), and the next start removes the child's data directory.
+func TestServerEndsWithProcess(t *testing.T) {
+	if os.Getenv("OBJTEST_CHILD") == "1" {
+		s := S3(t)
+		fmt.Printf("PID=%d DIR=%s\n", s.proc.cmd.Process.Pid, s.dir)
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux's")
+	}
+	S3(t) // skips here, not in the child, when versitygw is missing
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServerEndsWithProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), "OBJTEST_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`PID=(\d+) DIR=(\S+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("child printed no server pid:\n%s", out)
+	}
+	pid, _ := strconv.Atoi(string(m[1]))
+	dir := string(m[2])
+	// The kernel kills the server as the child exits; wait for it to be
+	// dead (gone, or a zombie until init reaps it), bounded in case it
+	// never is.
+	for i := 0; processAlive(pid) && !isZombie(pid); i++ {
+		if i == 1000 {
+			t.Fatalf("versitygw (pid %d) still runs after its test process exited", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the child's data directory %s: %v (expected until swept)", dir, err)
+	}
+	sweepDataDirs()
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after the sweep, the dead process's data directory %s: %v, want removed", dir, err)
+	}
+}
+
+// isZombie reports whether pid has exited but is not reaped yet (state Z
+// in /proc): killed, then.
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(rest, "Z")
+}
+
+// TestFindProgram: $ENV first (an error when it names no file), then PATH,
+// then the fallbacks; none found is "" and what was tried, no error (the
+// caller skips, or fails under CI).
+func TestFindProgram(t *testing.T) {
+	dir := t.TempDir()
+	onPath := filepath.Join(dir, "path", "objtest-prog")
+	fallback := filepath.Join(dir, "fallback", "objtest-prog")
+	explicit := filepath.Join(dir, "explicit")
+	for _, f := range []string{onPath, fallback, explicit} {
+		os.MkdirAll(filepath.Dir(f), 0o777)
+		os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755)
+	}
+	for _, tc := range []struct {
+		name, env, path string
+		fallback        []string
+		want            string
+		wantErr         bool
+	}{
+		{"env wins", explicit, filepath.Dir(onPath), []string{fallback}, explicit, false},
+		{"env names no file", filepath.Join(dir, "missing"), filepath.Dir(onPath), nil, "", true},
+		{"path", "", filepath.Dir(onPath), []string{fallback}, onPath, false},
+		{"fallback", "", dir, []string{filepath.Join(dir, "nope"), fallback}, fallback, false},
+		{"none", "", dir, []string{filepath.Join(dir, "nope")}, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("OBJTEST_PROG", tc.env)
+			t.Setenv("PATH", tc.path)
+			got, tried, err := findProgram("OBJTEST_PROG", "objtest-prog", tc.fallback...)
+			if got != tc.want || (err != nil) != tc.wantErr {
+				t.Errorf("findProgram = %q, %v; want %q, error %v", got, err, tc.want, tc.wantErr)
+			}
+			if got == "" && err == nil && !strings.Contains(tried, "objtest-prog") {
+				t.Errorf("nothing found, but tried = %q does not say what was looked for", tried)
+			}
+		})
 	}
 }

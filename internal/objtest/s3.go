@@ -28,6 +28,7 @@ type Server struct {
 	Region    string
 
 	dir    string // the posix backend's root: one directory per bucket
+	proc   *proc
 	client *s3.Client
 }
 
@@ -75,10 +76,11 @@ func startS3() (*Server, string, error) {
 	}
 	endpoint := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d", port) }
 	root := func(port int) string { return endpoint(port) + "/" }
-	_, port, err := startServer("versitygw", dir, bin, env, args, root)
+	p, port, err := startServer("versitygw", dir, bin, env, args, root)
 	if err != nil {
 		return nil, "", err
 	}
+	s.proc = p
 	s.Endpoint = endpoint(port)
 	s.client = s3.New(s3.Options{
 		BaseEndpoint: aws.String(s.Endpoint),
