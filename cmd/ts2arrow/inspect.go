@@ -32,9 +32,10 @@ compressed sizes and the page Statistics (a single-page chunk's page has
 none; its chunk's Statistics cover it). Only headers are read, never page
 bodies, so inspecting a remote file fetches little of it.
 
-FILE is a path, an http(s) or object URL (read with range requests; what
-it fetched is said on standard error), a directory (every *.tsfile under
-it) or a glob pattern ('data/**/*.tsfile' matches at any depth). Several files print one after another, separated by a blank
+FILE is a path, an http(s) or object URL (read with range requests; of an
+object, the requests and bytes it cost are said on standard error), a
+directory (every *.tsfile under it) or a glob pattern ('data/**/*.tsfile'
+matches at any depth). Several files print one after another, separated by a blank
 line. A Parquet, Arrow IPC or CSV file (told by its first bytes; CSV by its
 .csv extension) prints one line saying what it is and which commands take
 it ({"file", "format", "note"} in --json).
@@ -79,7 +80,7 @@ type inspectFile struct {
 	Tables     []inspectTable    `json:"tables"`
 	// Warnings are what --lenient worked around.
 	Warnings []string `json:"warnings,omitempty"`
-	// fetched says what reading a remote file cost (input.fetched), for
+	// fetched says what reading an object cost (input.fetched), for
 	// the line on standard error.
 	fetched string
 	// WriterQuirks names the writer quirks the file was read with
@@ -443,7 +444,12 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 	if q := f.Quirks(); q != 0 {
 		info.WriterQuirks = strings.Split(q.String(), "; ")
 	}
-	info.fetched = in.fetched()
+	if in.object != nil {
+		// An object's requests are what a bucket bills and what its
+		// latency multiplies; an http file's stay on --verbose of
+		// convert, as before.
+		info.fetched = in.fetched()
+	}
 	return info, nil
 }
 

@@ -168,6 +168,7 @@ func TestObjectInputMissing(t *testing.T) {
 	url := "s3://" + bucket + "/missing.tsfile"
 	out := filepath.Join(t.TempDir(), "x.csv")
 	nothing := "s3://" + bucket + "/nothing/"
+	noBucket := "s3://" + bucket + "-missing/x.tsfile"
 	for _, tc := range []struct {
 		args []string
 		url  string
@@ -178,6 +179,8 @@ func TestObjectInputMissing(t *testing.T) {
 		{[]string{"inspect", url}, url},
 		{[]string{"inspect", "--json", url}, url},
 		{[]string{"convert", nothing, "-o", out}, nothing},
+		{[]string{"inspect", noBucket}, noBucket},
+		{[]string{"convert", noBucket, "-o", out}, noBucket},
 	} {
 		code, stdout, stderr := runCLI(tc.args...)
 		require.Equal(t, 1, code, "%v: %s", tc.args, stderr)
@@ -185,6 +188,8 @@ func TestObjectInputMissing(t *testing.T) {
 		require.Equal(t, 1, strings.Count(stderr, "\n"), "%v: one line: %q", tc.args, stderr)
 		require.True(t, strings.HasPrefix(stderr, "ts2arrow: "), "%v: %q", tc.args, stderr)
 		require.Contains(t, stderr, tc.url, "%v: the URL is named", tc.args)
+		require.NotContains(t, stderr, tc.url+"/", "%v: the URL is named as given", tc.args)
+		require.NotContains(t, stderr, srv.SecretKey)
 		require.NoFileExists(t, out)
 	}
 }
@@ -252,11 +257,21 @@ func TestObjectIoTDBDataNotReadRaw(t *testing.T) {
 		if code == 0 {
 			// The dataset path reads it: then it must answer as the
 			// local data directory does.
+			var got []byte
+			if slices.Contains(args, out) {
+				var err error
+				got, err = os.ReadFile(out)
+				require.NoError(t, err)
+				require.NoError(t, os.Remove(out))
+			}
 			local := strings.ReplaceAll(strings.Join(args, "\x00"), base, "../../testdata/iotdb")
 			code2, want, stderr2 := runCLI(strings.Split(local, "\x00")...)
 			require.Equal(t, 0, code2, stderr2)
 			require.Equal(t, want, strings.ReplaceAll(stdout, base, "../../testdata/iotdb"), "%v", args)
 			if slices.Contains(args, out) {
+				wantFile, err := os.ReadFile(out)
+				require.NoError(t, err)
+				require.Equal(t, string(wantFile), string(got), "%v", args)
 				require.NoError(t, os.Remove(out))
 			}
 			continue

@@ -57,6 +57,10 @@ func expandObject(ctx context.Context, arg string, o *objstore.Options, add func
 		// No such object: a directory if objects lie below it, else the
 		// store's error, which names the key.
 		objs, lerr := store.List(ctx, key+"/")
+		if errors.Is(lerr, fs.ErrNotExist) {
+			// A missing bucket: the HEAD's error names the key asked for.
+			return err
+		}
 		if lerr != nil {
 			return lerr
 		}

@@ -39,7 +39,26 @@ func TestExpandObjects(t *testing.T) {
 	root := t.TempDir()
 	touch(t, root, objectTree...)
 	srv.PutDir(t, bucket, "in", root)
-	base := "s3://" + bucket + "/in/"
+	expandLikeLocal(t, root, "s3://"+bucket+"/in/")
+	// The bucket's root is a directory too.
+	got, err := ExpandContext(context.Background(), []string{"s3://" + bucket}, nil)
+	require.NoError(t, err)
+	require.Len(t, got, 10)
+	require.Equal(t, "s3://"+bucket+"/in/?q.tsfile", got[0])
+}
+
+// TestExpandFileURLs: file:// URLs (objstore's fileblob, no server)
+// expand as the paths they name.
+func TestExpandFileURLs(t *testing.T) {
+	root := t.TempDir()
+	touch(t, root, objectTree...)
+	expandLikeLocal(t, root, "file://"+filepath.ToSlash(root)+"/")
+}
+
+// expandLikeLocal checks that the URLs below base, a copy of the local
+// tree root, expand as the paths below root do.
+func expandLikeLocal(t *testing.T, root, base string) {
+	t.Helper()
 	ctx := context.Background()
 	local := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
 	for _, rel := range []string{
@@ -58,13 +77,8 @@ func TestExpandObjects(t *testing.T) {
 		}
 		require.Equal(t, mapped, got, "%s: the objects differ from the local files", rel)
 	}
-	// The bucket's root is a directory too.
-	got, err := ExpandContext(ctx, []string{"s3://" + bucket}, nil)
-	require.NoError(t, err)
-	require.Len(t, got, 10)
-	require.Equal(t, base+"?q.tsfile", got[0])
 	// A file named twice is read once; arguments keep their order.
-	got, err = ExpandContext(ctx, []string{base + "d/b.tsfile", base + "d/*.tsfile", base + "a.tsfile"}, nil)
+	got, err := ExpandContext(ctx, []string{base + "d/b.tsfile", base + "d/*.tsfile", base + "a.tsfile"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{base + "d/b.tsfile", base + "d/sub-x.tsfile", base + "d/sub.tsfile", base + "a.tsfile"}, got)
 
