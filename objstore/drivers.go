@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/logging"
+	"github.com/aws/smithy-go/middleware"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/azureblob"
 	"gocloud.dev/blob/fileblob"
@@ -115,6 +116,7 @@ func openS3(ctx context.Context, bucket string, o *Options) (*blob.Bucket, error
 		cfg.Region = "us-east-1"
 	}
 	client := s3.NewFromConfig(cfg, func(so *s3.Options) {
+		so.APIOptions = append(so.APIOptions, abortOutlivesCancel)
 		if endpoint != "" {
 			so.BaseEndpoint = aws.String(endpoint)
 			so.UsePathStyle = so.UsePathStyle || pathStyleHost(endpoint)
@@ -128,6 +130,25 @@ func openS3(ctx context.Context, bucket string, o *Options) (*blob.Bucket, error
 		opts.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 	}
 	return s3blob.OpenBucket(ctx, client, bucket, opts)
+}
+
+// abortOutlivesCancel lets AbortMultipartUpload run when its context is
+// already cancelled. Writer.Abort stops an upload by cancelling its
+// context, and the transfer manager s3blob writes through then sends the
+// abort on that same context (transfermanager.Options.FailTimeout, which
+// s3blob leaves 0, would give it a fresh one): a request on a cancelled
+// context fails before it is sent, and the multipart upload would stay
+// pending, its parts stored and billed, until a lifecycle rule removes it.
+func abortOutlivesCancel(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("tsarrowAbortOutlivesCancel",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if _, ok := in.Parameters.(*s3.AbortMultipartUploadInput); ok && ctx.Err() != nil {
+				c, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+				defer cancel()
+				ctx = c
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.Before)
 }
 
 // newRetryer is the SDK's standard retryer (throttling such as 503

@@ -162,6 +162,20 @@ dataset is removed only once the new one is in place. OUT is never an
 input, the current directory, one of its parents, the home directory or a
 directory holding an input, even with --force.
 
+OUT may be an object URL (s3://bucket/key, gs://, az://, file://): one
+object is uploaded (in parts when large) and appears at its key only once
+whole; an error, Ctrl-C or SIGTERM aborts the upload. A dataset
+(-o s3://bucket/lake/ --partition-by ...) is built in a local temporary
+directory first, as on disk, then each part is uploaded to its key and an
+empty _SUCCESS object is written last, as Spark and Hive do; a failure or
+Ctrl-C during the upload removes what it wrote. A process killed outright
+(kill -9) may leave parts without _SUCCESS, which a run with --force
+removes, and pending multipart uploads, which a bucket lifecycle rule
+(AbortIncompleteMultipartUpload) reclaims. Existing objects at OUT are
+refused unless --force, which replaces an object only by an object, and
+under a prefix only the objects of a dataset ts2arrow wrote (the layout
+above and _SUCCESS).
+
 On a terminal a progress bar on standard error shows rows and bytes done,
 the rate and the time left; --quiet turns it off, --verbose adds a line per
 input (with the bytes a remote input fetched).
@@ -490,9 +504,10 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 		if j.schemaFrom != "" {
 			read = append(read[:len(read):len(read)], j.schemaFrom)
 		}
-		if j.dst, err = checkOutput(*out, kind, j.force, read, stderr); err != nil {
+		if j.dst, err = checkOutput(*out, kind, j.force, read, j.objects, stderr); err != nil {
 			return err
 		}
+		defer j.dst.close()
 		if dsIn != nil {
 			if err := checkDatasetOutput(*out, dsIn); err != nil {
 				return err
@@ -973,7 +988,7 @@ func (j *convertJob) writeChain(chain *chainReader, stdout io.Writer) error {
 	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
 	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
 	if j.out != "-" {
-		return j.dst.writeFile(write)
+		return j.dst.writeFile(chain.ctx, write)
 	}
 	bw := bufio.NewWriterSize(stdout, 1<<16)
 	if err := write(bw); err != nil {

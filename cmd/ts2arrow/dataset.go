@@ -521,6 +521,15 @@ func statsLine(st dataset.ReadStats) string {
 // themselves, and a file written into a data directory is one IoTDB, and
 // the next read of it, would find there.
 func checkDatasetOutput(out string, in *datasetInput) error {
+	if objstore.IsURL(out) {
+		// Only data in a bucket can hold an object OUT.
+		for _, d := range in.dirs {
+			if objstore.IsURL(d) && strings.HasPrefix(out, strings.TrimSuffix(d, "/")+"/") {
+				return usagef("refusing to write -o %s: it is inside %s, which the inputs are read from; write the output elsewhere", out, d)
+			}
+		}
+		return nil
+	}
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return err
@@ -716,7 +725,7 @@ func (j *convertJob) runDatasetPartitioned(ctx context.Context, r *resolved, q *
 	}
 	prog.finish(true)
 	pruneEmptyDirs(tmp)
-	if err := j.dst.commitDir(tmp); err != nil {
+	if err := j.dst.commitDir(ctx, tmp); err != nil {
 		return err
 	}
 	ok = true

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tsarrow/tsarrow/internal/durable"
+	"github.com/tsarrow/tsarrow/objstore"
 )
 
 // The rules for OUT, shared by convert (one file or a partitioned
@@ -47,6 +49,16 @@ type output struct {
 	path    string // cleaned
 	kind    outKind
 	replace bool // OUT exists and --force allows replacing it
+	// obj is OUT in an object store (output_object.go); path is then
+	// the URL as given.
+	obj *objectOutput
+}
+
+// close releases what checkOutput opened for OUT.
+func (o *output) close() {
+	if o != nil && o.obj != nil {
+		o.obj.store.Close()
+	}
 }
 
 // tempPrefix is the start of the name of a temporary for path: hidden,
@@ -62,9 +74,13 @@ func asidePrefix(path string) string {
 }
 
 // checkOutput checks that a command may write out (not "-") as kind,
-// given --force and the local inputs it reads, and removes temporaries
-// that runs killed before they could clean up left beside it.
-func checkOutput(out string, kind outKind, force bool, inputs []string, stderr io.Writer) (*output, error) {
+// given --force and the inputs it reads, and removes temporaries that runs
+// killed before they could clean up left beside it. An object URL is
+// checked by checkObjectOutput, with the store options opts.
+func checkOutput(out string, kind outKind, force bool, inputs []string, opts *objstore.Options, stderr io.Writer) (*output, error) {
+	if objstore.IsURL(out) {
+		return checkObjectOutput(out, kind, force, inputs, opts, stderr)
+	}
 	o := &output{path: filepath.Clean(out), kind: kind}
 	st, err := os.Stat(o.path)
 	exists := err == nil
@@ -210,7 +226,6 @@ var datasetLevels = [][]string{
 // read_parquet('OUT/**') reads every file under OUT and failed on it.
 func foreignEntry(dir string) (string, error) {
 	var foreign string
-	levels := datasetLevels
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -220,24 +235,31 @@ func foreignEntry(dir string) (string, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		parts := strings.Split(rel, string(filepath.Separator))
-		name := parts[len(parts)-1]
-		ok := false
-		switch {
-		case d.Type()&fs.ModeSymlink != 0 || (!d.IsDir() && !d.Type().IsRegular()):
-		case len(parts) == 1:
-			ok = d.IsDir() && strings.HasPrefix(name, "table=")
-		case !d.IsDir():
-			ok = partName.MatchString(name)
-		case len(parts) < len(levels):
-			ok = slices.ContainsFunc(levels[len(parts)], func(k string) bool { return strings.HasPrefix(name, k+"=") })
-		}
-		if !ok {
+		weird := d.Type()&fs.ModeSymlink != 0 || (!d.IsDir() && !d.Type().IsRegular())
+		if weird || !inLayout(parts, d.IsDir()) {
 			foreign = rel
 			return filepath.SkipAll
 		}
 		return nil
 	})
 	return foreign, err
+}
+
+// inLayout reports whether parts, the elements of a path relative to OUT,
+// name a directory (dir) or a file of the layout --partition-by writes:
+// table=T at depth 1, device=D and the time partition directories below
+// it, part-N files in any of them but OUT itself.
+func inLayout(parts []string, dir bool) bool {
+	name := parts[len(parts)-1]
+	switch {
+	case len(parts) == 1:
+		return dir && strings.HasPrefix(name, "table=")
+	case !dir:
+		return partName.MatchString(name)
+	case len(parts) < len(datasetLevels):
+		return slices.ContainsFunc(datasetLevels[len(parts)], func(k string) bool { return strings.HasPrefix(name, k+"=") })
+	}
+	return false
 }
 
 // staleTemp matches the temporaries of OUT's base name: group 1 is "tmp"
@@ -285,14 +307,21 @@ func removeStaleTemps(path string, stderr io.Writer) {
 	}
 }
 
-// writeFile writes a file output through fn, atomically.
-func (o *output) writeFile(fn func(io.Writer) error) error {
+// writeFile writes a file output through fn, atomically; ctx (of
+// notifyInterrupt) stops an upload to a bucket.
+func (o *output) writeFile(ctx context.Context, fn func(io.Writer) error) error {
+	if o.obj != nil {
+		return o.obj.write(ctx, fn)
+	}
 	return writeAtomic(o.path, fn)
 }
 
 // tempDir creates the directory a dataset output is built in, with the
 // mode os.Mkdir gives (0o777 less the umask), which the rename keeps.
 func (o *output) tempDir() (string, error) {
+	if o.obj != nil {
+		return localTempDir()
+	}
 	return durable.MkdirTemp(filepath.Dir(o.path), tempPrefix(o.path)+"*")
 }
 
@@ -302,7 +331,13 @@ func (o *output) tempDir() (string, error) {
 // before the tree is renamed into place, and OUT's directory after each
 // rename, so that a power loss cannot take back a dataset reported as
 // written (its part files were synced when they were written).
-func (o *output) commitDir(tmp string) error {
+//
+// A dataset bound for a bucket is uploaded (objectOutput.upload); ctx (of
+// notifyInterrupt) stops the upload, which then removes what it wrote.
+func (o *output) commitDir(ctx context.Context, tmp string) error {
+	if o.obj != nil {
+		return o.obj.upload(ctx, tmp)
+	}
 	if err := durable.SyncTree(tmp); err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (j *convertJob) runPartitioned(ctx context.Context, stderr io.Writer) error
 	}
 	prog.finish(true)
 	pruneEmptyDirs(tmp)
-	if err := j.dst.commitDir(tmp); err != nil {
+	if err := j.dst.commitDir(ctx, tmp); err != nil {
 		return err
 	}
 	ok = true

@@ -70,6 +70,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "overwrite an existing FIXED (never BROKEN itself)")
 	lenient := fs.Bool("lenient", false, "read known writer quirks as convert --lenient does: a file that reads whole so is kept whole")
 	keys := addKeyFlags(fs)
+	obj := addObjectFlags(fs) // for an object FIXED (s3://...)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -89,10 +90,11 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	if *schemaFrom != "" {
 		read = append(read, *schemaFrom)
 	}
-	dst, err := checkOutput(*out, outFile, *force, read, stderr)
+	dst, err := checkOutput(*out, outFile, *force, read, obj.options(stderr), stderr)
 	if err != nil {
 		return err
 	}
+	defer dst.close()
 	// Ctrl-C or SIGTERM fails the scan's next read, or the next write of
 	// the rebuilt file, which removes its temporary; the exit status is
 	// then 130 (143).
@@ -106,7 +108,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer fh.Close()
-	err = dst.writeFile(func(w io.Writer) error {
+	err = dst.writeFile(ctx, func(w io.Writer) error {
 		_, err := rec.Rebuild(&interruptWriter{ctx, w}, fh, nil)
 		return err
 	})

@@ -232,7 +232,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	if j.out == "-" {
 		err = write(stdout)
 	} else {
-		err = j.dst.writeFile(write)
+		err = j.dst.writeFile(ctx, write)
 	}
 	prog.finish(err == nil)
 	if err != nil {

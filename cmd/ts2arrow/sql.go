@@ -274,13 +274,14 @@ func runSQL(args []string, stdout, stderr io.Writer) (err error) {
 	if j.out != "" && j.out != "-" {
 		var local []string
 		for _, in := range j.inputs {
-			if !isURL(in) {
+			if !isURL(in) || objstore.IsURL(in) { // an object OUT is checked against object inputs
 				local = append(local, in)
 			}
 		}
-		if j.dst, err = checkOutput(j.out, outFile, *force, local, stderr); err != nil {
+		if j.dst, err = checkOutput(j.out, outFile, *force, local, j.objects, stderr); err != nil {
 			return err
 		}
+		defer j.dst.close()
 		// Never into IoTDB data the inputs are read from, as convert.
 		if files, err := expandInputsWith(context.Background(), j.inputs, j.objects); err == nil && !j.raw {
 			if dsIn, err := detectDatasetWith(context.Background(), j.inputs, files, j.objects); err == nil && dsIn != nil {

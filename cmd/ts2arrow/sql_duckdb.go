@@ -73,7 +73,7 @@ func (j *sqlJob) runStatement(ctx context.Context, eng sqlEngine, st sqlStatemen
 	}
 	defer rdr.Release()
 	cr := &ctxReader{RecordReader: rdr, ctx: ctx}
-	_, err = j.writeResult(cr, started)
+	_, err = j.writeResult(ctx, cr, started)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

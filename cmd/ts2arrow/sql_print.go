@@ -19,8 +19,9 @@ import (
 
 // writeResult writes one statement's result in the job's format, to OUT
 // or standard output. elapsed, when not nil, says how long the statement
-// has taken so far (for the footer of a table).
-func (j *sqlJob) writeResult(rdr array.RecordReader, started time.Time) (int64, error) {
+// has taken so far (for the footer of a table); ctx stops an upload of OUT
+// to a bucket.
+func (j *sqlJob) writeResult(ctx context.Context, rdr array.RecordReader, started time.Time) (int64, error) {
 	var rows int64
 	write := func(w io.Writer) error {
 		var err error
@@ -37,7 +38,7 @@ func (j *sqlJob) writeResult(rdr array.RecordReader, started time.Time) (int64, 
 		return err
 	}
 	if j.dst != nil {
-		return rows, j.dst.writeFile(write)
+		return rows, j.dst.writeFile(ctx, write)
 	}
 	bw := bufio.NewWriterSize(j.stdout, 1<<16)
 	if err := write(bw); err != nil {
