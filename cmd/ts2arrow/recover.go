@@ -90,7 +90,7 @@ func runRecover(args []string, stdout, stderr io.Writer) error {
 	if *schemaFrom != "" {
 		read = append(read, *schemaFrom)
 	}
-	dst, err := checkOutput(*out, outFile, *force, read, obj.options(stderr), stderr)
+	dst, err := checkOutput(*out, outFile, *force, read, obj.options(), stderr)
 	if err != nil {
 		return err
 	}
