@@ -13,7 +13,6 @@
 package httpfile
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tsarrow/tsarrow/internal/blockcache"
 )
 
 // ErrNoRanges is matched by the error Open returns, a *NoRangesError, when
@@ -65,16 +66,10 @@ type File struct {
 	opts  Options
 	block int64
 
-	mu       sync.Mutex
-	lru      *list.List // of *cached, most recent first
-	index    map[int64]*list.Element
-	inflight map[int64]chan struct{} // blocks being fetched, closed when done
-	stats    Stats
-}
+	cache *blockcache.Cache // set once the size is known
 
-type cached struct {
-	n    int64 // block number
-	data []byte
+	mu    sync.Mutex
+	stats Stats
 }
 
 // Open learns the size of the file at url with a one-byte range request
@@ -94,7 +89,7 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 	if o.CacheBlocks <= 0 {
 		o.CacheBlocks = 256
 	}
-	f := &File{url: url, ctx: ctx, opts: o, block: int64(o.BlockSize), lru: list.New(), index: map[int64]*list.Element{}, inflight: map[int64]chan struct{}{}}
+	f := &File{url: url, ctx: ctx, opts: o, block: int64(o.BlockSize)}
 	resp, err := f.get(0, 1)
 	if err != nil {
 		return nil, err
@@ -106,6 +101,7 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 		// An empty file has no byte 0.
 		if total, ok := contentRangeTotal(resp.Header.Get("Content-Range")); ok && total == 0 {
 			f.etag = resp.Header.Get("ETag")
+			f.cache = blockcache.New(0, f.block, f.opts.CacheBlocks, f.fetchInto)
 			return f, nil
 		}
 		return nil, fmt.Errorf("httpfile: %s: %s", url, resp.Status)
@@ -113,6 +109,7 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 		if resp.ContentLength == 0 {
 			// An empty file has no range to serve.
 			f.etag = resp.Header.Get("ETag")
+			f.cache = blockcache.New(0, f.block, f.opts.CacheBlocks, f.fetchInto)
 			return f, nil
 		}
 		if resp.ContentLength > 1 {
@@ -134,6 +131,7 @@ func Open(ctx context.Context, url string, opts *Options) (*File, error) {
 	if autoBlock {
 		f.block = min(f.block, max(1<<10, f.size/256))
 	}
+	f.cache = blockcache.New(f.size, f.block, f.opts.CacheBlocks, f.fetchInto)
 	return f, nil
 }
 
@@ -180,118 +178,12 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	return len(p), nil
 }
 
-// read fills p from bytes at off: from cached blocks where it can, and
-// each run of missing blocks with one request. A run shorter than a block
-// is fetched as whole blocks and cached, so that the small reads around it
-// (headers, index entries) are free; a longer one (chunk data) is fetched
-// exactly and not cached, since a block-rounded fetch would add up to a
-// block of bytes nobody asked for to every chunk. A block another read is
-// already fetching is waited for rather than fetched twice: a TsFile reader
-// decodes columns in parallel, and their first reads often share a block.
+// read fills p from bytes at off through the block cache: a run of
+// missing blocks shorter than a block is fetched as whole blocks and
+// cached, so that the small reads around it (headers, index entries) are
+// free; a longer one (chunk data) is fetched exactly and not cached.
 func (f *File) read(p []byte, off int64) error {
-	first, last := off/f.block, (off+int64(len(p))-1)/f.block
-	end := off + int64(len(p))
-	blocks := make([][]byte, last-first+1)
-	type run struct {
-		b, e  int64
-		exact bool
-		done  chan struct{}
-	}
-	var runs []run
-	for {
-		var wait []chan struct{}
-		f.mu.Lock()
-		for b := first; b <= last; b++ {
-			if blocks[b-first] != nil {
-				continue
-			}
-			if e, ok := f.index[b]; ok {
-				f.lru.MoveToFront(e)
-				blocks[b-first] = e.Value.(*cached).data
-			} else if ch, ok := f.inflight[b]; ok {
-				wait = append(wait, ch)
-			}
-		}
-		if len(wait) == 0 {
-			for b := first; b <= last; {
-				if blocks[b-first] != nil {
-					b++
-					continue
-				}
-				e := b
-				for e+1 <= last && blocks[e+1-first] == nil {
-					e++
-				}
-				lo, hi := max(off, b*f.block), min(end, (e+1)*f.block)
-				r := run{b: b, e: e, exact: hi-lo >= f.block}
-				if !r.exact {
-					r.done = make(chan struct{})
-					for k := b; k <= e; k++ {
-						f.inflight[k] = r.done
-					}
-				}
-				runs = append(runs, r)
-				b = e + 1
-			}
-			f.mu.Unlock()
-			break
-		}
-		f.mu.Unlock()
-		for _, ch := range wait {
-			<-ch
-		}
-	}
-	var err error
-	for _, r := range runs {
-		lo, hi := max(off, r.b*f.block), min(end, (r.e+1)*f.block)
-		if r.exact {
-			if err == nil {
-				err = f.fetchInto(p[lo-off:hi-off], lo)
-			}
-			continue
-		}
-		var buf []byte
-		if err == nil {
-			blo, bhi := r.b*f.block, min((r.e+1)*f.block, f.size)
-			buf = make([]byte, bhi-blo)
-			if err = f.fetchInto(buf, blo); err == nil {
-				copy(p[lo-off:hi-off], buf[lo-blo:])
-			}
-		}
-		f.mu.Lock()
-		for k := r.b; k <= r.e; k++ {
-			delete(f.inflight, k)
-			if err == nil {
-				f.put(k, buf[(k-r.b)*f.block:min((k-r.b+1)*f.block, int64(len(buf)))])
-			}
-		}
-		f.mu.Unlock()
-		close(r.done)
-	}
-	if err != nil {
-		return err
-	}
-	for b := first; b <= last; b++ {
-		if d := blocks[b-first]; d != nil {
-			lo, hi := max(off, b*f.block), min(end, (b+1)*f.block)
-			copy(p[lo-off:hi-off], d[lo-b*f.block:])
-		}
-	}
-	return nil
-}
-
-// put caches block k; f.mu is held.
-func (f *File) put(k int64, d []byte) {
-	if e, ok := f.index[k]; ok {
-		f.lru.MoveToFront(e)
-		return
-	}
-	f.index[k] = f.lru.PushFront(&cached{n: k, data: d})
-	for f.lru.Len() > f.opts.CacheBlocks {
-		e := f.lru.Back()
-		f.lru.Remove(e)
-		delete(f.index, e.Value.(*cached).n)
-	}
+	return f.cache.Read(p, off, off+int64(len(p)), true)
 }
 
 // fetchInto fills p with bytes [off, off+len(p)) of the file in one

@@ -1,7 +1,6 @@
 package objstore
 
 import (
-	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
+
+	"github.com/tsarrow/tsarrow/internal/blockcache"
 )
 
 // Stats count what a File has fetched.
@@ -50,11 +51,10 @@ type File struct {
 	block      int64
 	sem        chan struct{} // one token per request in flight
 
+	cache *blockcache.Cache // small reads, in blocks
+
 	mu       sync.Mutex
-	lru      *list.List // of *cached, most recent first
-	index    map[int64]*list.Element
-	inflight map[int64]chan struct{} // blocks being fetched, closed when done
-	tailDone bool                    // the tail was fetched (or is being fetched)
+	tailDone bool // the tail was fetched (or is being fetched)
 	stats    Stats
 	closed   bool
 
@@ -62,11 +62,6 @@ type File struct {
 	tick     uint64     // counts advance calls, for streams' LRU
 	segs     []*segment // read-ahead ranges, sorted by lo, disjoint
 	segBytes int64
-}
-
-type cached struct {
-	n    int64 // block number
-	data []byte
 }
 
 // stream is a run of reads that continue one another: reads within
@@ -120,12 +115,13 @@ func (s *Store) OpenFile(ctx context.Context, key string) (*File, error) {
 // in requests requests.
 func (s *Store) newFile(ctx context.Context, key string, size int64, etag string, mod time.Time, requests int64) *File {
 	ctx, cancel := context.WithCancel(ctx)
-	return &File{
+	f := &File{
 		s: s, ctx: ctx, cancel: cancel, key: key, size: size, etag: etag, modTime: mod,
 		block: int64(s.o.BlockSize), sem: make(chan struct{}, s.o.Concurrency),
-		lru: list.New(), index: map[int64]*list.Element{}, inflight: map[int64]chan struct{}{},
 		stats: Stats{Requests: requests},
 	}
+	f.cache = blockcache.New(size, f.block, int(cacheBytes/f.block), f.fetchInto)
+	return f
 }
 
 // Size returns the object's length.
@@ -151,8 +147,7 @@ func (f *File) Close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.closed = true
-	f.lru.Init()
-	clear(f.index)
+	f.cache.Close()
 	f.segs, f.segBytes = nil, 0
 	return nil
 }
@@ -393,103 +388,10 @@ func (f *File) dropSegment(s *segment) {
 	}
 }
 
-// readBlocks fills p (nil: only caches) with bytes [off, end) from cached
-// blocks where it can, and each run of missing blocks with one request,
-// caching them. A block another read is already fetching is waited for
-// rather than fetched twice: a TsFile reader decodes columns in parallel,
-// and their first reads often share a block. (httpfile's scheme.)
+// readBlocks fills p (nil: only caches) with bytes [off, end) through the
+// block cache (internal/blockcache, httpfile's scheme).
 func (f *File) readBlocks(p []byte, off, end int64) error {
-	first, last := off/f.block, (end-1)/f.block
-	blocks := make([][]byte, last-first+1)
-	type run struct {
-		b, e int64
-		done chan struct{}
-	}
-	var runs []run
-	for {
-		var wait []chan struct{}
-		f.mu.Lock()
-		for b := first; b <= last; b++ {
-			if blocks[b-first] != nil {
-				continue
-			}
-			if e, ok := f.index[b]; ok {
-				f.lru.MoveToFront(e)
-				blocks[b-first] = e.Value.(*cached).data
-			} else if ch, ok := f.inflight[b]; ok {
-				wait = append(wait, ch)
-			}
-		}
-		if len(wait) == 0 {
-			for b := first; b <= last; {
-				if blocks[b-first] != nil {
-					b++
-					continue
-				}
-				e := b
-				for e+1 <= last && blocks[e+1-first] == nil {
-					e++
-				}
-				r := run{b: b, e: e, done: make(chan struct{})}
-				for k := b; k <= e; k++ {
-					f.inflight[k] = r.done
-				}
-				runs = append(runs, r)
-				b = e + 1
-			}
-			f.mu.Unlock()
-			break
-		}
-		f.mu.Unlock()
-		for _, ch := range wait {
-			<-ch
-		}
-	}
-	var err error
-	for _, r := range runs {
-		blo, bhi := r.b*f.block, min((r.e+1)*f.block, f.size)
-		var buf []byte
-		if err == nil {
-			buf = make([]byte, bhi-blo)
-			err = f.fetchInto(buf, blo)
-		}
-		f.mu.Lock()
-		for k := r.b; k <= r.e; k++ {
-			delete(f.inflight, k)
-			if err == nil {
-				d := buf[(k-r.b)*f.block : min((k-r.b+1)*f.block, int64(len(buf)))]
-				blocks[k-first] = d
-				f.put(k, d)
-			}
-		}
-		f.mu.Unlock()
-		close(r.done)
-	}
-	if err != nil || p == nil {
-		return err
-	}
-	for b := first; b <= last; b++ {
-		lo, hi := max(off, b*f.block), min(end, (b+1)*f.block)
-		copy(p[lo-off:hi-off], blocks[b-first][lo-b*f.block:])
-	}
-	return nil
-}
-
-// put caches block k; f.mu is held.
-func (f *File) put(k int64, d []byte) {
-	if f.closed {
-		return
-	}
-	if e, ok := f.index[k]; ok {
-		f.lru.MoveToFront(e)
-		return
-	}
-	f.index[k] = f.lru.PushFront(&cached{n: k, data: d})
-	for int64(f.lru.Len())*f.block > cacheBytes {
-		e := f.lru.Back()
-		f.lru.Remove(e)
-		delete(f.index, e.Value.(*cached).n)
-	}
+	return f.cache.Read(p, off, end, false)
 }
 
 // fetchInto fills p with bytes [off, off+len(p)) of the object in one
