@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,7 +22,7 @@ func mergeSpans(s []span) []span {
 	if len(s) < 2 {
 		return s
 	}
-	sort.Slice(s, func(i, j int) bool { return s[i].lo < s[j].lo })
+	slices.SortFunc(s, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	out := s[:1]
 	for _, x := range s[1:] {
 		last := &out[len(out)-1]

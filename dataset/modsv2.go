@@ -59,6 +59,51 @@ type v2reader struct {
 	pos int
 	// err is the first failure: errMore, errStop, or a corruption error.
 	err error
+	// strs and pats hold the strings and tree patterns of recent entries:
+	// a large mods file repeats a few paths and names many times, and
+	// each entry read again would otherwise allocate them, and split the
+	// path, anew. Both are emptied when they reach internLimit.
+	strs map[string]string
+	pats map[string]Pattern
+}
+
+// internLimit bounds the entries of v2reader's tables, and
+// internMaxLen the strings they keep.
+const (
+	internLimit  = 4096
+	internMaxLen = 256
+)
+
+// intern returns b as a string, the one of an earlier entry when the
+// table holds it.
+func (r *v2reader) intern(b []byte) string {
+	if s, ok := r.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(b) <= internMaxLen {
+		if r.strs == nil || len(r.strs) >= internLimit {
+			r.strs = make(map[string]string)
+		}
+		r.strs[s] = s
+	}
+	return s
+}
+
+// pattern returns newPattern(s), the one of an earlier entry when the
+// table holds it (a Pattern is never modified, so entries share it).
+func (r *v2reader) pattern(s string) Pattern {
+	if p, ok := r.pats[s]; ok {
+		return p
+	}
+	p := newPattern(s)
+	if len(s) <= internMaxLen {
+		if r.pats == nil || len(r.pats) >= internLimit {
+			r.pats = make(map[string]Pattern)
+		}
+		r.pats[s] = p
+	}
+	return p
 }
 
 func (r *v2reader) fail(err error) {
@@ -191,7 +236,7 @@ func (r *v2reader) varString(structure string) (s string, ok bool) {
 	if !r.need(int(n)) {
 		return "", false
 	}
-	s = string(r.buf[r.pos : r.pos+int(n)])
+	s = r.intern(r.buf[r.pos : r.pos+int(n)])
 	r.pos += int(n)
 	return s, true
 }
@@ -313,7 +358,7 @@ func (r *v2reader) entry() Deletion {
 		}
 		// IoTDB splits a path without backquotes at every dot and checks
 		// nothing more, so any other string is a pattern, empty nodes and all.
-		d.Pattern = newPattern(s)
+		d.Pattern = r.pattern(s)
 	case TableDeletion:
 		tat := r.pos
 		t, ok := r.varString("mods2 table name")
