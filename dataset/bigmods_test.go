@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -123,4 +124,67 @@ func TestModsTooLargeNamesFlag(t *testing.T) {
 	ds, err := Open([]string{dir.Root}, &Options{Mods: &ModsOptions{MaxSize: 1 << 20}})
 	require.NoError(t, err)
 	require.NoError(t, ds.Close())
+}
+
+// splitDeletions returns ds with every entry written twice and each
+// closed range also cut into two overlapping pieces, shuffled: the same
+// deletions, as many entries of one target.
+func splitDeletions(r *rand.Rand, ds []Deletion) []Deletion {
+	var out []Deletion
+	for _, d := range ds {
+		out = append(out, d, d)
+		if !d.OpenStart && !d.OpenEnd && d.Start < d.End && d.End-d.Start < 1<<40 {
+			mid := d.Start + (d.End-d.Start)/2
+			a, b := d, d
+			a.End, b.Start = mid, max(d.Start, mid-1)
+			out = append(out, a, b)
+		}
+	}
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// TestDatasetSplitMods: random layouts whose mods entries are repeated and
+// cut into overlapping pieces read as the reference model applies the
+// entries one by one, under each v1 rule: merging entries per target
+// (and, under the 1.x rule, per offset) changes no row.
+func TestDatasetSplitMods(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 40))
+		specs := randomLayout(r, 2+r.IntN(5))
+		n := 0
+		for i := range specs {
+			specs[i].ModsV1 = splitDeletions(r, specs[i].ModsV1)
+			specs[i].ModsV2 = splitDeletions(r, specs[i].ModsV2)
+			n += len(specs[i].ModsV1) + len(specs[i].ModsV2)
+		}
+		if n == 0 {
+			continue
+		}
+		dir := buildLayout(t, specs...)
+		require.Equal(t, reference(t, dir), readDataset(t, dir, nil), "seed %d", seed)
+		for _, rule := range []ModsV1Rule{ModsV1Offset, ModsV1Whole} {
+			require.Equal(t, referenceRule(t, dir, rule), readDatasetWith(t, dir, nil, false, &Options{ModsV1: rule}), "seed %d: .mods rule %s", seed, rule)
+		}
+	}
+}
+
+// TestDatasetModsV1OffsetsNotMerged: under the 1.x rule, v1 entries of
+// one path but different offsets apply to different chunks, so they stay
+// in different sets: one deletes everything from the first chunk only,
+// the other time 12 from both, each written twice.
+func TestDatasetModsV1OffsetsNotMerged(t *testing.T) {
+	pat := mustPattern(t, "root.db.d.s")
+	below2 := Deletion{Kind: TreeDeletion, Version: ModsV1, Pattern: pat, FileOffset: -2, Start: math.MinInt64, End: math.MaxInt64, OpenStart: true, OpenEnd: true}
+	after := Deletion{Kind: TreeDeletion, Version: ModsV1, Pattern: pat, FileOffset: math.MaxInt64, Start: 12, End: 12}
+	for _, order := range [][]Deletion{{below2, after, below2, after}, {after, below2, after, below2}} {
+		dir := buildLayout(t, specFile{Space: Sequence, Time: 1, Version: 1, V3: true, Groups: []specGroup{
+			treeSeries("root.db.d", []int64{1, 2, 3}, 1, 2, 3),
+			treeSeries("root.db.d", []int64{11, 12, 13}, 11, 12, 13),
+		}, ModsV1: order})
+		want := referenceRule(t, dir, ModsV1Offset)
+		got := readDatasetWith(t, dir, nil, false, &Options{ModsV1: ModsV1Offset})
+		require.Equal(t, want, got)
+		require.Len(t, got["root.db.d"], 2, "times 11 and 13 survive: %v", got)
+	}
 }
