@@ -46,7 +46,7 @@ func (s *ModsScanner) nextV1() bool {
 		return false
 	}
 	s.lineNo++
-	d, err := decodeV1Line(string(line))
+	d, err := decodeV1Line(string(line), s.r.parsePattern)
 	if err != nil {
 		skipped := 0
 		for {
@@ -129,7 +129,7 @@ func parseJavaLong(s string) (int64, error) {
 
 // decodeV1Line decodes one line into a deletion, or says why IoTDB would
 // not.
-func decodeV1Line(line string) (Deletion, error) {
+func decodeV1Line(line string, parsePattern func(string) (Pattern, error)) (Deletion, error) {
 	fields := javaSplit(line, ",")
 	if len(fields) == 0 || fields[0] != v1Deletion {
 		// Java would index an empty array here (a line of commas only) and
@@ -176,7 +176,7 @@ func decodeV1Line(line string) (Deletion, error) {
 		pathFields = fields[1 : n-2]
 	}
 	path := strings.Join(pathFields, ",")
-	p, err := ParsePattern(path)
+	p, err := parsePattern(path)
 	if err != nil {
 		return Deletion{}, fmt.Errorf("invalid series path %q", path)
 	}

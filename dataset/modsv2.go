@@ -90,6 +90,22 @@ func (r *v2reader) intern(b []byte) string {
 	return s
 }
 
+// parsePattern is ParsePattern for v1 lines, through the table of
+// pattern (a scanner reads one format, so the table holds one kind).
+func (r *v2reader) parsePattern(s string) (Pattern, error) {
+	if p, ok := r.pats[s]; ok {
+		return p, nil
+	}
+	p, err := ParsePattern(s)
+	if err == nil && len(s) <= internMaxLen {
+		if r.pats == nil || len(r.pats) >= internLimit {
+			r.pats = make(map[string]Pattern)
+		}
+		r.pats[s] = p
+	}
+	return p, err
+}
+
 // pattern returns newPattern(s), the one of an earlier entry when the
 // table holds it (a Pattern is never modified, so entries share it).
 func (r *v2reader) pattern(s string) Pattern {
