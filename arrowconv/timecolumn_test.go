@@ -185,3 +185,48 @@ func TestTimeColumnTwice(t *testing.T) {
 	require.ErrorIs(t, err, tsfile.ErrCorrupt)
 	require.ErrorContains(t, err, `2 columns of category TIME ("a", "b")`)
 }
+
+// TestTimeColumnNamesASeries: a value series named like the table's TIME
+// column (here the schema's column names damaged so: the TIME column
+// "ab" renamed "vv", the name of the FIELD series, and that FIELD
+// renamed "cd") is refused by a strict read, as any series the schema does
+// not list as a FIELD, and by a lenient one too, which would otherwise
+// make it an extra column of the time column's name.
+func TestTimeColumnNamesASeries(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := tsfile.NewWriter(&buf, nil)
+	require.NoError(t, err)
+	require.NoError(t, w.RegisterTable(tsfile.TableSchema{Name: "t", Columns: []tsfile.Column{
+		{Name: "ab", DataType: tsfile.Timestamp, Category: tsfile.TimeCol},
+		{Name: "vv", DataType: tsfile.Int64, Category: tsfile.Field},
+	}}))
+	v := tsfile.NewValues(tsfile.Int64, 2)
+	require.NoError(t, w.WriteAligned(tsfile.NewDeviceID("t"), []int64{1, 2}, []tsfile.AlignedColumn{
+		{SeriesSchema: tsfile.SeriesSchema{Name: "vv", DataType: tsfile.Int64}, Values: v},
+	}))
+	require.NoError(t, w.Close())
+	b := buf.Bytes()
+	// The schema's column names are i32-length strings followed by the
+	// data type byte; nothing else in the file is spelled so.
+	patch := func(from, to string, typ tsfile.DataType) {
+		old := append([]byte{0, 0, 0, 2}, from...)
+		old = append(old, byte(typ))
+		require.Equal(t, 1, bytes.Count(b, old), "%s in the schema", from)
+		copy(b[bytes.Index(b, old)+4:], to)
+	}
+	patch("vv", "cd", tsfile.Int64)
+	patch("ab", "vv", tsfile.Timestamp)
+
+	f := openBytes(t, b)
+	ts, _ := f.SchemaOf("t")
+	require.Equal(t, "vv", TimeFieldName(ts))
+	_, err = NewTableReader(f, "t", nil)
+	require.ErrorIs(t, err, tsfile.ErrCorrupt)
+	require.ErrorContains(t, err, `series "vv"`)
+
+	lf, err := tsfile.Open(bytes.NewReader(b), int64(len(b)), &tsfile.ReadOptions{Lenient: true})
+	require.NoError(t, err)
+	_, err = NewTableReader(lf, "t", nil)
+	require.ErrorIs(t, err, tsfile.ErrCorrupt)
+	require.ErrorContains(t, err, `has the name of the table's TIME column`)
+}
