@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 // TestFlightTimeColumn: a table whose schema records its time column as a
@@ -87,4 +90,41 @@ func TestFlightTimeColumn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFlightDatasetTimeColumn: an IoTDB-style data directory whose file
+// records a TIME column "id" is served with the time column "id": a query
+// names it first, filters the FIELD "time" beside it, and is refused when
+// it names the time column after another.
+func TestFlightDatasetTimeColumn(t *testing.T) {
+	root := t.TempDir()
+	folder := filepath.Join(root, "sequence", "root.db", "1", "0")
+	require.NoError(t, os.MkdirAll(folder, 0o755))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "timecolumn.tsfile"))
+	require.NoError(t, err)
+	path := filepath.Join(folder, dataset.Name{Time: 1, Version: 1}.String())
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	res := &dataset.Resource{IndexType: dataset.IndexArray}
+	for _, tags := range [][]string{{"north", "s1"}, {"north", "s2"}, {"south", "s1"}} {
+		res.Devices = append(res.Devices, dataset.DeviceTimes{Device: tsfile.NewDeviceID("plant", tags[0], tags[1]), Start: 1_700_000_000_000, End: 1_700_000_004_000})
+	}
+	res.Devices = append(res.Devices, dataset.DeviceTimes{Device: tsfile.NewDeviceID("py", "d1"), Start: 1, End: 3})
+	rb, err := res.AppendBinary(nil)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path+dataset.ResourceSuffix, rb, 0o644))
+
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+	require.Equal(t, []string{"."}, srv.DataDirs())
+	desc := cmdDesc(t, Query{Table: "plant", Columns: []string{"id", "time"}, Where: map[string]string{"station": "s2"}, Start: Int(1_700_000_003_000)})
+	fi := getInfo(t, c, desc)
+	schema, err := arrowflight.DeserializeSchema(fi.Schema, memory.DefaultAllocator)
+	require.NoError(t, err)
+	require.Equal(t, []string{"id", "time"}, fieldNames(schema))
+	require.Equal(t, []string{"2023-11-14T22:13:23Z|103", "2023-11-14T22:13:24Z|104"}, readFlight(t, context.Background(), c, fi))
+
+	_, err = c.GetFlightInfo(context.Background(), cmdDesc(t, Query{Table: "plant", Columns: []string{"time", "id"}}))
+	require.Error(t, err)
+	assert.Equal(t, codes.InvalidArgument, status.Code(err), "%v", err)
+	assert.Contains(t, status.Convert(err).Message(), `the time column "id" named at position 2`)
 }
