@@ -71,7 +71,8 @@ type Options struct {
 
 	// Columns projects the stream onto the named columns, in the order
 	// given, after the time column, which is always kept and always first
-	// (naming it is allowed, anywhere); a name given twice counts once,
+	// (naming it is allowed, anywhere, under its name: TimeFieldName; an
+	// empty list keeps it alone); a name given twice counts once,
 	// where it first appears. Only the chunks of projected value columns
 	// are read. Nil keeps every column in schema order; an unknown name is
 	// an error.
