@@ -70,7 +70,9 @@ warns when it is about to write more than 1000 device partitions.
 The query:
   --table T          the table (needed when a file holds several)
   --columns a,b      only these columns, in this order, after time (always
-                     kept, always first); only their chunks are read. The
+                     kept, always first; named after the table schema's
+                     TIME column when it has one, as the C++ and Python
+                     writers record it); only their chunks are read. The
                      rows kept are those of the time source of the
                      columns: every row of a table-model or aligned
                      device, also one whose kept columns are all null; for

@@ -109,7 +109,11 @@ type inspectTable struct {
 	Name    string          `json:"name"`
 	Model   string          `json:"model"` // "table" or "tree"
 	Columns []inspectColumn `json:"columns,omitempty"`
-	Devices []inspectDevice `json:"devices"`
+	// TimeColumn names the time column when the schema records one of
+	// category TIME (the C++ and Python writers): readers name the time
+	// column after it (arrowconv.TimeFieldName).
+	TimeColumn string          `json:"time_column,omitempty"`
+	Devices    []inspectDevice `json:"devices"`
 }
 
 type inspectColumn struct {
@@ -443,6 +447,9 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 			for _, c := range s.Columns {
 				t.Columns = append(t.Columns, inspectColumn{c.Name, c.Category.String(), c.DataType.String(), c.Encoding.String(), c.Compression.String()})
 			}
+			if c, ok := s.TimeColumn(); ok {
+				t.TimeColumn = c.Name
+			}
 		}
 		devs, err := f.Devices(name)
 		if err != nil {
@@ -707,7 +714,11 @@ func printInspect(w io.Writer, info *inspectFile) {
 		fmt.Fprintf(w, "property:    %s = %s\n", k, info.Properties[k])
 	}
 	for _, t := range info.Tables {
-		fmt.Fprintf(w, "\ntable %s (%s model, %d devices)\n", t.Name, t.Model, len(t.Devices))
+		timeCol := ""
+		if t.TimeColumn != "" {
+			timeCol = fmt.Sprintf(", time column %q", t.TimeColumn)
+		}
+		fmt.Fprintf(w, "\ntable %s (%s model, %d devices%s)\n", t.Name, t.Model, len(t.Devices), timeCol)
 		if len(t.Columns) > 0 {
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "  COLUMN\tCATEGORY\tTYPE\tENCODING\tCOMPRESSION")
