@@ -197,5 +197,12 @@ func (p *tsPlan) resolveCodecs(o *Options) error {
 			Option: "TimeCompression", Remedy: "to one of " + names(WritableCompressions())}
 	}
 	p.write = &w
+	for i := range p.schema.Columns {
+		if c := &p.schema.Columns[i]; c.Category == tsfile.TimeCol {
+			// The TIME column holds no chunks of its own: it says how the
+			// time chunks are stored, as the C++ writer's does.
+			c.Encoding, c.Compression = w.TimeEncoding.Encoding(), w.TimeCompression
+		}
+	}
 	return nil
 }

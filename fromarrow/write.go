@@ -38,6 +38,23 @@ type Options struct {
 	// column without nulls (default: the field whose arrowconv.MetaCategory is
 	// "TIME", else "time").
 	TimeColumn string
+	// WriteTimeColumn records the time column in the table schema as a
+	// column of category TIME (tsfile.TimeCol), named as the input column
+	// is (in lower case), so that readers that know the category name the
+	// time column after it: the C++ and Python readers of TsFile 2.5, and
+	// this module's. The column stands first in the schema, TIMESTAMP,
+	// with the time chunks' encoding and compression, as the C++ writer
+	// records the TIME column it is given (apache/tsfile cpp/src/common
+	// schema.h, TableSchema::serialize_to; the Python
+	// tsfile.utils.dataframe_to_tsfile puts it first as TIMESTAMP).
+	//
+	// Upstream Java TsFile and IoTDB know only the categories TAG, FIELD
+	// and ATTRIBUTE, and cannot read such a file at all; without it the
+	// time column's name is not stored and every reader calls it "time".
+	// An input whose time column a reader named after a TIME column (its
+	// arrowconv.MetaCategory is "TIME") is written without one unless this
+	// is set. The table model only: with Tree it is an error.
+	WriteTimeColumn bool
 	// TimeUnit is the unit of the timestamps stored in the file, which
 	// TsFile does not record: read the file back with the same
 	// arrowconv.Options.TimeUnit, and load it into an IoTDB whose

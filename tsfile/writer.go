@@ -344,7 +344,20 @@ func (w *Writer) RegisterTable(s TableSchema) error {
 		return err
 	}
 	seen := map[string]bool{}
+	timeCol := ""
 	for _, c := range s.Columns {
+		if c.Category == TimeCol {
+			// A TIME column names the time column (TsFile 2.5's C++
+			// writer, apache/tsfile cpp/src/common/schema.h): one at
+			// most, of a type that holds timestamps.
+			if timeCol != "" {
+				return fmt.Errorf("tsfile: table %q has two TIME columns, %q and %q", s.Name, timeCol, c.Name)
+			}
+			if c.DataType != Timestamp && c.DataType != Int64 {
+				return fmt.Errorf("tsfile: TIME column %q must be TIMESTAMP or INT64, not %s", c.Name, c.DataType)
+			}
+			timeCol = c.Name
+		}
 		if err := w.checkLowerCase("column", s.Name, c.Name); err != nil {
 			return err
 		}
