@@ -104,6 +104,14 @@ type Options struct {
 	// time encoding and compression are overridden as TimeEncoding and
 	// TimeCompression say.
 	Write *tsfile.WriteOptions
+	// TablePointCount writes the footer property tablePointCount.<table>,
+	// the number of non-null FIELD values written, as TsFile 2.5's Java
+	// writer can (tsfile.WriteOptions.TablePointCount). It is also written
+	// when Write.Properties holds one for any table, as properties carried
+	// over from a TsFile do: that count described the file read, not the
+	// rows written (a time range or column projection changes it), so it
+	// is counted again rather than copied.
+	TablePointCount bool
 	// MaxBufferedRows bounds the rows held in memory over all devices
 	// (default defaultMaxBufferedRows). When the bound is reached, the
 	// devices holding the most rows are written, each as one chunk group,
