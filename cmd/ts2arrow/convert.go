@@ -111,6 +111,12 @@ TEXT, STRING and BLOB. A pair the format does not allow (gorilla for a
 TEXT column) is refused with the choices. The time column is always
 TS_2DIFF, the only one upstream readers decode there.
 
+TsFile inputs converted to tsfile keep their footer properties, byte for
+byte (null and empty values apart), but for the encryption properties the
+writer sets itself and a key the inputs disagree on (a warning names it);
+a tablePointCount.TABLE property is counted again for the rows written.
+Parquet, Arrow and CSV carry no footer properties.
+
 The reverse path: INPUT may be a Parquet, Arrow IPC (file or stream) or
 CSV file, and "-o x.tsfile" writes a table-model TsFile whose TAG columns
 are --tags (by default those a tsarrow conversion marked TAG), so that
@@ -283,13 +289,15 @@ type convertJob struct {
 	objects     *objstore.Options    // object URLs: the inputs, and -o
 
 	// The reverse path (reverse.go).
-	csvSchema    *arrow.Schema // --schema: a CSV input's column types
-	timeColumn   string        // --time-column
-	writeTime    bool          // --write-time-column
-	castDecimal  bool          // --cast-decimal double
-	tree         bool          // --tree
-	deviceColumn string        // --device-column
-	aligned      bool          // --aligned
+	csvSchema    *arrow.Schema     // --schema: a CSV input's column types
+	timeColumn   string            // --time-column
+	writeTime    bool              // --write-time-column
+	carried      []tsfile.Property // TsFile inputs' footer properties (carryprops.go)
+	countPoints  bool              // an input had tablePointCount.<table>
+	castDecimal  bool              // --cast-decimal double
+	tree         bool              // --tree
+	deviceColumn string            // --device-column
+	aligned      bool              // --aligned
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) (err error) {
@@ -950,6 +958,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 	// the rows for the progress bar.
 	var schema *arrow.Schema
 	var total int64
+	var carried carriedProps // footer properties for a TsFile output
 	for i, name := range j.inputs {
 		if i > 0 && j.recover {
 			break
@@ -966,8 +975,14 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 			return err
 		}
 		total += estimateRows(in.file, rdr)
+		if in.file != nil && j.format == "tsfile" {
+			carried.add(in.file.Metadata.Properties)
+		}
 		rdr.Release()
 		in.close()
+	}
+	if j.format == "tsfile" {
+		j.carried, j.countPoints = carried.result(stderr, j.out), carried.count
 	}
 	prog := j.progressFor(stderr, total)
 	chain := &chainReader{ctx: ctx, schema: schema, prog: prog, next: func(k int) (*input, array.RecordReader, error) {
@@ -1005,7 +1020,15 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 // writeChain writes the chained batches in the job's format to OUT, through
 // its temporary file (dst.writeFile), or to standard output for -o -.
 func (j *convertJob) writeChain(chain *chainReader, stdout io.Writer) error {
-	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite, WriteTimeColumn: j.writeTime}
+	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite, WriteTimeColumn: j.writeTime, TablePointCount: j.countPoints}
+	if len(j.carried) > 0 {
+		w := tsfile.WriteOptions{}
+		if j.tsWrite != nil {
+			w = *j.tsWrite
+		}
+		w.Properties = append(slices.Clone(w.Properties), j.carried...)
+		j.wopts.tsfile.Write = &w
+	}
 	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
 	if j.out != "-" {
 		return j.dst.writeFile(chain.ctx, write)
