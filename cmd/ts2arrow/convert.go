@@ -111,10 +111,11 @@ TEXT, STRING and BLOB. A pair the format does not allow (gorilla for a
 TEXT column) is refused with the choices. The time column is always
 TS_2DIFF, the only one upstream readers decode there.
 
-TsFile inputs converted to tsfile keep their footer properties, byte for
-byte (null and empty values apart), but for the encryption properties the
-writer sets itself and a key the inputs disagree on (a warning names it);
-a tablePointCount.TABLE property is counted again for the rows written.
+TsFile inputs (files, not an IoTDB data directory, whose files are merged)
+converted to tsfile keep their footer properties, byte for byte (null and
+empty values apart), but for the encryption properties the writer sets
+itself and a key the inputs disagree on (a warning names it); a
+tablePointCount.TABLE property is counted again for the rows written.
 Parquet, Arrow and CSV carry no footer properties.
 
 The reverse path: INPUT may be a Parquet, Arrow IPC (file or stream) or
