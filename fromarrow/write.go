@@ -174,7 +174,8 @@ func (e *OptionError) Error() string {
 // Each distinct tuple of TAG values is a device, whose DeviceID is the
 // table name followed by the TAG values. Every column other than the time,
 // TAG and ATTRIBUTE columns becomes a FIELD column of the table schema,
-// in input order after the TAGs and ATTRIBUTEs. FIELD types follow the
+// in input order after the TAGs and ATTRIBUTEs (with Options.WriteTimeColumn
+// the time column comes first, as a TIME column). FIELD types follow the
 // Arrow type, and the field metadata arrowconv.MetaType where it names another type
 // the column's values fit:
 //
