@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/tsarrow/tsarrow/aead"
 	"github.com/tsarrow/tsarrow/internal/inputs"
@@ -47,6 +46,12 @@ FILE... names several files, a directory or a pattern. The fields are
 documented in docs/inspect-json.md; they are kept stable (new fields may be
 added). Key material (the encryptKey property) is never printed.
 
+Footer properties print one per line, by key: "KEY = VALUE" for text
+(quoted when empty or when it could be mistaken for bytes), "KEY = 0x..."
+with the byte count for values that are not text (TsFile 2.5 stores bytes),
+"KEY is null" for a null value, and a tablePointCount.TABLE property (TsFile
+2.5's count of the table's non-null FIELD values) with its count decoded.
+
 --lenient reads files with known writer quirks and lists what it worked
 around as warnings.
 
@@ -77,9 +82,12 @@ type inspectFile struct {
 	// PageAEAD describes a Page AEAD header (never its keys).
 	PageAEAD   *inspectAEAD      `json:"page_aead,omitempty"`
 	Properties map[string]string `json:"properties"`
-	Chunks     int               `json:"chunks"`
-	Pages      int               `json:"pages"`
-	Tables     []inspectTable    `json:"tables"`
+	// PropertyValues are the footer properties in footer order, null
+	// apart from empty, bytes apart from text (inspect_props.go).
+	PropertyValues []inspectProperty `json:"property_values"`
+	Chunks         int               `json:"chunks"`
+	Pages          int               `json:"pages"`
+	Tables         []inspectTable    `json:"tables"`
 	// Warnings are what --lenient worked around.
 	Warnings []string `json:"warnings,omitempty"`
 	// fetched says what reading an object cost (input.fetched), for
@@ -401,17 +409,8 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 	}
 	defer in.close()
 	f := in.file
-	info := &inspectFile{File: name, Size: f.Size(), Version: int(f.Version), Properties: map[string]string{}}
-	for _, p := range f.Metadata.Properties {
-		if p.Null {
-			continue
-		}
-		if utf8.Valid(p.Value) {
-			info.Properties[p.Key] = string(p.Value)
-		} else {
-			info.Properties[p.Key] = "0x" + hex.EncodeToString(p.Value)
-		}
-	}
+	info := &inspectFile{File: name, Size: f.Size(), Version: int(f.Version)}
+	info.Properties, info.PropertyValues = inspectProperties(f.Metadata.Properties)
 	info.Encryption = "none"
 	if lvl, ok := f.Metadata.Property(aead.LegacyPropLevel); ok && string(lvl) != "0" {
 		typ, _ := f.Metadata.Property(aead.LegacyPropType)
@@ -438,8 +437,6 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 			info.PageAEAD.MetadataAuth = "unchecked"
 		}
 	}
-	// Never show key material.
-	delete(info.Properties, aead.LegacyPropKey)
 	for _, name := range f.Tables() {
 		t := inspectTable{Name: name, Model: "tree"}
 		if s, ok := f.SchemaOf(name); ok {
@@ -705,13 +702,10 @@ func printInspect(w io.Writer, info *inspectFile) {
 	for _, x := range info.WriterQuirks {
 		fmt.Fprintf(w, "quirk:       %s\n", x)
 	}
-	keys := make([]string, 0, len(info.Properties))
-	for k := range info.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "property:    %s = %s\n", k, info.Properties[k])
+	props := slices.Clone(info.PropertyValues)
+	slices.SortStableFunc(props, func(a, b inspectProperty) int { return strings.Compare(a.Key, b.Key) })
+	for _, p := range props {
+		fmt.Fprintf(w, "property:    %s\n", propertyLine(p))
 	}
 	for _, t := range info.Tables {
 		timeCol := ""
