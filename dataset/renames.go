@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/tsarrow/tsarrow/tsfile"
@@ -33,9 +32,9 @@ const SevoSuffix = ".sevo"
 const RenamesUnsettled = "IoTDB's ALTER TABLE ... RENAME of a base table (apache/iotdb pull request #17079: open, in no IoTDB release, its .sevo format not settled)"
 
 // ErrRenames reports a data directory whose schema-evolution files record
-// table or column renames, which the reader does not apply. Errors that
-// wrap it wrap tsfile.ErrUnsupported too.
-var ErrRenames = errors.New("dataset: table or column renames not applied")
+// table or column renames, which the reader does not apply. It wraps
+// tsfile.ErrUnsupported.
+var ErrRenames = fmt.Errorf("renames not applied: %w", tsfile.ErrUnsupported)
 
 // sevoReason is why Discover does not take a .sevo file as data.
 const sevoReason = "schema-evolution log of table and column renames, from " + RenamesUnsettled + "; not applied"
@@ -50,5 +49,5 @@ func (d *Dataset) renames(p string) error {
 		d.warnings = append(d.warnings, fmt.Sprintf("%s: an empty schema-evolution log of %s: it records no rename, so the files are read under their stored names", p, RenamesUnsettled))
 		return nil
 	}
-	return fmt.Errorf("dataset: %s records table or column renames, made by %s; this reader does not apply them (a renamed table would read as two tables and a renamed column as two columns); read with --raw to see every file under its stored names: %w: %w", p, RenamesUnsettled, ErrRenames, tsfile.ErrUnsupported)
+	return fmt.Errorf("dataset: %s records table or column renames, made by %s; this reader does not apply them (a renamed table would read as two tables and a renamed column as two columns); read with --raw to see every file under its stored names: %w", p, RenamesUnsettled, ErrRenames)
 }
