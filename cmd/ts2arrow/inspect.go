@@ -96,6 +96,9 @@ type inspectFile struct {
 	// WriterQuirks names the writer quirks the file was read with
 	// (tsfile.WriterQuirk), as far as inspect reads it.
 	WriterQuirks []string `json:"writer_quirks,omitempty"`
+	// Notes say what the file holds that the reader leaves as it is
+	// (sevNote).
+	Notes []string `json:"notes,omitempty"`
 }
 
 type inspectAEAD struct {
@@ -411,6 +414,9 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 	f := in.file
 	info := &inspectFile{File: name, Size: f.Size(), Version: int(f.Version)}
 	info.Properties, info.PropertyValues = inspectProperties(f.Metadata.Properties)
+	if n := sevNote(f.Metadata.Properties); n != "" {
+		info.Notes = append(info.Notes, n)
+	}
 	info.Encryption = "none"
 	if lvl, ok := f.Metadata.Property(aead.LegacyPropLevel); ok && string(lvl) != "0" {
 		typ, _ := f.Metadata.Property(aead.LegacyPropType)
@@ -702,6 +708,9 @@ func printInspect(w io.Writer, info *inspectFile) {
 	for _, x := range info.WriterQuirks {
 		fmt.Fprintf(w, "quirk:       %s\n", x)
 	}
+	for _, x := range info.Notes {
+		fmt.Fprintf(w, "note:        %s\n", x)
+	}
 	props := slices.Clone(info.PropertyValues)
 	slices.SortStableFunc(props, func(a, b inspectProperty) int { return strings.Compare(a.Key, b.Key) })
 	for _, p := range props {
@@ -833,4 +842,29 @@ func anyStr(v any) string {
 		return "-"
 	}
 	return fmt.Sprint(v)
+}
+
+// sevPrefix begins the footer properties in which apache/tsfile's
+// TsFileSchemaRewriter records renames: "SEV:TableRename:{old}" = new and
+// "SEV:ColumnRename:{len},{len},{table},{old}" = new (SchemaEvolution,
+// TableRename, ColumnRename in java/tsfile/.../file/metadata/evolution/).
+// Those classes are on a branch only, in no TsFile release, and the IoTDB
+// side (apache/iotdb #17079) is an open pull request (docs/upstream-2.5.md
+// 4), so the properties are read as plain properties and nothing is
+// renamed.
+const sevPrefix = "SEV:"
+
+// sevNote says how many SEV: properties props holds and that they are not
+// applied, or "" when there is none.
+func sevNote(props []tsfile.Property) string {
+	n := 0
+	for _, p := range props {
+		if strings.HasPrefix(p.Key, sevPrefix) {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d %s* properties record table or column renames in the form of apache/tsfile's TsFileSchemaRewriter (on a branch, in no TsFile release; IoTDB's side is apache/iotdb pull request #17079, open): shown as plain properties, not applied, so tables and columns read under their stored names", n, sevPrefix)
 }
