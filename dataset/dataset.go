@@ -196,7 +196,7 @@ type dataFile struct {
 	// the tables of res.Devices, sorted.
 	resIdx map[string]int
 	tables []string
-	mods   *Mods // nil without mods
+	mods   *modsIndex // nil without mods
 	// modsPath is the mods file whose deletions apply ("" for none).
 	modsPath string
 	// v1Whole is set when the deletions of a .mods file apply to the
@@ -308,24 +308,14 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 		}
 		if df.modsPath != "" {
 			var st fs.FileInfo
-			m, err := readMods(d.fsys, df.modsPath, d.opts.Mods, &st)
+			m, warnings, err := readModsIndex(d.fsys, df.modsPath, d.opts.Mods, &st, df.v1Whole)
 			if err != nil {
 				return nil, companionError(df.modsPath, err)
 			}
-			for _, w := range m.Warnings {
+			for _, w := range warnings {
 				d.warnings = append(d.warnings, fmt.Sprintf("%s: %s", df.modsPath, w))
 			}
-			if df.v1Whole {
-				// As IoTDB 2.x converts the entry: the path and the time
-				// range kept, read back closed from the .mods2 it writes
-				// (ModEntry stores only both bounds), the offset dropped.
-				for i := range m.Deletions {
-					dl := &m.Deletions[i]
-					dl.Version, dl.FileOffset, dl.Legacy = ModsV2, 0, false
-					dl.OpenStart, dl.OpenEnd = false, false
-				}
-			}
-			if len(m.Deletions) > 0 {
+			if m.entries > 0 {
 				df.mods = m
 			}
 			d.versions = append(d.versions, versionOf(df.modsPath, st))
@@ -805,8 +795,8 @@ func (d *Dataset) rules(files []*dataFile) []string {
 		}
 		if df.mods != nil {
 			modsFiles++
-			dels += len(df.mods.Deletions)
-			if df.mods.Version == ModsV1 {
+			dels += df.mods.entries
+			if df.mods.version == ModsV1 {
 				v1++
 				if df.v1Whole {
 					v1Whole++

@@ -1,8 +1,10 @@
 package dataset
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -20,7 +22,7 @@ func mergeSpans(s []span) []span {
 	if len(s) < 2 {
 		return s
 	}
-	sort.Slice(s, func(i, j int) bool { return s[i].lo < s[j].lo })
+	slices.SortFunc(s, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	out := s[:1]
 	for _, x := range s[1:] {
 		last := &out[len(out)-1]
@@ -68,10 +70,10 @@ func deletionsFor(df *dataFile, dev tsfile.DeviceID, series []tsfile.TimeseriesM
 	if df.mods == nil {
 		return dd, nil
 	}
-	var rel []*Deletion
-	for i := range df.mods.Deletions {
-		if df.mods.Deletions[i].AffectsDevice(dev) {
-			rel = append(rel, &df.mods.Deletions[i])
+	var rel []*modsGroup
+	for _, g := range df.mods.groups {
+		if len(g.spans) > 0 && g.d.AffectsDevice(dev) {
+			rel = append(rel, g)
 		}
 	}
 	if len(rel) == 0 {
@@ -86,15 +88,14 @@ func deletionsFor(df *dataFile, dev tsfile.DeviceID, series []tsfile.TimeseriesM
 			continue
 		}
 		var spans []span
-		for _, d := range rel {
-			if !d.AffectsMeasurement(dev, col) {
+		for _, g := range rel {
+			if !g.d.AffectsMeasurement(dev, col) {
 				continue
 			}
-			s, err := chunkSpans(df, dev, col, d, ts.Chunks)
-			if err != nil {
+			var err error
+			if spans, err = chunkSpans(spans, df, dev, col, g, ts.Chunks); err != nil {
 				return nil, err
 			}
-			spans = append(spans, s...)
 		}
 		if len(spans) == 0 {
 			continue
@@ -150,13 +151,10 @@ func subtractSpans(a, b []span) []span {
 	return out
 }
 
-// chunkSpans returns the times d deletes from a series with these chunks.
-func chunkSpans(df *dataFile, dev tsfile.DeviceID, col string, d *Deletion, chunks []tsfile.ChunkMetadata) ([]span, error) {
-	lo, ok1 := d.lo()
-	hi, ok2 := d.hi()
-	if !ok1 || !ok2 || lo > hi {
-		return nil, nil
-	}
+// chunkSpans appends to dst the times the deletions of g delete from a
+// series with these chunks.
+func chunkSpans(dst []span, df *dataFile, dev tsfile.DeviceID, col string, g *modsGroup, chunks []tsfile.ChunkMetadata) ([]span, error) {
+	d := &g.d // the target's fields; the ranges are g.spans
 	all := true
 	for _, c := range chunks {
 		if !d.AppliesToChunk(c.Offset) {
@@ -165,33 +163,34 @@ func chunkSpans(df *dataFile, dev tsfile.DeviceID, col string, d *Deletion, chun
 		}
 	}
 	if all {
-		return []span{{lo, hi}}, nil
+		return append(dst, g.spans...), nil
 	}
-	var hit, spared []span
+	var spared []span
 	for _, c := range chunks {
-		st := c.Statistics
-		r := span{max(lo, st.StartTime), min(hi, st.EndTime)}
-		if r.lo > r.hi {
-			continue
-		}
-		if d.AppliesToChunk(c.Offset) {
-			hit = append(hit, r)
-		} else {
-			spared = append(spared, span{st.StartTime, st.EndTime})
+		if !d.AppliesToChunk(c.Offset) {
+			spared = append(spared, span{c.Statistics.StartTime, c.Statistics.EndTime})
 		}
 	}
-	for _, h := range hit {
-		for _, s := range spared {
-			if h.lo <= s.hi && s.lo <= h.hi {
-				name := dev.String()
-				if col != "" {
-					name += "." + col
-				}
-				return nil, fmt.Errorf("dataset: %s: the deletion %s of %s applies to some chunks of %s and not to others that overlap them in time, which this reader cannot apply point by point; read with --raw to ignore deletions: %w", df.Path, d, df.modsPath, name, tsfile.ErrUnsupported)
+	for _, s := range g.spans {
+		for _, c := range chunks {
+			st := c.Statistics
+			h := span{max(s.lo, st.StartTime), min(s.hi, st.EndTime)}
+			if h.lo > h.hi || !d.AppliesToChunk(c.Offset) {
+				continue
 			}
+			for _, sp := range spared {
+				if h.lo <= sp.hi && sp.lo <= h.hi {
+					name := dev.String()
+					if col != "" {
+						name += "." + col
+					}
+					return nil, fmt.Errorf("dataset: %s: the deletion %s of %s applies to some chunks of %s and not to others that overlap them in time, which this reader cannot apply point by point; read with --raw to ignore deletions: %w", df.Path, g.deletion(s), df.modsPath, name, tsfile.ErrUnsupported)
+				}
+			}
+			dst = append(dst, h)
 		}
 	}
-	return hit, nil
+	return dst, nil
 }
 
 // rangeIn returns the rows [i, j) of sorted times that lie in s.

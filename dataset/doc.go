@@ -51,7 +51,10 @@
 //
 // The parts are usable alone: ParseName, Discover, ParseResource and
 // ReadResourceFile (with Resource.AppendBinary to write one), Priority,
-// and the mods parsers and writers (ParseModsV1/V2, AppendModsV1/V2).
+// and the mods parsers and writers (ParseModsV1/V2, AppendModsV1/V2;
+// ModsScanner and ScanModsFS read a mods file entry by entry, as a
+// Dataset does, merging the entries per deletion target as they stream,
+// so a mods file of any size takes memory by its distinct targets).
 // Every parser checks sizes before it allocates and refuses what it
 // cannot read with an error that wraps tsfile.ErrCorrupt or
 // tsfile.ErrUnsupported.

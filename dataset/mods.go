@@ -277,22 +277,166 @@ type Mods struct {
 
 // ParseMods parses a whole mods file of the given version.
 func ParseMods(data []byte, v ModsVersion, opts *ModsOptions) (*Mods, error) {
-	switch v {
-	case ModsV1:
-		return ParseModsV1(data, opts)
-	case ModsV2:
-		return ParseModsV2(data, opts)
+	return parseMods(data, v, opts)
+}
+
+// parseMods parses data through a ModsScanner over it, which reads the
+// entries in place (its window is data itself).
+func parseMods(data []byte, v ModsVersion, opts *ModsOptions) (*Mods, error) {
+	s, err := newModsScanner(nil, int64(len(data)), v, opts)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("dataset: unknown mods version %d", v)
+	s.r.buf = data
+	s.r.rest = 0
+	return collectMods(s)
+}
+
+// collectMods keeps every entry s reads.
+func collectMods(s *ModsScanner) (*Mods, error) {
+	m := &Mods{Version: s.v}
+	for s.Next() {
+		m.Deletions = append(m.Deletions, *s.Deletion())
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	m.Warnings = s.Warnings()
+	return m, nil
+}
+
+// ModsScanner reads a mods file one entry at a time, as IoTDB 2.0.11's
+// query engine iterates a mods file (TsFileResource.ModIterator over
+// ModificationFile.ModIterator, a 64 KiB buffered stream) instead of
+// loading it whole. It holds a window of the file: at most
+// modsWindowSize bytes, or twice the longest entry (or v1 line) when one
+// is longer, so memory does not grow with the file. Entries and warnings
+// are those ParseModsV1 and ParseModsV2 give for the same bytes.
+type ModsScanner struct {
+	v        ModsVersion
+	r        v2reader // the window and the read position (v1 too)
+	d        Deletion
+	err      error
+	warnings []string
+	done     bool
+	lineNo   int
+	// kind and body are the v2 entry just read, less its times (in the
+	// window: valid until the next call of Next).
+	kind byte
+	body []byte
+}
+
+// modsWindowSize is the window a ModsScanner starts with.
+const modsWindowSize = 256 << 10
+
+// NewModsScanner returns a scanner of the mods file of version v that r
+// holds, of which size bytes are read: the size the file had when
+// opened, since IoTDB appends to the mods file of a live directory (a
+// deletion being written then reads as a truncated last entry, dropped
+// with a warning). A size past the limit is refused before anything is
+// read or allocated (ErrModsTooLarge); so is a reader that ends before
+// size bytes (the file was replaced or truncated), when the scan gets
+// there.
+func NewModsScanner(r io.Reader, size int64, v ModsVersion, opts *ModsOptions) (*ModsScanner, error) {
+	s, err := newModsScanner(r, size, v, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.r.buf = make([]byte, 0, min(size, modsWindowSize))
+	return s, nil
+}
+
+func newModsScanner(r io.Reader, size int64, v ModsVersion, opts *ModsOptions) (*ModsScanner, error) {
+	if v != ModsV1 && v != ModsV2 {
+		return nil, fmt.Errorf("dataset: unknown mods version %d", v)
+	}
+	if err := checkModsSize(size, opts); err != nil {
+		return nil, err
+	}
+	if size < 0 {
+		return nil, fmt.Errorf("dataset: negative mods file size %d", size)
+	}
+	return &ModsScanner{v: v, r: v2reader{window: window{src: r, rest: size}}}, nil
+}
+
+// Next reads the next entry, reporting false at the end of the file, at
+// an entry or line IoTDB stops reading at (see Warnings) or on an error
+// (see Err).
+func (s *ModsScanner) Next() bool {
+	if s.done {
+		return false
+	}
+	var ok bool
+	if s.v == ModsV1 {
+		ok = s.nextV1()
+	} else {
+		ok = s.nextV2()
+	}
+	if !ok {
+		s.done = true
+		s.body = nil
+	}
+	return ok
+}
+
+// Deletion returns the entry Next read. Its strings and slices are the
+// caller's to keep; the Deletion itself is overwritten by the next call.
+func (s *ModsScanner) Deletion() *Deletion { return &s.d }
+
+// Err returns the error that ended the scan, if any: corruption IoTDB's
+// reader fails on, or a read error.
+func (s *ModsScanner) Err() error { return s.err }
+
+// Warnings says what was skipped, as IoTDB skips it (Mods.Warnings).
+func (s *ModsScanner) Warnings() []string { return s.warnings }
+
+// Version returns the format being read.
+func (s *ModsScanner) Version() ModsVersion { return s.v }
+
+// window is the part of a mods file in memory: buf holds the bytes from
+// offset base on, and rest bytes of the file follow, not yet read.
+type window struct {
+	src  io.Reader
+	buf  []byte
+	base int64
+	rest int64
+}
+
+// refill drops the bytes of buf before keep, moves the others to its
+// front and reads more after them. The buffer doubles when the bytes kept
+// fill half of it, so each read is at least half a buffer and the buffer
+// ends at most twice the longest entry or line (or its first size).
+func (w *window) refill(keep int) error {
+	tail := len(w.buf) - keep
+	c := max(cap(w.buf), 1)
+	nb := w.buf[:cap(w.buf)]
+	if tail >= c/2 {
+		c *= 2
+		nb = make([]byte, c)
+	}
+	copy(nb, w.buf[keep:])
+	n := int(min(int64(c-tail), w.rest))
+	if w.src == nil {
+		return errors.New("dataset: mods scanner without a reader")
+	}
+	if _, err := io.ReadFull(w.src, nb[tail:tail+n]); err != nil {
+		// The file shrank while we read it: IoTDB replaced or truncated it.
+		return fmt.Errorf("dataset: mods file changed while read: %w", err)
+	}
+	w.buf = nb[:tail+n]
+	w.base += int64(keep)
+	w.rest -= int64(n)
+	return nil
 }
 
 // ReadModsFile reads the mods file name, whose version its suffix tells
-// (".mods" or ".mods2"). A file larger than the limit is refused before
-// anything is allocated. The file is read up to the size it had when
-// opened: IoTDB appends to mods files of a live directory, and an entry
-// being written then shows as a truncated last entry, which is dropped
-// with a warning, as IoTDB drops it. A file that is not a regular one (a
-// named pipe, a device) is refused before it is opened (ErrNotRegular).
+// (".mods" or ".mods2"), keeping every entry (ScanModsFS keeps none). A
+// file larger than the limit is refused before anything is allocated.
+// The file is read up to the size it had when opened: IoTDB appends to
+// mods files of a live directory, and an entry being written then shows
+// as a truncated last entry, which is dropped with a warning, as IoTDB
+// drops it. A file that is not a regular one (a named pipe, a device) is
+// refused before it is opened (ErrNotRegular).
 func ReadModsFile(name string, opts *ModsOptions) (*Mods, error) {
 	return readMods(osFS{}, name, opts, nil)
 }
@@ -303,61 +447,84 @@ func ReadModsFS(fsys fs.FS, name string, opts *ModsOptions) (*Mods, error) {
 	return readMods(fsOf(fsys), name, opts, nil)
 }
 
+// ScanModsFS reads the mods file name in fsys (the operating system when
+// nil) as ReadModsFS does, handing each entry to fn instead of keeping
+// it, so that a file of any size is read in a window of the file
+// (ModsScanner). An error of fn ends the scan and is returned. It
+// returns the warnings of the scan.
+func ScanModsFS(fsys fs.FS, name string, opts *ModsOptions, fn func(d *Deletion) error) ([]string, error) {
+	var warnings []string
+	err := scanMods(fsOf(fsys), name, opts, nil, func(s *ModsScanner) error {
+		for s.Next() {
+			if err := fn(s.Deletion()); err != nil {
+				return err
+			}
+		}
+		if err := s.Err(); err != nil {
+			return err
+		}
+		warnings = s.Warnings()
+		return nil
+	})
+	return warnings, err
+}
+
 // readMods reads the mods file name; with info set, it stores there the
 // stat of the file it opened (the version read).
 func readMods(fsys fileSystem, name string, opts *ModsOptions, info *fs.FileInfo) (*Mods, error) {
-	var v ModsVersion
+	var m *Mods
+	err := scanMods(fsys, name, opts, info, func(s *ModsScanner) (err error) {
+		m, err = collectMods(s)
+		return err
+	})
+	return m, err
+}
+
+// modsVersionOf tells a mods file's version from its name.
+func modsVersionOf(name string) (ModsVersion, error) {
 	switch {
 	case strings.HasSuffix(name, ModsV2Suffix):
-		v = ModsV2
+		return ModsV2, nil
 	case strings.HasSuffix(name, ModsV1Suffix):
-		v = ModsV1
-	default:
-		return nil, fmt.Errorf("dataset: %s: not a mods file (want suffix %s or %s)", name, ModsV1Suffix, ModsV2Suffix)
+		return ModsV1, nil
+	}
+	return 0, fmt.Errorf("dataset: %s: not a mods file (want suffix %s or %s)", name, ModsV1Suffix, ModsV2Suffix)
+}
+
+// scanMods opens the mods file name and hands fn a scanner of it; with
+// info set, it stores there the stat of the file it opened. Errors are
+// wrapped with the file's name.
+func scanMods(fsys fileSystem, name string, opts *ModsOptions, info *fs.FileInfo, fn func(s *ModsScanner) error) error {
+	v, err := modsVersionOf(name)
+	if err != nil {
+		return err
 	}
 	f, err := openRegular(fsys, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if info != nil {
 		*info = st
 	}
-	data, err := readModsData(f, st.Size(), opts)
+	s, err := NewModsScanner(f, st.Size(), v, opts)
+	if err == nil {
+		err = fn(s)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", name, err)
+		return fmt.Errorf("dataset: %s: %w", name, err)
 	}
-	m, err := ParseMods(data, v, opts)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: %w", name, err)
-	}
-	return m, nil
-}
-
-// readModsData reads size bytes of r after checking size against the limit.
-func readModsData(r io.Reader, size int64, opts *ModsOptions) ([]byte, error) {
-	if err := checkModsSize(size, opts); err != nil {
-		return nil, err
-	}
-	if size < 0 {
-		return nil, fmt.Errorf("dataset: negative mods file size %d", size)
-	}
-	data := make([]byte, size)
-	if _, err := io.ReadFull(r, data); err != nil {
-		// The file shrank while we read it: IoTDB replaced or truncated it.
-		return nil, fmt.Errorf("dataset: mods file changed while read: %w", err)
-	}
-	return data, nil
+	return nil
 }
 
 // checkModsSize refuses data past the limit, so the parsers enforce it too.
 func checkModsSize(n int64, opts *ModsOptions) error {
 	if limit := opts.maxSize(); n > limit {
-		return fmt.Errorf("%w: %d bytes, limit %d", ErrModsTooLarge, n, limit)
+		return fmt.Errorf("%w: %d bytes, limit %d; raise the limit with --max-mods-size (ModsOptions.MaxSize)", ErrModsTooLarge, n, limit)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -32,48 +33,72 @@ const v1Deletion = "DELETION"
 // it, so that line and every line after it are skipped with a warning.
 // A last line without its line end is read like the others, as IoTDB
 // reads it, with a warning, since it may be a write still in progress.
+// ModsScanner reads the same deletions one at a time.
 func ParseModsV1(data []byte, opts *ModsOptions) (*Mods, error) {
-	if err := checkModsSize(int64(len(data)), opts); err != nil {
-		return nil, err
-	}
-	m := &Mods{Version: ModsV1}
-	text := string(data)
-	for lineNo := 1; len(text) > 0; lineNo++ {
-		line, rest, terminated := cutLine(text)
-		text = rest
-		d, err := decodeV1Line(line)
-		if err != nil {
-			skipped := 0
-			for len(text) > 0 {
-				_, text, _ = cutLine(text)
-				skipped++
-			}
-			m.Warnings = append(m.Warnings, fmt.Sprintf(
-				"mods line %d: %v: it and the %d lines after it are skipped, as IoTDB stops reading there",
-				lineNo, err, skipped))
-			break
-		}
-		if !terminated {
-			m.Warnings = append(m.Warnings, fmt.Sprintf(
-				"mods line %d has no line end: it may be a deletion still being written", lineNo))
-		}
-		m.Deletions = append(m.Deletions, d)
-	}
-	return m, nil
+	return parseMods(data, ModsV1, opts)
 }
 
-// cutLine splits the first line off text as Java's BufferedReader.readLine
-// does, reporting whether a line end followed it.
-func cutLine(text string) (line, rest string, terminated bool) {
-	i := strings.IndexAny(text, "\r\n")
-	if i < 0 {
-		return text, "", false
+// nextV1 reads the next line's deletion into s.d.
+func (s *ModsScanner) nextV1() bool {
+	line, terminated, ok, err := s.line()
+	if err != nil || !ok {
+		s.err = err
+		return false
 	}
-	line, rest = text[:i], text[i+1:]
-	if text[i] == '\r' && strings.HasPrefix(rest, "\n") {
-		rest = rest[1:]
+	s.lineNo++
+	d, err := decodeV1Line(string(line), s.r.parsePattern)
+	if err != nil {
+		skipped := 0
+		for {
+			_, _, ok, rerr := s.line()
+			if rerr != nil {
+				s.err = rerr
+				return false
+			}
+			if !ok {
+				break
+			}
+			skipped++
+		}
+		s.warnings = append(s.warnings, fmt.Sprintf(
+			"mods line %d: %v: it and the %d lines after it are skipped, as IoTDB stops reading there",
+			s.lineNo, err, skipped))
+		return false
 	}
-	return line, rest, true
+	if !terminated {
+		s.warnings = append(s.warnings, fmt.Sprintf(
+			"mods line %d has no line end: it may be a deletion still being written", s.lineNo))
+	}
+	s.d = d
+	return true
+}
+
+// line returns the next line as Java's BufferedReader.readLine cuts it,
+// valid until the next call, and whether a line end followed it; ok is
+// false at the end of the file. The window grows to the longest line.
+func (s *ModsScanner) line() (line []byte, terminated, ok bool, err error) {
+	r := &s.r
+	for {
+		b := r.buf[r.pos:]
+		i := bytes.IndexAny(b, "\r\n")
+		// A "\r" at the window's end may be the first half of "\r\n".
+		if i >= 0 && (b[i] == '\n' || i+1 < len(b) || r.rest == 0) {
+			n := i + 1
+			if b[i] == '\r' && n < len(b) && b[n] == '\n' {
+				n++
+			}
+			r.pos += n
+			return b[:i], true, true, nil
+		}
+		if r.rest == 0 {
+			r.pos += len(b)
+			return b, false, len(b) > 0, nil
+		}
+		if err := r.refill(r.pos); err != nil {
+			return nil, false, false, err
+		}
+		r.pos = 0
+	}
 }
 
 // javaSplit is Java's String.split on a one-character, non-regex
@@ -104,7 +129,7 @@ func parseJavaLong(s string) (int64, error) {
 
 // decodeV1Line decodes one line into a deletion, or says why IoTDB would
 // not.
-func decodeV1Line(line string) (Deletion, error) {
+func decodeV1Line(line string, parsePattern func(string) (Pattern, error)) (Deletion, error) {
 	fields := javaSplit(line, ",")
 	if len(fields) == 0 || fields[0] != v1Deletion {
 		// Java would index an empty array here (a line of commas only) and
@@ -151,7 +176,7 @@ func decodeV1Line(line string) (Deletion, error) {
 		pathFields = fields[1 : n-2]
 	}
 	path := strings.Join(pathFields, ",")
-	p, err := ParsePattern(path)
+	p, err := parsePattern(path)
 	if err != nil {
 		return Deletion{}, fmt.Errorf("invalid series path %q", path)
 	}

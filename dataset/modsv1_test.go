@@ -128,6 +128,8 @@ func FuzzModsV1(f *testing.F) {
 	f.Add([]byte("DELETION,5,,7,8\n\nDELETION,root.a,1,2,3\n"))
 	f.Add([]byte(",,,\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A streamed read gives what the whole parse gives.
+		checkScanMatchesParse(t, data, ModsV1)
 		m, err := ParseModsV1(data, &ModsOptions{MaxSize: 1 << 20})
 		if err != nil {
 			return

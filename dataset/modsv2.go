@@ -49,12 +49,77 @@ const maxPredicateDepth = 64
 // data ends inside it, or a length or path it cannot read.
 var errStop = errors.New("truncated or unreadable entry")
 
-// v2reader decodes one ModEntry at a time from data.
+// errMore marks an entry that runs past the window: the file holds the
+// rest, so the window is refilled and the entry read again from its start.
+var errMore = errors.New("entry runs past the window")
+
+// v2reader decodes one ModEntry at a time from a window of the file.
 type v2reader struct {
-	data []byte
-	pos  int
-	// err is the first failure: errStop, or a corruption error.
+	window
+	pos int
+	// err is the first failure: errMore, errStop, or a corruption error.
 	err error
+	// strs and pats hold the strings and tree patterns of recent entries:
+	// a large mods file repeats a few paths and names many times, and
+	// each entry read again would otherwise allocate them, and split the
+	// path, anew. Both are emptied when they reach internLimit.
+	strs map[string]string
+	pats map[string]Pattern
+}
+
+// internLimit bounds the entries of v2reader's tables, and
+// internMaxLen the strings they keep.
+const (
+	internLimit  = 4096
+	internMaxLen = 256
+)
+
+// intern returns b as a string, the one of an earlier entry when the
+// table holds it.
+func (r *v2reader) intern(b []byte) string {
+	if s, ok := r.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(b) <= internMaxLen {
+		if r.strs == nil || len(r.strs) >= internLimit {
+			r.strs = make(map[string]string)
+		}
+		r.strs[s] = s
+	}
+	return s
+}
+
+// parsePattern is ParsePattern for v1 lines, through the table of
+// pattern (a scanner reads one format, so the table holds one kind).
+func (r *v2reader) parsePattern(s string) (Pattern, error) {
+	if p, ok := r.pats[s]; ok {
+		return p, nil
+	}
+	p, err := ParsePattern(s)
+	if err == nil && len(s) <= internMaxLen {
+		if r.pats == nil || len(r.pats) >= internLimit {
+			r.pats = make(map[string]Pattern)
+		}
+		r.pats[s] = p
+	}
+	return p, err
+}
+
+// pattern returns newPattern(s), the one of an earlier entry when the
+// table holds it (a Pattern is never modified, so entries share it).
+func (r *v2reader) pattern(s string) Pattern {
+	if p, ok := r.pats[s]; ok {
+		return p
+	}
+	p := newPattern(s)
+	if len(s) <= internMaxLen {
+		if r.pats == nil || len(r.pats) >= internLimit {
+			r.pats = make(map[string]Pattern)
+		}
+		r.pats[s] = p
+	}
+	return p
 }
 
 func (r *v2reader) fail(err error) {
@@ -63,32 +128,46 @@ func (r *v2reader) fail(err error) {
 	}
 }
 
+// off is the offset in the file of window position i.
+func (r *v2reader) off(i int) int64 { return r.base + int64(i) }
+
+// left is the number of bytes of the file after the read position, in the
+// window or not.
+func (r *v2reader) left() int64 { return int64(len(r.buf)-r.pos) + r.rest }
+
+// need reports whether n bytes follow the read position in the window.
+// When they do not, it fails with errMore if the file holds them and with
+// errStop if it ends first.
+func (r *v2reader) need(n int) bool {
+	if len(r.buf)-r.pos >= n {
+		return true
+	}
+	if r.left() >= int64(n) {
+		r.fail(errMore)
+	} else {
+		r.fail(errStop)
+	}
+	return false
+}
+
 func (r *v2reader) corrupt(at int, structure, format string, args ...any) {
-	r.fail(&tsfile.FormatError{Offset: int64(at), Structure: structure, Msg: fmt.Sprintf(format, args...), Kind: tsfile.ErrCorrupt})
+	r.fail(&tsfile.FormatError{Offset: r.off(at), Structure: structure, Msg: fmt.Sprintf(format, args...), Kind: tsfile.ErrCorrupt})
 }
 
 func (r *v2reader) u8() byte {
-	if r.err != nil {
+	if r.err != nil || !r.need(1) {
 		return 0
 	}
-	if r.pos >= len(r.data) {
-		r.fail(errStop)
-		return 0
-	}
-	b := r.data[r.pos]
+	b := r.buf[r.pos]
 	r.pos++
 	return b
 }
 
 func (r *v2reader) i64() int64 {
-	if r.err != nil {
+	if r.err != nil || !r.need(8) {
 		return 0
 	}
-	if len(r.data)-r.pos < 8 {
-		r.fail(errStop)
-		return 0
-	}
-	v := int64(binary.BigEndian.Uint64(r.data[r.pos:]))
+	v := int64(binary.BigEndian.Uint64(r.buf[r.pos:]))
 	r.pos += 8
 	return v
 }
@@ -103,11 +182,10 @@ func (r *v2reader) uvarint(structure string) uint32 {
 	at := r.pos
 	var v uint64
 	for i := 0; i < 5; i++ {
-		if r.pos >= len(r.data) {
-			r.fail(errStop)
+		if !r.need(1) {
 			return 0
 		}
-		b := r.data[r.pos]
+		b := r.buf[r.pos]
 		r.pos++
 		v |= uint64(b&0x7f) << (7 * i)
 		if b < 0x80 {
@@ -146,10 +224,10 @@ func (r *v2reader) count(structure string, unsigned bool) int {
 		// IoTDB's loops run zero times on a negative count.
 		return 0
 	}
-	if n > int64(len(r.data)-r.pos) {
+	if n > r.left() {
 		// The items cannot fit in what is left: the entry is cut short,
 		// or its count is damaged; IoTDB stops reading either way.
-		r.fail(fmt.Errorf("%w: %s %d at offset %d exceeds the %d bytes left", errStop, structure, n, at, len(r.data)-r.pos))
+		r.fail(fmt.Errorf("%w: %s %d at offset %d exceeds the %d bytes left", errStop, structure, n, r.off(at), r.left()))
 		return 0
 	}
 	return int(n)
@@ -165,13 +243,16 @@ func (r *v2reader) varString(structure string) (s string, ok bool) {
 	if n < 0 {
 		return "", false
 	}
-	if int64(n) > int64(len(r.data)-r.pos) {
+	if int64(n) > r.left() {
 		// Checked before anything is allocated. IoTDB allocates the
 		// length, reads short and stops reading the file.
-		r.fail(fmt.Errorf("%w: %s length %d at offset %d exceeds the %d bytes left", errStop, structure, n, at, len(r.data)-r.pos))
+		r.fail(fmt.Errorf("%w: %s length %d at offset %d exceeds the %d bytes left", errStop, structure, n, r.off(at), r.left()))
 		return "", false
 	}
-	s = string(r.data[r.pos : r.pos+int(n)])
+	if !r.need(int(n)) {
+		return "", false
+	}
+	s = r.intern(r.buf[r.pos : r.pos+int(n)])
 	r.pos += int(n)
 	return s, true
 }
@@ -288,12 +369,12 @@ func (r *v2reader) entry() Deletion {
 		if !backquotesClosed(s) {
 			// IoTDB's path parser throws IllegalPathException, which the
 			// stream reader turns into an IOException: it stops reading.
-			r.fail(fmt.Errorf("%w: tree path %q at offset %d has an unclosed backquote", errStop, s, pat))
+			r.fail(fmt.Errorf("%w: tree path %q at offset %d has an unclosed backquote", errStop, s, r.off(pat)))
 			break
 		}
 		// IoTDB splits a path without backquotes at every dot and checks
 		// nothing more, so any other string is a pattern, empty nodes and all.
-		d.Pattern = newPattern(s)
+		d.Pattern = r.pattern(s)
 	case TableDeletion:
 		tat := r.pos
 		t, ok := r.varString("mods2 table name")
@@ -328,28 +409,44 @@ func (r *v2reader) entry() Deletion {
 // it are dropped with a warning. An unknown entry or predicate type, a
 // null path or table name is corruption and an error, as it fails IoTDB's
 // read. Nothing is allocated for a length before it is checked against
-// the bytes left.
+// the bytes left. ModsScanner reads the same entries one at a time.
 func ParseModsV2(data []byte, opts *ModsOptions) (*Mods, error) {
-	if err := checkModsSize(int64(len(data)), opts); err != nil {
-		return nil, err
-	}
-	m := &Mods{Version: ModsV2}
-	r := &v2reader{data: data}
-	for r.pos < len(data) {
+	return parseMods(data, ModsV2, opts)
+}
+
+// nextV2 reads the next ModEntry into s.d. An entry that runs past the
+// window is read again once the window holds it whole: the window grows
+// to the longest entry, never to the file.
+func (s *ModsScanner) nextV2() bool {
+	r := &s.r
+	for r.pos < len(r.buf) || r.rest > 0 {
 		at := r.pos
 		d := r.entry()
-		if r.err != nil {
-			if errors.Is(r.err, errStop) {
-				m.Warnings = append(m.Warnings, fmt.Sprintf(
-					"mods2 entry at offset %d: %v: dropped %d trailing bytes, as IoTDB stops reading there",
-					at, r.err, len(data)-at))
-				break
+		switch {
+		case r.err == nil:
+			s.d = d
+			// The entry less its times: two entries of equal such bytes
+			// delete from the same series (see modsIndex).
+			s.kind, s.body = r.buf[at], r.buf[at+17:r.pos]
+			return true
+		case r.err == errMore:
+			r.err = nil
+			if err := r.refill(at); err != nil {
+				s.err = err
+				return false
 			}
-			return nil, r.err
+			r.pos = 0
+		case errors.Is(r.err, errStop):
+			s.warnings = append(s.warnings, fmt.Sprintf(
+				"mods2 entry at offset %d: %v: dropped %d trailing bytes, as IoTDB stops reading there",
+				r.off(at), r.err, int64(len(r.buf)-at)+r.rest))
+			return false
+		default:
+			s.err = r.err
+			return false
 		}
-		m.Deletions = append(m.Deletions, d)
 	}
-	return m, nil
+	return false
 }
 
 // AppendModsV2 appends the deletions to dst in the mods v2 format,

@@ -342,6 +342,8 @@ func FuzzModsV2(f *testing.F) {
 	f.Add(cat(goldenTree, []byte{0x01}, make([]byte, 16), []byte{0xfe, 0xff, 0xff, 0xff, 0x07}))
 	f.Add([]byte{0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x06, '`', 'a', '.'})
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A streamed read gives what the whole parse gives.
+		checkScanMatchesParse(t, data, ModsV2)
 		m, err := ParseModsV2(data, &ModsOptions{MaxSize: 1 << 20})
 		if err != nil {
 			return

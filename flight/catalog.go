@@ -44,6 +44,8 @@ type catalog struct {
 	raw  bool // Options.Raw: data directories are walked like others
 	// modsV1 is Options.ModsV1.
 	modsV1 dataset.ModsV1Rule
+	// maxMods is Options.MaxModsSize.
+	maxMods int64
 
 	mu       sync.RWMutex
 	reload   sync.Mutex        // serializes refresh, so a changed file is reopened once

@@ -249,7 +249,7 @@ func (c *catalog) openDataset(rel string) (*dsEntry, error) {
 			return nil, err
 		}
 		ropt := c.ropt
-		ds, err := dataset.OpenLayout(l, &dataset.Options{Read: &ropt, ModsV1: c.modsV1, FS: c.fsys})
+		ds, err := dataset.OpenLayout(l, &dataset.Options{Read: &ropt, ModsV1: c.modsV1, FS: c.fsys, Mods: &dataset.ModsOptions{MaxSize: c.maxMods}})
 		if err != nil {
 			if errors.Is(err, dataset.ErrChanged) || errors.Is(err, fs.ErrNotExist) {
 				continue

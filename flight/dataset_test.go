@@ -814,3 +814,20 @@ func TestDatasetRenames(t *testing.T) {
 	rc := dial(t, raw.addr)
 	assert.Equal(t, []string{"a@1000=10", "a@2000=20", "a@2000=200", "a@3000=30", "b@1000=100"}, tRows(t, rc, getInfo(t, rc, pathDesc("t"))))
 }
+
+// TestDatasetMaxModsSize: Options.MaxModsSize reaches the data directory's
+// mods files: past it, the table's flight fails naming the limit's flag;
+// under it, the deletions apply.
+func TestDatasetMaxModsSize(t *testing.T) {
+	root := t.TempDir()
+	buildDataDir(t, root)
+	srv := startServer(t, Options{Root: root, MaxModsSize: 10})
+	c := dial(t, srv.addr)
+	_, err := c.GetFlightInfo(context.Background(), pathDesc("t"))
+	require.Error(t, err)
+	assert.Contains(t, status.Convert(err).Message(), "--max-mods-size")
+
+	srv = startServer(t, Options{Root: root, MaxModsSize: 1 << 20})
+	c = dial(t, srv.addr)
+	assert.Equal(t, []string{"a@1000=10", "a@2000=200", "b@1000=100"}, tRows(t, c, getInfo(t, c, pathDesc("t"))))
+}

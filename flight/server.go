@@ -63,6 +63,10 @@ type Options struct {
 	// directory apply (see dataset.ModsV1Rule; zero follows the server
 	// version the files show).
 	ModsV1 dataset.ModsV1Rule
+	// MaxModsSize is the largest mods file of a data directory read, in
+	// bytes (dataset.ModsOptions.MaxSize); 0 is dataset.DefaultMaxModsSize.
+	// A larger one fails the table's reads with an error naming it.
+	MaxModsSize int64
 	// Extension selects the files to serve (default ".tsfile").
 	Extension string
 	// ReadOptions opens each file (default: tsfile's defaults).
@@ -332,6 +336,7 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	cat.raw = o.Raw
 	cat.modsV1 = o.ModsV1
+	cat.maxMods = o.MaxModsSize
 	if err := cat.rescan(context.Background()); err != nil {
 		return nil, err
 	}

@@ -56,6 +56,14 @@ which converts .mods to .mods2 and drops the offset: the whole file), or
 auto (the default): whole in a data directory IoTDB 2.x wrote to (one
 holding a TsFile v4 or a .mods2 file), offset elsewhere.
 
+A mods file is read in a window of 256 KiB (or twice its longest entry)
+and its entries merged, as they stream, into one set of time ranges per
+deletion target (series pattern, or table, tag predicate and columns):
+memory grows with the distinct targets, not with the file. A file larger
+than --max-mods-size (default 256MiB; IoTDB settles its mods files past
+1 MiB, so a larger one is rare) stops the command; raise the limit to
+read it.
+
 Each .resource is checked against its data file's footer before files are
 pruned by it: one that leaves out a device the file holds, or cuts its
 time range short, stops the command (--lenient reads that file by its own
@@ -72,14 +80,27 @@ type datasetFlags struct {
 	database string
 	modsV1   string
 	trust    bool
+	// maxMods is --max-mods-size; 0 (a datasetFlags built by hand) is
+	// the default.
+	maxMods byteSize
 }
 
-// addDatasetFlags registers --database, --mods-v1 and --trust-resources
-// on fs.
+// maxModsHelp is the help line of --max-mods-size.
+const maxModsHelp = "in IoTDB data, the largest .mods or .mods2 file read, a `SIZE` such as 256MiB or 2GiB (see above)"
+
+// addMaxModsFlag registers --max-mods-size on fs.
+func addMaxModsFlag(fs *pflag.FlagSet, p *byteSize) {
+	*p = dataset.DefaultMaxModsSize
+	fs.Var(p, "max-mods-size", maxModsHelp)
+}
+
+// addDatasetFlags registers --database, --mods-v1, --max-mods-size and
+// --trust-resources on fs.
 func addDatasetFlags(fs *pflag.FlagSet) *datasetFlags {
 	f := &datasetFlags{}
 	fs.StringVar(&f.database, "database", "", "in IoTDB data, the database of the table to read (see above)")
 	fs.StringVar(&f.modsV1, "mods-v1", "auto", "in IoTDB data, how .mods deletions apply: offset, whole or auto (see above)")
+	addMaxModsFlag(fs, &f.maxMods)
 	fs.BoolVar(&f.trust, "trust-resources", false, "in IoTDB data, prune by each .resource without checking it against its data file (faster; a damaged one goes unnoticed, see above)")
 	return f
 }
@@ -91,6 +112,12 @@ func (f *datasetFlags) options(ropts *tsfile.ReadOptions) (*dataset.Options, err
 		return o, nil
 	}
 	o.TrustResources = f.trust
+	if f.maxMods < 0 {
+		return nil, usagef("--max-mods-size must not be negative")
+	}
+	if f.maxMods > 0 {
+		o.Mods = &dataset.ModsOptions{MaxSize: int64(f.maxMods)}
+	}
 	switch f.modsV1 {
 	case "", "auto":
 	case "offset":
@@ -813,6 +840,9 @@ func checkDatasetFlags(f *datasetFlags, in *datasetInput) error {
 	}
 	if f.modsV1 != "auto" && f.modsV1 != "" {
 		return usagef("--mods-v1 applies to IoTDB data read with its mods files; the inputs are plain TsFiles (or --raw is given)")
+	}
+	if f.maxMods != 0 && f.maxMods != dataset.DefaultMaxModsSize {
+		return usagef("--max-mods-size applies to IoTDB data read with its mods files; the inputs are plain TsFiles (or --raw is given)")
 	}
 	return nil
 }

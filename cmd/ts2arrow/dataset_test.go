@@ -510,3 +510,40 @@ func TestDatasetRawSeveralTables(t *testing.T) {
 	require.Equal(t, 2, code)
 	require.Contains(t, errOut, `no input holds table "nope"`)
 }
+
+// TestDatasetMaxModsSize: a mods file past --max-mods-size stops convert,
+// head and inspect with an error naming the flag; raising the flag reads
+// it; the flag is refused for inputs that are no IoTDB data.
+func TestDatasetMaxModsSize(t *testing.T) {
+	path := looseWithMods(t)
+	st, err := os.Stat(path + dataset.ModsV1Suffix)
+	require.NoError(t, err)
+	small := fmt.Sprint(st.Size() - 1)
+
+	code, _, stderr := runCLI("convert", path, "-o", filepath.Join(t.TempDir(), "x.csv"), "--max-mods-size", small)
+	require.NotEqual(t, 0, code)
+	require.Contains(t, stderr, "larger than the limit")
+	require.Contains(t, stderr, "--max-mods-size")
+	code, _, stderr = runCLI("head", path, "--max-mods-size", small)
+	require.NotEqual(t, 0, code)
+	require.Contains(t, stderr, "--max-mods-size")
+
+	_, rows, _ := csvRows(t, path, "--max-mods-size", fmt.Sprint(st.Size()), "--quiet")
+	require.Equal(t, []string{"1,root.db.d1,10", "3,root.db.d1,30"}, rows)
+	_, rows, _ = csvRows(t, path, "--max-mods-size", "1GiB", "--quiet")
+	require.Equal(t, []string{"1,root.db.d1,10", "3,root.db.d1,30"}, rows)
+
+	// inspect lists the file with the error, and its entries under a
+	// larger limit.
+	info, _, _, _ := inspectDirJSON(t, "--no-count", "--max-mods-size", small, filepath.Dir(path))
+	require.Len(t, info.Mods, 1)
+	require.Contains(t, info.Mods[0].Error, "--max-mods-size")
+	info, _, _, _ = inspectDirJSON(t, "--no-count", filepath.Dir(path))
+	require.Len(t, info.Mods, 1)
+	require.Empty(t, info.Mods[0].Error)
+	require.Equal(t, 1, info.Mods[0].Entries)
+
+	code, _, stderr = runCLI("convert", path, "-o", filepath.Join(t.TempDir(), "y.csv"), "--max-mods-size", "1KiB", "--raw")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--max-mods-size applies to IoTDB data")
+}

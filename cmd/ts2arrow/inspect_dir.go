@@ -48,15 +48,19 @@ type inspectDirFlags struct {
 	noCount    *bool
 	maxEntries *int
 	modsV1     *string
+	maxMods    byteSize
 }
 
 func addInspectDirFlags(fs *pflag.FlagSet) *inspectDirFlags {
-	return &inspectDirFlags{
+	f := &inspectDirFlags{
 		raw:        fs.Bool("raw", false, "inspect every TsFile alone, even in an IoTDB data directory"),
 		noCount:    fs.Bool("no-count", false, "data directory: do not read the rows to count what deletions and overwrites remove"),
 		maxEntries: fs.Int("max-entries", 20, "data directory: deletions listed per mods file and overlaps per partition (0 for all)"),
 		modsV1:     fs.String("mods-v1", "auto", "data directory: how .mods deletions apply: offset, whole or auto (see convert --help)"),
 	}
+	f.maxMods = dataset.DefaultMaxModsSize
+	fs.Var(&f.maxMods, "max-mods-size", "data directory: the largest .mods or .mods2 file read, a `SIZE` such as 256MiB or 2GiB (see convert --help)")
+	return f
 }
 
 // The JSON form of inspect DIR. Field names are part of the CLI's interface
@@ -343,8 +347,8 @@ func runInspectDir(src dirSource, roots, shown []string, asJSON bool, f *inspect
 		where = " in a bucket (files named by key)"
 	}
 	fmt.Fprintf(stderr, "ts2arrow: %s: an IoTDB data directory%s: summarising it as one dataset (--raw inspects each TsFile alone)\n", strings.Join(foundShown, ", "), where)
-	info, failed := summarizeLayout(src, found, l, *f.maxEntries)
-	dso, err := (&datasetFlags{modsV1: *f.modsV1}).options(ropts)
+	info, failed := summarizeLayout(src, found, l, *f.maxEntries, &dataset.ModsOptions{MaxSize: int64(f.maxMods)})
+	dso, err := (&datasetFlags{modsV1: *f.modsV1, maxMods: f.maxMods}).options(ropts)
 	if err != nil {
 		return err
 	}
@@ -409,7 +413,7 @@ func (s span) ptrs() (*int64, *int64) {
 // summarizeLayout builds the report from the names Discover found and the
 // .resource and mods files, without opening a data file. It returns how
 // many companions could not be read.
-func summarizeLayout(src dirSource, roots []string, l *dataset.Layout, limit int) (*inspectDir, int) {
+func summarizeLayout(src dirSource, roots []string, l *dataset.Layout, limit int, mopts *dataset.ModsOptions) (*inspectDir, int) {
 	info := &inspectDir{Roots: roots, Partitions: []inspectPart{}, Mods: []inspectMods{}, Skipped: []inspectSkip{}, Compactions: []inspectCompaction{},
 		Warnings: []string{}, Rules: []string{}, TypeChanges: []inspectTypeChange{}}
 	failed := 0
@@ -531,7 +535,7 @@ func summarizeLayout(src dirSource, roots []string, l *dataset.Layout, limit int
 			if mp == "" {
 				continue
 			}
-			m := readInspectMods(src, mp, limit)
+			m := readInspectMods(src, mp, limit, mopts)
 			m.DataFile = f.Path
 			if mp == f.ModsV1 && v1Ignored {
 				m.Ignored = "a " + dataset.ModsV2Suffix + " file is beside it"
@@ -552,7 +556,7 @@ func summarizeLayout(src dirSource, roots []string, l *dataset.Layout, limit int
 		partFiles[pi] = append(partFiles[pi], i)
 		partRes[pi] = append(partRes[pi], res)
 	}
-	info.Mods = append(info.Mods, sharedModsFiles(src, info.Partitions, limit)...)
+	info.Mods = append(info.Mods, sharedModsFiles(src, info.Partitions, limit, mopts)...)
 	info.Devices = len(allDevs)
 	info.StartTime, info.EndTime = all.ptrs()
 
@@ -704,7 +708,7 @@ func readLimited(src dirSource, path string, limit int64) ([]byte, error) {
 
 // sharedModsFiles reads the shared mods files the resources name, each
 // once however many resources name it.
-func sharedModsFiles(src dirSource, parts []inspectPart, limit int) []inspectMods {
+func sharedModsFiles(src dirSource, parts []inspectPart, limit int, mopts *dataset.ModsOptions) []inspectMods {
 	seenShared := map[string]bool{}
 	var out []inspectMods
 	for _, p := range parts {
@@ -727,7 +731,7 @@ func sharedModsFiles(src dirSource, parts []inspectPart, limit int) []inspectMod
 				continue
 			}
 			seenShared[path] = true
-			m := readInspectMods(src, path, limit)
+			m := readInspectMods(src, path, limit, mopts)
 			m.Shared = true
 			m.Ignored = "a shared mods file, which the resolved reader refuses (IoTDB 2.x ships them switched off)"
 			out = append(out, m)
@@ -774,8 +778,10 @@ func sharedMods(f *dataset.File, r *dataset.Resource) string {
 	return r.ModFile
 }
 
-// readInspectMods reads one mods file for the listing.
-func readInspectMods(src dirSource, path string, limit int) inspectMods {
+// readInspectMods reads one mods file for the listing, entry by entry
+// (dataset.ScanModsFS), keeping the first limit entries' text: a mods
+// file of any size (up to --max-mods-size) is listed in bounded memory.
+func readInspectMods(src dirSource, path string, limit int, mopts *dataset.ModsOptions) inspectMods {
 	m := inspectMods{Path: path, Version: 1, Deletions: []inspectDeletion{}}
 	if strings.HasSuffix(path, dataset.ModsV2Suffix) {
 		m.Version = 2
@@ -783,21 +789,25 @@ func readInspectMods(src dirSource, path string, limit int) inspectMods {
 	if st, err := src.stat(path); err == nil {
 		m.Size = st.Size()
 	}
-	mods, err := dataset.ReadModsFS(src.fsys, path, nil)
+	var list []inspectDeletion
+	entries, legacy := 0, 0
+	warnings, err := dataset.ScanModsFS(src.fsys, path, mopts, func(d *dataset.Deletion) error {
+		entries++
+		if d.Legacy {
+			legacy++
+		}
+		if limit == 0 || len(list) < limit {
+			list = append(list, inspectDeletion{Text: d.String(), Legacy: d.Legacy})
+		}
+		return nil
+	})
 	if err != nil {
 		m.Error = err.Error()
 		return m
 	}
-	m.Entries = len(mods.Deletions)
-	m.Warnings = mods.Warnings
-	for i := range mods.Deletions {
-		d := &mods.Deletions[i]
-		if d.Legacy {
-			m.Legacy++
-		}
-		if limit == 0 || len(m.Deletions) < limit {
-			m.Deletions = append(m.Deletions, inspectDeletion{Text: d.String(), Legacy: d.Legacy})
-		}
+	m.Entries, m.Legacy, m.Warnings = entries, legacy, warnings
+	if list != nil {
+		m.Deletions = list
 	}
 	return m
 }

@@ -300,6 +300,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	noVerify := fs.Bool("no-verify", false, "do not check decoded pages against their statistics (see convert --help)")
 	keys := addKeyFlags(fs)
 	modsV1 := fs.String("mods-v1", "auto", "in IoTDB data directories, how .mods deletions apply: offset, whole or auto (see convert --help)")
+	var maxMods byteSize
+	addMaxModsFlag(fs, &maxMods)
 	sqlOn := fs.Bool("sql", true, "also serve Arrow Flight SQL on the same address (--sql=false: plain Flight only)")
 	obj := addObjectFlags(fs)
 	pos, err := parseArgs(fs, args)
@@ -395,11 +397,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		Rescan: *rescan, Logger: log, ReadOptions: ropts, MaxBatchBytes: int64(maxBatch),
 		Raw: *rawFiles,
 	}
-	dso, err := (&datasetFlags{modsV1: *modsV1}).options(nil)
+	dso, err := (&datasetFlags{modsV1: *modsV1, maxMods: maxMods}).options(nil)
 	if err != nil {
 		return err
 	}
 	opts.ModsV1 = dso.ModsV1
+	opts.MaxModsSize = int64(maxMods)
 	if *rescan == 0 {
 		opts.Rescan = -1 // flight reads 0 as its default
 	}
