@@ -172,7 +172,7 @@ func TestTimeColumnTwice(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, w.RegisterTable(tsfile.TableSchema{Name: "t", Columns: []tsfile.Column{
 		{Name: "a", DataType: tsfile.Timestamp, Category: tsfile.TimeCol},
-		{Name: "b", DataType: tsfile.Timestamp, Category: tsfile.TimeCol},
+		{Name: "b", DataType: tsfile.Timestamp, Category: tsfile.Attribute},
 		{Name: "v", DataType: tsfile.Int64, Category: tsfile.Field},
 	}}))
 	v := tsfile.NewValues(tsfile.Int64, 1)
@@ -180,7 +180,16 @@ func TestTimeColumnTwice(t *testing.T) {
 		{SeriesSchema: tsfile.SeriesSchema{Name: "v", DataType: tsfile.Int64}, Values: v},
 	}))
 	require.NoError(t, w.Close())
-	f := openBytes(t, buf.Bytes())
+	// Our writer refuses a second TIME column, so the ATTRIBUTE "b" is
+	// made one in the bytes: its schema entry is the name, three type
+	// bytes, an i32 property count of 0 and the i32 category 2.
+	b := buf.Bytes()
+	at := bytes.Index(b, []byte("b\x08"))
+	require.Positive(t, at)
+	cat := at + 4 + 4
+	require.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, byte(tsfile.Attribute)}, b[at+4:cat+4])
+	b[cat+3] = byte(tsfile.TimeCol)
+	f := openBytes(t, b)
 	_, err = NewTableReader(f, "t", nil)
 	require.ErrorIs(t, err, tsfile.ErrCorrupt)
 	require.ErrorContains(t, err, `2 columns of category TIME ("a", "b")`)
