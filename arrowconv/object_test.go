@@ -18,7 +18,9 @@ import (
 
 // b32 is the segment encoding of IoTDB's Base32ObjectPath: Guava's
 // BaseEncoding.base32().omitPadding(), RFC 4648 without padding.
-func b32(s string) string { return base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte(s)) }
+func b32(s string) string {
+	return base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte(s))
+}
 
 // plainObjectCell is the cell of an older build (or PlainObjectPath): the
 // size, then the path as bare UTF-8.
