@@ -362,6 +362,30 @@ func (t *textTable) cellFunc(a arrow.Array) (func(int) string, error) {
 			return nil, err
 		}
 		f = func(i int) string { return dict(a.GetValueIndex(i)) }
+	case *array.Struct:
+		// An OBJECT reference: {size: 5, path: 1/OQ/N4/1.bin}, its
+		// fields in order, each printed as a column of its type.
+		st := a.DataType().(*arrow.StructType)
+		fields := make([]func(int) string, st.NumFields())
+		for k := range fields {
+			ff, err := t.cellFunc(a.Field(k))
+			if err != nil {
+				return nil, err
+			}
+			fields[k] = ff
+		}
+		f = func(i int) string {
+			var sb strings.Builder
+			sb.WriteByte('{')
+			for k, ff := range fields {
+				if k > 0 {
+					sb.WriteString(", ")
+				}
+				sb.WriteString(st.Field(k).Name + ": " + ff(i))
+			}
+			sb.WriteByte('}')
+			return sb.String()
+		}
 	default:
 		// Types arrowconv does not produce today still print, in
 		// arrow-go's own spelling.
