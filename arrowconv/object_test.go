@@ -35,8 +35,7 @@ func plainObjectCell(size int64, path string) []byte {
 // objectCase is one row of the OBJECT test file.
 type objectCase struct {
 	time int64
-	cell []byte // nil: a null cell
-	path string // the path the cell names
+	path string // the path the cell names; "" for a null cell
 	data []byte // the object's bytes
 }
 
