@@ -248,3 +248,27 @@ func TestObjectBadCell(t *testing.T) {
 	require.ErrorIs(t, err, tsfile.ErrCorrupt)
 	require.ErrorContains(t, err, `column "o"`)
 }
+
+// TestObjectLoaderPaths: a path that leaves the object folder (or is
+// absolute) is refused as corrupt before any file is opened.
+func TestObjectLoaderPaths(t *testing.T) {
+	mem := checkedMem(t)
+	root := fstest.MapFS{"x.bin": &fstest.MapFile{Data: []byte("x")}}
+	for _, p := range []string{"../x.bin", "1/../../x.bin", "/x.bin", "."} {
+		b := array.NewBinaryBuilder(mem, arrow.BinaryTypes.Binary)
+		b.Append(plainObjectCell(1, p))
+		raw := b.NewBinaryArray()
+		b.Release()
+		refs, err := objectRefs(mem, raw, "o")
+		raw.Release()
+		require.NoError(t, err, p)
+		md := arrow.NewMetadata([]string{MetaType}, []string{tsfile.Object.String()})
+		sc := arrow.NewSchema([]arrow.Field{{Name: "o", Type: ObjectType, Nullable: true, Metadata: md}}, nil)
+		rec := array.NewRecordBatch(sc, []arrow.Array{refs}, 1)
+		refs.Release()
+		_, err = (&ObjectLoader{Root: root, Mem: mem}).Load(rec)
+		rec.Release()
+		require.ErrorIs(t, err, tsfile.ErrCorrupt, p)
+		require.ErrorContains(t, err, "does not name a file inside the object folder", p)
+	}
+}
