@@ -56,6 +56,14 @@ func IsObjectField(f arrow.Field) bool {
 	return ok && v == tsfile.Object.String()
 }
 
+// objectColumn reports whether f is a value column the reader turns from
+// raw cells into an OBJECT shape: of TsFile type OBJECT and of either
+// Arrow type. (A constant column declared OBJECT, which only a damaged
+// schema holds, stays a dictionary of its segments.)
+func objectColumn(f arrow.Field) bool {
+	return IsObjectField(f) && (arrow.TypeEqual(f.Type, ObjectType) || arrow.TypeEqual(f.Type, ObjectBytesType))
+}
+
 // ObjectBytesSchema returns sc with every OBJECT column of ObjectType
 // turned into ObjectBytesType, the schema ObjectLoader.Load gives.
 func ObjectBytesSchema(sc *arrow.Schema) *arrow.Schema {
@@ -241,7 +249,7 @@ type objectConv struct {
 func newObjectConv(out *arrow.Schema, o *Options) *objectConv {
 	var cols []int
 	for i, f := range out.Fields() {
-		if IsObjectField(f) {
+		if objectColumn(f) {
 			cols = append(cols, i)
 		}
 	}
@@ -297,7 +305,7 @@ func (c *objectConv) convert(raw arrow.RecordBatch, out *arrow.Schema) (arrow.Re
 func rawObjectSchema(sc *arrow.Schema) *arrow.Schema {
 	fields := sc.Fields()
 	for i, f := range fields {
-		if IsObjectField(f) {
+		if objectColumn(f) {
 			fields[i].Type = arrow.BinaryTypes.Binary
 		}
 	}
