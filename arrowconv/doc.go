@@ -1,7 +1,9 @@
 // Package arrowconv reads the rows of Apache TsFile v4 files as Apache
 // Arrow record batches.
 //
-// A table-model table becomes one stream with a "time" column, its TAG and
+// A table-model table becomes one stream with a time column (named
+// "time", or after the table schema's column of category TIME, which the
+// C++ and Python writers record: [TimeFieldName], [TimeField]), its TAG and
 // ATTRIBUTE columns and its FIELD columns ([NewTableReader]); the devices
 // of a tree-model table (an index root such as "root.sg1", or every one of
 // the file) become one stream with "time", "device" and the union of their

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -35,7 +36,9 @@ const (
 )
 
 // TimeColumn and DeviceColumn are the names of the columns that do not come
-// from a measurement.
+// from a measurement. TimeColumn is the name of the time column of a tree
+// stream and of a table whose schema has no column of category TIME; a
+// table schema's TIME column names it otherwise (TimeFieldName).
 const (
 	TimeColumn   = "time"
 	DeviceColumn = "device"
@@ -69,7 +72,8 @@ type Options struct {
 
 	// Columns projects the stream onto the named columns, in the order
 	// given, after the time column, which is always kept and always first
-	// (naming it is allowed, anywhere); a name given twice counts once,
+	// (naming it is allowed, anywhere, under its name: TimeFieldName; an
+	// empty list keeps it alone); a name given twice counts once,
 	// where it first appears. Only the chunks of projected value columns
 	// are read. Nil keeps every column in schema order; an unknown name is
 	// an error.
@@ -244,8 +248,9 @@ func (o *Options) withDefaults() Options {
 	return r
 }
 
-// TableArrowSchema returns the Arrow schema of a table-model table: "time"
-// timestamp[unit] (non-null), the TAG columns as utf8, the ATTRIBUTE columns
+// TableArrowSchema returns the Arrow schema of a table-model table: the
+// time column timestamp[unit, UTC] (non-null; named after the schema's
+// column of category TIME, else "time": TimeFieldName), the TAG columns as utf8, the ATTRIBUTE columns
 // as utf8 (null until attributes are read), then the FIELD columns in schema
 // order, typed as follows:
 //
@@ -270,6 +275,68 @@ func TableArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schem
 		return nil, err
 	}
 	return s.arrowSchema(o.TimeUnit.Unit()), nil
+}
+
+// TimeFieldName returns the name of the Arrow time field of a table of
+// schema s: the name of its column of category TIME (s.TimeColumn), which
+// the C++ and Python writers record and their readers name the time column
+// after (apache/tsfile python/tsfile/utils.py, to_dataframe, renames the
+// time column to it), else TimeColumn. A nil s gives TimeColumn, the name
+// of a tree stream's time field.
+func TimeFieldName(s *tsfile.TableSchema) string {
+	if s != nil {
+		if c, ok := s.TimeColumn(); ok {
+			return c.Name
+		}
+	}
+	return TimeColumn
+}
+
+// TimeField returns the index of the time field of an Arrow schema: the
+// field whose MetaCategory is TIME, as every stream of this package and of
+// package dataset marks it, else (a schema of the caller's own, without
+// the metadata) the field named TimeColumn. ok is false when there is
+// neither.
+func TimeField(sc *arrow.Schema) (i int, ok bool) {
+	if sc == nil {
+		return -1, false
+	}
+	for i, f := range sc.Fields() {
+		if c, _ := f.Metadata.GetValue(MetaCategory); c == tsfile.TimeCol.String() {
+			return i, true
+		}
+	}
+	if idx := sc.FieldIndices(TimeColumn); len(idx) > 0 {
+		return idx[0], true
+	}
+	return -1, false
+}
+
+// TimeFieldNameOf returns the name of sc's time field (TimeField), or
+// TimeColumn when it has none.
+func TimeFieldNameOf(sc *arrow.Schema) string {
+	if i, ok := TimeField(sc); ok {
+		return sc.Field(i).Name
+	}
+	return TimeColumn
+}
+
+// checkTimeColumns refuses a table schema with more than one column of
+// category TIME: a table has one time column, and the writers that record
+// it record one (the C++ TableSchema keeps the category of each column
+// it was given; nothing upstream writes two), so a second is a damaged
+// category, and which of them names the time column cannot be told.
+func checkTimeColumns(ts *tsfile.TableSchema) error {
+	var names []string
+	for _, c := range ts.Columns {
+		if c.Category == tsfile.TimeCol {
+			names = append(names, strconv.Quote(c.Name))
+		}
+	}
+	if len(names) > 1 {
+		return fmt.Errorf("arrowconv: table %q has %d columns of category TIME (%s), a table has one time column: %w", ts.Name, len(names), strings.Join(names, ", "), tsfile.ErrCorrupt)
+	}
+	return nil
 }
 
 // NullTag is the Options.Where value that matches a null TAG, as WHERE
@@ -363,7 +430,7 @@ func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
 	for _, c := range o.Columns {
 		want[c] = true
 	}
-	delete(want, TimeColumn)
+	delete(want, l.time)
 	p.consts, p.fields, p.byName = nil, nil, map[string]int{}
 	for _, c := range l.consts {
 		if want[c.name] {
@@ -403,7 +470,7 @@ func (l *layout) outputOrder(cols []string) []int {
 		pos[n] = i
 	}
 	order := make([]int, 1, len(pos))
-	placed := map[string]bool{TimeColumn: true}
+	placed := map[string]bool{l.time: true}
 	for _, c := range cols {
 		if !placed[c] {
 			placed[c] = true
@@ -421,7 +488,7 @@ func (l *layout) outputOrder(cols []string) []int {
 // names lists the layout's columns in schema order, time first, so that
 // an error about a misspelt name can say what there is.
 func (l *layout) names() []string {
-	out := []string{TimeColumn}
+	out := []string{l.time}
 	for _, c := range l.consts {
 		out = append(out, c.name)
 	}
@@ -452,6 +519,7 @@ func (l *layout) filterable() string {
 // constant-per-device string columns after time, then the value columns.
 type layout struct {
 	table   string // "" for tree streams
+	time    string // the time column's name (TimeFieldName; TimeColumn for tree streams)
 	consts  []constColumn
 	fields  []fieldColumn
 	byName  map[string]int // measurement name -> index into fields
@@ -494,8 +562,14 @@ func tableLayout(f *tsfile.File, table string) (*layout, error) {
 		}
 		return nil, fmt.Errorf("arrowconv: no table %q in the file", table)
 	}
-	l := &layout{table: table, byName: map[string]int{}, isTable: true}
-	seen := map[string]bool{TimeColumn: true}
+	l := &layout{table: table, time: TimeFieldName(ts), byName: map[string]int{}, isTable: true}
+	if err := checkTimeColumns(ts); err != nil {
+		return nil, err
+	}
+	// The time column's name is taken: a TAG or FIELD of that name is
+	// a schema that names two columns alike. A FIELD named "time" beside
+	// a TIME column of another name is a column like any other.
+	seen := map[string]bool{l.time: true}
 	add := func(c tsfile.Column) error {
 		if seen[c.Name] {
 			return fmt.Errorf("arrowconv: table %q has two columns named %q: %w", table, c.Name, tsfile.ErrCorrupt)
@@ -561,6 +635,11 @@ func (l *layout) addOrphans(f *tsfile.File, ts *tsfile.TableSchema) error {
 			}
 			if _, ok := l.byName[s.Measurement]; ok {
 				continue
+			}
+			if s.Measurement == l.time {
+				// A value series of the TIME column's name: a column
+				// cannot be both, and which the file meant is unknown.
+				return corruptf(s.Offset, "timeseries metadata", "series %q of device %s of table %q has the name of the table's TIME column; read with --raw or repair the schema", s.Measurement, dev, l.table)
 			}
 			if _, err := arrowType(s.DataType, arrow.Millisecond); err != nil {
 				return fmt.Errorf("arrowconv: table %q series %q of device %s: %w", l.table, s.Measurement, dev, err)
@@ -671,7 +750,7 @@ func treeLayout(f *tsfile.File, table string) (*layout, []string, error) {
 		}
 		return names[i] < names[j]
 	})
-	l := &layout{byName: map[string]int{}}
+	l := &layout{time: TimeColumn, byName: map[string]int{}}
 	l.consts = []constColumn{{name: DeviceColumn, category: "DEVICE", dataType: tsfile.String, tag: constDevice}}
 	for i, n := range names {
 		l.byName[n] = i
@@ -721,7 +800,7 @@ func (l *layout) arrowSchema(unit arrow.TimeUnit) *arrow.Schema {
 func (l *layout) layoutSchema(unit arrow.TimeUnit) *arrow.Schema {
 	fields := make([]arrow.Field, 0, 1+len(l.consts)+len(l.fields))
 	fields = append(fields, arrow.Field{
-		Name: TimeColumn,
+		Name: l.time,
 		Type: &arrow.TimestampType{Unit: unit, TimeZone: "UTC"},
 		Metadata: arrow.NewMetadata(
 			[]string{MetaType, MetaCategory},

@@ -348,12 +348,14 @@ func OpenLayout(l *Layout, opts *Options) (*Dataset, error) {
 			// docs/iotdb-rules.md 7b: the log is not replayed.
 			d.warnings = append(d.warnings, fmt.Sprintf("%s: a compaction is running (or was, when the directory was copied); its log is not replayed, so a target already renamed beside its sources is read with them, their points merged as copies of each other", sk.Path))
 		}
-		// IoTDB 2.x records table and column renames in filesets/*.sevo
-		// and leaves older files under the old names; read without them
-		// a renamed table would split in two and a renamed column show
-		// twice, silently (docs/iotdb-rules.md 8).
-		if strings.HasSuffix(sk.Path, ".sevo") {
-			return nil, fmt.Errorf("dataset: %s records table or column renames (IoTDB 2.x schema evolution), which this reader does not apply; read with --raw to see every file under its stored names: %w", sk.Path, tsfile.ErrUnsupported)
+		// Table and column renames recorded in filesets/*.sevo leave the
+		// older files under the old names; read without them a renamed
+		// table would split in two and a renamed column show twice,
+		// silently (renames.go, docs/iotdb-rules.md 8).
+		if strings.HasSuffix(sk.Path, SevoSuffix) {
+			if err := d.renames(sk.Path); err != nil {
+				return nil, err
+			}
 		}
 	}
 	sort.Slice(d.versions, func(i, j int) bool { return d.versions[i].Path < d.versions[j].Path })

@@ -232,7 +232,9 @@ func applyDeletions(mem memory.Allocator, rec arrow.RecordBatch, times []int64, 
 	var nulled map[int][]span
 	for name, ss := range dd.cols {
 		idx := rec.Schema().FieldIndices(name)
-		if len(idx) == 0 {
+		if len(idx) == 0 || idx[0] == 0 {
+			// Column 0 is the time column, never a deleted series,
+			// though a file may name it as another names a FIELD.
 			continue
 		}
 		for _, s := range ss {

@@ -45,6 +45,10 @@
 // since Open (a compaction or a flush of a live directory) fails the read
 // with ErrChanged rather than mixing two states.
 //
+// Table and column renames recorded in a filesets/*.sevo log (IoTDB's
+// ALTER TABLE ... RENAME, an unmerged upstream pull request) are not
+// applied: Open refuses such a directory with ErrRenames (renames.go).
+//
 // The parts are usable alone: ParseName, Discover, ParseResource and
 // ReadResourceFile (with Resource.AppendBinary to write one), Priority,
 // and the mods parsers and writers (ParseModsV1/V2, AppendModsV1/V2).

@@ -223,20 +223,6 @@ func TestDatasetV1OffsetAmbiguous(t *testing.T) {
 	rd.Release()
 }
 
-// TestDatasetSchemaEvolutionRefused: a directory with IoTDB 2.x rename
-// records is refused with a clear error rather than read as if no rename
-// had happened.
-func TestDatasetSchemaEvolutionRefused(t *testing.T) {
-	root := t.TempDir()
-	writeTyped(t, root, typedFile{Sequence, 1, 1, tsfile.Int64, []int64{1}, tsfile.Values{Type: tsfile.Int64, Int64s: []int64{1}}})
-	sevo := filepath.Join(root, "sequence", "db", "1", "0", "filesets", "5", "12.sevo")
-	require.NoError(t, os.MkdirAll(filepath.Dir(sevo), 0o755))
-	require.NoError(t, os.WriteFile(sevo, []byte{0}, 0o644))
-	_, err := Open([]string{root}, nil)
-	require.ErrorIs(t, err, tsfile.ErrUnsupported)
-	require.Contains(t, err.Error(), "12.sevo records table or column renames")
-}
-
 // TestDatasetCompactionLogWarns: a running compaction's log is named in the
 // warnings (its log is not replayed, docs/iotdb-rules.md 7b).
 func TestDatasetCompactionLogWarns(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
 // readAllWith reads every table of the dataset under roots as text: each
@@ -30,23 +30,8 @@ func readAllWith(t *testing.T, roots []string, o *Options, base string) string {
 	require.NoError(t, err)
 	var b strings.Builder
 	for _, tb := range tables {
-		rd, err := ds.NewReader(tb.Ref, &arrowconv.Options{PlainTags: true})
-		require.NoError(t, err)
-		fmt.Fprintf(&b, "# %s\n", tb.Ref)
-		for rd.Next() {
-			rec := rd.RecordBatch()
-			for i := 0; i < int(rec.NumRows()); i++ {
-				var cells []string
-				for _, c := range rec.Columns() {
-					cells = append(cells, c.ValueStr(i))
-				}
-				b.WriteString(strings.Join(cells, ",") + "\n")
-			}
-		}
-		require.NoError(t, rd.Err())
-		st := rd.Stats()
+		st := writeTableRows(t, &b, ds, tb.Ref)
 		fmt.Fprintf(&b, "# rows %d, deleted %d, cells deleted %d, overwritten %d, files read %d\n", st.RowsOut, st.RowsDeleted, st.CellsDeleted, st.RowsOverwritten, st.FilesRead)
-		rd.Release()
 	}
 	rel := func(p string) string {
 		p = filepath.ToSlash(p)
@@ -70,33 +55,6 @@ func readAllWith(t *testing.T, roots []string, o *Options, base string) string {
 	return b.String()
 }
 
-// mapFSOf loads the tree under dir into a MapFS, every file with the
-// modification time it has on disk.
-func mapFSOf(t *testing.T, dir string) fstest.MapFS {
-	t.Helper()
-	m := fstest.MapFS{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		st, err := e.Info()
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		m[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: st.ModTime()}
-		return nil
-	}))
-	return m
-}
-
 // TestFSReadsAsLocal: the sample data directory read through an io/fs
 // file system (os.DirFS, and a MapFS that shares nothing with the disk)
 // gives the rows the local read gives, cell for cell, with the same
@@ -117,7 +75,7 @@ func TestFSReadsAsLocal(t *testing.T) {
 	require.Contains(t, local, "overwritten 6")
 	require.Contains(t, local, "cells deleted 48")
 
-	mapped := mapFSOf(t, sampleDir)
+	mapped := testkit.MapFS(t, sampleDir)
 	nested := fstest.MapFS{}
 	for k, v := range mapped {
 		nested["data/iotdb/"+k] = v
@@ -162,7 +120,7 @@ func TestFSChangedFile(t *testing.T) {
 	const unseq = "unsequence/weather/1/0/1767236400000-3-0-0.tsfile"
 	for _, change := range []string{"modtime", "size", "gone"} {
 		t.Run(change, func(t *testing.T) {
-			m := mapFSOf(t, sampleDir)
+			m := testkit.MapFS(t, sampleDir)
 			ds, err := Open([]string{"."}, &Options{FS: m})
 			require.NoError(t, err)
 			defer ds.Close()
@@ -211,7 +169,7 @@ func (n noReaderAt) Open(name string) (fs.File, error) {
 // TestFSRefused: roots an FS cannot name, and files it cannot read at
 // offsets, fail with an error saying so.
 func TestFSRefused(t *testing.T) {
-	m := mapFSOf(t, sampleDir)
+	m := testkit.MapFS(t, sampleDir)
 	for _, root := range []string{"/sequence", "../iotdb", ""} {
 		_, err := Open([]string{root}, &Options{FS: m})
 		require.ErrorIs(t, err, fs.ErrInvalid, "root %q", root)

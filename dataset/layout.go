@@ -200,7 +200,10 @@ func (w *walker) root(root string) error {
 		if err != nil {
 			return pathError(dir, err)
 		}
-		return w.dir(dir, real, w.fsys.Base(root), entries)
+		if err := w.dir(dir, real, w.fsys.Base(root), entries); err != nil {
+			return err
+		}
+		return w.fileSets(dir)
 	}
 	// A data directory: walk its two spaces and nothing else beside them.
 	var trees []string
@@ -263,6 +266,27 @@ func (w *walker) walk(dir string, stack []string) error {
 	}
 	return nil
 }
+
+// fileSets walks the filesets/ folder of the partition folder dir, when
+// dir is one and has it, so that the renames recorded there (renames.go)
+// are seen when one data file of the partition is the root: they name the
+// file's tables and columns as a folder root would see them. (Where IoTDB
+// puts filesets/ is not settled, docs/iotdb-rules.md 8; beside the data
+// files is where a partition's TsFileSet would keep it.)
+func (w *walker) fileSets(dir string) error {
+	if pl, ok := placeOf(w.fsys, dir); !ok || pl.depth != 3 {
+		return nil
+	}
+	p := w.fsys.Join(dir, fileSetsDir)
+	if st, err := w.fsys.Stat(p); err != nil || !st.IsDir() {
+		return nil
+	}
+	return w.walk(p, nil)
+}
+
+// fileSetsDir is the folder of a partition's file sets
+// (TsFileSet.FILE_SET_DIR_NAME in apache/iotdb #17079).
+const fileSetsDir = "filesets"
 
 // samePath reports whether a and b spell one path (a root given twice,
 // once relative), as opposed to two paths that links join.
@@ -400,6 +424,12 @@ func (w *walker) dir(dir, real, only string, entries []fs.DirEntry) error {
 				// rows the read then lacks. It is said, not passed over.
 				skip(name, "companion of "+data+", which is not there: its rows are not read (IoTDB removes a compacted data file just before its companions; otherwise the data file was lost)", true)
 			}
+			continue
+		}
+		if strings.HasSuffix(name, SevoSuffix) {
+			// Not unusual where IoTDB writes renames; OpenLayout
+			// refuses it or, empty, warns of it (renames.go).
+			skip(name, sevoReason, false)
 			continue
 		}
 		if !strings.HasSuffix(name, TsFileSuffix) {

@@ -524,6 +524,17 @@ func (r *Reader) conform(df *dataFile, raw arrow.RecordBatch) (arrow.RecordBatch
 	for k, i := range r.ts.keep {
 		col := &r.ts.cols[i]
 		idx := raw.Schema().FieldIndices(col.field.Name)
+		switch {
+		case i == 0:
+			// The time column, first in every read, under the file's
+			// own name for it.
+			idx = []int{0}
+		case len(idx) > 0 && idx[0] == 0:
+			// A column named as this file names its time column (a
+			// FIELD "time" of newer files, this one without a TIME
+			// column): the file does not have it.
+			idx = nil
+		}
 		if len(idx) == 0 {
 			out[k] = array.MakeArrayOfNull(r.mem, col.field.Type, int(n))
 			continue
@@ -569,7 +580,7 @@ func (r *Reader) fileOptions(df *dataFile, devs []tsfile.DeviceID, lo, hi int64,
 		}
 		delete(o.Where, name)
 	}
-	o.Columns = []string{arrowconv.TimeColumn}
+	o.Columns = []string{r.ts.fileTime[df]}
 	for _, i := range r.ts.keep[1:] {
 		name := r.ts.cols[i].field.Name
 		if _, ok := fc[name]; ok && !skip[name] {

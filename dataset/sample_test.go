@@ -134,6 +134,29 @@ func writeSample(t *testing.T, root string) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, target), buf.Bytes(), 0o644))
 }
 
+// writeTableRows writes table ref of ds to b as text, a "# ref" line
+// then one line per row, cells as Arrow spells them, and returns the
+// read's counts for the caller to add in its own form.
+func writeTableRows(t *testing.T, b *strings.Builder, ds *Dataset, ref string) ReadStats {
+	t.Helper()
+	rd, err := ds.NewReader(ref, &arrowconv.Options{PlainTags: true})
+	require.NoError(t, err)
+	defer rd.Release()
+	fmt.Fprintf(b, "# %s\n", ref)
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			var cells []string
+			for _, c := range rec.Columns() {
+				cells = append(cells, c.ValueStr(i))
+			}
+			b.WriteString(strings.Join(cells, ",") + "\n")
+		}
+	}
+	require.NoError(t, rd.Err())
+	return rd.Stats()
+}
+
 // sampleRows reads every table of a data directory as text, one line per
 // row, for the golden file.
 func sampleRows(t *testing.T, root string) string {
@@ -145,23 +168,8 @@ func sampleRows(t *testing.T, root string) string {
 	require.NoError(t, err)
 	var b strings.Builder
 	for _, tb := range tables {
-		rd, err := ds.NewReader(tb.Name, &arrowconv.Options{PlainTags: true})
-		require.NoError(t, err)
-		fmt.Fprintf(&b, "# %s\n", tb.Name)
-		for rd.Next() {
-			rec := rd.RecordBatch()
-			for i := 0; i < int(rec.NumRows()); i++ {
-				var cells []string
-				for _, c := range rec.Columns() {
-					cells = append(cells, c.ValueStr(i))
-				}
-				b.WriteString(strings.Join(cells, ",") + "\n")
-			}
-		}
-		require.NoError(t, rd.Err())
-		st := rd.Stats()
+		st := writeTableRows(t, &b, ds, tb.Name)
 		fmt.Fprintf(&b, "# rows %d, deleted %d, cells deleted %d, overwritten %d\n", st.RowsOut, st.RowsDeleted, st.CellsDeleted, st.RowsOverwritten)
-		rd.Release()
 	}
 	return b.String()
 }

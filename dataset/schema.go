@@ -40,6 +40,11 @@ type tableSchema struct {
 	files []*dataFile
 	// fileCols are the columns (and their TsFile types) of each file.
 	fileCols map[*dataFile]map[string]tsfile.DataType
+	// fileTime is the name of each file's time column: "time", or the
+	// name its table schema gives its column of category TIME
+	// (arrowconv.TimeFieldName); the unified schema's is the newest
+	// file's, cols[0].
+	fileTime map[*dataFile]string
 	out      *arrow.Schema // projected onto the options' Columns
 	keep     []int         // indexes into cols of out's fields
 }
@@ -107,7 +112,7 @@ func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w %q in the data files", ErrNoTable, key.table.name)
 	}
-	ts := &tableSchema{name: key.table.name, db: key.table.db, files: files, byNam: map[string]int{}, fileCols: map[*dataFile]map[string]tsfile.DataType{}}
+	ts := &tableSchema{name: key.table.name, db: key.table.db, files: files, byNam: map[string]int{}, fileCols: map[*dataFile]map[string]tsfile.DataType{}, fileTime: map[*dataFile]string{}}
 	so := &arrowconv.Options{TimeUnit: key.unit, PlainTags: key.plainTags, StringView: key.stringView}
 	var consts, fields []outColumn
 	var timeCol *outColumn
@@ -161,14 +166,19 @@ func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 			if !ok {
 				return nil, fmt.Errorf("dataset: %s: column %q has no TsFile type", df.Path, f.Name)
 			}
-			fc[f.Name] = tt
 			c := outColumn{field: f, tsType: tt, category: cat, konst: cat == "TAG" || cat == "ATTRIBUTE" || cat == "DEVICE", from: df}
-			if f.Name == arrowconv.TimeColumn && cat == "TIME" {
+			if cat == tsfile.TimeCol.String() {
+				// The time column, whatever its name: files that name it
+				// apart (one written by the C++ writer with a TIME column
+				// "id", another without) still have one time column,
+				// named as the newest file names it.
+				ts.fileTime[df] = f.Name
 				if timeCol == nil {
 					timeCol = &c
 				}
 				continue
 			}
+			fc[f.Name] = tt // the time column is not among them
 			if j, ok := ts.byNam[f.Name]; ok {
 				prev := pickCol(j, consts, fields)
 				if prev.konst != c.konst {
@@ -190,6 +200,10 @@ func (d *Dataset) buildSchema(key schemaKey) (*tableSchema, error) {
 	}
 	if timeCol == nil {
 		return nil, fmt.Errorf("dataset: table %q has no time column", key.table.name)
+	}
+	if j, ok := ts.byNam[timeCol.field.Name]; ok {
+		c := pickCol(j, consts, fields)
+		return nil, fmt.Errorf("dataset: column %q is the time column of %s but a %s column in %s; read the files apart with --raw: %w", timeCol.field.Name, timeCol.from.Path, c.category, c.from.Path, tsfile.ErrUnsupported)
 	}
 	ts.cols = append(append([]outColumn{*timeCol}, consts...), fields...)
 	for i, c := range ts.cols {
@@ -226,8 +240,8 @@ func (ts *tableSchema) project(columns []string) (*tableSchema, error) {
 	} else {
 		// Time first, then the columns in the order asked for, as
 		// arrowconv.Options.Columns orders a file's.
-		p.keep = append(p.keep, ts.byNam[arrowconv.TimeColumn])
-		placed := map[string]bool{arrowconv.TimeColumn: true}
+		p.keep = append(p.keep, 0)
+		placed := map[string]bool{ts.cols[0].field.Name: true}
 		for _, c := range columns {
 			i, ok := ts.byNam[c]
 			if !ok {

@@ -50,6 +50,25 @@ const parquetDictLimit = 256 << 10
 // dictionary encoding.
 const timeColumn = "time"
 
+// categoryKey and timeCategory are how arrowconv marks its time field
+// (arrowconv.MetaCategory, tsfile.TimeCol): a table whose schema records
+// a column of category TIME names its time field after that column.
+const (
+	categoryKey  = "tsfile.category"
+	timeCategory = "TIME"
+)
+
+// timeFieldName returns the name of sc's time field: the field marked
+// with category TIME, else timeColumn (as arrowconv.TimeFieldNameOf).
+func timeFieldName(sc *arrow.Schema) string {
+	for _, f := range sc.Fields() {
+		if c, _ := f.Metadata.GetValue(categoryKey); c == timeCategory {
+			return f.Name
+		}
+	}
+	return timeColumn
+}
+
 // ParquetCompressions returns the compression names ParquetOptions accepts,
 // in a new slice the caller may change.
 func ParquetCompressions() []string { return []string{"zstd", "snappy", "gzip", "lz4", "none"} }
@@ -113,12 +132,13 @@ func WriteParquet(w io.Writer, rr array.RecordReader, opts *ParquetOptions) (row
 		parquet.WithMaxRowGroupLength(o.RowGroupSize),
 		parquet.WithCreatedBy("tsarrow"),
 	}
-	if f, ok := written.FieldsByName(timeColumn); ok && len(f) == 1 && f[0].Type.ID() == arrow.TIMESTAMP {
+	timeName := timeFieldName(rr.Schema())
+	if f, ok := written.FieldsByName(timeName); ok && len(f) == 1 && f[0].Type.ID() == arrow.TIMESTAMP {
 		// A device's timestamps do not repeat, so a dictionary never pays
 		// for itself on the time column: the writer would only grow a hash
 		// table of every value of a page (megabytes per column) before
 		// falling back to plain encoding.
-		popts = append(popts, parquet.WithDictionaryFor(timeColumn, false))
+		popts = append(popts, parquet.WithDictionaryFor(timeName, false))
 	}
 	props := parquet.NewWriterProperties(popts...)
 	var aopts []pqarrow.WriterOption

@@ -784,3 +784,33 @@ func TestDatasetTicketAcrossServers(t *testing.T) {
 	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
 	assert.NoError(t, redeemErr(t, dial(t, sa.addr), fi.Endpoint[0].Ticket))
 }
+
+// TestDatasetRenames checks that a data directory whose partition holds a
+// schema-evolution log of table or column renames (apache/iotdb #17079,
+// unmerged) is not served, the client told why (the unsettled feature, the
+// log, --raw) without the server's paths, and that Options.Raw serves its
+// files under their stored names.
+func TestDatasetRenames(t *testing.T) {
+	root := t.TempDir()
+	seq, _ := buildDataDir(t, filepath.Join(root, "data"))
+	sevo := filepath.Join(filepath.Dir(seq), "filesets", "5", "7.sevo")
+	require.NoError(t, os.MkdirAll(filepath.Dir(sevo), 0o755))
+	require.NoError(t, os.WriteFile(sevo, []byte{0, 1, 't', 1, 'u'}, 0o644))
+	srv := startServer(t, Options{Root: root})
+	c := dial(t, srv.addr)
+
+	assert.Empty(t, srv.DataDirs())
+	assert.Contains(t, srv.Problems()["data"], "apache/iotdb pull request #17079")
+	assert.Contains(t, srv.log.String(), `msg="data directory not served" dir=data`)
+	_, err := c.GetFlightInfo(context.Background(), pathDesc("data", "t"))
+	assert.Equal(t, codes.FailedPrecondition, status.Code(err), "%v", err)
+	msg := status.Convert(err).Message()
+	for _, want := range []string{"sequence/root.db/1/0/filesets/5/7.sevo", "ALTER TABLE ... RENAME", "#17079", "in no IoTDB release", "--raw"} {
+		assert.Contains(t, msg, want)
+	}
+	assert.NotContains(t, msg, root)
+
+	raw := startServer(t, Options{Root: root, Raw: true})
+	rc := dial(t, raw.addr)
+	assert.Equal(t, []string{"a@1000=10", "a@2000=20", "a@2000=200", "a@3000=30", "b@1000=100"}, tRows(t, rc, getInfo(t, rc, pathDesc("t"))))
+}

@@ -39,6 +39,10 @@ type PutCommand struct {
 	Table      string   `json:"table,omitempty"`
 	Tags       []string `json:"tags,omitempty"`
 	Attributes []string `json:"attributes,omitempty"`
+	// WriteTimeColumn records the time column in the table schema as a
+	// column of category TIME, which upstream Java TsFile and IoTDB
+	// cannot read (fromarrow.Options.WriteTimeColumn).
+	WriteTimeColumn bool `json:"write_time_column,omitempty"`
 }
 
 // Bounds of a DoPut's file name, checked before the file system sees
@@ -227,7 +231,7 @@ func (s *Server) put(ctx context.Context, cmd *PutCommand, rdr *arrowflight.Read
 		return nil, fmt.Errorf("%w: %s", errExists, cmd.File)
 	}
 	topts := &fromarrow.Options{Table: cmd.Table, Tags: cmd.Tags, Attributes: cmd.Attributes,
-		TimeUnit: s.opts.TimeUnit}
+		TimeUnit: s.opts.TimeUnit, WriteTimeColumn: cmd.WriteTimeColumn}
 	if topts.Table == "" {
 		if _, ok := rdr.Schema().Metadata().GetValue(arrowconv.MetaTable); !ok {
 			topts.Table = strings.TrimSuffix(path.Base(cmd.File), path.Ext(cmd.File))

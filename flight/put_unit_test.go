@@ -76,3 +76,51 @@ func TestDoPutTimeUnit(t *testing.T) {
 	require.NoError(t, put(c, "us.tsfile", fine...))
 	require.Equal(t, []int64{fine[0].UnixMicro(), fine[1].UnixMicro()}, storedTimes(filepath.Join(root, "us.tsfile"), "us"))
 }
+
+// TestDoPutWriteTimeColumn: the JSON command's write_time_column records
+// the time column, named as the client's time field, as the table
+// schema's TIME column; without it the schema has none.
+func TestDoPutWriteTimeColumn(t *testing.T) {
+	put := func(c arrowflight.Client, cmd string) error {
+		typ := &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+		sc := arrow.NewSchema([]arrow.Field{
+			{Name: "id", Type: typ, Metadata: arrow.NewMetadata([]string{arrowconv.MetaCategory}, []string{"TIME"})},
+			{Name: "v", Type: arrow.PrimitiveTypes.Int32},
+		}, nil)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+		defer b.Release()
+		b.Field(0).(*array.TimestampBuilder).Append(5)
+		b.Field(1).(*array.Int32Builder).Append(1)
+		rec := b.NewRecordBatch()
+		defer rec.Release()
+		stream, err := c.DoPut(context.Background())
+		require.NoError(t, err)
+		w := arrowflight.NewRecordWriter(stream, ipc.WithSchema(sc))
+		w.SetFlightDescriptor(&arrowflight.FlightDescriptor{Type: arrowflight.DescriptorCMD, Cmd: []byte(cmd)})
+		_ = w.Write(rec)
+		w.Close()
+		stream.CloseSend()
+		_, err = stream.Recv()
+		return err
+	}
+	columns := func(path string) []tsfile.Column {
+		f, err := tsfile.OpenFile(path, nil)
+		require.NoError(t, err)
+		defer f.Close()
+		s, ok := f.SchemaOf("t")
+		require.True(t, ok)
+		return s.Columns
+	}
+	root := t.TempDir()
+	srv := startServer(t, Options{Root: root, AllowPut: true})
+	c := dial(t, srv.addr)
+	require.NoError(t, put(c, `{"file": "with.tsfile", "table": "t", "write_time_column": true}`))
+	cols := columns(filepath.Join(root, "with.tsfile"))
+	require.Len(t, cols, 2)
+	require.Equal(t, "id", cols[0].Name)
+	require.Equal(t, tsfile.TimeCol, cols[0].Category)
+	require.NoError(t, put(c, `{"file": "without.tsfile", "table": "t"}`))
+	cols = columns(filepath.Join(root, "without.tsfile"))
+	require.Len(t, cols, 1)
+	require.Equal(t, tsfile.Field, cols[0].Category)
+}

@@ -23,11 +23,14 @@ import (
 // Only Table is required. Files are relative to the root (default: every
 // file holding the table); an IoTDB data directory is named alone, and is
 // the default when the root is one (see the package documentation). Columns selects the columns and their order:
-// the streams have "time" first, then exactly the named columns in the
-// order given (TAG and ATTRIBUTE columns too, only when named); nil keeps
-// every column in schema order, and an empty list keeps time alone. A
-// name given twice or not in the table is an error, and "time" may only
-// be named first. Start and End are inclusive bounds, each an
+// the streams have the time column first, then exactly the named columns
+// in the order given (TAG and ATTRIBUTE columns too, only when named); nil
+// keeps every column in schema order, and an empty list keeps time alone.
+// A name given twice or not in the table is an error, and the time column
+// may only be named first. The time column is "time", or, in a table whose
+// schema records a column of category TIME (the C++ and Python writers of
+// TsFile 2.5), that column's name (arrowconv.TimeFieldName): a query names
+// it so, and a FIELD named "time" beside it is a column like any other. Start and End are inclusive bounds, each an
 // integer in the stored time unit or a string arrowconv.ParseTime reads
 // (a date, or a date and time, UTC unless it has a zone); a date as End
 // includes its whole day. Where keeps the
@@ -156,15 +159,14 @@ func (q *Query) check() error {
 		}
 	}
 	seen := make(map[string]bool, len(q.Columns))
-	for i, c := range q.Columns {
-		switch {
-		case seen[c]:
+	for _, c := range q.Columns {
+		if seen[c] {
 			return fmt.Errorf("%w: column %q is named twice in columns", errBadQuery, c)
-		case c == arrowconv.TimeColumn && i > 0:
-			return fmt.Errorf("%w: %q is always the first column; name it first or not at all", errBadQuery, c)
 		}
 		seen[c] = true
 	}
+	// Where the time column may be named is checked against the table's
+	// schema (checkColumns), which names it.
 	return nil
 }
 
@@ -173,9 +175,14 @@ func (q *Query) check() error {
 const maxListedColumns = 50
 
 // checkColumns reports the first of cols that full, the unprojected schema
-// of a table, does not have, naming the columns it has.
+// of a table, does not have, naming the columns it has, and the time
+// column (arrowconv.TimeField) named other than first.
 func checkColumns(full *arrow.Schema, cols []string) error {
-	for _, c := range cols {
+	timeName := arrowconv.TimeFieldNameOf(full)
+	for i, c := range cols {
+		if c == timeName && i > 0 {
+			return fmt.Errorf("the time column %q named at position %d; it is always the first column: name it first or not at all", c, i+1)
+		}
 		if full.HasField(c) {
 			continue
 		}
@@ -201,8 +208,9 @@ func projection(s *arrow.Schema, cols []string) (*arrow.Schema, error) {
 		return s, nil
 	}
 	want := 0
-	for i, name := range append([]string{arrowconv.TimeColumn}, cols...) {
-		if i > 0 && name == arrowconv.TimeColumn {
+	timeName := arrowconv.TimeFieldNameOf(s)
+	for i, name := range append([]string{timeName}, cols...) {
+		if i > 0 && name == timeName {
 			continue // named first, already placed
 		}
 		idx := s.FieldIndices(name)

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/stretchr/testify/require"
 	"github.com/tsarrow/tsarrow/internal/objtest"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 	"github.com/tsarrow/tsarrow/objstore"
 )
 
@@ -26,29 +27,6 @@ func rootTree(t *testing.T) string {
 	require.NoError(t, os.CopyFS(filepath.Join(root, "iotdb"), os.DirFS("../testdata/iotdb")))
 	writeTestFile(t, root, "plain/x.tsfile", 3, 50, 7)
 	return root
-}
-
-// mapOf loads a tree into a MapFS, modification times as on disk.
-func mapOf(t *testing.T, dir string) fstest.MapFS {
-	t.Helper()
-	m := fstest.MapFS{}
-	require.NoError(t, filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		st, err := e.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		m[filepath.ToSlash(rel)] = &fstest.MapFile{Data: b, Mode: 0o644, ModTime: st.ModTime()}
-		return nil
-	}))
-	return m
 }
 
 // served reads every flight a server lists, by descriptor, as text rows
@@ -92,7 +70,7 @@ func TestRootFSServesAsLocal(t *testing.T) {
 			require.True(t, strings.Contains(want, s), s)
 		}
 		require.False(t, strings.Contains(want, "2026-01-01T12:00:00Z|south"), "deleted rows")
-		for name, fsys := range map[string]fs.FS{"dirfs": os.DirFS(root), "mapfs": mapOf(t, root)} {
+		for name, fsys := range map[string]fs.FS{"dirfs": os.DirFS(root), "mapfs": testkit.MapFS(t, root)} {
 			srv := startServer(t, Options{Root: "mem://bucket/" + name, RootFS: fsys, PartitionBytes: pb})
 			require.Equal(t, local.Files(), srv.Files(), name)
 			require.Equal(t, local.DataDirs(), srv.DataDirs(), name)
@@ -110,7 +88,7 @@ func TestRootFSChanged(t *testing.T) {
 	root := rootTree(t)
 	other := t.TempDir()
 	writeTestFile(t, other, "x.tsfile", 2, 10, 99)
-	m := mapOf(t, root)
+	m := testkit.MapFS(t, root)
 	srv := startServer(t, Options{Root: "mem://bucket", RootFS: m})
 	c := dial(t, srv.addr)
 	before := readFlight(t, context.Background(), c, getInfo(t, c, pathDesc("plain/x.tsfile", "weather")))

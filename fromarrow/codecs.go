@@ -196,6 +196,21 @@ func (p *tsPlan) resolveCodecs(o *Options) error {
 		return &OptionError{Problem: fmt.Sprintf("compression %s for the time column: %v", w.TimeCompression, err),
 			Option: "TimeCompression", Remedy: "to one of " + names(WritableCompressions())}
 	}
+	if opts.TablePointCount {
+		w.TablePointCount = true
+	}
+	for _, prop := range w.Properties {
+		if strings.HasPrefix(prop.Key, tsfile.TablePointCountPrefix) {
+			w.TablePointCount = true
+		}
+	}
 	p.write = &w
+	for i := range p.schema.Columns {
+		if c := &p.schema.Columns[i]; c.Category == tsfile.TimeCol {
+			// The TIME column holds no chunks of its own: it says how the
+			// time chunks are stored, as the C++ writer's does.
+			c.Encoding, c.Compression = w.TimeEncoding.Encoding(), w.TimeCompression
+		}
+	}
 	return nil
 }

@@ -113,6 +113,24 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		return nil, fmt.Errorf("fromarrow: no time column %q in the input", timeName)
 	}
 	p.time = ti
+	// readAs is the name readers give the time column: "time", unless the
+	// schema records it (WriteTimeColumn). No TAG, ATTRIBUTE or FIELD may
+	// be stored under it.
+	readAs := arrowconv.TimeColumn
+	if o.WriteTimeColumn {
+		if o.Tree {
+			return nil, fmt.Errorf("fromarrow: Options.WriteTimeColumn records the time column in a table schema; the tree model (Options.Tree) has none")
+		}
+		l, err := lower(timeName)
+		if err != nil {
+			return nil, err
+		}
+		readAs = l
+		// First, as the Python writer places it and as readers list the
+		// time column (see Options.WriteTimeColumn); the encoding and
+		// compression are the time chunks', set by resolveCodecs.
+		p.schema.Columns = append(p.schema.Columns, tsfile.Column{Name: l, DataType: tsfile.Timestamp, Category: tsfile.TimeCol})
+	}
 	switch t := sc.Field(ti).Type.(type) {
 	case *arrow.TimestampType:
 		p.timeTS, p.timeFrom = true, t.Unit
@@ -154,8 +172,8 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		if r, taken := role[i]; taken {
 			return 0, fmt.Errorf("fromarrow: column %q cannot be both %s and %s", name, r, what)
 		}
-		if strings.ToLower(name) == arrowconv.TimeColumn {
-			return 0, fmt.Errorf("fromarrow: %s column %q would collide with the time column, which readers name %q", cat, name, arrowconv.TimeColumn)
+		if strings.ToLower(name) == readAs {
+			return 0, fmt.Errorf("fromarrow: %s column %q would collide with the time column, which readers name %q", cat, name, readAs)
 		}
 		role[i] = what
 		return i, nil
@@ -205,8 +223,14 @@ func planTsFile(sc *arrow.Schema, opts *Options) (*tsPlan, error) {
 		if _, taken := role[i]; taken {
 			continue
 		}
-		if strings.ToLower(f.Name) == arrowconv.TimeColumn {
-			return nil, &OptionError{Problem: fmt.Sprintf("FIELD column %q would collide with the time column, which readers name %q", f.Name, arrowconv.TimeColumn),
+		if strings.ToLower(f.Name) == readAs {
+			if readAs == arrowconv.TimeColumn && strings.ToLower(timeName) != readAs && !o.Tree {
+				// A file read by this module whose TIME column is named
+				// otherwise, beside a FIELD named "time".
+				return nil, &OptionError{Problem: fmt.Sprintf("FIELD column %q would collide with the time column %q, which readers name %q unless the table schema records its name", f.Name, timeName, readAs),
+					Option: "WriteTimeColumn", Remedy: fmt.Sprintf("to record the time column as %q (upstream Java TsFile and IoTDB cannot read such a file), or set Options.TimeColumn to make %q the time column", strings.ToLower(timeName), f.Name)}
+			}
+			return nil, &OptionError{Problem: fmt.Sprintf("FIELD column %q would collide with the time column, which readers name %q", f.Name, readAs),
 				Option: "TimeColumn", Remedy: "to make it the time column"}
 		}
 		if o.Tree && strings.ContainsAny(f.Name, ".`") {

@@ -38,6 +38,23 @@ type Options struct {
 	// column without nulls (default: the field whose arrowconv.MetaCategory is
 	// "TIME", else "time").
 	TimeColumn string
+	// WriteTimeColumn records the time column in the table schema as a
+	// column of category TIME (tsfile.TimeCol), named as the input column
+	// is (in lower case), so that readers that know the category name the
+	// time column after it: the C++ and Python readers of TsFile 2.5, and
+	// this module's. The column stands first in the schema, TIMESTAMP,
+	// with the time chunks' encoding and compression, as the C++ writer
+	// records the TIME column it is given (apache/tsfile cpp/src/common
+	// schema.h, TableSchema::serialize_to; the Python
+	// tsfile.utils.dataframe_to_tsfile puts it first as TIMESTAMP).
+	//
+	// Upstream Java TsFile and IoTDB know only the categories TAG, FIELD
+	// and ATTRIBUTE, and cannot read such a file at all; without it the
+	// time column's name is not stored and every reader calls it "time".
+	// An input whose time column a reader named after a TIME column (its
+	// arrowconv.MetaCategory is "TIME") is written without one unless this
+	// is set. The table model only: with Tree it is an error.
+	WriteTimeColumn bool
 	// TimeUnit is the unit of the timestamps stored in the file, which
 	// TsFile does not record: read the file back with the same
 	// arrowconv.Options.TimeUnit, and load it into an IoTDB whose
@@ -87,6 +104,14 @@ type Options struct {
 	// time encoding and compression are overridden as TimeEncoding and
 	// TimeCompression say.
 	Write *tsfile.WriteOptions
+	// TablePointCount writes the footer property tablePointCount.<table>,
+	// the number of non-null FIELD values written, as TsFile 2.5's Java
+	// writer can (tsfile.WriteOptions.TablePointCount). It is also written
+	// when Write.Properties holds one for any table, as properties carried
+	// over from a TsFile do: that count described the file read, not the
+	// rows written (a time range or column projection changes it), so it
+	// is counted again rather than copied.
+	TablePointCount bool
 	// MaxBufferedRows bounds the rows held in memory over all devices
 	// (default defaultMaxBufferedRows). When the bound is reached, the
 	// devices holding the most rows are written, each as one chunk group,
@@ -149,7 +174,8 @@ func (e *OptionError) Error() string {
 // Each distinct tuple of TAG values is a device, whose DeviceID is the
 // table name followed by the TAG values. Every column other than the time,
 // TAG and ATTRIBUTE columns becomes a FIELD column of the table schema,
-// in input order after the TAGs and ATTRIBUTEs. FIELD types follow the
+// in input order after the TAGs and ATTRIBUTEs (with Options.WriteTimeColumn
+// the time column comes first, as a TIME column). FIELD types follow the
 // Arrow type, and the field metadata arrowconv.MetaType where it names another type
 // the column's values fit:
 //

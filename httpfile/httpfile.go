@@ -159,23 +159,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, fmt.Errorf("httpfile: negative offset %d", off)
 	}
-	if off >= f.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	want := p
-	if rest := f.size - off; int64(len(p)) > rest {
-		want = p[:rest]
-	}
-	if err := f.read(want, off); err != nil {
-		return 0, err
-	}
-	if len(want) < len(p) {
-		return len(want), io.EOF
-	}
-	return len(p), nil
+	return blockcache.ReadAt(p, off, f.size, f.read)
 }
 
 // read fills p from bytes at off through the block cache: a run of

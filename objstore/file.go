@@ -166,25 +166,7 @@ func (f *File) ReadAt(p []byte, off int64) (int, error) {
 	if closed {
 		return 0, f.s.errorf("GET", f.key, errClosed)
 	}
-	if off >= f.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	want := p
-	if rest := f.size - off; int64(len(p)) > rest {
-		want = p[:rest]
-	}
-	if len(want) > 0 {
-		if err := f.read(want, off); err != nil {
-			return 0, err
-		}
-	}
-	if len(want) < len(p) {
-		return len(want), io.EOF
-	}
-	return len(p), nil
+	return blockcache.ReadAt(p, off, f.size, f.read)
 }
 
 // read fills p (not empty, within the object) with the bytes at off.

@@ -71,7 +71,9 @@ type Table struct {
 	Name string
 	// Arrow is the table's schema as `ts2arrow schema --arrow` gives it.
 	Arrow *arrow.Schema
-	// Time is the name of the time column ("time").
+	// Time is the name of the time column: "time", or the name of the
+	// table schema's column of category TIME (arrowconv.TimeFieldName),
+	// on which pushdown of a time filter works as on "time".
 	Time string
 	// Unit is the unit of the stored timestamps.
 	Unit arrow.TimeUnit

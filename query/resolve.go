@@ -349,9 +349,13 @@ func schemaMismatch(first, other *arrow.Schema, firstName, otherName string) err
 
 // tableOf fills a Table from its Arrow schema.
 func tableOf(schema, name string, sc *arrow.Schema, inputs []string) Table {
+	// The time column is found by its TIME category, not its name: a
+	// table whose schema records a TIME column "id" has its time there,
+	// and a FIELD named "time" beside it is no time column.
 	t := Table{Schema: schema, Name: name, Arrow: sc, Time: arrowconv.TimeColumn, Unit: arrow.Millisecond, Inputs: inputs}
-	if f, ok := sc.FieldsByName(arrowconv.TimeColumn); ok {
-		if ts, ok := f[0].Type.(*arrow.TimestampType); ok {
+	if i, ok := arrowconv.TimeField(sc); ok {
+		t.Time = sc.Field(i).Name
+		if ts, ok := sc.Field(i).Type.(*arrow.TimestampType); ok {
 			t.Unit = ts.Unit
 		}
 	}

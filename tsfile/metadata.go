@@ -283,6 +283,24 @@ func (s *TableSchema) Tags() []Column { return s.byCategory(Tag) }
 // Fields returns the FIELD columns in schema order.
 func (s *TableSchema) Fields() []Column { return s.byCategory(Field) }
 
+// TimeColumn returns the column of category TIME, if the schema has one:
+// the C++ writer records the time column of a table under the name its
+// user gave it (apache/tsfile cpp/src/common/schema.h,
+// TableSchema::serialize_to writes each column's category, TIME = 3 of
+// common::ColumnCategory), and the C API and the Python readers name the
+// time column after it. Such a column has no chunks of its own: the time
+// chunks hold its values. It may stand anywhere in the schema; it is not a
+// TAG, so it takes no DeviceID segment (Tags skips it). With several, the
+// first is returned.
+func (s *TableSchema) TimeColumn() (Column, bool) {
+	for _, c := range s.Columns {
+		if c.Category == TimeCol {
+			return c, true
+		}
+	}
+	return Column{}, false
+}
+
 func (s *TableSchema) byCategory(c ColumnCategory) []Column {
 	var out []Column
 	for _, col := range s.Columns {

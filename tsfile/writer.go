@@ -3,6 +3,7 @@ package tsfile
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -67,6 +68,14 @@ type WriteOptions struct {
 	// Properties are extra footer properties, written after the three
 	// encryption properties the reference writer always writes.
 	Properties []Property
+	// TablePointCount writes, for every registered table, the footer
+	// property TablePointCountPrefix+table holding the number of non-null
+	// FIELD values written for it as 8 bytes big-endian, as TsFile 2.5's
+	// Java writer does when asked (TsFileIOWriter's table point counting,
+	// BytesUtils.longToBytes; apache/tsfile java/tsfile, write/writer).
+	// Any such property in Properties is left out: a count carried over
+	// from another file would not describe this one.
+	TablePointCount bool
 	// NoEncryptionProperties omits those three properties; readers treat
 	// an absent encryptLevel as "0".
 	NoEncryptionProperties bool
@@ -160,7 +169,7 @@ func (o *WriteOptions) withDefaults() (WriteOptions, error) {
 			return r, errors.New("tsfile: Page AEAD is a TsFile v4 extension; a v3 file cannot be encrypted")
 		case r.LegacyEncryption != nil:
 			return r, errors.New("tsfile: a TsFile v3 footer has no properties to hold legacy encryption")
-		case len(r.Properties) > 0:
+		case len(r.Properties) > 0 || r.TablePointCount:
 			return r, errors.New("tsfile: a TsFile v3 footer has no properties")
 		case r.TimeEncoding.Encoding() > encoding.RLBE:
 			// CAMEL and the TsFile 2.3 integer encodings came after every v3 reader.
@@ -344,7 +353,20 @@ func (w *Writer) RegisterTable(s TableSchema) error {
 		return err
 	}
 	seen := map[string]bool{}
+	timeCol := ""
 	for _, c := range s.Columns {
+		if c.Category == TimeCol {
+			// A TIME column names the time column (TsFile 2.5's C++
+			// writer, apache/tsfile cpp/src/common/schema.h): one at
+			// most, of a type that holds timestamps.
+			if timeCol != "" {
+				return fmt.Errorf("tsfile: table %q has two TIME columns, %q and %q", s.Name, timeCol, c.Name)
+			}
+			if c.DataType != Timestamp && c.DataType != Int64 {
+				return fmt.Errorf("tsfile: TIME column %q must be TIMESTAMP or INT64, not %s", c.Name, c.DataType)
+			}
+			timeCol = c.Name
+		}
 		if err := w.checkLowerCase("column", s.Name, c.Name); err != nil {
 			return err
 		}
@@ -1127,6 +1149,9 @@ func (w *Writer) Close() error {
 		meta.TableSchemas[name] = s
 	}
 	meta.Properties = w.footerProperties()
+	if w.opts.TablePointCount {
+		meta.Properties = w.withTablePointCounts(meta.Properties)
+	}
 	return w.finish(appendFileMetadata(nil, meta))
 }
 
@@ -1250,6 +1275,51 @@ func (w *Writer) footerProperties() []Property {
 		props = append(props, Property{Key: MetadataAuthProperty, Value: []byte(metadataAuthPlaceholder)})
 	}
 	return props
+}
+
+// TablePointCountPrefix starts the footer property that TsFile 2.5's Java
+// writer keeps the number of non-null FIELD values of a table in
+// (TsFileIOWriter.TABLE_POINT_COUNT_PROPERTY_PREFIX): the table name
+// follows, and the value is 8 bytes big-endian.
+const TablePointCountPrefix = "tablePointCount."
+
+// withTablePointCounts replaces the table point counts of props by those
+// of the file written (WriteOptions.TablePointCount), in table name order,
+// before the metadata authentication tag, which must stay last. The series
+// indexes are written, so every series' statistics are complete.
+func (w *Writer) withTablePointCounts(props []Property) []Property {
+	out := make([]Property, 0, len(props)+len(w.tables))
+	var mac []Property
+	for _, p := range props {
+		switch {
+		case strings.HasPrefix(p.Key, TablePointCountPrefix):
+		case p.Key == MetadataAuthProperty && w.mac != nil:
+			mac = append(mac, p)
+		default:
+			out = append(out, p)
+		}
+	}
+	counts := make(map[string]int64, len(w.tables))
+	for _, d := range w.order {
+		ts := w.tables[d.id.Table()]
+		if ts == nil {
+			continue
+		}
+		for _, c := range ts.Columns {
+			if ss := d.series[c.Name]; c.Category == Field && ss != nil {
+				counts[ts.Name] += ss.meta.Statistics.Count
+			}
+		}
+	}
+	names := make([]string, 0, len(w.tables))
+	for name := range w.tables {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		out = append(out, Property{Key: TablePointCountPrefix + name, Value: binary.BigEndian.AppendUint64(nil, uint64(counts[name]))})
+	}
+	return append(out, mac...)
 }
 
 // finish writes the footer fm, its length and the tail magic, and flushes.

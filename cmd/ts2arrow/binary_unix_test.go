@@ -35,9 +35,20 @@ type running struct {
 	err    error // cmd.Wait's, once done is closed
 }
 
+// startBin starts ts2arrow with args; the test's cleanup kills it if it
+// is still running.
 func startBin(t *testing.T, args ...string) *running {
 	t.Helper()
+	return startBinEnv(t, nil, args...)
+}
+
+// startBinEnv is startBin with extra environment variables (KEY=value).
+func startBinEnv(t *testing.T, env []string, args ...string) *running {
+	t.Helper()
 	r := &running{cmd: exec.Command(binary(t), args...), done: make(chan struct{})}
+	if env != nil {
+		r.cmd.Env = append(r.cmd.Environ(), env...)
+	}
 	r.cmd.Stderr = &r.stderr
 	require.NoError(t, r.cmd.Start())
 	go func() {

@@ -33,7 +33,8 @@ const convertHelp = `Usage: ts2arrow convert INPUT... -o OUT [--format FORMAT] [
                         [--force] [--quiet|--verbose]
                         [--lenient] [--no-verify] [--recover [--schema-from FILE]]
                         [--tags a,b] [--raw] [--schema SPEC]
-                        [--time-column NAME] [--cast-decimal double]
+                        [--time-column NAME [--write-time-column]]
+                        [--cast-decimal double]
                         [--tree [--device-column NAME] [--aligned]]
 
 Converts the rows of one table of TsFiles. INPUT is a file, a directory
@@ -70,7 +71,9 @@ warns when it is about to write more than 1000 device partitions.
 The query:
   --table T          the table (needed when a file holds several)
   --columns a,b      only these columns, in this order, after time (always
-                     kept, always first); only their chunks are read. The
+                     kept, always first; named after the table schema's
+                     TIME column when it has one, as the C++ and Python
+                     writers record it); only their chunks are read. The
                      rows kept are those of the time source of the
                      columns: every row of a table-model or aligned
                      device, also one whose kept columns are all null; for
@@ -110,6 +113,13 @@ TEXT, STRING and BLOB. A pair the format does not allow (gorilla for a
 TEXT column) is refused with the choices. The time column is always
 TS_2DIFF, the only one upstream readers decode there.
 
+TsFile inputs (files, not an IoTDB data directory, whose files are merged)
+converted to tsfile keep their footer properties, byte for byte (null and
+empty values apart), but for the encryption properties the writer sets
+itself and a key the inputs disagree on (a warning names it); a
+tablePointCount.TABLE property is counted again for the rows written.
+Parquet, Arrow and CSV carry no footer properties.
+
 The reverse path: INPUT may be a Parquet, Arrow IPC (file or stream) or
 CSV file, and "-o x.tsfile" writes a table-model TsFile whose TAG columns
 are --tags (by default those a tsarrow conversion marked TAG), so that
@@ -117,7 +127,15 @@ Parquet, Arrow and CSV data can be loaded into IoTDB. Parquet and Arrow are
 told by their first bytes, CSV by the .csv extension. The table is --table,
 by default the one a tsarrow conversion recorded (tsfile.table), else the
 input's base name. The time column is --time-column NAME, by default
-"time": a timestamp, or integers in the --time-unit. Timestamps are written
+"time": a timestamp, or integers in the --time-unit; its name is not stored,
+and readers call it "time". --write-time-column records it in the table
+schema as a column of category TIME named as the input column is (first,
+TIMESTAMP), as TsFile 2.5's C++ and Python writers do, so that their readers
+and ts2arrow name the time column after it; upstream Java TsFile and IoTDB
+cannot read such a file (a warning says so). An input read from a TsFile
+with a TIME column (its time column named after it, marked
+tsfile.category=TIME) is written without one unless --write-time-column is
+given; it also applies to TsFile inputs. Timestamps are written
 in milliseconds, IoTDB's default precision (or the unit a tsarrow
 conversion recorded), whatever the input's unit: us and ns inputs (DuckDB,
 pandas, Spark) are converted, and a value with digits below the millisecond
@@ -274,12 +292,15 @@ type convertJob struct {
 	objects     *objstore.Options    // object URLs: the inputs, and -o
 
 	// The reverse path (reverse.go).
-	csvSchema    *arrow.Schema // --schema: a CSV input's column types
-	timeColumn   string        // --time-column
-	castDecimal  bool          // --cast-decimal double
-	tree         bool          // --tree
-	deviceColumn string        // --device-column
-	aligned      bool          // --aligned
+	csvSchema    *arrow.Schema     // --schema: a CSV input's column types
+	timeColumn   string            // --time-column
+	writeTime    bool              // --write-time-column
+	carried      []tsfile.Property // TsFile inputs' footer properties (carryprops.go)
+	countPoints  bool              // an input had tablePointCount.<table>
+	castDecimal  bool              // --cast-decimal double
+	tree         bool              // --tree
+	deviceColumn string            // --device-column
+	aligned      bool              // --aligned
 }
 
 func runConvert(args []string, stdout, stderr io.Writer) (err error) {
@@ -312,6 +333,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	tags := fs.String("tags", "", "for tsfile output: comma-separated TAG columns")
 	csvSchema := fs.String("schema", "", "for a CSV input: column types, NAME:TYPE,... or a JSON schema file (see above)")
 	timeColumn := fs.String("time-column", "", "for tsfile output: the input's time column (default time)")
+	writeTime := fs.Bool("write-time-column", false, "for tsfile output: record the time column's name in the table schema as a TIME column (upstream Java TsFile and IoTDB cannot read such a file)")
 	castDecimal := fs.String("cast-decimal", "", "for tsfile output: store DECIMAL columns as `double` (may round beyond 15 significant digits)")
 	tree := fs.Bool("tree", false, "for tsfile output: write the tree model, each row's device from --device-column")
 	deviceColumn := fs.String("device-column", "device", "with --tree: the column of device paths (root.sg.d1)")
@@ -386,7 +408,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	if j.tsWrite != nil && j.format != "tsfile" {
 		return usagef("--encrypt-key applies to tsfile output only")
 	}
-	for _, name := range []string{"schema", "time-column", "cast-decimal", "tree", "device-column", "aligned"} {
+	for _, name := range []string{"schema", "time-column", "write-time-column", "cast-decimal", "tree", "device-column", "aligned"} {
 		if set[name] && j.format != "tsfile" {
 			return usagef("--%s applies to tsfile output (the reverse path) only", name)
 		}
@@ -407,7 +429,16 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	if set["time-column"] && *timeColumn == "" {
 		return usagef("--time-column needs a column name")
 	}
-	j.timeColumn, j.tree, j.deviceColumn, j.aligned = *timeColumn, *tree, *deviceColumn, *aligned
+	if *writeTime && *tree {
+		return usagef("--write-time-column records the time column in a table schema; --tree writes the tree model, which has none")
+	}
+	j.timeColumn, j.writeTime, j.tree, j.deviceColumn, j.aligned = *timeColumn, *writeTime, *tree, *deviceColumn, *aligned
+	if j.writeTime {
+		// Once, before anything is written: the output is meant for
+		// readers that know the TIME category, and nothing else will say
+		// that the usual ones refuse it.
+		fmt.Fprintln(stderr, "ts2arrow: warning: --write-time-column records the time column in the table schema as a column of category TIME, which upstream Java TsFile and IoTDB (they know only TAG, FIELD and ATTRIBUTE) cannot read; the C++ and Python readers of TsFile 2.5 and ts2arrow can")
+	}
 	if j.partitionBy != "" {
 		if j.part, err = parsePartitionBy(j.partitionBy); err != nil {
 			return err
@@ -934,6 +965,7 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 	// the rows for the progress bar.
 	var schema *arrow.Schema
 	var total int64
+	var carried carriedProps // footer properties for a TsFile output
 	for i, name := range j.inputs {
 		if i > 0 && j.recover {
 			break
@@ -950,8 +982,14 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 			return err
 		}
 		total += estimateRows(in.file, rdr)
+		if in.file != nil && j.format == "tsfile" {
+			carried.add(in.file.Metadata.Properties)
+		}
 		rdr.Release()
 		in.close()
+	}
+	if j.format == "tsfile" {
+		j.carried, j.countPoints = carried.result(stderr, j.out), carried.count
 	}
 	prog := j.progressFor(stderr, total)
 	chain := &chainReader{ctx: ctx, schema: schema, prog: prog, next: func(k int) (*input, array.RecordReader, error) {
@@ -989,7 +1027,15 @@ func (j *convertJob) runSingle(ctx context.Context, stdout, stderr io.Writer) er
 // writeChain writes the chained batches in the job's format to OUT, through
 // its temporary file (dst.writeFile), or to standard output for -o -.
 func (j *convertJob) writeChain(chain *chainReader, stdout io.Writer) error {
-	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite}
+	j.wopts.tsfile = &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite, WriteTimeColumn: j.writeTime, TablePointCount: j.countPoints}
+	if len(j.carried) > 0 {
+		w := tsfile.WriteOptions{}
+		if j.tsWrite != nil {
+			w = *j.tsWrite
+		}
+		w.Properties = append(slices.Clone(w.Properties), j.carried...)
+		j.wopts.tsfile.Write = &w
+	}
 	write := func(w io.Writer) error { return writeFormat(w, j.format, chain, j.wopts) }
 	if j.out != "-" {
 		return j.dst.writeFile(chain.ctx, write)

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -53,6 +52,12 @@ FILE... names several files, a directory or a pattern. The fields are
 documented in docs/inspect-json.md; they are kept stable (new fields may be
 added). Key material (the encryptKey property) is never printed.
 
+Footer properties print one per line, by key: "KEY = VALUE" for text
+(quoted when empty or when it could be mistaken for bytes), "KEY = 0x..."
+with the byte count for values that are not text (TsFile 2.5 stores bytes),
+"KEY is null" for a null value, and a tablePointCount.TABLE property (TsFile
+2.5's count of the table's non-null FIELD values) with its count decoded.
+
 --lenient reads files with known writer quirks and lists what it worked
 around as warnings.
 
@@ -83,9 +88,12 @@ type inspectFile struct {
 	// PageAEAD describes a Page AEAD header (never its keys).
 	PageAEAD   *inspectAEAD      `json:"page_aead,omitempty"`
 	Properties map[string]string `json:"properties"`
-	Chunks     int               `json:"chunks"`
-	Pages      int               `json:"pages"`
-	Tables     []inspectTable    `json:"tables"`
+	// PropertyValues are the footer properties in footer order, null
+	// apart from empty, bytes apart from text (inspect_props.go).
+	PropertyValues []inspectProperty `json:"property_values"`
+	Chunks         int               `json:"chunks"`
+	Pages          int               `json:"pages"`
+	Tables         []inspectTable    `json:"tables"`
 	// Objects counts the OBJECT cells of every table; nil when the
 	// file has no OBJECT series.
 	Objects *inspectObjects `json:"objects,omitempty"`
@@ -97,6 +105,9 @@ type inspectFile struct {
 	// WriterQuirks names the writer quirks the file was read with
 	// (tsfile.WriterQuirk), as far as inspect reads it.
 	WriterQuirks []string `json:"writer_quirks,omitempty"`
+	// Notes say what the file holds that the reader leaves as it is
+	// (sevNote).
+	Notes []string `json:"notes,omitempty"`
 }
 
 type inspectAEAD struct {
@@ -118,7 +129,11 @@ type inspectTable struct {
 	Name    string          `json:"name"`
 	Model   string          `json:"model"` // "table" or "tree"
 	Columns []inspectColumn `json:"columns,omitempty"`
-	Devices []inspectDevice `json:"devices"`
+	// TimeColumn names the time column when the schema records one of
+	// category TIME (the C++ and Python writers): readers name the time
+	// column after it (arrowconv.TimeFieldName).
+	TimeColumn string          `json:"time_column,omitempty"`
+	Devices    []inspectDevice `json:"devices"`
 	// Objects counts the table's OBJECT cells; nil without OBJECT
 	// series.
 	Objects *inspectObjects `json:"objects,omitempty"`
@@ -417,16 +432,10 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 	}
 	defer in.close()
 	f := in.file
-	info := &inspectFile{File: name, Size: f.Size(), Version: int(f.Version), Properties: map[string]string{}}
-	for _, p := range f.Metadata.Properties {
-		if p.Null {
-			continue
-		}
-		if utf8.Valid(p.Value) {
-			info.Properties[p.Key] = string(p.Value)
-		} else {
-			info.Properties[p.Key] = "0x" + hex.EncodeToString(p.Value)
-		}
+	info := &inspectFile{File: name, Size: f.Size(), Version: int(f.Version)}
+	info.Properties, info.PropertyValues = inspectProperties(f.Metadata.Properties)
+	if n := sevNote(f.Metadata.Properties); n != "" {
+		info.Notes = append(info.Notes, n)
 	}
 	info.Encryption = "none"
 	if lvl, ok := f.Metadata.Property(aead.LegacyPropLevel); ok && string(lvl) != "0" {
@@ -454,14 +463,15 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 			info.PageAEAD.MetadataAuth = "unchecked"
 		}
 	}
-	// Never show key material.
-	delete(info.Properties, aead.LegacyPropKey)
 	for _, name := range f.Tables() {
 		t := inspectTable{Name: name, Model: "tree"}
 		if s, ok := f.SchemaOf(name); ok {
 			t.Model = "table"
 			for _, c := range s.Columns {
 				t.Columns = append(t.Columns, inspectColumn{c.Name, c.Category.String(), c.DataType.String(), c.Encoding.String(), c.Compression.String()})
+			}
+			if c, ok := s.TimeColumn(); ok {
+				t.TimeColumn = c.Name
 			}
 		}
 		devs, err := f.Devices(name)
@@ -776,16 +786,20 @@ func printInspect(w io.Writer, info *inspectFile) {
 	for _, x := range info.WriterQuirks {
 		fmt.Fprintf(w, "quirk:       %s\n", x)
 	}
-	keys := make([]string, 0, len(info.Properties))
-	for k := range info.Properties {
-		keys = append(keys, k)
+	for _, x := range info.Notes {
+		fmt.Fprintf(w, "note:        %s\n", x)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "property:    %s = %s\n", k, info.Properties[k])
+	props := slices.Clone(info.PropertyValues)
+	slices.SortStableFunc(props, func(a, b inspectProperty) int { return strings.Compare(a.Key, b.Key) })
+	for _, p := range props {
+		fmt.Fprintf(w, "property:    %s\n", propertyLine(p))
 	}
 	for _, t := range info.Tables {
-		fmt.Fprintf(w, "\ntable %s (%s model, %d devices)\n", t.Name, t.Model, len(t.Devices))
+		timeCol := ""
+		if t.TimeColumn != "" {
+			timeCol = fmt.Sprintf(", time column %q", t.TimeColumn)
+		}
+		fmt.Fprintf(w, "\ntable %s (%s model, %d devices%s)\n", t.Name, t.Model, len(t.Devices), timeCol)
 		if o := t.Objects; o != nil {
 			fmt.Fprintf(w, "  objects: %d cells, %d bytes in object files\n", o.Cells, o.TotalSize)
 		}
@@ -909,4 +923,29 @@ func anyStr(v any) string {
 		return "-"
 	}
 	return fmt.Sprint(v)
+}
+
+// sevPrefix begins the footer properties in which apache/tsfile's
+// TsFileSchemaRewriter records renames: "SEV:TableRename:{old}" = new and
+// "SEV:ColumnRename:{len},{len},{table},{old}" = new (SchemaEvolution,
+// TableRename, ColumnRename in java/tsfile/.../file/metadata/evolution/).
+// Those classes are on a branch only, in no TsFile release, and the IoTDB
+// side (apache/iotdb #17079) is an open pull request (docs/upstream-2.5.md
+// 4), so the properties are read as plain properties and nothing is
+// renamed.
+const sevPrefix = "SEV:"
+
+// sevNote says how many SEV: properties props holds and that they are not
+// applied, or "" when there is none.
+func sevNote(props []tsfile.Property) string {
+	n := 0
+	for _, p := range props {
+		if strings.HasPrefix(p.Key, sevPrefix) {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d %s* properties record table or column renames in the form of apache/tsfile's TsFileSchemaRewriter (on a branch, in no TsFile release; IoTDB's side is apache/iotdb pull request #17079, open): shown as plain properties, not applied, so tables and columns read under their stored names", n, sevPrefix)
 }

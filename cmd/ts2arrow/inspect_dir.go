@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -596,10 +595,19 @@ func summarizeLayout(src dirSource, roots []string, l *dataset.Layout, limit int
 	for _, c := range info.Compactions {
 		warn("%s", compactionWarning(c))
 	}
-	for _, p := range schemaEvolution(src, roots) {
+	for _, s := range l.Skipped {
 		// docs/iotdb-rules.md 8: renames recorded in filesets/*.sevo apply
-		// to the partition's older files, which keep the old names.
-		warn("%s: table or column renames of IoTDB 2.x (schema evolution) are not applied: renamed tables and columns would read under their old names", p)
+		// to the partition's older files, which keep the old names. The
+		// reader refuses a log with anything in it (dataset/renames.go)
+		// and warns of an empty one in its own words.
+		if !strings.HasSuffix(s.Path, dataset.SevoSuffix) {
+			continue
+		}
+		if st, err := src.stat(s.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			readerWarn("%s: an empty schema-evolution log of %s: it records no rename, so the files are read under their stored names", s.Path, dataset.RenamesUnsettled)
+			continue
+		}
+		warn("%s: records table or column renames, made by %s; they are not applied, so convert, head, schema, sql and serve refuse this directory (--raw reads every file under its stored names)", s.Path, dataset.RenamesUnsettled)
 	}
 	return info, failed
 }
@@ -863,33 +871,6 @@ func overlaps(l *dataset.Layout, files []int, res []*dataset.Resource) []inspect
 		out = append(out, inspectOverlap{Winner: a.Path, Loser: b.Path, Devices: x.devices, StartTime: x.start, EndTime: x.end})
 	}
 	return out
-}
-
-// schemaEvolution lists the filesets/ folders and *.sevo files under the
-// roots. Where filesets/ sits in a partition is not pinned down
-// (docs/iotdb-rules.md 8), so any depth counts.
-func schemaEvolution(src dirSource, roots []string) []string {
-	var found []string
-	for _, root := range roots {
-		st, err := src.stat(root)
-		if err != nil || !st.IsDir() {
-			continue
-		}
-		src.walk(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return nil // Discover reported what cannot be walked
-			}
-			if d.IsDir() && d.Name() == "filesets" {
-				found = append(found, p)
-				return filepath.SkipDir
-			}
-			if !d.IsDir() && strings.HasSuffix(d.Name(), ".sevo") {
-				found = append(found, p)
-			}
-			return nil
-		})
-	}
-	return found
 }
 
 // compareNum orders folder names as numbers where both are.

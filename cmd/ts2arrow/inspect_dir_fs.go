@@ -86,14 +86,6 @@ func (s dirSource) openTsFile(p string, ropts *tsfile.ReadOptions) (*tsfile.File
 	return f, func() { f.Close(); h.Close() }, nil
 }
 
-// walk walks the tree under root as filepath.WalkDir does.
-func (s dirSource) walk(root string, fn fs.WalkDirFunc) error {
-	if s.fsys == nil {
-		return filepath.WalkDir(root, fn)
-	}
-	return fs.WalkDir(s.fsys, root, fn)
-}
-
 func (s dirSource) join(elem ...string) string {
 	if s.fsys == nil {
 		return filepath.Join(elem...)

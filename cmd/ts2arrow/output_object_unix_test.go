@@ -4,7 +4,6 @@ package main
 
 import (
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,28 +15,6 @@ import (
 
 	"github.com/tsarrow/tsarrow/internal/objtest"
 )
-
-// startBinEnv is startBin with extra environment variables (KEY=value).
-func startBinEnv(t *testing.T, env []string, args ...string) *running {
-	t.Helper()
-	r := &running{cmd: exec.Command(binary(t), args...), done: make(chan struct{})}
-	r.cmd.Env = append(r.cmd.Environ(), env...)
-	r.cmd.Stderr = &r.stderr
-	require.NoError(t, r.cmd.Start())
-	go func() {
-		r.err = r.cmd.Wait()
-		close(r.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-r.done:
-		default:
-			r.cmd.Process.Kill()
-			<-r.done
-		}
-	})
-	return r
-}
 
 // TestObjectOutputSignals: a conversion of a large input to a bucket is
 // stopped while its first upload request is held at the server (a proxy

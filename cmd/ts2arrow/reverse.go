@@ -195,7 +195,7 @@ func (j *convertJob) runReverse(ctx context.Context, stdout, stderr io.Writer) e
 	}, done: func(*input) {}}
 	defer chain.Release()
 	topts := &fromarrow.Options{Table: j.table, Tags: j.tags, Write: j.tsWrite, TimeColumn: j.timeColumn, DecimalAsDouble: j.castDecimal,
-		Tree: j.tree, DeviceColumn: j.deviceColumn, Aligned: j.aligned}
+		WriteTimeColumn: j.writeTime, Tree: j.tree, DeviceColumn: j.deviceColumn, Aligned: j.aligned}
 	table, tableFrom := j.table, "--table"
 	if j.tree {
 		table = ""
@@ -282,6 +282,8 @@ func flagHint(err error, sc *arrow.Schema, tags []string) error {
 		hint = "pass --table NAME"
 	case "TimeColumn":
 		hint = fmt.Sprintf("the time column is --time-column NAME, else the one marked %s=TIME, else %q; name the time column with --time-column or rename the other column", arrowconv.MetaCategory, arrowconv.TimeColumn)
+	case "WriteTimeColumn":
+		hint = ("pass --write-time-column to record the time column's name in the table schema (upstream Java TsFile and IoTDB cannot read such a file), or --time-column NAME to make the other column the time column")
 	case "DecimalAsDouble":
 		hint = "pass --cast-decimal double to store it as DOUBLE (rounded to the nearest double: exact to 15 significant digits)"
 	case "DeviceColumn":

@@ -21,11 +21,14 @@ const schemaHelp = `Usage: ts2arrow schema FILE [--table T] [--arrow | --json] [
                        [--raw]
 
 Prints the Apache Arrow schema that "ts2arrow convert" produces for FILE
-with the same --table, --time-unit and --columns (time first, then the
-columns in the order --columns gives them): one line per column with
+with the same --table, --time-unit and --columns (the time column first,
+then the columns in the order --columns gives them): one line per column with
 its name, Arrow type, whether it is nullable, its TsFile category (TIME,
 TAG, ATTRIBUTE, FIELD, DEVICE or MEASUREMENT) and TsFile data type, then
 the schema metadata (the table name and the time unit). No rows are read.
+The time column is "time", or, when the table schema records a column of
+category TIME (as the C++ and Python writers of TsFile 2.5 do), that
+column's name; a FIELD named "time" beside it is a column like any other.
 
 --arrow prints arrow-go's own rendering of the schema instead. --json
 prints {"fields": [{"name", "type", "nullable", "metadata"}], "metadata"},

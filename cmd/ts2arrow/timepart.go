@@ -200,16 +200,19 @@ func (s *windowSet) scan(ctx context.Context, rdr array.RecordReader) error {
 			return errInterrupted
 		}
 		rec := rdr.RecordBatch()
-		ti := rec.Schema().FieldIndices(arrowconv.TimeColumn)
-		if len(ti) != 1 {
-			return fmt.Errorf("the time-only read has no %s column", arrowconv.TimeColumn)
+		// The time column by its TIME category: a table may name it
+		// after its schema's TIME column, and hold a FIELD "time".
+		ti, ok := arrowconv.TimeField(rec.Schema())
+		if !ok || rec.NumCols() != 1 {
+			return fmt.Errorf("the time-only read has columns %v, want its time column alone", rec.Schema())
 		}
-		col, ok := rec.Column(ti[0]).(*array.Timestamp)
+		name := rec.Schema().Field(ti).Name
+		col, ok := rec.Column(ti).(*array.Timestamp)
 		if !ok {
-			return fmt.Errorf("the time-only read's %s column is %s", arrowconv.TimeColumn, rec.Column(ti[0]).DataType())
+			return fmt.Errorf("the time-only read's %s column is %s", name, rec.Column(ti).DataType())
 		}
 		if col.NullN() > 0 {
-			return fmt.Errorf("the time-only read's %s column has nulls", arrowconv.TimeColumn)
+			return fmt.Errorf("the time-only read's %s column has nulls", name)
 		}
 		if err := s.addTimes(col.TimestampValues()); err != nil {
 			return err
@@ -221,7 +224,10 @@ func (s *windowSet) scan(ctx context.Context, rdr array.RecordReader) error {
 // timeOnly is q reading the time column alone, for windowSet.scan.
 func timeOnly(q *arrowconv.Options) *arrowconv.Options {
 	tq := *q
-	tq.Columns = []string{arrowconv.TimeColumn}
+	// An empty projection keeps the time column alone, whatever its
+	// name (the literal "time" would be a FIELD of a table whose TIME
+	// column is named otherwise).
+	tq.Columns = []string{}
 	return &tq
 }
 

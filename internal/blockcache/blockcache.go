@@ -8,6 +8,7 @@ package blockcache
 
 import (
 	"container/list"
+	"io"
 	"sync"
 )
 
@@ -165,4 +166,31 @@ func (c *Cache) put(k int64, d []byte) {
 		c.lru.Remove(e)
 		delete(c.index, e.Value.(*entry).n)
 	}
+}
+
+// ReadAt implements io.ReaderAt's contract for a file of size bytes over
+// read, which fills a non-empty p lying wholly inside the file: p is cut
+// at the end of the file, a read that ends there says io.EOF, and one at
+// or past it reads nothing. Negative offsets are the caller's to refuse,
+// with its own error.
+func ReadAt(p []byte, off, size int64, read Fetch) (int, error) {
+	if off >= size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	want := p
+	if rest := size - off; int64(len(p)) > rest {
+		want = p[:rest]
+	}
+	if len(want) > 0 {
+		if err := read(want, off); err != nil {
+			return 0, err
+		}
+	}
+	if len(want) < len(p) {
+		return len(want), io.EOF
+	}
+	return len(p), nil
 }

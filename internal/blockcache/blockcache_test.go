@@ -2,6 +2,8 @@ package blockcache
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -95,5 +97,43 @@ func TestCloseCachesNothing(t *testing.T) {
 	}
 	if requests.Load() != 3 || string(p) != string(data[10:15]) {
 		t.Fatalf("after Close: %d requests, %q", requests.Load(), p)
+	}
+}
+
+// TestReadAt checks the io.ReaderAt contract ReadAt gives a reader of a
+// 10-byte file: reads cut at the end say io.EOF, reads past it read
+// nothing, and read is never asked for bytes outside the file.
+func TestReadAt(t *testing.T) {
+	data := []byte("0123456789")
+	read := func(p []byte, off int64) error {
+		if len(p) == 0 || off < 0 || off+int64(len(p)) > int64(len(data)) {
+			t.Fatalf("read asked for [%d, %d)", off, off+int64(len(p)))
+		}
+		copy(p, data[off:])
+		return nil
+	}
+	for _, c := range []struct {
+		off     int64
+		n       int
+		want    string
+		wantEOF bool
+	}{
+		{0, 4, "0123", false},
+		{6, 4, "6789", false},
+		{8, 4, "89", true},
+		{10, 4, "", true},
+		{12, 1, "", true},
+		{10, 0, "", false},
+		{3, 0, "", false},
+	} {
+		p := make([]byte, c.n)
+		n, err := ReadAt(p, c.off, int64(len(data)), read)
+		if string(p[:n]) != c.want || (err == io.EOF) != c.wantEOF || (err != nil && err != io.EOF) {
+			t.Errorf("ReadAt(%d bytes at %d) = %q, %v; want %q, EOF %v", c.n, c.off, p[:n], err, c.want, c.wantEOF)
+		}
+	}
+	boom := errors.New("boom")
+	if n, err := ReadAt(make([]byte, 3), 2, 10, func([]byte, int64) error { return boom }); n != 0 || err != boom {
+		t.Errorf("a failed read gave %d, %v; want 0, boom", n, err)
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/benchmarks"
+	"github.com/tsarrow/tsarrow/benchmarks/internal/procstat"
 	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -75,7 +74,7 @@ func readMain(args []string) {
 			fail(err)
 		}
 	}
-	hwm, err := vmHWM()
+	hwm, err := procstat.PeakRSS()
 	if err != nil {
 		fail(err)
 	}
@@ -152,22 +151,4 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.r.ReadAt(p, off)
 	c.n.Add(int64(n))
 	return n, err
-}
-
-// vmHWM returns the peak resident set size of this process in bytes.
-func vmHWM() (int64, error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("VmHWM line %q: %w", line, err)
-			}
-			return kb << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }

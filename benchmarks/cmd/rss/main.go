@@ -30,13 +30,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/benchmarks/internal/procstat"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -71,7 +71,7 @@ func main() {
 	}
 	elapsed := time.Since(start)
 	if *mode != "cli" {
-		hwm, err = vmHWM()
+		hwm, err = procstat.PeakRSS()
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rss:", err)
@@ -222,22 +222,4 @@ func (c *countRows) Next() bool {
 	}
 	c.rows += c.RecordBatch().NumRows()
 	return true
-}
-
-// vmHWM returns the peak resident set size of this process in bytes.
-func vmHWM() (int64, error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("VmHWM line %q: %w", line, err)
-			}
-			return kb << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
