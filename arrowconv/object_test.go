@@ -5,6 +5,8 @@ import (
 	"encoding/base32"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"testing/fstest"
@@ -271,4 +273,84 @@ func TestObjectLoaderPaths(t *testing.T) {
 		require.ErrorIs(t, err, tsfile.ErrCorrupt, p)
 		require.ErrorContains(t, err, "does not name a file inside the object folder", p)
 	}
+}
+
+// TestObjectBytesV25: the v25 files that come with their object folder
+// (testdata/upstream/v25, built from IoTDB's layouts by gen25) read as
+// bytes from it, each object as long as its reference says and holding
+// the bytes of the file its path names.
+func TestObjectBytesV25(t *testing.T) {
+	n := 0
+	for _, vf := range v25Files(t) {
+		if vf.ObjectRoot == "" {
+			continue
+		}
+		f, err := tsfile.OpenFile(filepath.Join(v25Dir, vf.Path), nil)
+		require.NoError(t, err)
+		root := os.DirFS(filepath.Join(v25Dir, vf.ObjectRoot))
+		for _, tb := range vf.Tables {
+			if len(tb.ObjectColumns) == 0 {
+				continue
+			}
+			cols := append([]string(nil), tb.ObjectColumns...)
+			refs := drainObjects(t, f, tb.Name, &Options{Columns: cols})
+			vals := drainObjects(t, f, tb.Name, &Options{Columns: cols, ObjectBytes: true, ObjectRoot: root})
+			require.Equal(t, len(refs), len(vals))
+			for i, r := range refs {
+				if r == nil {
+					require.Nil(t, vals[i])
+					continue
+				}
+				ref := r.(objectRef)
+				want, err := fs.ReadFile(root, ref.path)
+				require.NoError(t, err)
+				require.Len(t, want, int(ref.size))
+				require.Equal(t, want, vals[i].([]byte), ref.path)
+				n++
+			}
+		}
+		f.Close()
+	}
+	require.Positive(t, n)
+}
+
+type objectRef struct {
+	size int64
+	path string
+}
+
+// drainObjects reads the OBJECT columns of a table, row by row and column
+// by column: an objectRef, the bytes, or nil for a null.
+func drainObjects(t *testing.T, f *tsfile.File, table string, o *Options) []any {
+	t.Helper()
+	o.Allocator = checkedMem(t)
+	r, err := NewTableReader(f, table, o)
+	require.NoError(t, err)
+	defer r.Release()
+	var out []any
+	for r.Next() {
+		rec := r.RecordBatch()
+		for i := 0; i < int(rec.NumRows()); i++ {
+			for c := 1; c < int(rec.NumCols()); c++ {
+				switch a := rec.Column(c).(type) {
+				case *array.Struct:
+					if a.IsNull(i) {
+						out = append(out, nil)
+						continue
+					}
+					out = append(out, objectRef{a.Field(0).(*array.Int64).Value(i), a.Field(1).(*array.String).Value(i)})
+				case *array.LargeBinary:
+					if a.IsNull(i) {
+						out = append(out, nil)
+						continue
+					}
+					out = append(out, bytes.Clone(a.Value(i)))
+				default:
+					t.Fatalf("column %s is %s", rec.Schema().Field(c).Name, a.DataType())
+				}
+			}
+		}
+	}
+	require.NoError(t, r.Err())
+	return out
 }
