@@ -354,3 +354,39 @@ func drainObjects(t *testing.T, f *tsfile.File, table string, o *Options) []any 
 	require.NoError(t, r.Err())
 	return out
 }
+
+// TestObjectTree: OBJECT series of the tree model, aligned and not
+// (the non-aligned merge builds its own value columns), read as
+// references too.
+func TestObjectTree(t *testing.T) {
+	w := newFileBuilder(t, nil)
+	cell := func(i int) []byte { return tsfile.AppendObjectCell(nil, int64(i), "3/"+b32("root.sg")+"/N4/"+strconv.Itoa(i)+".bin") }
+	w.aligned(tsfile.NewDeviceID("root.sg", "a"), []int64{1, 2},
+		col{"o", tsfile.Values{Type: tsfile.Object, Binaries: [][]byte{cell(1), cell(2)}}})
+	w.nonAligned(tsfile.NewDeviceID("root.sg", "n"), map[string][]int64{"o": {1, 3}, "v": {2, 3}},
+		col{"o", tsfile.Values{Type: tsfile.Object, Binaries: [][]byte{cell(11), cell(13)}}},
+		col{"v", tsfile.Values{Type: tsfile.Int32, Int32s: []int32{7, 8}}})
+	f := w.open()
+	for _, workers := range []int{1, 2} {
+		r, err := NewTreeReader(f, "", &Options{Allocator: checkedMem(t), Workers: workers})
+		require.NoError(t, err)
+		var got []string
+		for r.Next() {
+			rec := r.RecordBatch()
+			i := rec.Schema().FieldIndices("o")[0]
+			require.True(t, arrow.TypeEqual(ObjectType, rec.Schema().Field(i).Type))
+			s := rec.Column(i).(*array.Struct)
+			for j := 0; j < s.Len(); j++ {
+				if s.IsNull(j) {
+					got = append(got, "null")
+					continue
+				}
+				got = append(got, s.Field(1).(*array.String).Value(j))
+			}
+		}
+		require.NoError(t, r.Err())
+		r.Release()
+		p := "3/" + b32("root.sg") + "/N4/"
+		require.Equal(t, []string{p + "1.bin", p + "2.bin", p + "11.bin", "null", p + "13.bin"}, got)
+	}
+}
