@@ -360,7 +360,9 @@ func drainObjects(t *testing.T, f *tsfile.File, table string, o *Options) []any 
 // references too.
 func TestObjectTree(t *testing.T) {
 	w := newFileBuilder(t, nil)
-	cell := func(i int) []byte { return tsfile.AppendObjectCell(nil, int64(i), "3/"+b32("root.sg")+"/N4/"+strconv.Itoa(i)+".bin") }
+	cell := func(i int) []byte {
+		return tsfile.AppendObjectCell(nil, int64(i), "3/"+b32("root.sg")+"/N4/"+strconv.Itoa(i)+".bin")
+	}
 	w.aligned(tsfile.NewDeviceID("root.sg", "a"), []int64{1, 2},
 		col{"o", tsfile.Values{Type: tsfile.Object, Binaries: [][]byte{cell(1), cell(2)}}})
 	w.nonAligned(tsfile.NewDeviceID("root.sg", "n"), map[string][]int64{"o": {1, 3}, "v": {2, 3}},
