@@ -35,6 +35,8 @@ type Reader struct {
 	opts   Options
 	schema *arrow.Schema // in the layout's order, that of the builders
 	out    *arrow.Schema // in the order asked for, that of the batches
+	raw    *arrow.Schema // out with OBJECT columns binary, as the builders make them
+	objs   *objectConv   // nil without OBJECT columns
 	// verify checks each decoded page against its statistics (unless
 	// tsfile.ReadOptions.NoVerify).
 	verify bool
@@ -156,6 +158,13 @@ func openReader(f *tsfile.File, l *layout, tables []string, opts *Options) (*Rea
 	}
 	r := &Reader{f: f, opts: o, lay: pl, where: conds, tables: tables, base: l, all: tables, schema: pl.layoutSchema(o.TimeUnit.Unit()), out: pl.arrowSchema(o.TimeUnit.Unit()), left: -1,
 		verify: !f.Options().NoVerify}
+	r.raw = r.out
+	if r.objs = newObjectConv(r.out, &o); r.objs != nil {
+		// The builders decode OBJECT cells as binary; Next turns them
+		// into the output's shape.
+		r.raw = r.objs.rawSchema(r.out)
+		r.schema = rawObjectSchema(r.schema)
+	}
 	r.team.Size = o.Workers
 	for _, c := range l.fields {
 		r.full = append(r.full, c.name)
@@ -268,11 +277,21 @@ func (r *Reader) Next() bool {
 			return false
 		}
 	}
-	r.cur = r.pend.next(r.out, r.lay.order, r.opts.BatchSize)
+	r.cur = r.pend.next(r.raw, r.lay.order, r.opts.BatchSize)
 	r.curDev = r.pend.dev
 	if r.pend.off == r.pend.rows {
 		r.pend.release()
 		r.pend = nil
+	}
+	if r.objs != nil {
+		rec, err := r.objs.convert(r.cur, r.out)
+		r.cur = nil
+		if err != nil {
+			r.err = err
+			r.releaseState()
+			return false
+		}
+		r.cur = rec
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package arrowconv
 
 import (
 	"fmt"
+	"io/fs"
 	"runtime"
 	"slices"
 	"sort"
@@ -121,6 +122,19 @@ type Options struct {
 	// for a caller that reports what a query read (package query's
 	// ScanStats). Readers sharing it count into it concurrently.
 	PagesDecoded *atomic.Int64
+
+	// ObjectBytes reads OBJECT columns as the objects' bytes
+	// (ObjectBytesType) instead of their references (ObjectType), from
+	// the files ObjectRoot holds. A missing object file is an error
+	// naming it.
+	ObjectBytes bool
+	// ObjectRoot is the object folder OBJECT paths are relative to (the
+	// object/ folder of an IoTDB data directory); nil when not known, in
+	// which case ObjectBytes fails at the first OBJECT cell.
+	ObjectRoot fs.FS
+	// MaxObjectSize is the largest object ObjectBytes reads; 0 means
+	// DefaultMaxObjectSize. A larger object is an OptionError.
+	MaxObjectSize int64
 }
 
 // An OptionError is an error of a Reader that one of the Options settles,
@@ -210,6 +224,9 @@ func (o *Options) check() error {
 	if o.Limit < 0 {
 		return fmt.Errorf("arrowconv: negative row limit %d", o.Limit)
 	}
+	if o.MaxObjectSize < 0 {
+		return fmt.Errorf("arrowconv: negative MaxObjectSize %d", o.MaxObjectSize)
+	}
 	return nil
 }
 
@@ -239,10 +256,10 @@ func (o *Options) withDefaults() Options {
 //
 //	BOOLEAN bool       INT32 int32       INT64 int64
 //	FLOAT float32      DOUBLE float64    TEXT, STRING utf8
-//	BLOB, OBJECT binary                  DATE date32
-//	TIMESTAMP timestamp[unit, UTC]
+//	BLOB binary                          DATE date32
+//	TIMESTAMP timestamp[unit, UTC]       OBJECT ObjectType
 //
-// Field metadata records the TsFile data type (MetaType) and category
+// (OBJECT is ObjectBytesType under Options.ObjectBytes.) Field metadata records the TsFile data type (MetaType) and category
 // (MetaCategory); schema metadata records the table (MetaTable) and the time
 // unit (MetaTimeUnit).
 func TableArrowSchema(f *tsfile.File, table string, opts *Options) (*arrow.Schema, error) {
@@ -405,7 +422,7 @@ func (l *layout) plan(o *Options) (*layout, []whereCond, error) {
 	}
 	sort.Slice(conds, func(i, j int) bool { return conds[i].name < conds[j].name })
 	p := *l
-	p.plainTags, p.stringView = o.PlainTags, o.StringView
+	p.plainTags, p.stringView, p.objectBytes = o.PlainTags, o.StringView, o.ObjectBytes
 	if o.Columns == nil {
 		return &p, conds, nil
 	}
@@ -509,7 +526,7 @@ type layout struct {
 	tags    int            // TAG columns, the DeviceID segments after the table name
 	isTable bool
 	// Representation choices from Options.
-	plainTags, stringView bool
+	plainTags, stringView, objectBytes bool
 	// order is the output order of the columns asked for (Options.Columns):
 	// order[i] is the position, in the layout's own order (time, consts,
 	// fields), of output column i. Nil when the two orders agree.
@@ -806,6 +823,12 @@ func (l *layout) layoutSchema(unit arrow.TimeUnit) *arrow.Schema {
 		if l.stringView && t.ID() == arrow.STRING {
 			t = viewType
 		}
+		if c.dataType == tsfile.Object {
+			t = ObjectType
+			if l.objectBytes {
+				t = ObjectBytesType
+			}
+		}
 		fields = append(fields, arrow.Field{
 			Name:     c.name,
 			Type:     t,
@@ -839,6 +862,8 @@ func arrowType(t tsfile.DataType, unit arrow.TimeUnit) (arrow.DataType, error) {
 	case tsfile.Text, tsfile.String:
 		return arrow.BinaryTypes.String, nil
 	case tsfile.Blob, tsfile.Object:
+		// OBJECT cells are decoded as binary and turned into ObjectType
+		// (or read as bytes) as a batch is handed out (objectConv).
 		return arrow.BinaryTypes.Binary, nil
 	case tsfile.Date:
 		return arrow.FixedWidthTypes.Date32, nil

@@ -864,6 +864,9 @@ func (d *Dataset) Schema(table string, o *arrowconv.Options) (*arrow.Schema, err
 	if err != nil {
 		return nil, err
 	}
+	if o != nil && o.ObjectBytes {
+		return arrowconv.ObjectBytesSchema(ts.out), nil
+	}
 	return ts.out, nil
 }
 

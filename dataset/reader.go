@@ -60,6 +60,12 @@ type Reader struct {
 	stats  ReadStats
 	left   int64 // rows still allowed by Limit; -1 for no limit
 	opened map[*dataFile]bool
+	// objects reads OBJECT columns' bytes (Options.ObjectBytes) once the
+	// rows are resolved, so that no object of a deleted or overwritten
+	// row is read (IoTDB deletes an object's file with its row); nil
+	// for references. out is the schema then.
+	objects *arrowconv.ObjectLoader
+	out     *arrow.Schema
 }
 
 // NewReader streams the resolved rows of a table. The options push down
@@ -97,6 +103,17 @@ func (d *Dataset) NewReader(table string, o *arrowconv.Options) (*Reader, error)
 		// arrowconv's default: released batch buffers are reused.
 		r.mem = scan.DefaultPool
 		r.opts.Allocator = r.mem
+	}
+	r.out = ts.out
+	if r.opts.ObjectBytes {
+		root := r.opts.ObjectRoot
+		if root == nil {
+			root = d.ObjectRoot()
+		}
+		r.objects = &arrowconv.ObjectLoader{Root: root, MaxSize: r.opts.MaxObjectSize, Mem: r.mem}
+		r.out = arrowconv.ObjectBytesSchema(ts.out)
+		// The files are read as references, loaded at the end.
+		r.opts.ObjectBytes = false
 	}
 	for name := range r.opts.Where {
 		i, ok := ts.byNam[name]
@@ -286,7 +303,7 @@ func seriesSpan(series []tsfile.TimeseriesMetadata) (lo, hi int64, ok bool) {
 }
 
 // Schema returns the schema of every batch.
-func (r *Reader) Schema() *arrow.Schema { return r.ts.out }
+func (r *Reader) Schema() *arrow.Schema { return r.out }
 
 // Stats returns what the reader did so far.
 func (r *Reader) Stats() ReadStats { return r.stats }
@@ -357,6 +374,15 @@ func (r *Reader) Next() bool {
 		if rec.NumRows() == 0 {
 			rec.Release()
 			continue
+		}
+		if r.objects != nil {
+			out, err := r.objects.Load(rec)
+			rec.Release()
+			if err != nil {
+				r.err = err
+				break
+			}
+			rec = out
 		}
 		r.stats.RowsOut += rec.NumRows()
 		r.rec = rec

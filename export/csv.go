@@ -27,7 +27,8 @@ func WriteCSV(w io.Writer, r array.RecordReader) (int64, error) {
 // the raw stored integer, as the interop corpus writes them); FLOAT and DOUBLE in the shortest form that round-trips at their
 // own precision (strconv's 'g' with precision -1), with NaN, Infinity and
 // -Infinity spelled as Java spells them; binary as "0x" and lowercase hex;
-// date32 as YYYY-MM-DD; strings raw. A cell is quoted by RFC 4180 rules only
+// date32 as YYYY-MM-DD; strings raw; a struct (an OBJECT reference) as the
+// text of its JSONL object, {"size":5,"path":"1/OQ/N4/1.bin"}. A cell is quoted by RFC 4180 rules only
 // when it contains a comma, a double quote, CR or LF, and an empty non-null
 // string is written as "" so that it stays distinct from null.
 //
@@ -161,6 +162,18 @@ func valueCell(a arrow.Array, tf TimeFormat) (cellFunc, error) {
 		// a DECIMAL (and its HUGEINT sums) to CSV; a JSON number too.
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		return func(d []byte, i int) []byte { return append(d, a.Value(i).ToString(scale)...) }, nil
+	case *array.Struct:
+		// A struct (an OBJECT reference) is one cell holding its JSON
+		// object, {"size":N,"path":"..."}, quoted as CSV quotes text.
+		v, err := structJSON(a, tf)
+		if err != nil {
+			return nil, err
+		}
+		var buf []byte
+		return func(d []byte, i int) []byte {
+			buf = v(buf[:0], i)
+			return appendCSVString(d, string(buf))
+		}, nil
 	case *array.Dictionary:
 		dict, err := newCell(a.Dictionary(), tf)
 		if err != nil {

@@ -21,7 +21,8 @@ func WriteJSONL(w io.Writer, r array.RecordReader) (int64, error) {
 // conventions where JSON has no type of its own: timestamps are strings
 // in ISO 8601 (TimeISO, the default) or the raw stored integers as JSON
 // numbers (TimeEpoch), DATE is a "YYYY-MM-DD" string, binary a "0x" + hex
-// string, and NaN and the infinities, which JSON numbers cannot hold, the
+// string, a struct (such as an OBJECT reference, {"size":N,"path":"..."})
+// an object of its fields in order, and NaN and the infinities, which JSON numbers cannot hold, the
 // strings "NaN", "Infinity" and "-Infinity". A null is JSON null.
 //
 // It consumes r up to its end and returns the number of rows written.
@@ -79,6 +80,12 @@ func jsonCell(a arrow.Array, tf TimeFormat) (cellFunc, error) {
 			// ISO 8601 needs no escaping.
 			f = func(d []byte, i int) []byte { return append(v(append(d, '"'), i), '"') }
 		}
+	case *array.Struct:
+		v, err := structJSON(a, tf)
+		if err != nil {
+			return nil, err
+		}
+		f = v
 	case *array.Binary, *array.LargeBinary, *array.BinaryView, *array.Date32:
 		// Their CSV forms (0x-hex, YYYY-MM-DD) need no escaping.
 		v, err := valueCell(a, tf)
@@ -143,4 +150,35 @@ func appendJSONString(d []byte, s string) []byte {
 		i += n
 	}
 	return append(d, '"')
+}
+
+// structJSON returns the JSON formatter of a struct column's non-null
+// rows: an object of its fields, in order, each in its own JSON form.
+func structJSON(a *array.Struct, tf TimeFormat) (cellFunc, error) {
+	st := a.DataType().(*arrow.StructType)
+	keys := make([][]byte, st.NumFields())
+	fields := make([]cellFunc, st.NumFields())
+	for k := range fields {
+		key := []byte{'{'}
+		if k > 0 {
+			key = []byte{','}
+		}
+		key = appendJSONString(key, st.Field(k).Name)
+		keys[k] = append(key, ':')
+		// Field(k) holds the struct's rows at the struct's own offset.
+		f, err := jsonCell(a.Field(k), tf)
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", st.Field(k).Name, err)
+		}
+		fields[k] = f
+	}
+	return func(d []byte, i int) []byte {
+		for k, f := range fields {
+			d = f(append(d, keys[k]...), i)
+		}
+		if len(fields) == 0 {
+			d = append(d, '{')
+		}
+		return append(d, '}')
+	}, nil
 }

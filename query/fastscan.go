@@ -244,6 +244,7 @@ const (
 	kindString                // utf8, validated, to VARCHAR
 	kindBinary                // binary to BLOB
 	kindDict                  // dictionary<int32, utf8> to VARCHAR
+	kindStruct                // struct (an OBJECT reference) to STRUCT, child by child
 )
 
 // colSpec is how one column of a table is filled.
@@ -253,6 +254,28 @@ type colSpec struct {
 	kind  colKind
 	width int   // kindFixed: bytes per value
 	mul   int64 // kindScaled: factor to DuckDB's unit
+	// kindStruct: the fields' specs and DuckDB types.
+	children   []colSpec
+	childTypes []mapping.Type
+}
+
+// logicalType creates the DuckDB type of a column of spec s and type typ;
+// the caller destroys it.
+func logicalType(s colSpec, typ mapping.Type) mapping.LogicalType {
+	if s.kind != kindStruct {
+		return mapping.CreateLogicalType(typ)
+	}
+	types := make([]mapping.LogicalType, len(s.children))
+	names := make([]string, len(s.children))
+	for i, c := range s.children {
+		types[i] = logicalType(c, s.childTypes[i])
+		names[i] = c.name
+	}
+	lt := mapping.CreateStructType(types, names)
+	for i := range types {
+		mapping.DestroyLogicalType(&types[i])
+	}
+	return lt
 }
 
 // duckColumn maps an Arrow field of a table to its DuckDB type and fill.
@@ -298,6 +321,19 @@ func duckColumn(f arrow.Field, epoch bool) (colSpec, mapping.Type, error) {
 	case *arrow.BinaryType:
 		s.kind = kindBinary
 		return s, mapping.TypeBlob, nil
+	case *arrow.StructType:
+		// An OBJECT reference (arrowconv.ObjectType): STRUCT(size
+		// BIGINT, path VARCHAR), so that SQL reads o.size and o.path.
+		s.kind = kindStruct
+		for _, cf := range t.Fields() {
+			c, ct, err := duckColumn(cf, false)
+			if err != nil {
+				return s, mapping.TypeInvalid, fmt.Errorf("column %q: %w", f.Name, err)
+			}
+			s.children = append(s.children, c)
+			s.childTypes = append(s.childTypes, ct)
+		}
+		return s, mapping.TypeStruct, nil
 	case *arrow.DictionaryType:
 		if t.IndexType.ID() == arrow.INT32 && t.ValueType.ID() == arrow.STRING {
 			s.kind = kindDict
@@ -371,7 +407,7 @@ func tsarrowScanBind(p unsafe.Pointer) {
 			return
 		}
 		b.specs[i] = s
-		lt := mapping.CreateLogicalType(typ)
+		lt := logicalType(s, typ)
 		mapping.BindAddResultColumn(info, f.Name, lt)
 		mapping.DestroyLogicalType(&lt)
 	}
@@ -606,9 +642,14 @@ func (l *scanLocal) mapColumns(g *scanGlobal, s *arrow.Schema) error {
 
 // fillColumn copies rows [l.off, l.off+k) of batch column c into vec.
 func (l *scanLocal) fillColumn(spec colSpec, c int, vec mapping.Vector, k int) error {
-	a := l.batch.Column(c)
+	return l.fillArray(spec, c, l.batch.Column(c), l.off, vec, k)
+}
+
+// fillArray copies rows [row, row+k) of a, column c of the batch or a
+// field of it, into vec.
+func (l *scanLocal) fillArray(spec colSpec, c int, a arrow.Array, row int, vec mapping.Vector, k int) error {
 	d := a.Data()
-	off := d.Offset() + l.off
+	off := d.Offset() + row
 	var valid []byte
 	if a.NullN() > 0 {
 		valid = d.Buffers()[0].Bytes()
@@ -668,6 +709,26 @@ func (l *scanLocal) fillColumn(spec colSpec, c int, vec mapping.Vector, k int) e
 		assignStrings(vec.Ptr, offs, data, valid, off)
 	case kindDict:
 		return l.fillDict(spec, c, a.(*array.Dictionary), vec, valid, off, k)
+	case kindStruct:
+		st := a.(*array.Struct)
+		for j, cs := range spec.children {
+			// Field(j) is sliced to the struct's offset already.
+			cv := mapping.StructVectorGetChild(vec, mapping.IdxT(j))
+			if err := l.fillArray(cs, c, st.Field(j), row, cv, k); err != nil {
+				return err
+			}
+			if valid != nil {
+				// DuckDB reads a field of a NULL struct from the child,
+				// so the child is NULL there too.
+				mapping.VectorEnsureValidityWritable(cv)
+				dst := unsafe.Slice((*byte)(mapping.VectorGetValidity(cv)), (k+7)/8)
+				for i := range k {
+					if !bitutil.BitIsSet(valid, off+i) {
+						bitutil.ClearBit(dst, i)
+					}
+				}
+			}
+		}
 	}
 	if valid != nil {
 		mapping.VectorEnsureValidityWritable(vec)

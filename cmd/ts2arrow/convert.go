@@ -241,7 +241,7 @@ Examples:
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
   ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
   ts2arrow convert sg.parquet -o sg.tsfile --tree --device-column device
-` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + `
+` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + "\n" + cellHelp + `
 Exit status: 0 when OUT was written (also when no row matched); 1 on a
 data or format error, with nothing written; 2 on a usage error; 130 when
 Ctrl-C (SIGINT) stopped it, 143 for SIGTERM, once its temporary output
@@ -340,6 +340,7 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	aligned := fs.Bool("aligned", false, "with --tree: write aligned devices (default non-aligned)")
 	keys := addKeyFlags(fs)
 	hf := addHTTPFlags(fs)
+	cells := addCellFlags(fs)
 	defer hf.release()
 	obj := addObjectFlags(fs)
 	encKey := fs.String("encrypt-key", "", "for tsfile output: write Page AEAD, wrapping the data key with key `ID` of --kek-file/--kek-env")
@@ -465,6 +466,9 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 		}
 	}
 	j.query = arrowconv.Options{BatchSize: *batch}
+	if err := cells.apply(&j.query); err != nil {
+		return err
+	}
 	if set["time-unit"] {
 		// Left zero, the unit is ms when reading a TsFile and the input's
 		// own when writing one.

@@ -62,7 +62,7 @@ Examples:
   ts2arrow head data.tsfile --table weather --width 0 --time-format epoch
   ts2arrow head https://example.com/data/day.tsfile -n 3
   ts2arrow head /iotdb/data/datanode/data --table root.sg
-` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + `
+` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + "\n" + cellHelp + `
 Exit status: 0 on success, 1 on a data or format error, 2 on a usage
 error, 130 when Ctrl-C stopped it (143 for SIGTERM).
 
@@ -91,6 +91,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	hf := addHTTPFlags(fs)
 	defer hf.release()
 	obj := addObjectFlags(fs)
+	cells := addCellFlags(fs)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -134,6 +135,9 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	// pages than those rows need and stops (Limit) after them.
 	opts := &arrowconv.Options{TimeUnit: arrowconv.TimeUnitOf(tu), Columns: columnsFlag(*columns),
 		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize), Time: tr}
+	if err := cells.apply(opts); err != nil {
+		return err
+	}
 	if ds, err := datasetFor(name, *rawFiles, hf.objects); err != nil {
 		return err
 	} else if err := checkDatasetFlags(dsFlags, ds); err != nil {
@@ -358,6 +362,30 @@ func (t *textTable) cellFunc(a arrow.Array) (func(int) string, error) {
 			return nil, err
 		}
 		f = func(i int) string { return dict(a.GetValueIndex(i)) }
+	case *array.Struct:
+		// An OBJECT reference: {size: 5, path: 1/OQ/N4/1.bin}, its
+		// fields in order, each printed as a column of its type.
+		st := a.DataType().(*arrow.StructType)
+		fields := make([]func(int) string, st.NumFields())
+		for k := range fields {
+			ff, err := t.cellFunc(a.Field(k))
+			if err != nil {
+				return nil, err
+			}
+			fields[k] = ff
+		}
+		f = func(i int) string {
+			var sb strings.Builder
+			sb.WriteByte('{')
+			for k, ff := range fields {
+				if k > 0 {
+					sb.WriteString(", ")
+				}
+				sb.WriteString(st.Field(k).Name + ": " + ff(i))
+			}
+			sb.WriteByte('}')
+			return sb.String()
+		}
 	default:
 		// Types arrowconv does not produce today still print, in
 		// arrow-go's own spelling.

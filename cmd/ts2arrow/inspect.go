@@ -9,12 +9,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+
 	"github.com/tsarrow/tsarrow/aead"
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/internal/inputs"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -31,7 +35,9 @@ header and data sizes, encoding, compression, page count and Statistics.
 --pages adds a line per page: offset, header size, uncompressed and
 compressed sizes and the page Statistics (a single-page chunk's page has
 none; its chunk's Statistics cover it). Only headers are read, never page
-bodies, so inspecting a remote file fetches little of it.
+bodies, so inspecting a remote file fetches little of it; the one
+exception is OBJECT columns, whose pages are read to count the objects
+their cells reference and total the sizes the cells record ("objects").
 
 FILE is a path, an http(s) or object URL (read with range requests; of an
 object, the requests and bytes it cost are said on standard error), a
@@ -88,6 +94,9 @@ type inspectFile struct {
 	Chunks         int               `json:"chunks"`
 	Pages          int               `json:"pages"`
 	Tables         []inspectTable    `json:"tables"`
+	// Objects counts the OBJECT cells of every table; nil when the
+	// file has no OBJECT series.
+	Objects *inspectObjects `json:"objects,omitempty"`
 	// Warnings are what --lenient worked around.
 	Warnings []string `json:"warnings,omitempty"`
 	// fetched says what reading an object cost (input.fetched), for
@@ -125,6 +134,17 @@ type inspectTable struct {
 	// column after it (arrowconv.TimeFieldName).
 	TimeColumn string          `json:"time_column,omitempty"`
 	Devices    []inspectDevice `json:"devices"`
+	// Objects counts the table's OBJECT cells; nil without OBJECT
+	// series.
+	Objects *inspectObjects `json:"objects,omitempty"`
+}
+
+// inspectObjects counts OBJECT cells (non-null) and the sizes their
+// references record: the bytes of the object files they name, which lie
+// outside the TsFile.
+type inspectObjects struct {
+	Cells     int64 `json:"cells"`
+	TotalSize int64 `json:"total_size"`
 }
 
 type inspectColumn struct {
@@ -458,12 +478,28 @@ func inspect(name string, ropts *tsfile.ReadOptions, hf *httpFlags, pages bool) 
 		if err != nil {
 			return nil, err
 		}
+		objCols := map[string]bool{}
 		for _, dev := range devs {
 			d, err := inspectOne(f, dev, info, pages)
 			if err != nil {
 				return nil, err
 			}
+			for _, s := range d.Series {
+				if s.DataType == tsfile.Object.String() {
+					objCols[s.Measurement] = true
+				}
+			}
 			t.Devices = append(t.Devices, d)
+		}
+		if len(objCols) > 0 {
+			if t.Objects, err = countObjects(f, name, t.Model == "tree", objCols); err != nil {
+				return nil, err
+			}
+			if info.Objects == nil {
+				info.Objects = &inspectObjects{}
+			}
+			info.Objects.Cells += t.Objects.Cells
+			info.Objects.TotalSize += t.Objects.TotalSize
 		}
 		info.Tables = append(info.Tables, t)
 	}
@@ -681,6 +717,45 @@ func jsonFloat32(v float64) any {
 	return fmt.Sprint(float32(v))
 }
 
+// countObjects reads the OBJECT columns of table (their pages, the only
+// bodies inspect reads) and counts their cells and recorded sizes.
+func countObjects(f *tsfile.File, table string, tree bool, cols map[string]bool) (*inspectObjects, error) {
+	names := slices.Sorted(maps.Keys(cols))
+	o := &arrowconv.Options{Columns: names}
+	var r *arrowconv.Reader
+	var err error
+	if tree {
+		r, err = arrowconv.NewTreeReader(f, table, o)
+	} else {
+		r, err = arrowconv.NewTableReader(f, table, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	n := &inspectObjects{}
+	for r.Next() {
+		rec := r.RecordBatch()
+		for i, fl := range rec.Schema().Fields() {
+			c, ok := rec.Column(i).(*array.Struct)
+			if !ok || !arrowconv.IsObjectField(fl) {
+				continue
+			}
+			sizes := c.Field(0).(*array.Int64)
+			for j := 0; j < c.Len(); j++ {
+				if c.IsValid(j) {
+					n.Cells++
+					n.TotalSize += sizes.Value(j)
+				}
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
 func printInspect(w io.Writer, info *inspectFile) {
 	fmt.Fprintf(w, "file:        %s\n", info.File)
 	fmt.Fprintf(w, "size:        %d bytes\n", info.Size)
@@ -702,6 +777,9 @@ func printInspect(w io.Writer, info *inspectFile) {
 	}
 	fmt.Fprintf(w, "chunks:      %d\n", info.Chunks)
 	fmt.Fprintf(w, "pages:       %d\n", info.Pages)
+	if o := info.Objects; o != nil {
+		fmt.Fprintf(w, "objects:     %d cells, %d bytes in object files\n", o.Cells, o.TotalSize)
+	}
 	for _, x := range info.Warnings {
 		fmt.Fprintf(w, "warning:     %s\n", x)
 	}
@@ -722,6 +800,9 @@ func printInspect(w io.Writer, info *inspectFile) {
 			timeCol = fmt.Sprintf(", time column %q", t.TimeColumn)
 		}
 		fmt.Fprintf(w, "\ntable %s (%s model, %d devices%s)\n", t.Name, t.Model, len(t.Devices), timeCol)
+		if o := t.Objects; o != nil {
+			fmt.Fprintf(w, "  objects: %d cells, %d bytes in object files\n", o.Cells, o.TotalSize)
+		}
 		if len(t.Columns) > 0 {
 			tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "  COLUMN\tCATEGORY\tTYPE\tENCODING\tCOMPRESSION")

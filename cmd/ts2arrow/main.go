@@ -171,8 +171,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 // arrowconv.OptionError: the flag that sets the option, or another way
 // round the limit where the command has no flag for it.
 var optionFlags = map[string]map[string]string{
-	"convert": {"BatchSize": "pass a smaller --batch-size", "PlainTags": "select fewer devices with --where or --device"},
-	"head":    {"BatchSize": "pass a smaller -n", "PlainTags": "pass a smaller -n"},
+	"convert": {"BatchSize": "pass a smaller --batch-size", "PlainTags": "select fewer devices with --where or --device", "MaxObjectSize": "pass a larger --max-object-size"},
+	"head":    {"BatchSize": "pass a smaller -n", "PlainTags": "pass a smaller -n", "MaxObjectSize": "pass a larger --max-object-size"},
 }
 
 // optionHint tells an arrowconv.OptionError in the terms of command cmd's
