@@ -36,6 +36,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tsarrow/tsarrow/benchmarks/internal/procstat"
 	"github.com/tsarrow/tsarrow/dataset"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
@@ -152,7 +153,7 @@ func run(size int64, targets int, dir, mode, sizeName, cpuProfile string) error 
 	elapsed := time.Since(start)
 	close(stop)
 	<-done
-	hwm, err := peakRSS()
+	hwm, err := procstat.PeakRSS()
 	if err != nil {
 		return err
 	}
@@ -291,22 +292,4 @@ func sampleHeap(peak *atomic.Uint64, stop <-chan struct{}, done chan<- struct{})
 		case <-tick.C:
 		}
 	}
-}
-
-// peakRSS returns VmHWM of /proc/self/status in bytes.
-func peakRSS() (int64, error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("VmHWM line %q: %w", line, err)
-			}
-			return kb << 10, nil
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }
