@@ -37,12 +37,7 @@ func writeObjectFile(t *testing.T, root, space string, version int64, times []in
 		{SeriesSchema: tsfile.SeriesSchema{Name: "o", DataType: tsfile.Object}, Values: vals},
 	}))
 	require.NoError(t, w.Close())
-	path := filepath.Join(dir, Name{Time: version, Version: version}.String())
-	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-	res := &Resource{IndexType: IndexArray, Devices: []DeviceTimes{{Device: id, Start: times[0], End: times[len(times)-1]}}}
-	b, err := res.AppendBinary(nil)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path+ResourceSuffix, b, 0o644))
+	putDataFile(t, dir, version, buf.Bytes(), DeviceTimes{Device: id, Start: times[0], End: times[len(times)-1]})
 }
 
 // TestDatasetObjects: a data directory's OBJECT columns read as

@@ -42,12 +42,7 @@ func writePlantFile(t *testing.T, dir string, version int64, timeCol bool, times
 	id := tsfile.NewDeviceID("plant", "north", "s1")
 	require.NoError(t, w.WriteAligned(id, times, vals))
 	require.NoError(t, w.Close())
-	path := filepath.Join(dir, Name{Time: version, Version: version}.String())
-	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-	res := &Resource{IndexType: IndexArray, Devices: []DeviceTimes{{Device: id, Start: times[0], End: times[len(times)-1]}}}
-	b, err := res.AppendBinary(nil)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path+ResourceSuffix, b, 0o644))
+	putDataFile(t, dir, version, buf.Bytes(), DeviceTimes{Device: id, Start: times[0], End: times[len(times)-1]})
 }
 
 // TestDatasetTimeColumn: a table whose newest file records its time
@@ -117,4 +112,16 @@ func TestDatasetTimeColumn(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, 0, i)
 	require.Equal(t, "id", sc.Field(0).Name)
+}
+
+// putDataFile writes data as the data file of the given version in dir,
+// with a .resource listing devs.
+func putDataFile(t *testing.T, dir string, version int64, data []byte, devs ...DeviceTimes) {
+	t.Helper()
+	path := filepath.Join(dir, Name{Time: version, Version: version}.String())
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	res := &Resource{IndexType: IndexArray, Devices: devs}
+	b, err := res.AppendBinary(nil)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path+ResourceSuffix, b, 0o644))
 }
