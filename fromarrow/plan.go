@@ -370,6 +370,13 @@ func fieldTypes(t arrow.DataType) []tsfile.DataType {
 		// Only with Options.DecimalAsDouble (fieldType); TsFile has no
 		// decimal type.
 		return []tsfile.DataType{tsfile.Double}
+	case arrow.STRUCT:
+		// An OBJECT column read as references (arrowconv.ObjectType)
+		// goes back as OBJECT cells.
+		if arrow.TypeEqual(t, arrowconv.ObjectType) {
+			return []tsfile.DataType{tsfile.Object}
+		}
+		return nil
 	case arrow.DICTIONARY:
 		d := t.(*arrow.DictionaryType)
 		if d.ValueType.ID() == arrow.DICTIONARY {

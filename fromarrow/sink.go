@@ -725,13 +725,54 @@ func stringField(a valuer[string], dt tsfile.DataType) fieldGetter {
 	}
 }
 
-func bytesField(a valuer[[]byte]) fieldGetter {
+func bytesField(a valuer[[]byte], dt tsfile.DataType) fieldGetter {
+	if dt == tsfile.Object {
+		// Bytes stored as OBJECT must be OBJECT cells already (a size
+		// and a path): the objects' own bytes, which a read with
+		// ObjectBytes gives, would make cells no reader can parse.
+		return func(c *colBuf, i int) error {
+			if a.IsNull(i) {
+				c.putNull()
+				return nil
+			}
+			v := a.Value(i)
+			if _, err := tsfile.ParseObjectCell(v); err != nil {
+				return fmt.Errorf("a %d-byte value is not an OBJECT cell (an object's size and path), so it cannot be stored as OBJECT: objects' bytes (read with --object-bytes) do not go back into a TsFile; convert without --object-bytes to keep the references: %w", len(v), err)
+			}
+			c.putBytes(v)
+			return nil
+		}
+	}
 	return func(c *colBuf, i int) error {
 		if a.IsNull(i) {
 			c.putNull()
 		} else {
 			c.putBytes(a.Value(i))
 		}
+		return nil
+	}
+}
+
+// objectRefField returns the getter of an OBJECT column read as
+// references (arrowconv.ObjectType, checked by fieldTypes): each
+// reference is encoded back into a cell in the form IoTDB would read.
+func objectRefField(a *array.Struct) fieldGetter {
+	sizes := a.Field(0).(*array.Int64)
+	paths := a.Field(1).(*array.String)
+	var cell []byte
+	return func(c *colBuf, i int) error {
+		if a.IsNull(i) {
+			c.putNull()
+			return nil
+		}
+		if sizes.IsNull(i) || paths.IsNull(i) {
+			return fmt.Errorf("OBJECT reference without a size or a path")
+		}
+		var err error
+		if cell, err = tsfile.EncodeObjectCell(cell[:0], sizes.Value(i), paths.Value(i)); err != nil {
+			return err
+		}
+		c.putBytes(cell)
 		return nil
 	}
 }
@@ -770,13 +811,15 @@ func newFieldGetter(a arrow.Array, dt tsfile.DataType, unit arrow.TimeUnit) (fie
 	case *array.StringView:
 		return stringField(a, dt), nil
 	case *array.Binary:
-		return bytesField(a), nil
+		return bytesField(a, dt), nil
 	case *array.LargeBinary:
-		return bytesField(a), nil
+		return bytesField(a, dt), nil
 	case *array.BinaryView:
-		return bytesField(a), nil
+		return bytesField(a, dt), nil
 	case *array.FixedSizeBinary:
-		return bytesField(a), nil
+		return bytesField(a, dt), nil
+	case *array.Struct:
+		return objectRefField(a), nil
 	case *array.Date32:
 		return func(c *colBuf, i int) error {
 			if a.IsNull(i) {

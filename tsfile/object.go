@@ -135,3 +135,27 @@ func AppendObjectCell(dst []byte, size int64, path string) []byte {
 	}
 	return dst
 }
+
+// EncodeObjectCell appends the OBJECT cell of an object of size bytes at
+// path (slash-separated, relative to the object folder) in the form
+// ParseObjectCell reads back to the same size and path: the segmented
+// form when the path has its shape (a decimal region id first, a ".bin"
+// file last, no empty segment), as IoTDB writes by default, else the
+// plain form. It fails for a negative size or a path that reads back as
+// something else in both forms (an empty one, or invalid UTF-8).
+func EncodeObjectCell(dst []byte, size int64, path string) ([]byte, error) {
+	if size < 0 {
+		return dst, fmt.Errorf("tsfile: OBJECT size %d is negative", size)
+	}
+	n := len(dst)
+	dst = AppendObjectCell(dst, size, path)
+	if r, err := ParseObjectCell(dst[n:]); err == nil && r.Path == path {
+		return dst, nil
+	}
+	dst = binary.BigEndian.AppendUint64(dst[:n], uint64(size))
+	dst = append(dst, path...)
+	if r, err := ParseObjectCell(dst[n:]); err != nil || r.Path != path {
+		return dst[:n], fmt.Errorf("tsfile: OBJECT path %q cannot be stored so that it reads back the same", path)
+	}
+	return dst, nil
+}
