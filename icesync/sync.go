@@ -1,0 +1,380 @@
+package icesync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/dataset"
+)
+
+// Snapshot summary and table property keys icesync writes.
+const (
+	// SummarySources holds, in the summary of each snapshot a sync
+	// commits, the JSON list of the source files ([]Source) whose rows
+	// the table holds after it.
+	SummarySources = "tsarrow.sources"
+	// SummaryTable is the dataset table a snapshot was synced from.
+	SummaryTable = "tsarrow.table"
+	// PropSourceTable is the table property naming the dataset table the
+	// Iceberg table was created from.
+	PropSourceTable = "tsarrow.source-table"
+)
+
+// commitRetries is the commit.retry.num-retries a created table gets:
+// iceberg-go retries a commit that lost a race with another writer (the
+// SQL catalog's metadata-location check failed) only when the table asks
+// for retries, and its default is none.
+const commitRetries = "8"
+
+// ErrSchemaChanged is returned when the table's schema is not the one the
+// inputs give; evolving it is not supported yet.
+var ErrSchemaChanged = errors.New("icesync: the Iceberg table's schema differs from the inputs'")
+
+// Options configure a Sync.
+type Options struct {
+	// Table is the dataset table to sync, as dataset.Dataset.NewReader
+	// names it ("weather", or "db.weather" when ambiguous).
+	Table string
+	// To names the Iceberg table: NAMESPACE.TABLE (the last dot splits).
+	To string
+	// Catalog is the catalog URI (see OpenCatalog) and Warehouse the
+	// directory the tables it creates live under.
+	Catalog, Warehouse string
+	// Dataset are the options the inputs are opened with.
+	Dataset *dataset.Options
+	// Allocator allocates the Arrow batches (default memory.DefaultAllocator).
+	Allocator memory.Allocator
+}
+
+// Source is a source data file a snapshot reflects: the name IoTDB gives
+// it (space/database/region/partition/file for a file of a data
+// directory, the base name for a loose one), its size, and the version of
+// the mods file whose deletions apply to it, if any. A sync whose sources
+// equal those of the table's current snapshot has nothing to write.
+type Source struct {
+	Name string       `json:"name"`
+	Size int64        `json:"size"`
+	Mods *ModsVersion `json:"mods,omitempty"`
+}
+
+// ModsVersion identifies the content of a mods file: IoTDB appends to a
+// .mods2 and rewrites it whole in a compaction, so size and modification
+// time change with every deletion.
+type ModsVersion struct {
+	Name    string `json:"name"`
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mtime"` // Unix nanoseconds
+}
+
+// Result tells what a Sync did.
+type Result struct {
+	// Created is set when the sync created the table.
+	Created bool
+	// Committed is set when the sync committed a snapshot; unset when
+	// the inputs were those the table already reflects.
+	Committed bool
+	// SnapshotID is the table's current snapshot after the sync (0 for
+	// a table without one).
+	SnapshotID int64
+	// Rows and DataFiles are what the sync wrote; Removed the data files
+	// its snapshot took out of the table.
+	Rows      int64
+	DataFiles int
+	Removed   int
+	// Sources is the number of source data files the snapshot reflects.
+	Sources int
+	// Warnings are the dataset's warnings about the inputs.
+	Warnings []string
+}
+
+// Sync brings the Iceberg table opts.To in step with the dataset table
+// opts.Table of inputs (files, IoTDB data directories): it creates the
+// table on the first sync, and commits one snapshot holding exactly the
+// rows the dataset reader returns, unless the table's current snapshot
+// already reflects the same source files.
+//
+// This first version rewrites the whole table when anything changed
+// (a snapshot of operation "overwrite" replacing every data file); the
+// rewrite of only the day partitions a change touched comes next.
+//
+// Data files a failed sync wrote are removed, except when the catalog's
+// answer leaves unknown whether the commit took place.
+func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
+	ident, err := identifier(opts.To)
+	if err != nil {
+		return nil, err
+	}
+	mem := opts.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+
+	ds, err := dataset.Open(inputs, opts.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	defer ds.Close()
+	res := &Result{Warnings: ds.Warnings()}
+	ro := &arrowconv.Options{PlainTags: true, Allocator: mem}
+	sc, err := ds.Schema(opts.Table, ro)
+	if err != nil {
+		return nil, err
+	}
+	isc, err := icebergSchema(sc)
+	if err != nil {
+		return nil, err
+	}
+	srcs, err := sources(ds, opts.Table)
+	if err != nil {
+		return nil, err
+	}
+	res.Sources = len(srcs)
+	srcJSON, err := json.Marshal(srcs)
+	if err != nil {
+		return nil, err
+	}
+
+	cat, err := OpenCatalog(ctx, opts.Catalog, opts.Warehouse)
+	if err != nil {
+		return nil, err
+	}
+	defer cat.Close()
+	tbl, created, err := loadOrCreate(ctx, cat, ident, isc, opts.Table)
+	if err != nil {
+		return nil, err
+	}
+	res.Created = created
+	if err := sameSchema(tbl.Schema(), isc); err != nil {
+		return nil, err
+	}
+	if snap := tbl.CurrentSnapshot(); snap != nil {
+		res.SnapshotID = snap.SnapshotID
+		if snap.Summary != nil && snap.Summary.Properties[SummarySources] == string(srcJSON) {
+			return res, nil
+		}
+	}
+
+	out, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
+	if err != nil {
+		return nil, fmt.Errorf("icesync: table %s: %w", opts.To, err)
+	}
+	rd, err := ds.NewReader(opts.Table, ro)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Release()
+	conf := &conformer{mem: mem, out: out}
+	var added []iceberg.DataFile
+	for df, err := range table.WriteRecords(ctx, tbl, out, batches(rd, conf)) {
+		if err != nil {
+			removeFiles(ctx, tbl, added)
+			return nil, fmt.Errorf("icesync: writing %s: %w", opts.To, err)
+		}
+		added = append(added, df)
+		res.Rows += df.Count()
+	}
+	res.DataFiles = len(added)
+
+	var old []iceberg.DataFile
+	if tbl.CurrentSnapshot() != nil {
+		tasks, err := tbl.Scan().PlanFiles(ctx)
+		if err != nil {
+			removeFiles(ctx, tbl, added)
+			return nil, fmt.Errorf("icesync: listing the data files of %s: %w", opts.To, err)
+		}
+		for _, t := range tasks {
+			old = append(old, t.File)
+		}
+	}
+	res.Removed = len(old)
+	props := iceberg.Properties{SummarySources: string(srcJSON), SummaryTable: opts.Table}
+	tx := tbl.NewTransaction()
+	if len(old) == 0 {
+		err = tx.AddDataFiles(ctx, added, props)
+	} else {
+		err = tx.ReplaceDataFilesWithDataFiles(ctx, old, added, props)
+	}
+	if err != nil {
+		removeFiles(ctx, tbl, added)
+		return nil, fmt.Errorf("icesync: staging the snapshot of %s: %w", opts.To, err)
+	}
+	ntbl, err := tx.Commit(ctx)
+	if err != nil {
+		// A conflict that outlasted the retries committed nothing; any
+		// other error may hide a commit the catalog accepted, whose data
+		// files must stay.
+		if errors.Is(err, table.ErrCommitFailed) {
+			removeFiles(ctx, tbl, added)
+		}
+		return nil, fmt.Errorf("icesync: committing %s: %w", opts.To, err)
+	}
+	if snap := ntbl.CurrentSnapshot(); snap != nil && snap.SnapshotID != res.SnapshotID {
+		res.Committed = true
+		res.SnapshotID = snap.SnapshotID
+	}
+	return res, nil
+}
+
+// batches yields the reader's batches conformed to the table's schema.
+// table.WriteRecords releases each batch it is given.
+func batches(rd *dataset.Reader, c *conformer) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for rd.Next() {
+			rec, err := c.conform(rd.RecordBatch())
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(rec, nil) {
+				return
+			}
+		}
+		if err := rd.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// identifier splits NAMESPACE.TABLE at its last dot.
+func identifier(to string) (table.Identifier, error) {
+	i := strings.LastIndexByte(to, '.')
+	if i <= 0 || i == len(to)-1 {
+		return nil, fmt.Errorf("icesync: table %q: want NAMESPACE.TABLE", to)
+	}
+	return catalog.ToIdentifier(append(strings.Split(to[:i], "."), to[i+1:])...), nil
+}
+
+// loadOrCreate loads the table, or creates it (and its namespace) with the
+// schema sc, partitioned by day(time). Another writer creating it at the
+// same moment is not an error: its table is loaded.
+func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifier, sc *iceberg.Schema, src string) (*table.Table, bool, error) {
+	tbl, err := cat.LoadTable(ctx, ident)
+	if err == nil {
+		return tbl, false, nil
+	}
+	if !errors.Is(err, catalog.ErrNoSuchTable) {
+		return nil, false, fmt.Errorf("icesync: loading %s: %w", strings.Join(ident, "."), err)
+	}
+	if err := ensureNamespace(ctx, cat, catalog.NamespaceFromIdent(ident)); err != nil {
+		return nil, false, err
+	}
+	timeID := sc.Field(0).ID
+	fieldID := iceberg.PartitionDataIDStart
+	spec, err := iceberg.NewPartitionSpecOpts(
+		iceberg.AddPartitionFieldBySourceID(timeID, sc.Field(0).Name+"_day", iceberg.DayTransform{}, sc, &fieldID))
+	if err != nil {
+		return nil, false, fmt.Errorf("icesync: partition spec: %w", err)
+	}
+	tbl, err = cat.CreateTable(ctx, ident, sc,
+		catalog.WithPartitionSpec(&spec),
+		catalog.WithProperties(iceberg.Properties{
+			table.PropertyFormatVersion: "2",
+			table.CommitNumRetriesKey:   commitRetries,
+			PropSourceTable:             src,
+		}))
+	if errors.Is(err, catalog.ErrTableAlreadyExists) {
+		tbl, err = cat.LoadTable(ctx, ident)
+		if err != nil {
+			return nil, false, fmt.Errorf("icesync: loading %s: %w", strings.Join(ident, "."), err)
+		}
+		return tbl, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("icesync: creating %s: %w", strings.Join(ident, "."), err)
+	}
+	return tbl, true, nil
+}
+
+// sameSchema checks that the table has the inputs' columns, in order, of
+// the same types.
+func sameSchema(have, want *iceberg.Schema) error {
+	hf, wf := have.Fields(), want.Fields()
+	if len(hf) != len(wf) {
+		return fmt.Errorf("%w: %d columns in the table, %d in the inputs", ErrSchemaChanged, len(hf), len(wf))
+	}
+	for i := range wf {
+		if hf[i].Name != wf[i].Name || !hf[i].Type.Equals(wf[i].Type) {
+			return fmt.Errorf("%w: column %d is %s %s in the table, %s %s in the inputs", ErrSchemaChanged, i+1, hf[i].Name, hf[i].Type, wf[i].Name, wf[i].Type)
+		}
+	}
+	return nil
+}
+
+// sources lists the data files that may hold rows of the table: for a
+// table-model table those of its database, for the rest every data file.
+func sources(ds *dataset.Dataset, name string) ([]Source, error) {
+	tables, err := ds.Tables()
+	if err != nil {
+		return nil, err
+	}
+	db := ""
+	for _, t := range tables {
+		if t.Ref == name || t.Name == name {
+			db = t.Database
+			break
+		}
+	}
+	vers := map[string]dataset.FileVersion{}
+	for _, v := range ds.Versions() {
+		vers[v.Path] = v
+	}
+	var out []Source
+	for _, f := range ds.Layout().Files {
+		if db != "" && f.Database != db {
+			continue
+		}
+		v, ok := vers[f.Path]
+		if !ok {
+			continue // left out by Open (incomplete file)
+		}
+		s := Source{Name: sourceName(f), Size: v.Size}
+		for _, m := range []string{f.ModsV2, f.ModsV1} {
+			if mv, ok := vers[m]; ok && m != "" {
+				s.Mods = &ModsVersion{Name: filepath.Base(m), Size: mv.Size, ModTime: mv.ModTime}
+				break
+			}
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// sourceName is the name of a data file independent of where the data
+// directory is mounted: IoTDB's own path below the data directory.
+func sourceName(f dataset.File) string {
+	base := filepath.Base(f.Path)
+	if f.Database == "" {
+		return base
+	}
+	return path.Join(f.Space.String(), f.Database, f.Region, f.Partition, base)
+}
+
+// removeFiles deletes data files a sync wrote and will not commit.
+func removeFiles(ctx context.Context, tbl *table.Table, files []iceberg.DataFile) {
+	fsys, err := tbl.FS(ctx)
+	if err != nil {
+		return
+	}
+	r, ok := fsys.(interface{ Remove(string) error })
+	if !ok {
+		return
+	}
+	for _, df := range files {
+		_ = r.Remove(df.FilePath())
+	}
+}
