@@ -2,14 +2,18 @@ package icesync
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	mrand "math/rand/v2"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -189,44 +193,145 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	}
 	res.DataFiles = len(added)
 
+	id, err := newSyncID()
+	if err != nil {
+		removeFiles(ctx, tbl, added)
+		return nil, err
+	}
+	props := iceberg.Properties{SummarySources: string(srcJSON), SummaryTable: opts.Table, SummarySyncID: id}
+	for attempt := 0; ; attempt++ {
+		if testBeforeCommit != nil {
+			testBeforeCommit(attempt)
+		}
+		snap, removed, err := commitOnce(ctx, tbl, added, props)
+		if err == nil {
+			res.Committed, res.SnapshotID, res.Removed = true, snap, removed
+			return res, nil
+		}
+		// Whatever the error, the catalog tells whether this sync's
+		// snapshot is in the table: a commit whose answer was lost may
+		// have taken place, and one that lost a race to another writer
+		// did not. iceberg-go itself retries only errors wrapping
+		// table.ErrCommitFailed, which the SQL catalog does not return
+		// for a snapshot another writer moved past (TestSQLCatalogConflictNotRetried).
+		fresh, lerr := cat.LoadTable(ctx, ident)
+		if lerr != nil {
+			// Unknown outcome: the data files stay (they may be live).
+			return nil, fmt.Errorf("icesync: committing %s: %w (and reloading it: %v)", opts.To, err, lerr)
+		}
+		if sid, ok := findSync(fresh, id); ok {
+			res.Committed, res.SnapshotID = true, sid
+			return res, nil
+		}
+		if attempt+1 >= commitAttempts || ctx.Err() != nil {
+			removeFiles(ctx, tbl, added)
+			return nil, fmt.Errorf("icesync: committing %s (attempt %d): %w", opts.To, attempt+1, err)
+		}
+		if cur := fresh.CurrentSnapshot(); cur != nil && cur.Summary != nil && cur.Summary.Properties[SummarySources] == string(srcJSON) {
+			// Another sync of the same inputs got there first.
+			removeFiles(ctx, tbl, added)
+			res.SnapshotID, res.DataFiles, res.Rows = cur.SnapshotID, 0, 0
+			return res, nil
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			removeFiles(ctx, tbl, added)
+			return nil, err
+		}
+		tbl = fresh
+	}
+}
+
+// testBeforeCommit, set by tests, runs before each commit attempt.
+var testBeforeCommit func(attempt int)
+
+// SummarySyncID is the snapshot summary key holding the random ID of the
+// sync that committed the snapshot, by which a sync whose commit answer
+// was lost finds out whether it took place.
+const SummarySyncID = "tsarrow.sync-id"
+
+// commitAttempts bounds the commits of one sync that lose a race to other
+// writers; commitWaitMin and commitWaitMax bound the wait between two.
+const (
+	commitAttempts = 10
+	commitWaitMin  = 100 * time.Millisecond
+	commitWaitMax  = 10 * time.Second
+)
+
+// commitOnce commits the data files as one snapshot on tbl: an append on a
+// table without data, else a replacement of every data file tbl holds.
+// It returns the new snapshot's ID and the number of data files removed.
+func commitOnce(ctx context.Context, tbl *table.Table, added []iceberg.DataFile, props iceberg.Properties) (int64, int, error) {
 	var old []iceberg.DataFile
 	if tbl.CurrentSnapshot() != nil {
 		tasks, err := tbl.Scan().PlanFiles(ctx)
 		if err != nil {
-			removeFiles(ctx, tbl, added)
-			return nil, fmt.Errorf("icesync: listing the data files of %s: %w", opts.To, err)
+			return 0, 0, fmt.Errorf("listing the data files: %w", err)
 		}
 		for _, t := range tasks {
 			old = append(old, t.File)
 		}
 	}
-	res.Removed = len(old)
-	props := iceberg.Properties{SummarySources: string(srcJSON), SummaryTable: opts.Table}
 	tx := tbl.NewTransaction()
+	var err error
 	if len(old) == 0 {
 		err = tx.AddDataFiles(ctx, added, props)
 	} else {
 		err = tx.ReplaceDataFilesWithDataFiles(ctx, old, added, props)
 	}
 	if err != nil {
-		removeFiles(ctx, tbl, added)
-		return nil, fmt.Errorf("icesync: staging the snapshot of %s: %w", opts.To, err)
+		return 0, 0, fmt.Errorf("staging the snapshot: %w", err)
 	}
 	ntbl, err := tx.Commit(ctx)
 	if err != nil {
-		// A conflict that outlasted the retries committed nothing; any
-		// other error may hide a commit the catalog accepted, whose data
-		// files must stay.
-		if errors.Is(err, table.ErrCommitFailed) {
-			removeFiles(ctx, tbl, added)
+		return 0, 0, err
+	}
+	snap := ntbl.CurrentSnapshot()
+	if snap == nil {
+		return 0, 0, errors.New("no snapshot after the commit")
+	}
+	return snap.SnapshotID, len(old), nil
+}
+
+// findSync looks for the snapshot a sync committed among the table's.
+func findSync(tbl *table.Table, id string) (int64, bool) {
+	for _, s := range tbl.Metadata().Snapshots() {
+		if s.Summary != nil && s.Summary.Properties[SummarySyncID] == id {
+			return s.SnapshotID, true
 		}
-		return nil, fmt.Errorf("icesync: committing %s: %w", opts.To, err)
 	}
-	if snap := ntbl.CurrentSnapshot(); snap != nil && snap.SnapshotID != res.SnapshotID {
-		res.Committed = true
-		res.SnapshotID = snap.SnapshotID
+	return 0, false
+}
+
+// newSyncID returns 128 random bits in hex.
+func newSyncID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("icesync: sync ID: %w", err)
 	}
-	return res, nil
+	return hex.EncodeToString(b[:]), nil
+}
+
+// backoff is the wait before commit attempt n+2: doubling from
+// commitWaitMin up to commitWaitMax, with jitter so that writers that
+// collided do not collide again.
+func backoff(n int) time.Duration {
+	d := commitWaitMin << min(n, 16)
+	if d > commitWaitMax || d <= 0 {
+		d = commitWaitMax
+	}
+	return d/2 + mrand.N(d/2+1)
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-tm.C:
+		return nil
+	}
 }
 
 // batches yields the reader's batches conformed to the table's schema.
