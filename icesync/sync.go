@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"iter"
 	mrand "math/rand/v2"
 	"path"
@@ -73,6 +74,11 @@ type Source struct {
 	Name string       `json:"name"`
 	Size int64        `json:"size"`
 	Mods *ModsVersion `json:"mods,omitempty"`
+	// Start and End are the time range of the file's devices, from its
+	// .resource, in the stored unit; nil without a resource. A later
+	// sync rewrites the days of this range when the file changes or goes.
+	Start *int64 `json:"start,omitempty"`
+	End   *int64 `json:"end,omitempty"`
 }
 
 // ModsVersion identifies the content of a mods file: IoTDB appends to a
@@ -111,9 +117,11 @@ type Result struct {
 // rows the dataset reader returns, unless the table's current snapshot
 // already reflects the same source files.
 //
-// This first version rewrites the whole table when anything changed
-// (a snapshot of operation "overwrite" replacing every data file); the
-// rewrite of only the day partitions a change touched comes next.
+// A later sync rewrites only the day partitions the changed sources
+// touch (see planDays): their data files are replaced by the dataset
+// reader's rows of those days, in one snapshot (operation "overwrite",
+// or "append" when the days are new). Without the previous sources, or on
+// a table not partitioned by day(time) alone, it rewrites the whole table.
 //
 // Data files a failed sync wrote are removed, except when the catalog's
 // answer leaves unknown whether the commit took place.
@@ -142,7 +150,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := sources(ds, opts.Table)
+	srcs, err := sources(ds, opts.Table, opts.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -172,18 +180,30 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		}
 	}
 
+	upd, err := unitsPerDay(sc)
+	if err != nil {
+		return nil, err
+	}
+	plan := dayPlan{full: true}
+	dayField, byDay := dayPartition(tbl)
+	if snap := tbl.CurrentSnapshot(); snap != nil && byDay && snap.Summary != nil {
+		var prev []Source
+		if json.Unmarshal([]byte(snap.Summary.Properties[SummarySources]), &prev) == nil {
+			plan = planDays(prev, srcs, upd)
+		}
+	}
+	var ranges []arrowconv.TimeRange
+	if !plan.full {
+		ranges = plan.ranges(upd)
+	}
+
 	out, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
 	if err != nil {
 		return nil, fmt.Errorf("icesync: table %s: %w", opts.To, err)
 	}
-	rd, err := ds.NewReader(opts.Table, ro)
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Release()
 	conf := &conformer{mem: mem, out: out}
 	var added []iceberg.DataFile
-	for df, err := range table.WriteRecords(ctx, tbl, out, batches(rd, conf)) {
+	for df, err := range table.WriteRecords(ctx, tbl, out, batches(ds, opts.Table, ro, plan.full, ranges, conf)) {
 		if err != nil {
 			removeFiles(ctx, tbl, added)
 			return nil, fmt.Errorf("icesync: writing %s: %w", opts.To, err)
@@ -203,7 +223,12 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		if testBeforeCommit != nil {
 			testBeforeCommit(attempt)
 		}
-		snap, removed, err := commitOnce(ctx, tbl, added, props)
+		snap, removed, err := commitOnce(ctx, tbl, added, props, plan, dayField)
+		if errors.Is(err, errNothing) {
+			// No rows to add and none to take out: a snapshot would
+			// record only the sources, and an empty one no engine needs.
+			return res, nil
+		}
 		if err == nil {
 			res.Committed, res.SnapshotID, res.Removed = true, snap, removed
 			return res, nil
@@ -241,6 +266,9 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	}
 }
 
+// errNothing is commitOnce's answer when there is nothing to commit.
+var errNothing = errors.New("icesync: nothing to commit")
+
 // testBeforeCommit, set by tests, runs before each commit attempt.
 var testBeforeCommit func(attempt int)
 
@@ -257,10 +285,10 @@ const (
 	commitWaitMax  = 10 * time.Second
 )
 
-// commitOnce commits the data files as one snapshot on tbl: an append on a
-// table without data, else a replacement of every data file tbl holds.
+// commitOnce commits the data files as one snapshot on tbl, replacing
+// the data files of tbl the plan rewrites (an append when there are none).
 // It returns the new snapshot's ID and the number of data files removed.
-func commitOnce(ctx context.Context, tbl *table.Table, added []iceberg.DataFile, props iceberg.Properties) (int64, int, error) {
+func commitOnce(ctx context.Context, tbl *table.Table, added []iceberg.DataFile, props iceberg.Properties, plan dayPlan, dayField int) (int64, int, error) {
 	var old []iceberg.DataFile
 	if tbl.CurrentSnapshot() != nil {
 		tasks, err := tbl.Scan().PlanFiles(ctx)
@@ -268,8 +296,13 @@ func commitOnce(ctx context.Context, tbl *table.Table, added []iceberg.DataFile,
 			return 0, 0, fmt.Errorf("listing the data files: %w", err)
 		}
 		for _, t := range tasks {
-			old = append(old, t.File)
+			if plan.replaces(t.File, dayField) {
+				old = append(old, t.File)
+			}
 		}
+	}
+	if len(old) == 0 && len(added) == 0 {
+		return 0, 0, errNothing
 	}
 	tx := tbl.NewTransaction()
 	var err error
@@ -334,24 +367,71 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// batches yields the reader's batches conformed to the table's schema.
-// table.WriteRecords releases each batch it is given.
-func batches(rd *dataset.Reader, c *conformer) iter.Seq2[arrow.RecordBatch, error] {
+// batches yields the rows of the table, all of them or those of the time
+// ranges, conformed to the table's schema. table.WriteRecords releases
+// each batch it is given.
+func batches(ds *dataset.Dataset, name string, ro *arrowconv.Options, all bool, ranges []arrowconv.TimeRange, c *conformer) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		for rd.Next() {
-			rec, err := c.conform(rd.RecordBatch())
+		read := func(o *arrowconv.Options) bool {
+			rd, err := ds.NewReader(name, o)
 			if err != nil {
 				yield(nil, err)
-				return
+				return false
 			}
-			if !yield(rec, nil) {
-				return
+			defer rd.Release()
+			for rd.Next() {
+				rec, err := c.conform(rd.RecordBatch())
+				if err != nil {
+					yield(nil, err)
+					return false
+				}
+				if !yield(rec, nil) {
+					return false
+				}
 			}
+			if err := rd.Err(); err != nil {
+				yield(nil, err)
+				return false
+			}
+			return true
 		}
-		if err := rd.Err(); err != nil {
-			yield(nil, err)
+		if all {
+			read(ro)
+			return
+		}
+		for _, r := range ranges {
+			o := *ro
+			o.Time = &r
+			if !read(&o) {
+				return
+			}
 		}
 	}
+}
+
+// unitsPerDay is the number of the table's stored time units in a day.
+func unitsPerDay(sc *arrow.Schema) (int64, error) {
+	switch sc.Field(0).Type.(*arrow.TimestampType).Unit {
+	case arrow.Millisecond:
+		return 86400 * 1000, nil
+	case arrow.Microsecond:
+		return 86400 * 1000 * 1000, nil
+	}
+	return 0, fmt.Errorf("%w: time unit %s", ErrUnsupported, sc.Field(0).Type)
+}
+
+// dayPartition returns the partition field ID of the table's spec when it
+// is day(time) alone, the spec a sync creates.
+func dayPartition(tbl *table.Table) (int, bool) {
+	spec := tbl.Spec()
+	if spec.NumFields() != 1 {
+		return 0, false
+	}
+	f := spec.Field(0)
+	if _, ok := f.Transform.(iceberg.DayTransform); !ok || len(f.SourceIDs) != 1 || f.SourceIDs[0] != tbl.Schema().Field(0).ID {
+		return 0, false
+	}
+	return f.FieldID, true
 }
 
 // identifier splits NAMESPACE.TABLE at its last dot.
@@ -421,7 +501,7 @@ func sameSchema(have, want *iceberg.Schema) error {
 
 // sources lists the data files that may hold rows of the table: for a
 // table-model table those of its database, for the rest every data file.
-func sources(ds *dataset.Dataset, name string) ([]Source, error) {
+func sources(ds *dataset.Dataset, name string, opts *dataset.Options) ([]Source, error) {
 	tables, err := ds.Tables()
 	if err != nil {
 		return nil, err
@@ -447,6 +527,23 @@ func sources(ds *dataset.Dataset, name string) ([]Source, error) {
 			continue // left out by Open (incomplete file)
 		}
 		s := Source{Name: sourceName(f), Size: v.Size}
+		if f.Resource != "" {
+			var fsys fs.FS
+			if opts != nil {
+				fsys = opts.FS
+			}
+			r, err := dataset.ReadResourceFS(fsys, f.Resource)
+			if err != nil {
+				return nil, err
+			}
+			if len(r.Devices) > 0 {
+				lo, hi := r.Devices[0].Start, r.Devices[0].End
+				for _, d := range r.Devices[1:] {
+					lo, hi = min(lo, d.Start), max(hi, d.End)
+				}
+				s.Start, s.End = &lo, &hi
+			}
+		}
 		for _, m := range []string{f.ModsV2, f.ModsV1} {
 			if mv, ok := vers[m]; ok && m != "" {
 				s.Mods = &ModsVersion{Name: filepath.Base(m), Size: mv.Size, ModTime: mv.ModTime}

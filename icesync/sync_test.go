@@ -258,8 +258,9 @@ func checkParquet(t *testing.T, loc string, sc *iceberg.Schema) {
 }
 
 // TestSyncChanged removes a file from a copy of the data directory: the
-// next sync commits a snapshot whose rows are the dataset reader's again,
-// and the data files of the first are no longer in the table.
+// next sync rewrites the one day the file covered (its data file
+// replaced, the other day's kept) and the table's rows are the dataset
+// reader's again.
 func TestSyncChanged(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -283,7 +284,8 @@ func TestSyncChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Committed || res.SnapshotID == first.SnapshotID || res.Removed != first.DataFiles || res.Sources != 3 {
+	// The unsequence file covers 2026-01-01 03:00..05:00: one day of two.
+	if !res.Committed || res.SnapshotID == first.SnapshotID || first.DataFiles != 2 || res.Removed != 1 || res.DataFiles != 1 || res.Sources != 3 {
 		t.Fatalf("sync after a removal: %+v (first %+v)", res, first)
 	}
 	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
@@ -293,6 +295,9 @@ func TestSyncChanged(t *testing.T) {
 	}
 	if n := len(tbl.Metadata().Snapshots()); n != 2 {
 		t.Fatalf("%d snapshots, want 2", n)
+	}
+	if op := tbl.CurrentSnapshot().Summary.Operation; op != table.OpOverwrite {
+		t.Errorf("snapshot operation %s, want overwrite", op)
 	}
 }
 
@@ -327,4 +332,72 @@ func copyDir(t *testing.T, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSyncDeletion appends a deletion to the .mods2 of the file of
+// 2026-01-02: the next sync rewrites that day alone (the data file of
+// 2026-01-01 stays, the same file), and the rows are the reader's.
+func TestSyncDeletion(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root := filepath.Join(dir, "iotdb")
+	copyDir(t, "../testdata/iotdb", root)
+	opts := Options{
+		Table: "weather", To: "iot.weather",
+		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
+	}
+	if _, err := Sync(ctx, []string{root}, opts); err != nil {
+		t.Fatal(err)
+	}
+	before := dataFiles(t, loadTable(t, opts.Catalog, opts.Warehouse, opts.To))
+
+	mods := filepath.Join(root, "sequence/weather/1/1/1767312000000-4-0-0.tsfile.mods2")
+	old, err := os.ReadFile(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2026-01-02T03:00Z..05:00Z, every device.
+	b, err := dataset.AppendModsV2(old, dataset.Deletion{Kind: dataset.TableDeletion, Table: "weather", Start: 1767322800000, End: 1767330000000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mods, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := wantRows(t, []string{root}, "weather")
+	res, err := Sync(ctx, []string{root}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Committed || res.Removed != 1 || res.DataFiles != 1 || res.Rows >= 92-44 {
+		t.Fatalf("sync after a deletion: %+v", res)
+	}
+	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	if got := scanRows(t, tbl); !slices.Equal(got, want) || len(want) >= 92 {
+		t.Fatalf("after the deletion: %d rows, the reader %d (of 92 before)", len(got), len(want))
+	}
+	after := dataFiles(t, tbl)
+	kept := 0
+	for p := range after {
+		if before[p] {
+			kept++
+		}
+	}
+	if len(after) != 2 || kept != 1 {
+		t.Fatalf("data files before %v, after %v: want the 2026-01-01 file kept", before, after)
+	}
+}
+
+// dataFiles lists the paths of the table's current data files.
+func dataFiles(t *testing.T, tbl *table.Table) map[string]bool {
+	t.Helper()
+	tasks, err := tbl.Scan().PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, task := range tasks {
+		out[task.File.FilePath()] = true
+	}
+	return out
 }
