@@ -73,14 +73,15 @@ func sameSource(a, b Source) bool {
 	return a.Mods == nil || *a.Mods == *b.Mods
 }
 
-// ranges returns the plan's days as time ranges of the stored unit, one
-// for each run of consecutive days, in order.
-func (p dayPlan) ranges(unitsPerDay int64) []arrowconv.TimeRange {
+// ranges returns the plan's days as time ranges of the stored unit, in
+// order: one for each day, or with merge one for each run of consecutive
+// days.
+func (p dayPlan) ranges(unitsPerDay int64, merge bool) []arrowconv.TimeRange {
 	days := slices.Sorted(maps.Keys(p.days))
 	var out []arrowconv.TimeRange
 	for i := 0; i < len(days); {
 		j := i
-		for j+1 < len(days) && days[j+1] == days[j]+1 {
+		for merge && j+1 < len(days) && days[j+1] == days[j]+1 {
 			j++
 		}
 		out = append(out, arrowconv.TimeRange{Start: days[i] * unitsPerDay, End: (days[j]+1)*unitsPerDay - 1})

@@ -51,10 +51,15 @@ func TestPlanDays(t *testing.T) {
 func TestPlanRanges(t *testing.T) {
 	const day = 10
 	p := dayPlan{days: map[int64]bool{-1: true, 0: true, 2: true, 5: true, 6: true}}
-	got := p.ranges(day)
+	got := p.ranges(day, true)
 	want := []arrowconv.TimeRange{{Start: -10, End: 9}, {Start: 20, End: 29}, {Start: 50, End: 69}}
 	if !slices.Equal(got, want) {
-		t.Fatalf("ranges %v, want %v", got, want)
+		t.Fatalf("merged ranges %v, want %v", got, want)
+	}
+	got = p.ranges(day, false)
+	want = []arrowconv.TimeRange{{Start: -10, End: -1}, {Start: 0, End: 9}, {Start: 20, End: 29}, {Start: 50, End: 59}, {Start: 60, End: 69}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("daily ranges %v, want %v", got, want)
 	}
 	for _, tc := range []struct{ a, b, q int64 }{{-1, 10, -1}, {-10, 10, -1}, {-11, 10, -2}, {0, 10, 0}, {19, 10, 1}} {
 		if q := floorDiv(tc.a, tc.b); q != tc.q {

@@ -192,9 +192,19 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 			plan = planDays(prev, srcs, upd)
 		}
 	}
+	// Read the rows day by day when the days are known (those of the
+	// plan, or of every source for a full rewrite), so that the writer
+	// gets them clustered by partition and keeps one Parquet writer open
+	// at a time (table.WithClusteredWrite) instead of one per day.
+	read := plan
+	if plan.full {
+		read = planDays(nil, srcs, upd)
+	}
 	var ranges []arrowconv.TimeRange
-	if !plan.full {
-		ranges = plan.ranges(upd)
+	var wopts []table.WriteRecordOption
+	if !read.full {
+		ranges = read.ranges(upd, false)
+		wopts = append(wopts, table.WithClusteredWrite())
 	}
 
 	out, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
@@ -203,7 +213,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	}
 	conf := &conformer{mem: mem, out: out}
 	var added []iceberg.DataFile
-	for df, err := range table.WriteRecords(ctx, tbl, out, batches(ds, opts.Table, ro, plan.full, ranges, conf)) {
+	for df, err := range table.WriteRecords(ctx, tbl, out, batches(ds, opts.Table, ro, read.full, ranges, conf), wopts...) {
 		if err != nil {
 			removeFiles(ctx, tbl, added)
 			return nil, fmt.Errorf("icesync: writing %s: %w", opts.To, err)
