@@ -2,8 +2,6 @@ package icesync
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +19,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/google/uuid"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
@@ -105,6 +104,9 @@ type Result struct {
 	Rows      int64
 	DataFiles int
 	Removed   int
+	// Reaped is the number of data files of syncs that died (killed
+	// between writing and committing) this sync removed.
+	Reaped int
 	// Sources is the number of source data files the snapshot reflects.
 	Sources int
 	// Warnings are the dataset's warnings about the inputs.
@@ -173,6 +175,13 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	if err := sameSchema(tbl.Schema(), isc); err != nil {
 		return nil, err
 	}
+	fsys, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("icesync: table %s: %w", opts.To, err)
+	}
+	if res.Reaped, err = reapDead(fsys, tbl); err != nil {
+		return nil, err
+	}
 	if snap := tbl.CurrentSnapshot(); snap != nil {
 		res.SnapshotID = snap.SnapshotID
 		if snap.Summary != nil && snap.Summary.Properties[SummarySources] == string(srcJSON) {
@@ -212,6 +221,23 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("icesync: table %s: %w", opts.To, err)
 	}
 	conf := &conformer{mem: mem, out: out}
+	uid, err := uuid.NewRandom()
+	if err != nil {
+		return nil, fmt.Errorf("icesync: sync ID: %w", err)
+	}
+	id := uid.String()
+	wopts = append(wopts, table.WithWriteUUID(uid))
+	if err := announce(fsys, tbl, id); err != nil {
+		return nil, err
+	}
+	// The marker goes on every way out but one: a commit whose outcome
+	// is unknown leaves it, for the next sync to settle by the sync ID.
+	keepMarker := false
+	defer func() {
+		if !keepMarker {
+			retire(fsys, tbl, id)
+		}
+	}()
 	var added []iceberg.DataFile
 	for df, err := range table.WriteRecords(ctx, tbl, out, batches(ds, opts.Table, ro, read.full, ranges, conf), wopts...) {
 		if err != nil {
@@ -223,11 +249,6 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	}
 	res.DataFiles = len(added)
 
-	id, err := newSyncID()
-	if err != nil {
-		removeFiles(ctx, tbl, added)
-		return nil, err
-	}
 	props := iceberg.Properties{SummarySources: string(srcJSON), SummaryTable: opts.Table, SummarySyncID: id}
 	for attempt := 0; ; attempt++ {
 		if testBeforeCommit != nil {
@@ -251,7 +272,9 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		// for a snapshot another writer moved past (TestSQLCatalogConflictNotRetried).
 		fresh, lerr := cat.LoadTable(ctx, ident)
 		if lerr != nil {
-			// Unknown outcome: the data files stay (they may be live).
+			// Unknown outcome: the data files stay (they may be live),
+			// and so does the marker.
+			keepMarker = true
 			return nil, fmt.Errorf("icesync: committing %s: %w (and reloading it: %v)", opts.To, err, lerr)
 		}
 		if sid, ok := findSync(fresh, id); ok {
@@ -282,9 +305,10 @@ var errNothing = errors.New("icesync: nothing to commit")
 // testBeforeCommit, set by tests, runs before each commit attempt.
 var testBeforeCommit func(attempt int)
 
-// SummarySyncID is the snapshot summary key holding the random ID of the
-// sync that committed the snapshot, by which a sync whose commit answer
-// was lost finds out whether it took place.
+// SummarySyncID is the snapshot summary key holding the random ID (a
+// UUID, also in the names of the sync's data files) of the sync that
+// committed the snapshot, by which a sync whose commit answer was lost,
+// or the sync after one that died, finds out whether it took place.
 const SummarySyncID = "tsarrow.sync-id"
 
 // commitAttempts bounds the commits of one sync that lose a race to other
@@ -343,15 +367,6 @@ func findSync(tbl *table.Table, id string) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// newSyncID returns 128 random bits in hex.
-func newSyncID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("icesync: sync ID: %w", err)
-	}
-	return hex.EncodeToString(b[:]), nil
 }
 
 // backoff is the wait before commit attempt n+2: doubling from
