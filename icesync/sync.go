@@ -204,10 +204,15 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	// Read the rows day by day when the days are known (those of the
 	// plan, or of every source for a full rewrite), so that the writer
 	// gets them clustered by partition and keeps one Parquet writer open
-	// at a time (table.WithClusteredWrite) instead of one per day.
+	// at a time (table.WithClusteredWrite) instead of one per day. Only
+	// for a table partitioned by day(time): under any other spec day-by-day
+	// input is not clustered by partition.
 	read := plan
 	if plan.full {
-		read = planDays(nil, srcs, upd)
+		read = dayPlan{full: true}
+		if byDay {
+			read = planDays(nil, srcs, upd)
+		}
 	}
 	var ranges []arrowconv.TimeRange
 	var wopts []table.WriteRecordOption

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
@@ -400,4 +401,60 @@ func dataFiles(t *testing.T, tbl *table.Table) map[string]bool {
 		out[task.File.FilePath()] = true
 	}
 	return out
+}
+
+// TestSyncOtherSpec syncs into a table someone created partitioned by
+// hour(time): Sync neither reads day by day nor plans days for it, it
+// rewrites the whole table, and the rows are the reader's.
+func TestSyncOtherSpec(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	roots := []string{"../testdata/iotdb"}
+	opts := Options{
+		Table: "weather", To: "iot.weather",
+		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
+	}
+	ds, err := dataset.Open(roots, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ds.Schema("weather", &arrowconv.Options{PlainTags: true})
+	ds.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	isc, err := icebergSchema(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := OpenCatalog(ctx, opts.Catalog, opts.Warehouse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	if err := cat.CreateNamespace(ctx, []string{"iot"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	fid := iceberg.PartitionDataIDStart
+	spec, err := iceberg.NewPartitionSpecOpts(iceberg.AddPartitionFieldBySourceID(1, "time_hour", iceberg.HourTransform{}, isc, &fid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cat.CreateTable(ctx, []string{"iot", "weather"}, isc, catalog.WithPartitionSpec(&spec)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Sync(ctx, roots, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Created || !res.Committed || res.DataFiles < 24 {
+		t.Fatalf("sync into an hour-partitioned table: %+v", res)
+	}
+	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	if got, want := scanRows(t, tbl), wantRows(t, roots, "weather"); !slices.Equal(got, want) {
+		t.Fatalf("scan gives %d rows, the reader %d", len(got), len(want))
+	}
+	if res, err := Sync(ctx, roots, opts); err != nil || res.Committed {
+		t.Fatalf("second sync: %+v, %v", res, err)
+	}
 }
