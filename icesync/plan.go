@@ -379,7 +379,9 @@ func modsTouched(touched *runSet, r *RecordedFile, f *SourceFile, bucket func(in
 // overlapTouched adds the buckets where a device of a new file overlaps
 // the same device of a synced file in time: there the new file's points
 // may overwrite synced ones (or lose to them), so the bucket is resolved
-// again from all its files.
+// again from all its files. Each device's synced ranges are merged into a
+// sorted union first, so that a new range after them all (the common case,
+// a flush) costs one binary search.
 func overlapTouched(touched *runSet, synced, fresh []*SourceFile, bucket func(int64) int64) {
 	if len(fresh) == 0 || len(synced) == 0 {
 		return
@@ -390,16 +392,35 @@ func overlapTouched(touched *runSet, synced, fresh []*SourceFile, bucket func(in
 			byDevice[d.Device] = append(byDevice[d.Device], Interval{d.Start, d.End})
 		}
 	}
+	for dev, list := range byDevice {
+		byDevice[dev] = union(list)
+	}
 	for _, f := range fresh {
 		for _, d := range f.Devices {
-			for _, g := range byDevice[d.Device] {
-				lo, hi := max(d.Start, g.Start), min(d.End, g.End)
-				if lo <= hi {
-					touched.add(Run{bucket(lo), bucket(hi)})
-				}
+			list := byDevice[d.Device]
+			// The first merged range that does not end before d starts.
+			i, _ := slices.BinarySearchFunc(list, d.Start, func(r Interval, t int64) int { return cmp.Compare(r.End, t) })
+			for ; i < len(list) && list[i].Start <= d.End; i++ {
+				lo, hi := max(d.Start, list[i].Start), min(d.End, list[i].End)
+				touched.add(Run{bucket(lo), bucket(hi)})
 			}
 		}
 	}
+}
+
+// union sorts and merges overlapping intervals (adjacent ones need not
+// merge: their union covers the same times either way).
+func union(list []Interval) []Interval {
+	slices.SortFunc(list, func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) })
+	out := list[:0]
+	for _, r := range list {
+		if n := len(out); n > 0 && r.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, r.End)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 type fileRuns struct {
@@ -467,6 +488,14 @@ type runSet struct {
 
 func (s *runSet) add(r Run) {
 	if r.From > r.To {
+		return
+	}
+	// Fast paths: runs mostly come in order (a file's devices, a sweep).
+	if n := len(s.list); n == 0 || s.list[n-1].To < r.From && s.list[n-1].To+1 < r.From {
+		s.list = append(s.list, r)
+		return
+	} else if last := &s.list[n-1]; r.From >= last.From {
+		last.To = max(last.To, r.To)
 		return
 	}
 	out := make([]Run, 0, len(s.list)+1)
