@@ -14,9 +14,9 @@ import (
 
 const msPerDay = 86_400_000
 
-// copyDir copies the data directory testdata/iotdb to a temporary one the
+// copyIoTDBTestdata copies the data directory testdata/iotdb to a temporary one the
 // test may change.
-func copyDir(t *testing.T) string {
+func copyIoTDBTestdata(t *testing.T) string {
 	t.Helper()
 	src := filepath.Join("..", "testdata", "iotdb")
 	dst := t.TempDir()
@@ -73,7 +73,7 @@ func fakeWritten(plan *SyncPlan) []map[int64][]string {
 // then plans again after nothing, after a new deletion in one file and
 // after a file is gone.
 func TestGatherFactsIncremental(t *testing.T) {
-	dir := copyDir(t)
+	dir := copyIoTDBTestdata(t)
 	opts := PlanOptions{Bucket: DayBucket(msPerDay)}
 	facts := gather(t, dir)
 	var names []string
@@ -182,7 +182,7 @@ func TestGatherFactsIncremental(t *testing.T) {
 }
 
 func TestGatherFactsNoResource(t *testing.T) {
-	dir := copyDir(t)
+	dir := copyIoTDBTestdata(t)
 	if err := os.Remove(filepath.Join(dir, "sequence", "weather", "1", "1", "1767312000000-4-0-0.tsfile.resource")); err != nil {
 		t.Fatal(err)
 	}

@@ -120,12 +120,12 @@ func allFacts(files []*mFile) []SourceFile {
 	return out
 }
 
-// table is the model of one writer's rows in the Iceberg table: bucket ->
+// modelTable is the model of one writer's rows in the Iceberg table: bucket ->
 // point -> winning file.
-type table map[int64]map[mPoint]string
+type modelTable map[int64]map[mPoint]string
 
-func tableOf(rows map[mPoint]string) table {
-	t := table{}
+func tableOf(rows map[mPoint]string) modelTable {
+	t := modelTable{}
 	for p, name := range rows {
 		b := dayOf(p.t)
 		if t[b] == nil {
@@ -138,7 +138,7 @@ func tableOf(rows map[mPoint]string) table {
 
 // apply runs plan's tasks on tbl, reading cur's files, and returns per task
 // the data files it would have written (one per bucket with rows).
-func apply(t *testing.T, tbl table, plan *SyncPlan, cur []*mFile, step int) []map[int64][]string {
+func apply(t *testing.T, tbl modelTable, plan *SyncPlan, cur []*mFile, step int) []map[int64][]string {
 	t.Helper()
 	byName := map[string]*mFile{}
 	for _, f := range cur {
@@ -181,13 +181,13 @@ func apply(t *testing.T, tbl table, plan *SyncPlan, cur []*mFile, step int) []ma
 	return written
 }
 
-func equalTables(a, b table) bool {
+func equalTables(a, b modelTable) bool {
 	return maps.EqualFunc(a, b, func(x, y map[mPoint]string) bool { return maps.Equal(x, y) })
 }
 
 // step plans from prev to cur, applies the plan to tbl and checks the
 // result against the model; it returns the next state.
-func step(t *testing.T, n int, prev *SyncState, tbl table, cur []*mFile) (*SyncState, *SyncPlan) {
+func step(t *testing.T, n int, prev *SyncState, tbl modelTable, cur []*mFile) (*SyncState, *SyncPlan) {
 	t.Helper()
 	cf := allFacts(cur)
 	plan, err := Plan(prev, cf, PlanOptions{Bucket: dayOf})
@@ -375,7 +375,7 @@ func TestPlanCases(t *testing.T) {
 				find(files, "seq/1-1-0-0.tsfile").dels = []mDel{{"b", 0, 3}}
 				find(files, "seq/1-1-0-0.tsfile").modsID = "mods2:15"
 			}
-			tbl := table{}
+			tbl := modelTable{}
 			state, first := step(t, 0, nil, tbl, files)
 			if first.Rewritten() != nil {
 				t.Fatalf("first sync rewrites %v, want appends only", first.Rewritten())
@@ -418,7 +418,7 @@ func TestPlanRandomHistories(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 41))
 		var files []*mFile
 		var state *SyncState
-		tbl := table{}
+		tbl := modelTable{}
 		next := 0
 		newFile := func(space string, pts []mPoint) *mFile {
 			next++

@@ -97,7 +97,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 		p.MaxWait = p.MinWait
 	}
 	if p.Sleep == nil {
-		p.Sleep = sleep
+		p.Sleep = sleepCtx
 	}
 	if p.Rand == nil {
 		p.Rand = rand.Float64
@@ -115,7 +115,7 @@ func (p RetryPolicy) wait(n int) time.Duration {
 	return time.Duration(p.Rand() * float64(bound))
 }
 
-func sleep(ctx context.Context, d time.Duration) error {
+func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
