@@ -18,9 +18,9 @@ import (
 // give the table of the current ones, and an append task must never meet
 // a row the table holds.
 
-const unitsPerDay = 10 // times 0..9 are day 0, -1..-10 day -1
+const testUnitsPerDay = 10 // times 0..9 are day 0, -1..-10 day -1
 
-var dayOf = DayBucket(unitsPerDay)
+var dayOf = DayBucket(testUnitsPerDay)
 
 type mPoint struct {
 	dev string
