@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tsarrow/tsarrow/icesync"
+	"github.com/tsarrow/tsarrow/tsfile"
+)
+
+const syncHelp = `Usage: ts2arrow sync INPUT... --table T --catalog sqlite:PATH --warehouse DIR
+                     --to NAMESPACE.TABLE [--database DB] [--lenient] [--quiet]
+
+Keeps an Apache Iceberg table in step with the table T of INPUT (TsFiles,
+IoTDB data directories, globs of them), read as "ts2arrow convert" reads
+it: deletions applied, overwritten points once. The first sync creates
+the Iceberg table NAMESPACE.TABLE (and its namespace) from T's schema,
+partitioned by day(time), and commits one snapshot holding every row.
+A later sync writes only what changed: new source files append, and the
+days that deletions, overwrites or vanished files touched are rewritten
+whole; when the sources are those the table already reflects, it commits
+nothing. Each sync is one atomic commit, whose snapshot summary records
+the source files (name, size, mods version) it reflects; data files of a
+sync that was killed before it committed are removed by the next one.
+
+--catalog names the Iceberg catalog: sqlite:PATH is Iceberg's SQL catalog
+in the SQLite database PATH (created when missing), which Spark, Trino,
+PyIceberg and DuckDB read through a JDBC or SQL catalog. --warehouse is
+the local directory the tables it creates live under.
+
+IoTDB data is read as in convert (see "ts2arrow convert --help", which
+says more): a table name that several databases hold needs --database
+NAME (or --table DATABASE.TABLE); --mods-v1 says how IoTDB 1.x .mods
+deletions apply (offset, whole, or auto by the data directory's version);
+a mods file larger than --max-mods-size stops the sync; --trust-resources
+prunes by each .resource without checking it against its data file.
+
+On success it prints one line: the snapshot, the data files it added and
+replaced and the rows it wrote, or "nothing to sync" when the table was
+already in step.
+
+Examples:
+  ts2arrow sync testdata/iotdb --table weather --catalog sqlite:cat.db \
+      --warehouse lake --to iot.weather
+  ts2arrow sync /iotdb/data/datanode/data --table weather --database db1 \
+      --catalog sqlite:/srv/lake/catalog.db --warehouse /srv/lake --to iot.weather
+
+Exit status: 0 on success (also when there was nothing to sync), 1 on a
+data, format or catalog error, 2 on a usage error, 130 when Ctrl-C
+stopped it (143 for SIGTERM): the table is left at its previous snapshot.
+
+Options:
+`
+
+func runSync(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sync", syncHelp, stderr)
+	table := fs.String("table", "", "the table of INPUT to sync (required)")
+	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH (required)")
+	warehouse := fs.String("warehouse", "", "the directory the catalog's new tables live under (required)")
+	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
+	dsFlags := addDatasetFlags(fs)
+	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
+	quiet := fs.Bool("quiet", false, "print no warnings about the inputs on standard error")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("sync needs at least one INPUT (see ts2arrow sync --help)")
+	}
+	for _, f := range []struct{ name, v string }{{"table", *table}, {"catalog", *catURI}, {"warehouse", *warehouse}, {"to", *to}} {
+		if f.v == "" {
+			return usagef("sync needs --%s (see ts2arrow sync --help)", f.name)
+		}
+	}
+	if p, ok := strings.CutPrefix(*catURI, "sqlite:"); !ok || p == "" {
+		return usagef("--catalog %q: want sqlite:PATH (the only catalog sync opens yet)", *catURI)
+	}
+	if i := strings.LastIndexByte(*to, '.'); i <= 0 || i == len(*to)-1 {
+		return usagef("--to %q: want NAMESPACE.TABLE", *to)
+	}
+	for _, a := range pos {
+		if isURL(a) {
+			return usagef("%s: sync reads local files and directories only, for now", a)
+		}
+	}
+	if dsFlags.database != "" && !strings.Contains(*table, ".") {
+		// The dataset names a table of one database "db.table".
+		*table = dsFlags.database + "." + *table
+	}
+	roots, err := syncRoots(pos, dsFlags)
+	if err != nil {
+		return err
+	}
+	dso, err := dsFlags.options(&tsfile.ReadOptions{Lenient: *lenient})
+	if err != nil {
+		return err
+	}
+	res, err := icesync.Sync(context.Background(), roots, icesync.Options{
+		Table: *table, To: *to, Catalog: *catURI, Warehouse: *warehouse, Dataset: dso,
+	})
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		for _, w := range res.Warnings {
+			fmt.Fprintf(stderr, "ts2arrow: warning: %s\n", oneLine(w))
+		}
+	}
+	fmt.Fprintln(stdout, syncSummary(*to, res))
+	return nil
+}
+
+// syncRoots turns the INPUT arguments into the roots icesync opens as one
+// dataset: directories as given (so that an IoTDB data directory keeps
+// its layout), globs expanded, and each argument checked to name a file.
+func syncRoots(pos []string, f *datasetFlags) ([]string, error) {
+	files, err := expandInputs(pos)
+	if err != nil {
+		return nil, err
+	}
+	d, err := detectDatasetWith(context.Background(), pos, files, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDatasetFlags(f, d); err != nil {
+		return nil, err
+	}
+	if d == nil {
+		// Loose TsFiles without mods: the files themselves.
+		return files, nil
+	}
+	defer d.close()
+	return d.roots, nil
+}
+
+// syncSummary is the line sync prints on success.
+func syncSummary(to string, r *icesync.Result) string {
+	if !r.Committed {
+		return fmt.Sprintf("%s: nothing to sync (snapshot %d reflects the %d source files)", to, r.SnapshotID, r.Sources)
+	}
+	verb := "synced"
+	if r.Created {
+		verb = "created"
+	}
+	return fmt.Sprintf("%s: %s, snapshot %d: %d data files added, %d replaced, %d rows, from %d source files",
+		to, verb, r.SnapshotID, r.DataFiles, r.Removed, r.Rows, r.Sources)
+}
