@@ -597,8 +597,10 @@ func sourceName(f dataset.File) string {
 }
 
 // removeFiles deletes data files a sync wrote and will not commit.
+// It runs also when ctx was cancelled (Ctrl-C): that is when the files
+// most need removing.
 func removeFiles(ctx context.Context, tbl *table.Table, files []iceberg.DataFile) {
-	fsys, err := tbl.FS(ctx)
+	fsys, err := tbl.FS(context.WithoutCancel(ctx))
 	if err != nil {
 		return
 	}

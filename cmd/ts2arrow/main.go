@@ -110,8 +110,9 @@ func main() {
 // handlesSignals are the commands that catch SIGINT and SIGTERM
 // themselves: convert and recover remove their temporary output before
 // they exit 130 (143), serve shuts down gracefully and exits 0, sql
-// interrupts DuckDB (at its prompt, only the statement running).
-var handlesSignals = map[string]bool{"convert": true, "recover": true, "serve": true, "sql": true}
+// interrupts DuckDB (at its prompt, only the statement running), sync
+// removes the data files it wrote and commits nothing.
+var handlesSignals = map[string]bool{"convert": true, "recover": true, "serve": true, "sql": true, "sync": true}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {

@@ -98,10 +98,18 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := icesync.Sync(context.Background(), roots, icesync.Options{
+	// Ctrl-C cancels the sync, which then removes the data files it wrote
+	// and commits nothing; a second one kills the process at once (the
+	// next sync removes what that leaves).
+	ctx, stop := notifyInterrupt()
+	defer stop()
+	res, err := icesync.Sync(ctx, roots, icesync.Options{
 		Table: *table, To: *to, Catalog: *catURI, Warehouse: *warehouse, Dataset: dso,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return interruptedBy(ctx)
+		}
 		return err
 	}
 	if !*quiet {
