@@ -26,11 +26,7 @@
 // = mmap), so a killed server leaves nothing in /dev/shm.
 package pgtest
 
-import (
-	"bytes"
-	"os/exec"
-	"sync"
-)
+import "github.com/tsarrow/tsarrow/internal/childproc"
 
 // Server is a running PostgreSQL server.
 type Server struct {
@@ -51,35 +47,7 @@ type Server struct {
 
 // Log returns the last lines the server wrote, for a failing test's
 // message.
-func (s *Server) Log() string { return s.proc.out.String() }
+func (s *Server) Log() string { return s.proc.Out.String() }
 
 // proc is a started server process.
-type proc struct {
-	cmd    *exec.Cmd
-	out    *tailBuffer
-	exited chan struct{} // closed when the process has exited
-	err    error         // Wait's result, once exited is closed
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(bytes.TrimSpace(b.buf))
-}
+type proc = childproc.Proc

@@ -46,9 +46,9 @@ func TestStart(t *testing.T) {
 		return // skipped
 	}
 	select {
-	case <-s.proc.exited:
+	case <-s.proc.Exited:
 	default:
-		t.Errorf("postgres (pid %d) still running after its test ended", s.proc.cmd.Process.Pid)
+		t.Errorf("postgres (pid %d) still running after its test ended", s.proc.Cmd.Process.Pid)
 	}
 	if _, err := os.Stat(s.dir); !os.IsNotExist(err) {
 		t.Errorf("%s still there after the test ended: %v", s.dir, err)

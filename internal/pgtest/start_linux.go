@@ -5,13 +5,11 @@ package pgtest
 import (
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +19,8 @@ import (
 	"time"
 
 	"github.com/tsarrow/tsarrow/internal/testkit/need"
+
+	"github.com/tsarrow/tsarrow/internal/childproc"
 )
 
 // startTimeout bounds how long initdb or the server may take. Starting
@@ -162,7 +162,7 @@ func start(bin string) (*Server, error) {
 	}
 	var last error
 	for try := 0; try < 3; try++ {
-		port, err := freePort()
+		port, err := childproc.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -231,13 +231,13 @@ func template(cred *syscall.Credential, bin string) (string, error) {
 // startTimeout, and removes its directory.
 func (s *Server) stop() error {
 	var err error
-	s.proc.cmd.Process.Signal(os.Interrupt)
+	s.proc.Cmd.Process.Signal(os.Interrupt)
 	select {
-	case <-s.proc.exited:
+	case <-s.proc.Exited:
 	case <-time.After(startTimeout):
-		s.proc.cmd.Process.Kill()
-		<-s.proc.exited
-		err = fmt.Errorf("postgres on port %d did not shut down within %v, killed: %s", s.Port, startTimeout, s.proc.out)
+		s.proc.Cmd.Process.Kill()
+		<-s.proc.Exited
+		err = fmt.Errorf("postgres on port %d did not shut down within %v, killed: %s", s.Port, startTimeout, s.proc.Out)
 	}
 	if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
 		err = rerr
@@ -282,13 +282,13 @@ func waitReady(p *proc, data string) error {
 			}
 		}
 		select {
-		case <-p.exited:
-			return fmt.Errorf("postgres: %w (%v): %s", errExitedEarly, p.err, p.out)
+		case <-p.Exited:
+			return fmt.Errorf("postgres: %w (%v): %s", errExitedEarly, p.Err, p.Out)
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			p.cmd.Process.Kill()
-			return fmt.Errorf("postgres not ready within %v: %s", startTimeout, p.out)
+			p.Cmd.Process.Kill()
+			return fmt.Errorf("postgres not ready within %v: %s", startTimeout, p.Out)
 		}
 	}
 }
@@ -297,64 +297,14 @@ func waitReady(p *proc, data string) error {
 // lost race for its port explains; start tries another port.
 var errExitedEarly = errors.New("exited before it was ready")
 
-// freePort returns a TCP port on 127.0.0.1 that nothing listened on a
-// moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// startProc starts the server from spawn's thread, its output kept in a
-// tail buffer.
+// startProc starts the server as cred (nil: as the test process), its
+// output kept in a tail buffer, ending with the test process.
 func startProc(cred *syscall.Credential, dir, path string, args []string) (*proc, error) {
 	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
 	cmd.Env = progEnv()
-	out := &tailBuffer{max: 16 << 10}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = sysProcAttr(cred)
-	if err := spawn(cmd); err != nil {
-		return nil, err
-	}
-	p := &proc{cmd: cmd, out: out, exited: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.exited)
-	}()
-	return p, nil
-}
-
-// spawnReq asks the spawner thread to start a command.
-type spawnReq struct {
-	cmd  *exec.Cmd
-	done chan error
-}
-
-var (
-	spawnOnce sync.Once
-	spawnCh   chan spawnReq
-)
-
-// spawn starts cmd from one OS thread that lives as long as the process
-// (see the package comment: a parent-death signal fires when the thread
-// that started the child ends, not the process).
-func spawn(cmd *exec.Cmd) error {
-	spawnOnce.Do(func() {
-		spawnCh = make(chan spawnReq)
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread must outlive every child
-			for r := range spawnCh {
-				r.done <- r.cmd.Start()
-			}
-		}()
-	})
-	done := make(chan error)
-	spawnCh <- spawnReq{cmd, done}
-	return <-done
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	return childproc.Start(cmd)
 }
 
 var (
@@ -375,23 +325,9 @@ func sweepDirs() {
 			continue
 		}
 		pid, err := strconv.Atoi(m[1])
-		if err != nil || pid == os.Getpid() || processAlive(pid) {
+		if err != nil || pid == os.Getpid() || childproc.Alive(pid) {
 			continue
 		}
 		os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
 	}
-}
-
-// sysProcAttr runs the server as cred (nil: as the test process) and
-// kills it with SIGKILL when spawn's thread, and so the test process,
-// ends. Go sets the parent-death signal after changing the credentials,
-// which would otherwise clear it.
-func sysProcAttr(cred *syscall.Credential) *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
-}
-
-// processAlive reports whether a process pid exists.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
