@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tsarrow/tsarrow/icesync"
+	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/objstore"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -37,6 +40,7 @@ deletions apply (offset, whole, or auto by the data directory's version);
 a mods file larger than --max-mods-size stops the sync; --trust-resources
 prunes by each .resource without checking it against its data file.
 
+` + objectHelp + `
 On success it prints one line: the snapshot, the data files it added and
 replaced and the rows it wrote, or "nothing to sync" when the table was
 already in step.
@@ -61,6 +65,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	warehouse := fs.String("warehouse", "", "the directory the catalog's new tables live under (required)")
 	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
 	dsFlags := addDatasetFlags(fs)
+	obj := addObjectFlags(fs)
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	quiet := fs.Bool("quiet", false, "print no warnings about the inputs on standard error")
 	pos, err := parseArgs(fs, args)
@@ -82,28 +87,30 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 		return usagef("--to %q: want NAMESPACE.TABLE", *to)
 	}
 	for _, a := range pos {
-		if isURL(a) {
-			return usagef("%s: sync reads local files and directories only, for now", a)
+		if isURL(a) && !inputs.IsObjectURL(a) {
+			return usagef("%s: sync reads local paths and object-store URLs (s3://, gs://, az://, file://), not http(s)", a)
 		}
 	}
 	if dsFlags.database != "" && !strings.Contains(*table, ".") {
 		// The dataset names a table of one database "db.table".
 		*table = dsFlags.database + "." + *table
 	}
-	roots, err := syncRoots(pos, dsFlags)
-	if err != nil {
-		return err
-	}
-	dso, err := dsFlags.options(&tsfile.ReadOptions{Lenient: *lenient})
-	if err != nil {
-		return err
-	}
 	// Ctrl-C cancels the sync, which then removes the data files it wrote
 	// and commits nothing; a second one kills the process at once (the
 	// next sync removes what that leaves).
 	ctx, stop := notifyInterrupt()
 	defer stop()
-	res, err := icesync.Sync(ctx, roots, icesync.Options{
+	in, err := syncRoots(ctx, pos, dsFlags, obj.options())
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	dso, err := dsFlags.options(&tsfile.ReadOptions{Lenient: *lenient})
+	if err != nil {
+		return err
+	}
+	dso.FS = in.fsys
+	res, err := icesync.Sync(ctx, in.roots, icesync.Options{
 		Table: *table, To: *to, Catalog: *catURI, Warehouse: *warehouse, Dataset: dso,
 	})
 	if err != nil {
@@ -124,24 +131,36 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 // syncRoots turns the INPUT arguments into the roots icesync opens as one
 // dataset: directories as given (so that an IoTDB data directory keeps
 // its layout), globs expanded, and each argument checked to name a file.
-func syncRoots(pos []string, f *datasetFlags) ([]string, error) {
-	files, err := expandInputs(pos)
+// Object URLs are read through the bucket's io/fs view (the returned
+// input's fsys, the dataset's FS), IoTDB data or loose TsFiles alike: sync
+// reads every input as one dataset. The caller closes the input.
+func syncRoots(ctx context.Context, pos []string, f *datasetFlags, o *objstore.Options) (*datasetInput, error) {
+	files, err := expandInputsWith(ctx, pos, o)
 	if err != nil {
 		return nil, err
 	}
-	d, err := detectDatasetWith(context.Background(), pos, files, nil)
+	d, err := detectDatasetWith(ctx, pos, files, o)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkDatasetFlags(f, d); err != nil {
+		d.close()
 		return nil, err
 	}
-	if d == nil {
-		// Loose TsFiles without mods: the files themselves.
-		return files, nil
+	if d != nil {
+		return d, nil
 	}
-	defer d.close()
-	return d.roots, nil
+	// Loose TsFiles without mods: the files themselves, in a bucket read
+	// by key (the expanded files, so no pattern is left in them).
+	d = &datasetInput{}
+	if slices.ContainsFunc(files, inputs.IsObjectURL) {
+		if err := objectDataset(ctx, d, files, o); err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	d.roots = files
+	return d, nil
 }
 
 // syncSummary is the line sync prints on success.
