@@ -194,7 +194,7 @@ func TestReapSparesLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := reapDead(fsys, tbl)
+			n, err := reapDead(ctx, fsys, tbl, "w")
 			if err != nil {
 				t.Fatal(err)
 			}
