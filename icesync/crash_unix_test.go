@@ -139,6 +139,15 @@ func TestSyncKilled(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "lake", "*", "*", inflightDir, "*")); len(m) != 0 {
 		t.Errorf("markers left: %v", m)
 	}
+	// Only the day the removed file covered was rewritten, and the only
+	// state file left is the one the table names.
+	if !slices.Equal(bucketList(res.Rewritten), []int64{day0}) || len(res.Appended) != 0 {
+		t.Errorf("next sync rewrote %v, appended %v; want day %d only", res.Rewritten, res.Appended, day0)
+	}
+	cur := strings.TrimPrefix(tbl.Properties()[stateProp(res.Writer)], "file://")
+	if states, _ := filepath.Glob(filepath.Join(filepath.Dir(cur), "*")); len(states) != 1 || states[0] != cur {
+		t.Errorf("state files %v, want only %s", states, cur)
+	}
 }
 
 // mustPlan lists the data files of a snapshot.

@@ -174,12 +174,16 @@ func TestSyncIncrementalEndToEnd(t *testing.T) {
 	// A flush of 2026-01-03, after every synced point: appended.
 	seq := filepath.Join(root, "sequence/weather/1/1/1767398400000-5-0-0.tsfile")
 	weatherFile(t, seq, []string{"north/p1", "south/p2"}, hours(day0+2, 24), 30)
+	// And a new device on 2026-01-02, a day with synced rows of others:
+	// appended too, read from the new files alone.
+	east := filepath.Join(root, "sequence/weather/1/1/1767312000000-7-0-0.tsfile")
+	weatherFile(t, east, []string{"east/p3"}, hours(day0+1, 24), 60)
 	res, err := Sync(ctx, []string{root}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tbl := check("append")
-	if !res.Committed || res.Removed != 0 || len(res.Rewritten) != 0 || !slices.Equal(bucketList(res.Appended), []int64{day0 + 2}) || res.Rows != 48 {
+	if !res.Committed || res.Removed != 0 || len(res.Rewritten) != 0 || !slices.Equal(bucketList(res.Appended), []int64{day0 + 1, day0 + 2}) || res.Rows != 72 {
 		t.Fatalf("sync of a new day: %+v", res)
 	}
 	if op := tbl.CurrentSnapshot().Summary.Operation; op != table.OpAppend {
@@ -191,14 +195,14 @@ func TestSyncIncrementalEndToEnd(t *testing.T) {
 			t.Errorf("the append took %s out", p)
 		}
 	}
-	if len(afterAppend) != len(before)+1 {
-		t.Fatalf("%d data files after the append, want %d", len(afterAppend), len(before)+1)
+	if len(afterAppend) != len(before)+2 {
+		t.Fatalf("%d data files after the append, want %d", len(afterAppend), len(before)+2)
 	}
 	var delta []Source
 	if err := json.Unmarshal([]byte(tbl.CurrentSnapshot().Summary.Properties[SummaryDelta]), &delta); err != nil {
 		t.Fatal(err)
 	}
-	if len(delta) != 1 || delta[0].Name != "sequence/weather/1/1/1767398400000-5-0-0.tsfile" || delta[0].Change != "new" || delta[0].Size == 0 {
+	if len(delta) != 2 || delta[0].Name != "sequence/weather/1/1/1767312000000-7-0-0.tsfile" || delta[1].Name != "sequence/weather/1/1/1767398400000-5-0-0.tsfile" || delta[1].Change != "new" || delta[1].Size == 0 {
 		t.Fatalf("delta %+v", delta)
 	}
 
@@ -225,7 +229,7 @@ func TestSyncIncrementalEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl = check("deletion and overwrite")
-	if !res.Committed || !slices.Equal(bucketList(res.Rewritten), []int64{day0 + 1, day0 + 2}) || len(res.Appended) != 0 || res.Removed != 2 {
+	if !res.Committed || !slices.Equal(bucketList(res.Rewritten), []int64{day0 + 1, day0 + 2}) || len(res.Appended) != 0 || res.Removed != 3 {
 		t.Fatalf("sync of a deletion and an overwrite: %+v", res)
 	}
 	if op := tbl.CurrentSnapshot().Summary.Operation; op != table.OpOverwrite {
@@ -257,7 +261,7 @@ func TestSyncIncrementalEndToEnd(t *testing.T) {
 	}
 	fsys, _ := tbl.FS(ctx)
 	st, _, err := loadState(fsys, tbl, res.Writer)
-	if err != nil || len(st.Files) != 6 {
+	if err != nil || len(st.Files) != 7 {
 		t.Fatalf("state: %v, %v", st, err)
 	}
 	states, _ := filepath.Glob(filepath.Join(strings.TrimPrefix(loc, "file://"), "..", "*"))

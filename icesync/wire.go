@@ -511,6 +511,20 @@ func reapDead(ctx context.Context, fsys iceio.IO, tbl *table.Table, writer strin
 			return 0, fmt.Errorf("icesync: removing the data files of a sync that died: %w", err)
 		}
 	}
+	// The state files the dead syncs wrote, unless one of them committed.
+	current := tbl.Properties()[stateProp(writer)]
+	stateDir := path.Dir(stateLocation(tbl, writer, "x"))
+	_ = lio.WalkDir(stateDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || p == current || plainPath(p) == plainPath(current) {
+			return nil
+		}
+		for _, m := range markers {
+			if strings.HasPrefix(path.Base(p), strings.TrimSuffix(path.Base(m), ".json")+"-") {
+				_ = fsys.Remove(p)
+			}
+		}
+		return nil
+	})
 	for _, p := range markers {
 		_ = fsys.Remove(p)
 	}
