@@ -369,8 +369,13 @@ func (s *syncer) attempt(ctx context.Context, tbl *table.Table, n int) error {
 	}
 	byTask := make([]map[int64][]string, len(plan.Tasks))
 	var added []iceberg.DataFile
+	// A rewrite reads every current file over its buckets, which is what
+	// the whole dataset gives for those times; so does an append when
+	// every file is new (a first sync). Only an append beside synced
+	// files needs a dataset of the new files alone.
+	allNew := len(plan.New) == len(s.facts)
 	for i, t := range plan.Tasks {
-		w, err := s.write(ctx, tbl, t, wid)
+		w, err := s.write(ctx, tbl, t, wid, t.Rewrite || allNew)
 		if err != nil {
 			return err
 		}
@@ -426,8 +431,8 @@ func (s *syncer) attempt(ctx context.Context, tbl *table.Table, n int) error {
 
 // write writes the rows of a task, or returns what an earlier attempt
 // wrote for the same task.
-func (s *syncer) write(ctx context.Context, tbl *table.Table, t Task, wid uuid.UUID) (*written, error) {
-	key := taskKey(t)
+func (s *syncer) write(ctx context.Context, tbl *table.Table, t Task, wid uuid.UUID, whole bool) (*written, error) {
+	key := fmt.Sprintf("%s %t", taskKey(t), whole)
 	if w := s.memo[key]; w != nil {
 		return w, nil
 	}
@@ -444,9 +449,12 @@ func (s *syncer) write(ctx context.Context, tbl *table.Table, t Task, wid uuid.U
 			return nil, err
 		}
 	}
-	sub, err := s.datasetFor(t.Files)
-	if err != nil {
-		return nil, err
+	sub := s.ds
+	if !whole {
+		var err error
+		if sub, err = s.datasetFor(t.Files); err != nil {
+			return nil, err
+		}
 	}
 	// Read bucket by bucket so that the writer gets the rows clustered by
 	// partition and keeps one Parquet file open at a time; a long run (or
