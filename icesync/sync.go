@@ -179,9 +179,21 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer cat.Close()
-	tbl, created, err := loadOrCreate(ctx, cat, ident, isc, opts.Table)
-	if err != nil {
-		return nil, err
+	// Writers starting together may find the SQLite catalog busy while
+	// another creates the table or its namespace: try again a few times.
+	var tbl *table.Table
+	var created bool
+	for n, p := 0, (RetryPolicy{}).withDefaults(); ; n++ {
+		tbl, created, err = loadOrCreate(ctx, cat, ident, isc, opts.Table)
+		if err == nil {
+			break
+		}
+		if !transient(err) || n+1 >= p.MaxAttempts {
+			return nil, err
+		}
+		if err := p.Sleep(ctx, p.wait(n)); err != nil {
+			return nil, err
+		}
 	}
 	res.Created = created
 	if err := sameSchema(tbl.Schema(), isc); err != nil {
@@ -224,6 +236,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 
 	cur := tbl
 	unknown := false
+	var lastErr error
 	check := func(ctx context.Context) (CommitState, error) {
 		fresh, err := cat.LoadTable(ctx, ident)
 		if err != nil {
@@ -231,10 +244,14 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 			return CommitState{}, err
 		}
 		cur = fresh
-		return CommitState{Committed: s.committedIn(fresh), Moved: fresh.MetadataLocation() != s.base}, nil
+		// A busy catalog counts as a lost race: the head may not have
+		// moved yet, but another writer held the database.
+		moved := fresh.MetadataLocation() != s.base || transient(lastErr)
+		return CommitState{Committed: s.committedIn(fresh), Moved: moved}, nil
 	}
 	n, err := CommitWithRetry(ctx, opts.Retry, func(ctx context.Context, n int) error {
-		return s.attempt(ctx, cur, n)
+		lastErr = s.attempt(ctx, cur, n)
+		return lastErr
 	}, check)
 	res.Attempts = n
 	if err != nil && ctx.Err() != nil && !unknown {

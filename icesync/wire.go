@@ -553,3 +553,17 @@ func plainPath(p string) string {
 	}
 	return p
 }
+
+// transient reports whether err is the SQLite catalog's answer that
+// another connection held the database (SQLITE_BUSY, SQLITE_LOCKED and
+// their extended codes): worth trying again, whatever the table's head.
+func transient(err error) bool {
+	var c interface{ Code() int }
+	if errors.As(err, &c) {
+		switch c.Code() & 0xff {
+		case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
+			return true
+		}
+	}
+	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
+}
