@@ -278,8 +278,11 @@ type bucketing struct {
 // units of which perSecond make a second: day, hour, month or year of the
 // table's time column (the first), else one bucket.
 func bucketingOf(tbl *table.Table, perSecond int64) bucketing {
-	spec := tbl.Spec()
-	timeID := tbl.Schema().Field(0).ID
+	return bucketingOfSpec(tbl.Spec(), tbl.Schema().Field(0).ID, perSecond)
+}
+
+// bucketingOfSpec is bucketingOf for a spec whose time column is timeID.
+func bucketingOfSpec(spec iceberg.PartitionSpec, timeID int, perSecond int64) bucketing {
 	for i := 0; i < spec.NumFields(); i++ {
 		f := spec.Field(i)
 		if len(f.SourceIDs) != 1 || f.SourceIDs[0] != timeID {
