@@ -414,6 +414,47 @@ func TestSyncManyWriters(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), ErrRegionClaimed.Error()) || !strings.Contains(err.Error(), `"node0"`) || !strings.Contains(err.Error(), `"node1"`) {
 		t.Fatalf("a writer syncing another's region: %v", err)
 	}
+	o.TakeOver = true
+	if _, err := Sync(ctx, []string{roots[0]}, o); err == nil || !strings.Contains(err.Error(), "still holds") {
+		t.Fatalf("taking over a region whose owner holds its rows: %v", err)
+	}
+
+	// A region moves from node0 to node1: node0 syncs without it (its
+	// rows go), then node1 takes it over; the table is the union again.
+	testBeforeCommit = nil
+	writerDir(t, roots[0], 9)
+	o.Writer, o.TakeOver = "node0", false
+	if _, err := Sync(ctx, []string{roots[0]}, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, space := range []string{"sequence", "unsequence"} {
+		if err := os.Rename(filepath.Join(roots[0], space, "weather", "9"), filepath.Join(roots[1], space, "weather", "9")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.Writer = "node1"
+	if _, err := Sync(ctx, []string{roots[1]}, o); err == nil || !strings.Contains(err.Error(), ErrRegionClaimed.Error()) {
+		t.Fatalf("syncing a moved region without --take-over: %v", err)
+	}
+	o.TakeOver = true
+	if _, err := Sync(ctx, []string{roots[1]}, o); err == nil || !strings.Contains(err.Error(), "still holds") {
+		t.Fatalf("taking over before the old owner dropped the region: %v", err)
+	}
+	o.Writer, o.TakeOver = "node0", false
+	if _, err := Sync(ctx, []string{roots[0]}, o); err != nil {
+		t.Fatal(err)
+	}
+	o.Writer, o.TakeOver = "node1", true
+	if _, err := Sync(ctx, []string{roots[1]}, o); err != nil {
+		t.Fatal(err)
+	}
+	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	if owner := tbl.Properties()[PropRegionPrefix+"weather.9"]; owner != "node1" {
+		t.Fatalf("region 9 owned by %q after the take-over", owner)
+	}
+	if got, want := scanRows(t, tbl), wantRows(t, roots, "weather"); !slices.Equal(got, want) {
+		t.Fatalf("after the take-over the table has %d rows, convert of all directories %d", len(got), len(want))
+	}
 }
 
 // TestSyncSameWriterTwice runs the same sync twice at once (a cron job

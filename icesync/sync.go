@@ -61,8 +61,9 @@ type Options struct {
 	// own data directory into one table is one writer.
 	Writer string
 	// TakeOver lets the sync claim data regions another writer owns (a
-	// region that moved to this writer's directory). The other writer's
-	// rows already in the table stay; see the design notes.
+	// region that moved to this writer's directory), once that writer's
+	// state holds no file of them (it synced without them, which took
+	// their rows out); before that it is refused, as rows would double.
 	TakeOver bool
 	// Retry bounds the commit attempts against other writers (zero: the
 	// defaults of RetryPolicy).
@@ -361,7 +362,7 @@ func (s *syncer) attempt(ctx context.Context, tbl *table.Table, n int) error {
 		return err
 	}
 	s.prevState = stateLoc
-	props, err := claims(tbl, s.writer, s.regions, s.opts.TakeOver)
+	props, err := claims(s.fsys, tbl, s.writer, s.regions, s.opts.TakeOver)
 	if err != nil {
 		return err
 	}

@@ -200,14 +200,32 @@ func regionsOf(facts []SourceFile) [][2]string {
 // claims checks the region claims of the table against writer and returns
 // the properties that claim its unclaimed regions (and, with takeOver,
 // those of other writers).
-func claims(tbl *table.Table, writer string, regions [][2]string, takeOver bool) (iceberg.Properties, error) {
+//
+// A take-over is refused while the owner's state still lists files of the
+// region: its rows are in the table, and this writer's would double them.
+// The owner drops them by syncing once without the region's files (the
+// files gone, it rewrites their days), then the new writer takes over.
+func claims(fsys iceio.IO, tbl *table.Table, writer string, regions [][2]string, takeOver bool) (iceberg.Properties, error) {
 	props := iceberg.Properties{}
 	have := tbl.Properties()
 	for _, r := range regions {
 		key := PropRegionPrefix + r[0] + "." + r[1]
 		switch owner := have[key]; {
 		case owner == writer:
-		case owner == "" || takeOver:
+		case owner == "":
+			props[key] = writer
+		case takeOver:
+			st, _, err := loadState(fsys, tbl, owner)
+			if err != nil {
+				return nil, err
+			}
+			if st != nil {
+				for _, f := range st.Files {
+					if parts := strings.Split(f.Name, "/"); len(parts) == 5 && parts[1] == r[0] && parts[2] == r[1] {
+						return nil, fmt.Errorf("%w: region %s/%s: writer %q still holds its rows (%s); sync %q once without the region's files, then take it over as %q", ErrRegionClaimed, r[0], r[1], owner, f.Name, owner, writer)
+					}
+				}
+			}
 			props[key] = writer
 		default:
 			return nil, fmt.Errorf("%w: region %s/%s of the inputs is synced by writer %q, this sync is writer %q; sync it from that writer, or pass --take-over (Options.TakeOver) if the region moved here", ErrRegionClaimed, r[0], r[1], owner, writer)
