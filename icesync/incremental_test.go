@@ -406,6 +406,7 @@ func TestSyncManyWriters(t *testing.T) {
 		addDeletion(t, filepath.Join(root, "sequence", "weather", fmt.Sprint(i+1), "0", "1767225600000-1-0-0.tsfile"), day0*msPerDay+3600_000, day0*msPerDay+5*3600_000)
 	}
 	round("incremental syncs")
+	testBeforeCommit = nil
 
 	// Writer node1 given node0's directory: its region is node0's.
 	o := opts
@@ -421,7 +422,6 @@ func TestSyncManyWriters(t *testing.T) {
 
 	// A region moves from node0 to node1: node0 syncs without it (its
 	// rows go), then node1 takes it over; the table is the union again.
-	testBeforeCommit = nil
 	writerDir(t, roots[0], 9)
 	o.Writer, o.TakeOver = "node0", false
 	if _, err := Sync(ctx, []string{roots[0]}, o); err != nil {
