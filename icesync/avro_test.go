@@ -115,7 +115,7 @@ func TestAvroReadBack(t *testing.T) {
 	if len(got.Spec) != 1 || got.Spec[0].Transform != "day" || got.Spec[0].Name != "time_day" {
 		t.Errorf("partition spec %+v", got.Spec)
 	}
-	if got.Summary["operation"] != "append" || got.Summary[SummarySources] == "" || got.Summary["added-records"] != "92" {
+	if got.Summary["operation"] != "append" || got.Summary[SummaryDelta] == "" || got.Summary["added-records"] != "92" {
 		t.Errorf("summary %v", got.Summary)
 	}
 }

@@ -33,7 +33,9 @@ func TestSQLCatalogConflictNotRetried(t *testing.T) {
 	}
 	a := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
 	b := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
-	if a.Properties()[table.CommitNumRetriesKey] != commitRetries {
+	// iceberg-go's own retries stay off: they would replay a sync's
+	// updates on a head another run of the same writer moved (doubled rows).
+	if r := a.Properties()[table.CommitNumRetriesKey]; r != "" && r != "0" {
 		t.Fatalf("table properties %v", a.Properties())
 	}
 	for i, tbl := range []*table.Table{a, b} {

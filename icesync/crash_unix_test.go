@@ -5,6 +5,7 @@ package icesync
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,15 @@ func TestSyncKilled(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "lake", "*", "*", inflightDir, "*")); len(m) != 0 {
 		t.Errorf("markers left: %v", m)
 	}
+	// Only the day the removed file covered was rewritten, and the only
+	// state file left is the one the table names.
+	if !slices.Equal(bucketList(res.Rewritten), []int64{day0}) || len(res.Appended) != 0 {
+		t.Errorf("next sync rewrote %v, appended %v; want day %d only", res.Rewritten, res.Appended, day0)
+	}
+	cur := strings.TrimPrefix(tbl.Properties()[stateProp(res.Writer)], "file://")
+	if states, _ := filepath.Glob(filepath.Join(filepath.Dir(cur), "*")); len(states) != 1 || states[0] != cur {
+		t.Errorf("state files %v, want only %s", states, cur)
+	}
 }
 
 // mustPlan lists the data files of a snapshot.
@@ -194,7 +204,7 @@ func TestReapSparesLive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := reapDead(fsys, tbl)
+			n, err := reapDead(ctx, fsys, tbl, "w")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,5 +216,77 @@ func TestReapSparesLive(t *testing.T) {
 			os.Remove(mk)
 			os.Remove(data)
 		})
+	}
+}
+
+// TestWriterProcessHelper is one writer process of TestSyncWriterProcesses.
+func TestWriterProcessHelper(t *testing.T) {
+	dir, root, w := os.Getenv("ICESYNC_WRITER_DIR"), os.Getenv("ICESYNC_WRITER_ROOT"), os.Getenv("ICESYNC_WRITER")
+	if dir == "" {
+		t.Skip("run by TestSyncWriterProcesses")
+	}
+	opts := crashOpts(dir)
+	opts.Writer = w
+	opts.Retry = RetryPolicy{MaxAttempts: 50}
+	res, err := Sync(context.Background(), []string{root}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, w+".id"), []byte(res.SyncID), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSyncWriterProcesses runs four writer processes at once, each over
+// its own data directory, into one table of one SQLite catalog file: the
+// table ends with exactly the union of their rows, and each process's
+// sync ID is in exactly one snapshot.
+func TestSyncWriterProcesses(t *testing.T) {
+	dir := t.TempDir()
+	const writers = 4
+	var roots []string
+	var cmds []*exec.Cmd
+	for i := range writers {
+		root := filepath.Join(dir, fmt.Sprintf("node%d", i))
+		writerDir(t, root, i+1)
+		roots = append(roots, root)
+	}
+	for i := range writers {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWriterProcessHelper$")
+		cmd.Stdout = new(strings.Builder)
+		cmd.Stderr = cmd.Stdout
+		cmd.Env = append(os.Environ(), "ICESYNC_WRITER_DIR="+dir, "ICESYNC_WRITER_ROOT="+roots[i], fmt.Sprintf("ICESYNC_WRITER=node%d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("writer %d: %v\n%s", i, err, cmd.Stdout)
+		}
+	}
+	opts := crashOpts(dir)
+	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	var want []string
+	for i := range writers {
+		id, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("node%d.id", i)))
+		if err != nil {
+			t.Fatalf("writer %d left no sync ID: %v", i, err)
+		}
+		n := 0
+		for _, s := range tbl.Metadata().Snapshots() {
+			if s.Summary != nil && s.Summary.Properties[SummarySyncID] == string(id) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("sync %s of writer %d is in %d snapshots", id, i, n)
+		}
+		want = append(want, wantRows(t, []string{roots[i]}, "weather")...)
+	}
+	slices.Sort(want)
+	if got := scanRows(t, tbl); !slices.Equal(got, want) {
+		t.Fatalf("the table has %d rows, the union of the directories %d", len(got), len(want))
 	}
 }

@@ -30,6 +30,10 @@ type FactsOptions struct {
 	// 2.x between two syncs rewrites the days of its v1 deletions. Nil
 	// takes the offset rule.
 	V1Whole func(f dataset.File) bool
+	// Devices, when set, gives the device ranges of a data file without
+	// a .resource (from its index, as dataset reads such a file); nil
+	// makes such a file an ErrNoResource error.
+	Devices func(f dataset.File) ([]dataset.DeviceTimes, error)
 }
 
 // GatherFacts returns what Plan needs of the data files of a layout (as
@@ -50,14 +54,22 @@ func GatherFacts(l *dataset.Layout, opts *FactsOptions) ([]SourceFile, error) {
 			return nil, fmt.Errorf("icesync: %w", err)
 		}
 		sf := SourceFile{Name: factName(f), Size: st.Size(), ModTime: st.ModTime().UnixNano()}
-		if f.Resource == "" {
+		var devs []dataset.DeviceTimes
+		switch {
+		case f.Resource != "":
+			res, err := dataset.ReadResourceFS(o.FS, f.Resource)
+			if err != nil {
+				return nil, fmt.Errorf("icesync: %w", err)
+			}
+			devs = res.Devices
+		case o.Devices != nil:
+			if devs, err = o.Devices(f); err != nil {
+				return nil, fmt.Errorf("icesync: %s: %w", f.Path, err)
+			}
+		default:
 			return nil, fmt.Errorf("%w: %s; sync it once the server has closed it (or move it aside)", ErrNoResource, f.Path)
 		}
-		res, err := dataset.ReadResourceFS(o.FS, f.Resource)
-		if err != nil {
-			return nil, fmt.Errorf("icesync: %w", err)
-		}
-		for _, d := range res.Devices {
+		for _, d := range devs {
 			sf.Devices = append(sf.Devices, DeviceRange{Device: d.Device.Key(), Start: d.Start, End: d.End})
 		}
 		mods := f.ModsV2
@@ -75,7 +87,7 @@ func GatherFacts(l *dataset.Layout, opts *FactsOptions) ([]SourceFile, error) {
 			}
 			sf.Mods = fmt.Sprintf("%s size %d mtime %d rule %s", path.Base(filepath.ToSlash(mods)), mst.Size(), mst.ModTime().UnixNano(), rule)
 			_, err = dataset.ScanModsFS(o.FS, mods, o.Mods, func(d *dataset.Deletion) error {
-				sf.Deletions = append(sf.Deletions, deletionFacts(d, res.Devices, rule))
+				sf.Deletions = append(sf.Deletions, deletionFacts(d, devs, rule))
 				return nil
 			})
 			if err != nil {

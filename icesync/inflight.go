@@ -2,12 +2,9 @@ package icesync
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path"
 	"strings"
 	"time"
 
@@ -36,6 +33,11 @@ type marker struct {
 	Host  string `json:"host"`
 	PID   int    `json:"pid"`
 	Start int64  `json:"start"` // Unix milliseconds
+	// Writer is the sync's writer; Writes the write IDs (in its data
+	// files' names) of its commit attempts after the first, whose write
+	// ID is the sync ID.
+	Writer string   `json:"writer,omitempty"`
+	Writes []string `json:"writes,omitempty"`
 }
 
 // markerPath is the location of sync id's marker.
@@ -43,14 +45,14 @@ func markerPath(tbl *table.Table, id string) string {
 	return strings.TrimSuffix(tbl.Location(), "/") + "/" + inflightDir + "/" + id + ".json"
 }
 
-// announce writes the marker of sync id.
-func announce(fsys iceio.IO, tbl *table.Table, id string) error {
+// announce writes (or rewrites, with more write IDs) the marker of sync id.
+func announce(fsys iceio.IO, tbl *table.Table, id, writer string, writes []string) error {
 	w, ok := fsys.(iceio.WriteFileIO)
 	if !ok {
 		return table.ErrWriteIORequired
 	}
 	host, _ := os.Hostname()
-	b, err := json.Marshal(marker{Host: host, PID: os.Getpid(), Start: time.Now().UnixMilli()})
+	b, err := json.Marshal(marker{Host: host, PID: os.Getpid(), Start: time.Now().UnixMilli(), Writer: writer, Writes: writes})
 	if err != nil {
 		return err
 	}
@@ -63,78 +65,6 @@ func announce(fsys iceio.IO, tbl *table.Table, id string) error {
 // retire removes the marker of sync id.
 func retire(fsys iceio.IO, tbl *table.Table, id string) {
 	_ = fsys.Remove(markerPath(tbl, id))
-}
-
-// reapDead removes the data files and markers of syncs that died: those
-// whose marker names a process of this host that is gone, or a process of
-// another host and is older than staleAfter. It returns the number of data
-// files removed.
-func reapDead(fsys iceio.IO, tbl *table.Table) (int, error) {
-	lio, ok := fsys.(iceio.ListableIO)
-	if !ok {
-		return 0, nil // cannot list: orphans stay for DeleteOrphanFiles
-	}
-	root := strings.TrimSuffix(tbl.Location(), "/")
-	host, _ := os.Hostname()
-	var dead []string
-	var deadMarkers []string
-	err := lio.WalkDir(root+"/"+inflightDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return fs.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".json") {
-			return nil
-		}
-		id := strings.TrimSuffix(path.Base(p), ".json")
-		var m marker
-		if b, err := readAll(fsys, p); err != nil || json.Unmarshal(b, &m) != nil {
-			return nil // being written, or not ours: leave it
-		}
-		age := time.Since(time.UnixMilli(m.Start))
-		if (m.Host == host && !processAlive(m.PID)) || age > staleAfter {
-			if _, committed := findSync(tbl, id); !committed {
-				dead = append(dead, id)
-			}
-			deadMarkers = append(deadMarkers, p)
-		}
-		return nil
-	})
-	if err != nil || len(deadMarkers) == 0 {
-		return 0, err
-	}
-	n := 0
-	if len(dead) > 0 {
-		err = lio.WalkDir(root+"/data", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return fs.SkipDir
-				}
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			for _, id := range dead {
-				if strings.Contains(path.Base(p), id) {
-					if err := fsys.Remove(p); err != nil {
-						return err
-					}
-					n++
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return n, fmt.Errorf("icesync: removing the data files of a sync that died: %w", err)
-		}
-	}
-	for _, p := range deadMarkers {
-		_ = fsys.Remove(p)
-	}
-	return n, nil
 }
 
 // readAll reads a small file through the table's file IO.

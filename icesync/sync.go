@@ -5,12 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"iter"
-	mrand "math/rand/v2"
-	"path"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
 
@@ -27,22 +24,18 @@ import (
 
 // Snapshot summary and table property keys icesync writes.
 const (
-	// SummarySources holds, in the summary of each snapshot a sync
-	// commits, the JSON list of the source files ([]Source) whose rows
-	// the table holds after it.
-	SummarySources = "tsarrow.sources"
 	// SummaryTable is the dataset table a snapshot was synced from.
 	SummaryTable = "tsarrow.table"
 	// PropSourceTable is the table property naming the dataset table the
 	// Iceberg table was created from.
 	PropSourceTable = "tsarrow.source-table"
+	// SummarySyncID is the snapshot summary key holding the random ID (a
+	// UUID, also in the names of the sync's data files) of the sync that
+	// committed the snapshot, by which a sync whose commit answer was
+	// lost, or the sync after one that died, finds out whether it took
+	// place.
+	SummarySyncID = "tsarrow.sync-id"
 )
-
-// commitRetries is the commit.retry.num-retries a created table gets:
-// iceberg-go retries a commit that lost a race with another writer (the
-// SQL catalog's metadata-location check failed) only when the table asks
-// for retries, and its default is none.
-const commitRetries = "8"
 
 // ErrSchemaChanged is returned when the table's schema is not the one the
 // inputs give; evolving it is not supported yet.
@@ -62,39 +55,27 @@ type Options struct {
 	Dataset *dataset.Options
 	// Allocator allocates the Arrow batches (default memory.DefaultAllocator).
 	Allocator memory.Allocator
-}
-
-// Source is a source data file a snapshot reflects: the name IoTDB gives
-// it (space/database/region/partition/file for a file of a data
-// directory, the base name for a loose one), its size, and the version of
-// the mods file whose deletions apply to it, if any. A sync whose sources
-// equal those of the table's current snapshot has nothing to write.
-type Source struct {
-	Name string       `json:"name"`
-	Size int64        `json:"size"`
-	Mods *ModsVersion `json:"mods,omitempty"`
-	// Start and End are the time range of the file's devices, from its
-	// .resource, in the stored unit; nil without a resource. A later
-	// sync rewrites the days of this range when the file changes or goes.
-	Start *int64 `json:"start,omitempty"`
-	End   *int64 `json:"end,omitempty"`
-}
-
-// ModsVersion identifies the content of a mods file: IoTDB appends to a
-// .mods2 and rewrites it whole in a compaction, so size and modification
-// time change with every deletion.
-type ModsVersion struct {
-	Name    string `json:"name"`
-	Size    int64  `json:"size"`
-	ModTime int64  `json:"mtime"` // Unix nanoseconds
+	// Writer names the writer this sync is: the table records, per
+	// writer, the source files its rows reflect, and which data regions
+	// it owns. Default DefaultWriter(inputs). Each DataNode syncing its
+	// own data directory into one table is one writer.
+	Writer string
+	// TakeOver lets the sync claim data regions another writer owns (a
+	// region that moved to this writer's directory), once that writer's
+	// state holds no file of them (it synced without them, which took
+	// their rows out); before that it is refused, as rows would double.
+	TakeOver bool
+	// Retry bounds the commit attempts against other writers (zero: the
+	// defaults of RetryPolicy).
+	Retry RetryPolicy
 }
 
 // Result tells what a Sync did.
 type Result struct {
 	// Created is set when the sync created the table.
 	Created bool
-	// Committed is set when the sync committed a snapshot; unset when
-	// the inputs were those the table already reflects.
+	// Committed is set when the sync committed; unset when the table
+	// already reflected the inputs.
 	Committed bool
 	// SnapshotID is the table's current snapshot after the sync (0 for
 	// a table without one).
@@ -107,26 +88,42 @@ type Result struct {
 	// Reaped is the number of data files of syncs that died (killed
 	// between writing and committing) this sync removed.
 	Reaped int
-	// Sources is the number of source data files the snapshot reflects.
+	// Sources is the number of source data files the inputs hold.
 	Sources int
+	// Writer and SyncID name the sync (SummarySyncID); Attempts is the
+	// number of commit attempts it made.
+	Writer, SyncID string
+	Attempts       int
+	// Appended and Rewritten are the time buckets (days of a day(time)
+	// table) the sync appended to and rewrote whole.
+	Appended, Rewritten []Run
 	// Warnings are the dataset's warnings about the inputs.
 	Warnings []string
 }
 
-// Sync brings the Iceberg table opts.To in step with the dataset table
-// opts.Table of inputs (files, IoTDB data directories): it creates the
-// table on the first sync, and commits one snapshot holding exactly the
-// rows the dataset reader returns, unless the table's current snapshot
-// already reflects the same source files.
+// testBeforeCommit, set by tests, runs before each commit attempt.
+var testBeforeCommit func(attempt int)
+
+// Sync brings this writer's part of the Iceberg table opts.To in step with
+// the dataset table opts.Table of inputs (files, IoTDB data directories):
+// it creates the table on the first sync, and then commits one snapshot
+// per sync that changes the table so that it holds the rows the dataset
+// reader returns (docs/dev-notes-iceberg-icedesign.md):
 //
-// A later sync rewrites only the day partitions the changed sources
-// touch (see planDays): their data files are replaced by the dataset
-// reader's rows of those days, in one snapshot (operation "overwrite",
-// or "append" when the days are new). Without the previous sources, or on
-// a table not partitioned by day(time) alone, it rewrites the whole table.
+//   - source files whose rows overlap nothing synced are appended;
+//   - the time buckets (days of day(time)) touched by deletions, overwrites
+//     (files overlapping synced devices), changed or vanished files are
+//     rewritten whole, replacing the writer's own data files of them;
+//   - a sync with nothing new commits nothing.
 //
-// Data files a failed sync wrote are removed, except when the catalog's
-// answer leaves unknown whether the commit took place.
+// The writer's state (every source file its rows reflect) is a file the
+// table property PropWriterStatePrefix+writer+PropWriterStateSuffix names,
+// set in the same commit; data regions are claimed by the first writer
+// syncing them. A commit that loses a race with another writer is planned
+// again on the table as it then is (CommitWithRetry). Data files a failed
+// sync wrote are removed, except when the catalog's answer leaves unknown
+// whether the commit took place; then the next sync of the writer settles
+// it by the sync ID.
 func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	ident, err := identifier(opts.To)
 	if err != nil {
@@ -136,7 +133,6 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
-
 	ds, err := dataset.Open(inputs, opts.Dataset)
 	if err != nil {
 		return nil, err
@@ -152,14 +148,31 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := sources(ds, opts.Table, opts.Dataset)
+	perSecond, err := unitsPerSecond(sc)
 	if err != nil {
 		return nil, err
 	}
-	res.Sources = len(srcs)
-	srcJSON, err := json.Marshal(srcs)
+	layout, err := tableLayout(ds, opts.Table)
 	if err != nil {
 		return nil, err
+	}
+	var dso dataset.Options
+	if opts.Dataset != nil {
+		dso = *opts.Dataset
+	}
+	facts, err := GatherFacts(layout, &FactsOptions{
+		FS: dso.FS, Mods: dso.Mods,
+		V1Whole: func(f dataset.File) bool { w, _ := ds.ModsV1Whole(f); return w },
+		Devices: indexDevices(dso.FS, dso.Read),
+	})
+	if err != nil {
+		return nil, err
+	}
+	digestKeys(facts)
+	res.Sources = len(facts)
+	res.Writer = opts.Writer
+	if res.Writer == "" {
+		res.Writer = DefaultWriter(inputs)
 	}
 
 	cat, err := OpenCatalog(ctx, opts.Catalog, opts.Warehouse)
@@ -167,9 +180,21 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer cat.Close()
-	tbl, created, err := loadOrCreate(ctx, cat, ident, isc, opts.Table)
-	if err != nil {
-		return nil, err
+	// Writers starting together may find the SQLite catalog busy while
+	// another creates the table or its namespace: try again a few times.
+	var tbl *table.Table
+	var created bool
+	for n, p := 0, (RetryPolicy{}).withDefaults(); ; n++ {
+		tbl, created, err = loadOrCreate(ctx, cat, ident, isc, opts.Table)
+		if err == nil {
+			break
+		}
+		if !transient(err) || n+1 >= p.MaxAttempts {
+			return nil, err
+		}
+		if err := p.Sleep(ctx, p.wait(n)); err != nil {
+			return nil, err
+		}
 	}
 	res.Created = created
 	if err := sameSchema(tbl.Schema(), isc); err != nil {
@@ -179,60 +204,26 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("icesync: table %s: %w", opts.To, err)
 	}
-	if res.Reaped, err = reapDead(fsys, tbl); err != nil {
+	if res.Reaped, err = reapDead(ctx, fsys, tbl, res.Writer); err != nil {
 		return nil, err
 	}
-	if snap := tbl.CurrentSnapshot(); snap != nil {
-		res.SnapshotID = snap.SnapshotID
-		if snap.Summary != nil && snap.Summary.Properties[SummarySources] == string(srcJSON) {
-			return res, nil
-		}
-	}
-
-	upd, err := unitsPerDay(sc)
-	if err != nil {
-		return nil, err
-	}
-	plan := dayPlan{full: true}
-	dayField, byDay := dayPartition(tbl)
-	if snap := tbl.CurrentSnapshot(); snap != nil && byDay && snap.Summary != nil {
-		var prev []Source
-		if json.Unmarshal([]byte(snap.Summary.Properties[SummarySources]), &prev) == nil {
-			plan = planDays(prev, srcs, upd)
-		}
-	}
-	// Read the rows day by day when the days are known (those of the
-	// plan, or of every source for a full rewrite), so that the writer
-	// gets them clustered by partition and keeps one Parquet writer open
-	// at a time (table.WithClusteredWrite) instead of one per day. Only
-	// for a table partitioned by day(time): under any other spec day-by-day
-	// input is not clustered by partition.
-	read := plan
-	if plan.full {
-		read = dayPlan{full: true}
-		if byDay {
-			read = planDays(nil, srcs, upd)
-		}
-	}
-	var ranges []arrowconv.TimeRange
-	var wopts []table.WriteRecordOption
-	if !read.full {
-		ranges = read.ranges(upd, false)
-		wopts = append(wopts, table.WithClusteredWrite())
-	}
-
 	out, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
 	if err != nil {
 		return nil, fmt.Errorf("icesync: table %s: %w", opts.To, err)
 	}
-	conf := &conformer{mem: mem, out: out}
 	uid, err := uuid.NewRandom()
 	if err != nil {
 		return nil, fmt.Errorf("icesync: sync ID: %w", err)
 	}
-	id := uid.String()
-	wopts = append(wopts, table.WithWriteUUID(uid))
-	if err := announce(fsys, tbl, id); err != nil {
+	s := &syncer{
+		opts: opts, writer: res.Writer, id: uid.String(), uid: uid,
+		ds: ds, dso: dso, layout: layout, facts: facts, regions: regionsOf(facts),
+		ro: ro, conf: &conformer{mem: mem, out: out}, out: out, fsys: fsys,
+		bk: bucketingOf(tbl, perSecond), memo: map[string]*written{}, subs: map[string]*dataset.Dataset{},
+	}
+	defer s.closeSubs()
+	res.SyncID = s.id
+	if err := announce(fsys, tbl, s.id, s.writer, nil); err != nil {
 		return nil, err
 	}
 	// The marker goes on every way out but one: a commit whose outcome
@@ -240,228 +231,510 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	keepMarker := false
 	defer func() {
 		if !keepMarker {
-			retire(fsys, tbl, id)
+			retire(fsys, tbl, s.id)
 		}
 	}()
-	var added []iceberg.DataFile
-	for df, err := range table.WriteRecords(ctx, tbl, out, batches(ds, opts.Table, ro, read.full, ranges, conf), wopts...) {
+
+	cur := tbl
+	unknown := false
+	var lastErr error
+	check := func(ctx context.Context) (CommitState, error) {
+		fresh, err := cat.LoadTable(ctx, ident)
 		if err != nil {
-			removeFiles(ctx, tbl, added)
-			return nil, fmt.Errorf("icesync: writing %s: %w", opts.To, err)
+			unknown = true
+			return CommitState{}, err
 		}
-		added = append(added, df)
+		cur = fresh
+		// A busy catalog counts as a lost race: the head may not have
+		// moved yet, but another writer held the database.
+		moved := fresh.MetadataLocation() != s.base || transient(lastErr)
+		return CommitState{Committed: s.committedIn(fresh), Moved: moved}, nil
+	}
+	n, err := CommitWithRetry(ctx, opts.Retry, func(ctx context.Context, n int) error {
+		lastErr = s.attempt(ctx, cur, n)
+		return lastErr
+	}, check)
+	res.Attempts = n
+	if err != nil && ctx.Err() != nil && !unknown {
+		// Cancelled (Ctrl-C), perhaps while the commit was on its way:
+		// the catalog tells whether it landed.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		st, cerr := check(cctx)
+		cancel()
+		if cerr == nil && st.Committed {
+			err = nil
+		}
+	}
+	if err != nil {
+		if unknown {
+			// The data files stay (they may be live), and so does the marker.
+			keepMarker = true
+			return nil, fmt.Errorf("icesync: committing %s: %w", opts.To, err)
+		}
+		s.cleanup(ctx, false)
+		return nil, fmt.Errorf("icesync: syncing %s: %w", opts.To, err)
+	}
+	s.cleanup(ctx, !s.nothing)
+	if snap := cur.CurrentSnapshot(); snap != nil {
+		res.SnapshotID = snap.SnapshotID
+	}
+	if s.nothing {
+		return res, nil
+	}
+	if s.after != nil {
+		if snap := s.after.CurrentSnapshot(); snap != nil {
+			res.SnapshotID = snap.SnapshotID
+		}
+	} else if sid, ok := findSync(cur, s.id); ok {
+		res.SnapshotID = sid // a lost reply: the snapshot is there
+	}
+	res.Committed = true
+	res.DataFiles, res.Removed = len(s.added), s.removed
+	for _, df := range s.added {
 		res.Rows += df.Count()
 	}
-	res.DataFiles = len(added)
+	for _, t := range s.plan.Tasks {
+		if t.Rewrite {
+			res.Rewritten = append(res.Rewritten, t.Run)
+		} else {
+			res.Appended = append(res.Appended, t.Run)
+		}
+	}
+	return res, nil
+}
 
-	props := iceberg.Properties{SummarySources: string(srcJSON), SummaryTable: opts.Table, SummarySyncID: id}
-	for attempt := 0; ; attempt++ {
-		if testBeforeCommit != nil {
-			testBeforeCommit(attempt)
+// syncer is one Sync's work across its commit attempts.
+type syncer struct {
+	opts       Options
+	writer, id string
+	uid        uuid.UUID
+	ds         *dataset.Dataset
+	dso        dataset.Options
+	layout     *dataset.Layout
+	facts      []SourceFile
+	regions    [][2]string
+	ro         *arrowconv.Options
+	conf       *conformer
+	out        *arrow.Schema
+	fsys       iceio.IO
+	bk         bucketing
+	memo       map[string]*written         // by taskKey: data files written by any attempt
+	subs       map[string]*dataset.Dataset // datasets over a few files, by file list
+	writes     []string                    // write IDs of the attempts after the first
+	states     []string                    // state files written
+	base       string                      // metadata location the last attempt planned on
+	prevState  string                      // the state file the last attempt planned from
+	nothing    bool                        // the last attempt found nothing to do
+	plan       *SyncPlan                   // the last attempt's plan
+	added      []iceberg.DataFile          // the last attempt's new data files
+	removed    int                         // and the number it replaced
+	after      *table.Table                // the table its commit returned
+	stateLoc   string                      // and the state it recorded
+}
+
+// written is what one task wrote.
+type written struct {
+	files    []iceberg.DataFile
+	byBucket map[int64][]string
+}
+
+func taskKey(t Task) string {
+	return fmt.Sprintf("%d %d %t %s", t.From, t.To, t.Rewrite, strings.Join(t.Files, "\x00"))
+}
+
+// committedIn reports whether tbl holds this sync's commit: a snapshot
+// carrying its ID, or (for a commit that changed only the state) the
+// writer's state property naming its state file.
+func (s *syncer) committedIn(tbl *table.Table) bool {
+	if _, ok := findSync(tbl, s.id); ok {
+		return true
+	}
+	return slices.Contains(s.states, tbl.Properties()[stateProp(s.writer)])
+}
+
+// attempt plans on tbl, writes what the plan needs (reusing what earlier
+// attempts wrote for the same tasks) and commits, asserting tbl's head.
+func (s *syncer) attempt(ctx context.Context, tbl *table.Table, n int) error {
+	s.base = tbl.MetadataLocation()
+	s.nothing, s.plan, s.added, s.removed, s.after, s.stateLoc = false, nil, nil, 0, nil, ""
+	state, stateLoc, err := loadState(s.fsys, tbl, s.writer)
+	if err != nil {
+		return err
+	}
+	s.prevState = stateLoc
+	props, err := claims(s.fsys, tbl, s.writer, s.regions, s.opts.TakeOver)
+	if err != nil {
+		return err
+	}
+	popts := PlanOptions{Bucket: s.bk.bucket}
+	plan, err := Plan(state, s.facts, popts)
+	if err != nil {
+		return err
+	}
+	s.plan = plan
+	if plan.Empty() {
+		s.nothing = true
+		return nil
+	}
+	wid := s.uid
+	if n > 0 {
+		// A new write ID for each attempt: its tasks may write the
+		// partitions an earlier attempt wrote, and iceberg-go's file
+		// names count from 1 in each write.
+		if wid, err = uuid.NewRandom(); err != nil {
+			return err
 		}
-		snap, removed, err := commitOnce(ctx, tbl, added, props, plan, dayField)
-		if errors.Is(err, errNothing) {
-			// No rows to add and none to take out: a snapshot would
-			// record only the sources, and an empty one no engine needs.
-			return res, nil
+	}
+	byTask := make([]map[int64][]string, len(plan.Tasks))
+	var added []iceberg.DataFile
+	// A rewrite reads every current file over its buckets, which is what
+	// the whole dataset gives for those times; so does an append when
+	// every file is new (a first sync). Only an append beside synced
+	// files needs a dataset of the new files alone.
+	allNew := len(plan.New) == len(s.facts)
+	for i, t := range plan.Tasks {
+		w, err := s.write(ctx, tbl, t, wid, t.Rewrite || allNew)
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			res.Committed, res.SnapshotID, res.Removed = true, snap, removed
-			return res, nil
-		}
-		// Whatever the error, the catalog tells whether this sync's
-		// snapshot is in the table: a commit whose answer was lost may
-		// have taken place, and one that lost a race to another writer
-		// did not. iceberg-go itself retries only errors wrapping
-		// table.ErrCommitFailed, which the SQL catalog does not return
-		// for a snapshot another writer moved past (TestSQLCatalogConflictNotRetried).
-		fresh, lerr := cat.LoadTable(ctx, ident)
-		if lerr != nil {
-			// Unknown outcome: the data files stay (they may be live),
-			// and so does the marker.
-			keepMarker = true
-			return nil, fmt.Errorf("icesync: committing %s: %w (and reloading it: %v)", opts.To, err, lerr)
-		}
-		if sid, ok := findSync(fresh, id); ok {
-			res.Committed, res.SnapshotID = true, sid
-			return res, nil
-		}
-		if attempt+1 >= commitAttempts || ctx.Err() != nil {
-			removeFiles(ctx, tbl, added)
-			return nil, fmt.Errorf("icesync: committing %s (attempt %d): %w", opts.To, attempt+1, err)
-		}
-		if cur := fresh.CurrentSnapshot(); cur != nil && cur.Summary != nil && cur.Summary.Properties[SummarySources] == string(srcJSON) {
-			// Another sync of the same inputs got there first.
-			removeFiles(ctx, tbl, added)
-			res.SnapshotID, res.DataFiles, res.Rows = cur.SnapshotID, 0, 0
-			return res, nil
-		}
-		if err := sleep(ctx, backoff(attempt)); err != nil {
-			removeFiles(ctx, tbl, added)
+		byTask[i] = w.byBucket
+		added = append(added, w.files...)
+	}
+	old, err := s.owned(ctx, tbl, state, plan)
+	if err != nil {
+		return err
+	}
+	next, err := NextState(state, s.facts, plan, byTask, popts)
+	if err != nil {
+		return err
+	}
+	loc := stateLocation(tbl, s.writer, fmt.Sprintf("%s-%d", s.id, n))
+	s.states = append(s.states, loc)
+	if err := saveState(s.fsys, loc, next); err != nil {
+		return err
+	}
+	props[stateProp(s.writer)] = loc
+	summary := iceberg.Properties{
+		SummarySyncID: s.id, SummaryTable: s.opts.Table, SummaryWriter: s.writer,
+		SummaryState: loc, SummaryFiles: fmt.Sprint(len(next.Files)),
+	}
+	if d, err := json.Marshal(delta(plan, s.facts, state)); err == nil && len(d) <= maxDelta {
+		summary[SummaryDelta] = string(d)
+	} else if err == nil {
+		summary[SummaryDeltaTruncated] = fmt.Sprint(len(d))
+	}
+	tx := tbl.NewTransaction()
+	if err := tx.SetProperties(props); err != nil {
+		return fmt.Errorf("staging the properties: %w", err)
+	}
+	switch {
+	case len(old) > 0:
+		err = tx.ReplaceDataFilesWithDataFiles(ctx, old, added, summary)
+	case len(added) > 0:
+		err = tx.AddDataFiles(ctx, added, summary)
+	}
+	if err != nil {
+		return fmt.Errorf("staging the snapshot: %w", err)
+	}
+	if testBeforeCommit != nil {
+		testBeforeCommit(n)
+	}
+	after, err := tx.Commit(ctx)
+	if err != nil {
+		return err
+	}
+	s.added, s.removed, s.after, s.stateLoc = added, len(old), after, loc
+	return nil
+}
+
+// write writes the rows of a task, or returns what an earlier attempt
+// wrote for the same task.
+func (s *syncer) write(ctx context.Context, tbl *table.Table, t Task, wid uuid.UUID, whole bool) (*written, error) {
+	key := fmt.Sprintf("%s %t", taskKey(t), whole)
+	if w := s.memo[key]; w != nil {
+		return w, nil
+	}
+	w := &written{byBucket: map[int64][]string{}}
+	if len(t.Files) == 0 {
+		s.memo[key] = w
+		return w, nil
+	}
+	if wid != s.uid && !slices.Contains(s.writes, wid.String()) {
+		// The marker names every write ID before its files exist, so
+		// that a kill leaves nothing the next sync cannot find.
+		s.writes = append(s.writes, wid.String())
+		if err := announce(s.fsys, tbl, s.id, s.writer, s.writes); err != nil {
 			return nil, err
 		}
-		tbl = fresh
+	}
+	sub := s.ds
+	if !whole {
+		var err error
+		if sub, err = s.datasetFor(t.Files); err != nil {
+			return nil, err
+		}
+	}
+	// Read bucket by bucket so that the writer gets the rows clustered by
+	// partition and keeps one Parquet file open at a time; a long run (or
+	// a spec with more fields than time) goes in one read, fanned out.
+	var ranges []*arrowconv.TimeRange
+	wopts := []table.WriteRecordOption{table.WithWriteUUID(wid)}
+	switch {
+	case s.bk.field < 0:
+		ranges = []*arrowconv.TimeRange{nil}
+	case t.To-t.From < maxClusteredBuckets && specFields(tbl) == 1:
+		for b := t.From; b <= t.To; b++ {
+			lo, hi := s.bk.span(b)
+			ranges = append(ranges, &arrowconv.TimeRange{Start: lo, End: hi})
+		}
+		wopts = append(wopts, table.WithClusteredWrite())
+	default:
+		lo, _ := s.bk.span(t.From)
+		_, hi := s.bk.span(t.To)
+		ranges = []*arrowconv.TimeRange{{Start: lo, End: hi}}
+	}
+	for df, err := range table.WriteRecords(ctx, tbl, s.out, batches(sub, s.opts.Table, s.ro, ranges, s.conf), wopts...) {
+		if err != nil {
+			removeFiles(ctx, s.fsys, w.files)
+			return nil, fmt.Errorf("icesync: writing %s: %w", s.opts.To, err)
+		}
+		w.files = append(w.files, df)
+		b, err := s.bk.fileBucket(df)
+		if err != nil {
+			removeFiles(ctx, s.fsys, w.files)
+			return nil, err
+		}
+		w.byBucket[b] = append(w.byBucket[b], df.FilePath())
+	}
+	s.memo[key] = w
+	return w, nil
+}
+
+// maxClusteredBuckets bounds the buckets of a task read one by one.
+const maxClusteredBuckets = 64
+
+// datasetFor returns a dataset over the named source files: the sync's
+// own when they are all of them, else one opened over those files alone,
+// with the v1 mods rule the whole inputs give them.
+func (s *syncer) datasetFor(names []string) (*dataset.Dataset, error) {
+	if len(names) == len(s.facts) {
+		return s.ds, nil
+	}
+	key := strings.Join(names, "\x00")
+	if d := s.subs[key]; d != nil {
+		return d, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	sub := &dataset.Layout{}
+	rule := map[bool]bool{}
+	for _, f := range s.layout.Files {
+		if !want[factName(f)] {
+			continue
+		}
+		sub.Files = append(sub.Files, f)
+		if f.ModsV1 != "" && f.ModsV2 == "" {
+			w, err := s.ds.ModsV1Whole(f)
+			if err != nil {
+				return nil, err
+			}
+			rule[w] = true
+		}
+	}
+	o := s.dso
+	if len(rule) == 1 && o.ModsV1 == dataset.ModsV1Auto {
+		// Auto looks at the other files of the data directory, which
+		// the smaller layout lacks: pin the rule the whole inputs give.
+		o.ModsV1 = dataset.ModsV1Offset
+		if rule[true] {
+			o.ModsV1 = dataset.ModsV1Whole
+		}
+	}
+	d, err := dataset.OpenLayout(sub, &o)
+	if err != nil {
+		return nil, err
+	}
+	s.subs[key] = d
+	return d, nil
+}
+
+func (s *syncer) closeSubs() {
+	for _, d := range s.subs {
+		d.Close()
 	}
 }
 
-// errNothing is commitOnce's answer when there is nothing to commit.
-var errNothing = errors.New("icesync: nothing to commit")
-
-// testBeforeCommit, set by tests, runs before each commit attempt.
-var testBeforeCommit func(attempt int)
-
-// SummarySyncID is the snapshot summary key holding the random ID (a
-// UUID, also in the names of the sync's data files) of the sync that
-// committed the snapshot, by which a sync whose commit answer was lost,
-// or the sync after one that died, finds out whether it took place.
-const SummarySyncID = "tsarrow.sync-id"
-
-// commitAttempts bounds the commits of one sync that lose a race to other
-// writers; commitWaitMin and commitWaitMax bound the wait between two.
-const (
-	commitAttempts = 10
-	commitWaitMin  = 100 * time.Millisecond
-	commitWaitMax  = 10 * time.Second
-)
-
-// commitOnce commits the data files as one snapshot on tbl, replacing
-// the data files of tbl the plan rewrites (an append when there are none).
-// It returns the new snapshot's ID and the number of data files removed.
-func commitOnce(ctx context.Context, tbl *table.Table, added []iceberg.DataFile, props iceberg.Properties, plan dayPlan, dayField int) (int64, int, error) {
-	var old []iceberg.DataFile
-	if tbl.CurrentSnapshot() != nil {
-		tasks, err := tbl.Scan().PlanFiles(ctx)
-		if err != nil {
-			return 0, 0, fmt.Errorf("listing the data files: %w", err)
-		}
-		for _, t := range tasks {
-			if plan.replaces(t.File, dayField) {
-				old = append(old, t.File)
+// owned returns the data files of tbl's current snapshot that the writer's
+// state owns in the buckets the plan rewrites.
+func (s *syncer) owned(ctx context.Context, tbl *table.Table, state *SyncState, plan *SyncPlan) ([]iceberg.DataFile, error) {
+	if state == nil {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	for _, r := range plan.Rewritten() {
+		for b, files := range state.DataFiles {
+			if b >= r.From && b <= r.To {
+				for _, f := range files {
+					want[plainPath(f)] = true
+				}
 			}
 		}
 	}
-	if len(old) == 0 && len(added) == 0 {
-		return 0, 0, errNothing
+	if len(want) == 0 || tbl.CurrentSnapshot() == nil {
+		if len(want) > 0 {
+			return nil, fmt.Errorf("%w: the table has no snapshot", ErrForeignRewrite)
+		}
+		return nil, nil
 	}
-	tx := tbl.NewTransaction()
-	var err error
-	if len(old) == 0 {
-		err = tx.AddDataFiles(ctx, added, props)
-	} else {
-		err = tx.ReplaceDataFilesWithDataFiles(ctx, old, added, props)
-	}
+	tasks, err := tbl.Scan().PlanFiles(ctx)
 	if err != nil {
-		return 0, 0, fmt.Errorf("staging the snapshot: %w", err)
+		return nil, fmt.Errorf("listing the data files: %w", err)
 	}
-	ntbl, err := tx.Commit(ctx)
-	if err != nil {
-		return 0, 0, err
+	var old []iceberg.DataFile
+	for _, t := range tasks {
+		if p := plainPath(t.File.FilePath()); want[p] {
+			old = append(old, t.File)
+			delete(want, p)
+		}
 	}
-	snap := ntbl.CurrentSnapshot()
-	if snap == nil {
-		return 0, 0, errors.New("no snapshot after the commit")
+	for p := range want {
+		return nil, fmt.Errorf("%w: %s (rewritten or expired by another engine?); sync into a new table, or remove the writer's state property to start it over", ErrForeignRewrite, p)
 	}
-	return snap.SnapshotID, len(old), nil
+	return old, nil
+}
+
+// cleanup removes what the sync wrote and does not leave in the table: with
+// committed, the data files and state files of attempts other than the
+// last, and the state the last one replaced; else all of them.
+func (s *syncer) cleanup(ctx context.Context, committed bool) {
+	keep := map[string]bool{}
+	if committed {
+		for _, df := range s.added {
+			keep[df.FilePath()] = true
+		}
+	}
+	var drop []iceberg.DataFile
+	for _, w := range s.memo {
+		for _, df := range w.files {
+			if !keep[df.FilePath()] && !slices.ContainsFunc(drop, func(d iceberg.DataFile) bool { return d.FilePath() == df.FilePath() }) {
+				drop = append(drop, df)
+			}
+		}
+	}
+	removeFiles(ctx, s.fsys, drop)
+	for _, loc := range s.states {
+		if !committed || loc != s.committedState() {
+			_ = s.fsys.Remove(loc)
+		}
+	}
+	if committed && s.prevState != "" && s.prevState != s.committedState() {
+		_ = s.fsys.Remove(s.prevState)
+	}
+}
+
+// committedState is the state file of the committed attempt.
+func (s *syncer) committedState() string {
+	if s.stateLoc != "" {
+		return s.stateLoc
+	}
+	if len(s.states) > 0 {
+		return s.states[len(s.states)-1] // a lost reply: the last attempt's
+	}
+	return ""
 }
 
 // findSync looks for the snapshot a sync committed among the table's.
 func findSync(tbl *table.Table, id string) (int64, bool) {
-	for _, s := range tbl.Metadata().Snapshots() {
-		if s.Summary != nil && s.Summary.Properties[SummarySyncID] == id {
-			return s.SnapshotID, true
+	for _, snap := range tbl.Metadata().Snapshots() {
+		if snap.Summary != nil && snap.Summary.Properties[SummarySyncID] == id {
+			return snap.SnapshotID, true
 		}
 	}
 	return 0, false
 }
 
-// backoff is the wait before commit attempt n+2: doubling from
-// commitWaitMin up to commitWaitMax, with jitter so that writers that
-// collided do not collide again.
-func backoff(n int) time.Duration {
-	d := commitWaitMin << min(n, 16)
-	if d > commitWaitMax || d <= 0 {
-		d = commitWaitMax
-	}
-	return d/2 + mrand.N(d/2+1)
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-tm.C:
-		return nil
-	}
-}
-
-// batches yields the rows of the table, all of them or those of the time
-// ranges, conformed to the table's schema. table.WriteRecords releases
-// each batch it is given.
-func batches(ds *dataset.Dataset, name string, ro *arrowconv.Options, all bool, ranges []arrowconv.TimeRange, c *conformer) iter.Seq2[arrow.RecordBatch, error] {
+// batches yields the rows of the table over each time range (nil: all
+// times), conformed to the table's schema. table.WriteRecords releases
+// each batch it is given. A dataset over a few files that lack the table
+// yields nothing.
+func batches(ds *dataset.Dataset, name string, ro *arrowconv.Options, ranges []*arrowconv.TimeRange, c *conformer) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
-		read := func(o *arrowconv.Options) bool {
-			rd, err := ds.NewReader(name, o)
+		for _, r := range ranges {
+			o := *ro
+			o.Time = r
+			rd, err := ds.NewReader(name, &o)
+			if errors.Is(err, dataset.ErrNoTable) {
+				return
+			}
 			if err != nil {
 				yield(nil, err)
-				return false
+				return
 			}
-			defer rd.Release()
-			for rd.Next() {
-				rec, err := c.conform(rd.RecordBatch())
-				if err != nil {
+			ok := func() bool {
+				defer rd.Release()
+				for rd.Next() {
+					rec, err := c.conform(rd.RecordBatch())
+					if err != nil {
+						yield(nil, err)
+						return false
+					}
+					if !yield(rec, nil) {
+						return false
+					}
+				}
+				if err := rd.Err(); err != nil {
 					yield(nil, err)
 					return false
 				}
-				if !yield(rec, nil) {
-					return false
-				}
-			}
-			if err := rd.Err(); err != nil {
-				yield(nil, err)
-				return false
-			}
-			return true
-		}
-		if all {
-			read(ro)
-			return
-		}
-		for _, r := range ranges {
-			o := *ro
-			o.Time = &r
-			if !read(&o) {
+				return true
+			}()
+			if !ok {
 				return
 			}
 		}
 	}
 }
 
-// unitsPerDay is the number of the table's stored time units in a day.
-func unitsPerDay(sc *arrow.Schema) (int64, error) {
+// unitsPerSecond is the number of the dataset's time units in a second.
+func unitsPerSecond(sc *arrow.Schema) (int64, error) {
 	switch sc.Field(0).Type.(*arrow.TimestampType).Unit {
 	case arrow.Millisecond:
-		return 86400 * 1000, nil
+		return 1000, nil
 	case arrow.Microsecond:
-		return 86400 * 1000 * 1000, nil
+		return 1000 * 1000, nil
 	}
 	return 0, fmt.Errorf("%w: time unit %s", ErrUnsupported, sc.Field(0).Type)
 }
 
-// dayPartition returns the partition field ID of the table's spec when it
-// is day(time) alone, the spec a sync creates.
-func dayPartition(tbl *table.Table) (int, bool) {
-	spec := tbl.Spec()
-	if spec.NumFields() != 1 {
-		return 0, false
+// tableLayout is the part of the dataset's layout that may hold rows of
+// the table: for a table-model table the files of its database, for the
+// rest every data file; files Open left out (incomplete) are not in it.
+func tableLayout(ds *dataset.Dataset, name string) (*dataset.Layout, error) {
+	tables, err := ds.Tables()
+	if err != nil {
+		return nil, err
 	}
-	f := spec.Field(0)
-	if _, ok := f.Transform.(iceberg.DayTransform); !ok || len(f.SourceIDs) != 1 || f.SourceIDs[0] != tbl.Schema().Field(0).ID {
-		return 0, false
+	db := ""
+	for _, t := range tables {
+		if t.Ref == name || t.Name == name {
+			db = t.Database
+			break
+		}
 	}
-	return f.FieldID, true
+	vers := map[string]bool{}
+	for _, v := range ds.Versions() {
+		vers[v.Path] = true
+	}
+	out := &dataset.Layout{}
+	for _, f := range ds.Layout().Files {
+		if (db != "" && f.Database != db) || !vers[f.Path] {
+			continue
+		}
+		out.Files = append(out.Files, f)
+	}
+	return out, nil
 }
 
 // identifier splits NAMESPACE.TABLE at its last dot.
@@ -498,7 +771,6 @@ func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifi
 		catalog.WithPartitionSpec(&spec),
 		catalog.WithProperties(iceberg.Properties{
 			table.PropertyFormatVersion: "2",
-			table.CommitNumRetriesKey:   commitRetries,
 			PropSourceTable:             src,
 		}))
 	if errors.Is(err, catalog.ErrTableAlreadyExists) {
@@ -529,86 +801,17 @@ func sameSchema(have, want *iceberg.Schema) error {
 	return nil
 }
 
-// sources lists the data files that may hold rows of the table: for a
-// table-model table those of its database, for the rest every data file.
-func sources(ds *dataset.Dataset, name string, opts *dataset.Options) ([]Source, error) {
-	tables, err := ds.Tables()
-	if err != nil {
-		return nil, err
-	}
-	db := ""
-	for _, t := range tables {
-		if t.Ref == name || t.Name == name {
-			db = t.Database
-			break
-		}
-	}
-	vers := map[string]dataset.FileVersion{}
-	for _, v := range ds.Versions() {
-		vers[v.Path] = v
-	}
-	var out []Source
-	for _, f := range ds.Layout().Files {
-		if db != "" && f.Database != db {
-			continue
-		}
-		v, ok := vers[f.Path]
-		if !ok {
-			continue // left out by Open (incomplete file)
-		}
-		s := Source{Name: sourceName(f), Size: v.Size}
-		if f.Resource != "" {
-			var fsys fs.FS
-			if opts != nil {
-				fsys = opts.FS
-			}
-			r, err := dataset.ReadResourceFS(fsys, f.Resource)
-			if err != nil {
-				return nil, err
-			}
-			if len(r.Devices) > 0 {
-				lo, hi := r.Devices[0].Start, r.Devices[0].End
-				for _, d := range r.Devices[1:] {
-					lo, hi = min(lo, d.Start), max(hi, d.End)
-				}
-				s.Start, s.End = &lo, &hi
-			}
-		}
-		for _, m := range []string{f.ModsV2, f.ModsV1} {
-			if mv, ok := vers[m]; ok && m != "" {
-				s.Mods = &ModsVersion{Name: filepath.Base(m), Size: mv.Size, ModTime: mv.ModTime}
-				break
-			}
-		}
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
-
-// sourceName is the name of a data file independent of where the data
-// directory is mounted: IoTDB's own path below the data directory.
-func sourceName(f dataset.File) string {
-	base := filepath.Base(f.Path)
-	if f.Database == "" {
-		return base
-	}
-	return path.Join(f.Space.String(), f.Database, f.Region, f.Partition, base)
-}
-
 // removeFiles deletes data files a sync wrote and will not commit.
 // It runs also when ctx was cancelled (Ctrl-C): that is when the files
 // most need removing.
-func removeFiles(ctx context.Context, tbl *table.Table, files []iceberg.DataFile) {
-	fsys, err := tbl.FS(context.WithoutCancel(ctx))
-	if err != nil {
-		return
-	}
-	r, ok := fsys.(interface{ Remove(string) error })
-	if !ok {
-		return
-	}
+func removeFiles(_ context.Context, fsys iceio.IO, files []iceberg.DataFile) {
 	for _, df := range files {
-		_ = r.Remove(df.FilePath())
+		_ = fsys.Remove(df.FilePath())
 	}
+}
+
+// specFields is the number of fields of the table's partition spec.
+func specFields(tbl *table.Table) int {
+	spec := tbl.Spec()
+	return spec.NumFields()
 }

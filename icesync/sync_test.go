@@ -159,8 +159,8 @@ func TestSyncWeather(t *testing.T) {
 		t.Fatalf("%d snapshots after the first sync", len(meta.Snapshots()))
 	}
 	var srcs []Source
-	if err := json.Unmarshal([]byte(snap.Summary.Properties[SummarySources]), &srcs); err != nil {
-		t.Fatalf("summary %s: %v", SummarySources, err)
+	if err := json.Unmarshal([]byte(snap.Summary.Properties[SummaryDelta]), &srcs); err != nil {
+		t.Fatalf("summary %s: %v", SummaryDelta, err)
 	}
 	var names []string
 	mods := 0
@@ -170,8 +170,11 @@ func TestSyncWeather(t *testing.T) {
 		if err != nil || st.Size() != s.Size {
 			t.Errorf("source %s: size %d recorded, file: %v %v", s.Name, s.Size, st, err)
 		}
-		if s.Mods != nil {
+		if s.Mods != "" {
 			mods++
+		}
+		if s.Change != "new" {
+			t.Errorf("source %s: change %q in the first sync", s.Name, s.Change)
 		}
 	}
 	wantNames := []string{

@@ -25,8 +25,17 @@ A later sync writes only what changed: new source files append, and the
 days that deletions, overwrites or vanished files touched are rewritten
 whole; when the sources are those the table already reflects, it commits
 nothing. Each sync is one atomic commit, whose snapshot summary records
-the source files (name, size, mods version) it reflects; data files of a
-sync that was killed before it committed are removed by the next one.
+the source files (name, size, mods version) it added, changed or removed,
+and names the state file listing all it reflects; data files of a sync
+that was killed before it committed are removed by the next one.
+
+Several syncs may write one table at once, one per data directory (a
+DataNode's) or set of data regions: each is a writer (--writer NAME;
+by default the host name and a digest of the inputs), the table records
+per writer the source files its rows reflect, the first writer to sync a
+data region owns it (another is refused, unless --take-over), and a
+commit that loses a race with another writer is planned again on the
+new table and retried.
 
 --catalog names the Iceberg catalog: sqlite:PATH is Iceberg's SQL catalog
 in the SQLite database PATH (created when missing), which Spark, Trino,
@@ -68,6 +77,8 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	obj := addObjectFlags(fs)
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	quiet := fs.Bool("quiet", false, "print no warnings about the inputs on standard error")
+	writer := fs.String("writer", "", "the name this sync writes the table as (default: host name and a digest of the inputs)")
+	takeOver := fs.Bool("take-over", false, "claim data regions of the inputs another writer owns")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -112,6 +123,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	dso.FS = in.fsys
 	res, err := icesync.Sync(ctx, in.roots, icesync.Options{
 		Table: *table, To: *to, Catalog: *catURI, Warehouse: *warehouse, Dataset: dso,
+		Writer: *writer, TakeOver: *takeOver,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
