@@ -45,13 +45,15 @@ const (
 const commitRetries = "8"
 
 // ErrSchemaChanged is returned when the table's schema is not the one the
-// inputs give; evolving it is not supported yet.
+// inputs give in a way Iceberg cannot evolve to (see evolve).
 var ErrSchemaChanged = errors.New("icesync: the Iceberg table's schema differs from the inputs'")
 
 // Options configure a Sync.
 type Options struct {
 	// Table is the dataset table to sync, as dataset.Dataset.NewReader
-	// names it ("weather", or "db.weather" when ambiguous).
+	// names it ("weather", or "db.weather" when ambiguous), or
+	// "*.weather" for the table of every database holding one, with a
+	// column DatabaseColumn (see AllDatabases).
 	Table string
 	// To names the Iceberg table: NAMESPACE.TABLE (the last dot splits).
 	To string
@@ -60,6 +62,10 @@ type Options struct {
 	Catalog, Warehouse string
 	// Dataset are the options the inputs are opened with.
 	Dataset *dataset.Options
+	// Partition is the partition spec of a table the sync creates (see
+	// ParsePartition; "" is DefaultPartition). Given for an existing
+	// table, it must be the table's.
+	Partition string
 	// Allocator allocates the Arrow batches (default memory.DefaultAllocator).
 	Allocator memory.Allocator
 }
@@ -144,7 +150,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	defer ds.Close()
 	res := &Result{Warnings: ds.Warnings()}
 	ro := &arrowconv.Options{PlainTags: true, Allocator: mem}
-	sc, err := ds.Schema(opts.Table, ro)
+	sc, err := tableSchema(ds, opts.Table, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +158,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	srcs, err := sources(ds, opts.Table, opts.Dataset)
+	srcs, err := tableSources(ds, opts.Table, opts.Dataset)
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +173,12 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer cat.Close()
-	tbl, created, err := loadOrCreate(ctx, cat, ident, isc, opts.Table)
+	tbl, created, err := loadOrCreate(ctx, cat, ident, isc, sc, opts)
 	if err != nil {
 		return nil, err
 	}
 	res.Created = created
-	if err := sameSchema(tbl.Schema(), isc); err != nil {
+	if tbl, err = evolve(ctx, cat, ident, tbl, isc, sc, opts); err != nil {
 		return nil, err
 	}
 	fsys, err := tbl.FS(ctx)
@@ -403,7 +409,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 func batches(ds *dataset.Dataset, name string, ro *arrowconv.Options, all bool, ranges []arrowconv.TimeRange, c *conformer) iter.Seq2[arrow.RecordBatch, error] {
 	return func(yield func(arrow.RecordBatch, error) bool) {
 		read := func(o *arrowconv.Options) bool {
-			rd, err := ds.NewReader(name, o)
+			rd, err := newReader(ds, name, o)
 			if err != nil {
 				yield(nil, err)
 				return false
@@ -474,9 +480,10 @@ func identifier(to string) (table.Identifier, error) {
 }
 
 // loadOrCreate loads the table, or creates it (and its namespace) with the
-// schema sc, partitioned by day(time). Another writer creating it at the
+// schema sc (from the Arrow schema asc), partitioned by opts.Partition
+// (see newShape). Another writer creating it at the
 // same moment is not an error: its table is loaded.
-func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifier, sc *iceberg.Schema, src string) (*table.Table, bool, error) {
+func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifier, sc *iceberg.Schema, asc *arrow.Schema, opts Options) (*table.Table, bool, error) {
 	tbl, err := cat.LoadTable(ctx, ident)
 	if err == nil {
 		return tbl, false, nil
@@ -487,20 +494,11 @@ func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifi
 	if err := ensureNamespace(ctx, cat, catalog.NamespaceFromIdent(ident)); err != nil {
 		return nil, false, err
 	}
-	timeID := sc.Field(0).ID
-	fieldID := iceberg.PartitionDataIDStart
-	spec, err := iceberg.NewPartitionSpecOpts(
-		iceberg.AddPartitionFieldBySourceID(timeID, sc.Field(0).Name+"_day", iceberg.DayTransform{}, sc, &fieldID))
+	spec, props, err := newShape(sc, asc, opts)
 	if err != nil {
-		return nil, false, fmt.Errorf("icesync: partition spec: %w", err)
+		return nil, false, err
 	}
-	tbl, err = cat.CreateTable(ctx, ident, sc,
-		catalog.WithPartitionSpec(&spec),
-		catalog.WithProperties(iceberg.Properties{
-			table.PropertyFormatVersion: "2",
-			table.CommitNumRetriesKey:   commitRetries,
-			PropSourceTable:             src,
-		}))
+	tbl, err = cat.CreateTable(ctx, ident, sc, catalog.WithPartitionSpec(&spec), catalog.WithProperties(props))
 	if errors.Is(err, catalog.ErrTableAlreadyExists) {
 		tbl, err = cat.LoadTable(ctx, ident)
 		if err != nil {
@@ -512,21 +510,6 @@ func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifi
 		return nil, false, fmt.Errorf("icesync: creating %s: %w", strings.Join(ident, "."), err)
 	}
 	return tbl, true, nil
-}
-
-// sameSchema checks that the table has the inputs' columns, in order, of
-// the same types.
-func sameSchema(have, want *iceberg.Schema) error {
-	hf, wf := have.Fields(), want.Fields()
-	if len(hf) != len(wf) {
-		return fmt.Errorf("%w: %d columns in the table, %d in the inputs", ErrSchemaChanged, len(hf), len(wf))
-	}
-	for i := range wf {
-		if hf[i].Name != wf[i].Name || !hf[i].Type.Equals(wf[i].Type) {
-			return fmt.Errorf("%w: column %d is %s %s in the table, %s %s in the inputs", ErrSchemaChanged, i+1, hf[i].Name, hf[i].Type, wf[i].Name, wf[i].Type)
-		}
-	}
-	return nil
 }
 
 // sources lists the data files that may hold rows of the table: for a
