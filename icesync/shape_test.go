@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -369,4 +368,143 @@ func texts(xs ...string) tsfile.Values {
 // day0 is 2026-01-01 in milliseconds.
 const day0 = int64(1767225600000)
 
-var _ = utf8.RuneLen
+
+// TestSyncDatabases syncs table t of two databases (db2's with a FIELD
+// more, and v as INT64 where db1 has INT32) into one Iceberg table with a
+// database column: its rows are each database's reader rows with the
+// database added (and null for the FIELD db1 lacks), partitioned by
+// database too, and the properties name both databases.
+func TestSyncDatabases(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeDBFiles(t, root,
+		dbFile{db: "db1", version: 1, region: "north", times: []int64{day0, day0 + 3600e3, day0 + 86400e3}, cols: []tcol{{"v", i32s(1, 2, 3)}}},
+		dbFile{db: "db2", version: 2, region: "north", times: []int64{day0, day0 + 2*86400e3}, cols: []tcol{{"v", i64s(1<<40, -5)}, {"w", texts("a", "b")}}},
+	)
+	roots := []string{root}
+	dir := t.TempDir()
+	opts := Options{
+		Table: "*.t", To: "iot.t", Partition: "day(time),database",
+		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
+	}
+	res, err := Sync(ctx, roots, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Committed || res.Rows != 5 || res.Sources != 2 {
+		t.Fatalf("sync %+v, want 5 rows of 2 sources", res)
+	}
+	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	var names []string
+	for _, f := range tbl.Schema().Fields() {
+		names = append(names, f.Name+" "+f.Type.String())
+	}
+	if want := []string{"time timestamptz", "database string", "region string", "v long", "w string"}; !slices.Equal(names, want) {
+		t.Errorf("columns %q, want %q", names, want)
+	}
+	// db1's v is INT32, widened to the table's long; the reader's
+	// rendering of an int32 is the same digits.
+	want := append(readerRows(t, roots, "db1.t", "database=db1", "w"), readerRows(t, roots, "db2.t", "database=db2")...)
+	slices.Sort(want)
+	if got := tableRows(t, tbl); !slices.Equal(got, want) {
+		t.Fatalf("scan:\n got %q\nwant %q", got, want)
+	}
+	checkPartitions(t, tbl)
+	if p := tbl.Properties(); p[PropDatabases] != "db1,db2" || p[PropSourceTable] != "*.t" {
+		t.Errorf("properties %v", p)
+	}
+	if res, err := Sync(ctx, roots, opts); err != nil || res.Committed {
+		t.Fatalf("second sync: %+v, %v", res, err)
+	}
+	// The same table synced from one database is refused: its rows
+	// would have no database.
+	one := opts
+	one.Table, one.Partition = "db1.t", ""
+	if _, err := Sync(ctx, roots, one); !errors.Is(err, ErrSchemaChanged) || !strings.Contains(err.Error(), "--database '*'") {
+		t.Errorf("sync of one database into it: %v", err)
+	}
+	none := opts
+	none.Table = "*.nope"
+	if _, err := Sync(ctx, roots, none); err == nil || !strings.Contains(err.Error(), `no database of the inputs holds a table-model table "nope"`) {
+		t.Errorf("sync of a table no database holds: %v", err)
+	}
+}
+
+// TestSyncEvolve: a second sync whose inputs gained a FIELD adds it (the
+// older rows read null) and one whose column IoTDB changed from INT32 to
+// INT64 promotes it; a column gone from every input stays; a change to
+// TEXT is refused with the column and both types named, and the table
+// stays as it was.
+func TestSyncEvolve(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeDBFiles(t, root,
+		dbFile{db: "db", version: 1, region: "r", times: []int64{day0, day0 + 1000}, cols: []tcol{{"v", i32s(7, -7)}, {"f", f32s(0.5, 1.5)}}})
+	roots := []string{root}
+	dir := t.TempDir()
+	opts := Options{
+		Table: "t", To: "iot.t",
+		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
+	}
+	if _, err := Sync(ctx, roots, opts); err != nil {
+		t.Fatal(err)
+	}
+	// The next file (another day) has v as INT64, a new FIELD w, and no f.
+	writeDBFiles(t, root,
+		dbFile{db: "db", version: 2, region: "r", times: []int64{day0 + 86400e3}, cols: []tcol{{"v", i64s(1 << 40)}, {"w", texts("new")}}})
+	res, err := Sync(ctx, roots, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Committed {
+		t.Fatalf("second sync %+v", res)
+	}
+	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	var cols []string
+	for _, f := range tbl.Schema().Fields() {
+		cols = append(cols, fmt.Sprintf("%d:%s %s", f.ID, f.Name, f.Type))
+	}
+	if want := []string{"1:time timestamptz", "2:region string", "3:v long", "4:f float", "5:w string"}; !slices.Equal(cols, want) {
+		t.Errorf("columns %q, want %q", cols, want)
+	}
+	want := []string{
+		fmt.Sprintf("f=0.5|region=r|time=%d|v=7|w=null|", day0*1000),
+		fmt.Sprintf("f=1.5|region=r|time=%d|v=-7|w=null|", (day0+1000)*1000),
+		fmt.Sprintf("f=null|region=r|time=%d|v=1099511627776|w=new|", (day0+86400e3)*1000),
+	}
+	if got := tableRows(t, tbl); !slices.Equal(got, want) {
+		t.Fatalf("after the evolution:\n got %q\nwant %q", got, want)
+	}
+
+	// The first file goes (compacted away, say): f is in no input now,
+	// and stays in the table, null in the rows left.
+	old, err := filepath.Glob(filepath.Join(root, "sequence", "db", "1", "0", dataset.Name{Time: day0, Version: 1}.String()+"*"))
+	if err != nil || len(old) != 2 {
+		t.Fatalf("first file and resource: %q %v", old, err)
+	}
+	for _, p := range old {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res, err := Sync(ctx, roots, opts); err != nil || !res.Committed {
+		t.Fatalf("sync after the first file went: %+v, %v", res, err)
+	}
+	tbl = loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	if got := tableRows(t, tbl); !slices.Equal(got, want[2:]) || tbl.Schema().NumFields() != 5 {
+		t.Fatalf("after the first file went: %d columns,\n got %q\nwant %q", tbl.Schema().NumFields(), got, want[2:])
+	}
+	snaps := len(tbl.Metadata().Snapshots())
+
+	// v turns TEXT: IoTDB casts it, Iceberg cannot.
+	writeDBFiles(t, root,
+		dbFile{db: "db", version: 3, region: "r", times: []int64{day0 + 2*86400e3}, cols: []tcol{{"v", texts("x")}}})
+	_, err = Sync(ctx, roots, opts)
+	if !errors.Is(err, ErrSchemaChanged) || !strings.Contains(err.Error(), `column "v" is long in the table and string in the inputs`) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("sync after v became TEXT: %v", err)
+	}
+	tbl = loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	if n := len(tbl.Metadata().Snapshots()); n != snaps || tbl.Schema().NumFields() != 5 {
+		t.Errorf("the refused sync changed the table: %d snapshots, %d columns", n, tbl.Schema().NumFields())
+	}
+}
