@@ -368,7 +368,6 @@ func texts(xs ...string) tsfile.Values {
 // day0 is 2026-01-01 in milliseconds.
 const day0 = int64(1767225600000)
 
-
 // TestSyncDatabases syncs table t of two databases (db2's with a FIELD
 // more, and v as INT64 where db1 has INT32) into one Iceberg table with a
 // database column: its rows are each database's reader rows with the
