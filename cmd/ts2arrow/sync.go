@@ -11,7 +11,8 @@ import (
 )
 
 const syncHelp = `Usage: ts2arrow sync INPUT... --table T --catalog sqlite:PATH --warehouse DIR
-                     --to NAMESPACE.TABLE [--database DB] [--lenient] [--quiet]
+                     --to NAMESPACE.TABLE [--database DB|'*'] [--partition SPEC]
+                     [--lenient] [--quiet]
 
 Keeps an Apache Iceberg table in step with the table T of INPUT (TsFiles,
 IoTDB data directories, globs of them), read as "ts2arrow convert" reads
@@ -30,6 +31,19 @@ in the SQLite database PATH (created when missing), which Spark, Trino,
 PyIceberg and DuckDB read through a JDBC or SQL catalog. --warehouse is
 the local directory the tables it creates live under.
 
+--partition SPEC partitions a table the sync creates (default day(time)):
+hour(time), day(time), month(time) or year(time); a TAG column's name
+(identity), bucket(N, TAG) or truncate(W, TAG); a comma list of these,
+as day(time),region; or none. Given for an existing table it must be
+the table's spec. --database '*' (or --table '*.T') syncs the table T
+of every database of INPUT into one Iceberg table, with a column
+"database" after time, which --partition may name. A later sync whose
+inputs gained FIELD columns adds them to the table (older rows read
+null), and one where IoTDB changed a column from INT32 to INT64 or
+FLOAT to DOUBLE promotes it; other type changes stop the sync. The
+table's properties tsarrow.* record the source table, its time unit,
+the partition spec, the databases and the tsarrow version.
+
 IoTDB data is read as in convert (see "ts2arrow convert --help", which
 says more): a table name that several databases hold needs --database
 NAME (or --table DATABASE.TABLE); --mods-v1 says how IoTDB 1.x .mods
@@ -46,6 +60,9 @@ Examples:
       --warehouse lake --to iot.weather
   ts2arrow sync /iotdb/data/datanode/data --table weather --database db1 \
       --catalog sqlite:/srv/lake/catalog.db --warehouse /srv/lake --to iot.weather
+  ts2arrow sync /iotdb/data/datanode/data --table weather --database '*' \
+      --partition 'day(time),database' --catalog sqlite:cat.db --warehouse lake \
+      --to iot.weather_all
 
 Exit status: 0 on success (also when there was nothing to sync), 1 on a
 data, format or catalog error, 2 on a usage error, 130 when Ctrl-C
@@ -60,6 +77,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH (required)")
 	warehouse := fs.String("warehouse", "", "the directory the catalog's new tables live under (required)")
 	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
+	partition := fs.String("partition", "", "the partition spec of a table the sync creates (default day(time); see above)")
 	dsFlags := addDatasetFlags(fs)
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
 	quiet := fs.Bool("quiet", false, "print no warnings about the inputs on standard error")
@@ -80,6 +98,9 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	}
 	if i := strings.LastIndexByte(*to, '.'); i <= 0 || i == len(*to)-1 {
 		return usagef("--to %q: want NAMESPACE.TABLE", *to)
+	}
+	if _, err := icesync.ParsePartition(*partition); err != nil {
+		return usagef("--partition: %v", err)
 	}
 	for _, a := range pos {
 		if isURL(a) {
@@ -105,6 +126,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	res, err := icesync.Sync(ctx, roots, icesync.Options{
 		Table: *table, To: *to, Catalog: *catURI, Warehouse: *warehouse, Dataset: dso,
+		Partition: *partition,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
