@@ -108,7 +108,9 @@ func version() string {
 //   - a column gone from the inputs stays, and reads null in new rows.
 //
 // A partition spec asked for (opts.Partition) that differs from the
-// table's is refused: it applies only when a sync creates the table.
+// table's is refused: it applies only when a sync creates the table. So
+// is a time unit other than the one the table was synced from: its
+// times would be off by a factor of 1000.
 func evolve(ctx context.Context, cat catalog.Catalog, ident table.Identifier, tbl *table.Table, isc *iceberg.Schema, sc *arrow.Schema, opts Options) (*table.Table, error) {
 	name := strings.Join(ident, ".")
 	if opts.Partition != "" {
@@ -119,6 +121,9 @@ func evolve(ctx context.Context, cat catalog.Catalog, ident table.Identifier, tb
 		if want, have := fieldsText(fields), specText(tbl.Spec(), tbl.Schema()); want != have {
 			return nil, fmt.Errorf("%w: table %s is partitioned by %s, not %s; --partition applies only when a sync creates the table (leave it out, or sync to a new table)", ErrPartition, name, have, want)
 		}
+	}
+	if have, want := tbl.Properties()[PropTimeUnit], syncProps(sc, opts, "")[PropTimeUnit]; have != "" && have != want {
+		return nil, fmt.Errorf("%w: table %s was synced from times in %s, these inputs are read in %s; give the unit it was synced with (--time-unit %s)", ErrSchemaChanged, name, have, want, have)
 	}
 	for attempt := 0; ; attempt++ {
 		adds, promote, err := schemaDiff(tbl.Schema(), isc)

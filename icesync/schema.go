@@ -32,8 +32,9 @@ var ErrTimeRange = errors.New("icesync: timestamp out of the range of Iceberg mi
 // Times become timestamptz in microseconds, Iceberg format v2's only
 // timestamp unit: every millisecond and microsecond value fits (multiplied
 // by 1000 or kept), where nanoseconds would be cut, so a nanosecond table is
-// refused (format v3's timestamptz_ns would keep them; iceberg-go writes v3,
-// but the issue asks for v2 tables that every engine reads).
+// refused (format v3's timestamptz_ns would keep them, but the issue asks
+// for v2 tables that every engine reads, and v3 support in engines is
+// young: DuckDB's iceberg extension and Trino read v2).
 func icebergSchema(sc *arrow.Schema) (*iceberg.Schema, error) {
 	fields := make([]iceberg.NestedField, 0, sc.NumFields())
 	for i, f := range sc.Fields() {
@@ -61,12 +62,16 @@ func icebergSchema(sc *arrow.Schema) (*iceberg.Schema, error) {
 func icebergType(f arrow.Field) (iceberg.Type, error) {
 	switch t := f.Type.(type) {
 	case *arrow.TimestampType:
-		if t.Unit == arrow.Nanosecond || t.Unit == arrow.Second {
-			// Seconds would fit; TsFile never stores them (arrowconv picks
-			// ms, us or ns), so refuse rather than carry an untested path.
+		switch t.Unit {
+		case arrow.Second:
+			// Seconds would fit, but IoTDB's timestamp_precision is ms,
+			// us or ns: refuse rather than carry an untested path.
+			return nil, fmt.Errorf("%w: column %q in seconds: IoTDB stores ms, us or ns (give the --time-unit IoTDB was configured with)", ErrUnsupported, f.Name)
+		case arrow.Nanosecond:
 			// Nanoseconds need format v3's timestamptz_ns, which not every
-			// engine reads yet; a v2 table would cut the last three digits.
-			return nil, fmt.Errorf("%w: column %q holds %s times, and Iceberg v2 timestamps are microseconds, which would cut them; export this table with convert (Parquet keeps nanoseconds) instead", ErrUnsupported, f.Name, t.Unit)
+			// engine reads yet (the issue asks for v2 tables); a v2 table
+			// would cut the last three digits, a silent change of values.
+			return nil, fmt.Errorf("%w: column %q holds ns times, and Iceberg v2 timestamps are microseconds, which would cut them; export this table with convert (Parquet keeps nanoseconds) instead", ErrUnsupported, f.Name)
 		}
 		return iceberg.TimestampTzType{}, nil
 	case *arrow.BooleanType:

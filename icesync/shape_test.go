@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -507,3 +508,67 @@ func TestSyncEvolve(t *testing.T) {
 		t.Errorf("the refused sync changed the table: %d snapshots, %d columns", n, tbl.Schema().NumFields())
 	}
 }
+
+// TestSyncTimeUnit: inputs read in microseconds keep their values in the
+// table; in nanoseconds they are refused with one line (a v2 table would
+// cut them); a later sync reading the table's inputs in another unit is
+// refused (its times would be off by 1000), and a stale property is set
+// right by the next sync.
+func TestSyncTimeUnit(t *testing.T) {
+	ctx := context.Background()
+	roots := []string{"../testdata/iotdb"}
+	dir := t.TempDir()
+	opts := Options{
+		Table: "weather", To: "iot.weather", TimeUnit: arrowconv.TimeUnitOf(arrow.Nanosecond),
+		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
+	}
+	_, err := Sync(ctx, roots, opts)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "holds ns times") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("sync in ns: %v", err)
+	}
+	opts.TimeUnit = arrowconv.TimeUnitOf(arrow.Microsecond)
+	if _, err := Sync(ctx, roots, opts); err != nil {
+		t.Fatal(err)
+	}
+	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+	// The reader's stored values, read as milliseconds, are the table's
+	// microseconds as they are.
+	want := readerRows(t, roots, "weather", "")
+	for i := range want {
+		want[i] = regexpTime.ReplaceAllStringFunc(want[i], func(s string) string {
+			var ms int64
+			fmt.Sscanf(s, "time=%d|", &ms)
+			return fmt.Sprintf("time=%d|", ms/1000)
+		})
+	}
+	if got := tableRows(t, tbl); !slices.Equal(got, want) {
+		t.Fatalf("us table:\n got %q\nwant %q", got, want)
+	}
+	if tbl.Properties()[PropTimeUnit] != "us" {
+		t.Errorf("time unit property %q", tbl.Properties()[PropTimeUnit])
+	}
+	ms := opts
+	ms.TimeUnit = arrowconv.TimeUnit{}
+	if _, err := Sync(ctx, roots, ms); !errors.Is(err, ErrSchemaChanged) || !strings.Contains(err.Error(), "--time-unit us") {
+		t.Fatalf("sync in ms into the us table: %v", err)
+	}
+
+	// A stale property (as an older tsarrow left it) is made current.
+	tx := tbl.NewTransaction()
+	if err := tx.SetProperties(iceberg.Properties{PropVersion: "v0.0.1", PropPartition: "stale"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Sync(ctx, roots, opts); err != nil || res.Committed {
+		t.Fatalf("third sync: %+v, %v", res, err)
+	}
+	p := loadTable(t, opts.Catalog, opts.Warehouse, opts.To).Properties()
+	if p[PropVersion] == "v0.0.1" || p[PropPartition] != "day(time)" {
+		t.Errorf("properties not made current: %v", p)
+	}
+}
+
+// regexpTime finds the time cell of a rendered row.
+var regexpTime = regexp.MustCompile(`time=-?\d+\|`)

@@ -66,6 +66,11 @@ type Options struct {
 	// ParsePartition; "" is DefaultPartition). Given for an existing
 	// table, it must be the table's.
 	Partition string
+	// TimeUnit is the unit of the inputs' stored timestamps (IoTDB's
+	// timestamp_precision; default milliseconds). Milliseconds and
+	// microseconds become the table's microseconds; nanoseconds are
+	// refused (see icebergType). An existing table keeps its unit.
+	TimeUnit arrowconv.TimeUnit
 	// Allocator allocates the Arrow batches (default memory.DefaultAllocator).
 	Allocator memory.Allocator
 }
@@ -149,7 +154,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	}
 	defer ds.Close()
 	res := &Result{Warnings: ds.Warnings()}
-	ro := &arrowconv.Options{PlainTags: true, Allocator: mem}
+	ro := &arrowconv.Options{PlainTags: true, Allocator: mem, TimeUnit: opts.TimeUnit}
 	sc, err := tableSchema(ds, opts.Table, ro)
 	if err != nil {
 		return nil, err

@@ -6,13 +6,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/icesync"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
 const syncHelp = `Usage: ts2arrow sync INPUT... --table T --catalog sqlite:PATH --warehouse DIR
                      --to NAMESPACE.TABLE [--database DB|'*'] [--partition SPEC]
-                     [--lenient] [--quiet]
+                     [--time-unit ms|us] [--lenient] [--quiet]
 
 Keeps an Apache Iceberg table in step with the table T of INPUT (TsFiles,
 IoTDB data directories, globs of them), read as "ts2arrow convert" reads
@@ -42,7 +43,9 @@ inputs gained FIELD columns adds them to the table (older rows read
 null), and one where IoTDB changed a column from INT32 to INT64 or
 FLOAT to DOUBLE promotes it; other type changes stop the sync. The
 table's properties tsarrow.* record the source table, its time unit,
-the partition spec, the databases and the tsarrow version.
+the partition spec, the databases and the tsarrow version. --time-unit
+is IoTDB's timestamp_precision, as in convert: ms (default) and us become
+Iceberg's microseconds; ns is refused, since a v2 table would cut it.
 
 IoTDB data is read as in convert (see "ts2arrow convert --help", which
 says more): a table name that several databases hold needs --database
@@ -77,6 +80,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH (required)")
 	warehouse := fs.String("warehouse", "", "the directory the catalog's new tables live under (required)")
 	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
+	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: ms or us (ns is refused: Iceberg v2 holds microseconds)")
 	partition := fs.String("partition", "", "the partition spec of a table the sync creates (default day(time); see above)")
 	dsFlags := addDatasetFlags(fs)
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
@@ -98,6 +102,10 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	}
 	if i := strings.LastIndexByte(*to, '.'); i <= 0 || i == len(*to)-1 {
 		return usagef("--to %q: want NAMESPACE.TABLE", *to)
+	}
+	tu, err := timeUnitFlag(*unit)
+	if err != nil {
+		return err
 	}
 	if _, err := icesync.ParsePartition(*partition); err != nil {
 		return usagef("--partition: %v", err)
@@ -126,7 +134,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	res, err := icesync.Sync(ctx, roots, icesync.Options{
 		Table: *table, To: *to, Catalog: *catURI, Warehouse: *warehouse, Dataset: dso,
-		Partition: *partition,
+		Partition: *partition, TimeUnit: arrowconv.TimeUnitOf(tu),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
