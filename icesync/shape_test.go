@@ -262,6 +262,11 @@ func TestSyncPartitions(t *testing.T) {
 				t.Fatalf("first sync %+v", res)
 			}
 			tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
+			// Created with every property: no metadata commit between
+			// the table's creation and its snapshot's.
+			if n := len(slices.Collect(tbl.Metadata().PreviousFiles())); n != 1 {
+				t.Errorf("%d metadata files before the current one, want 1 (the created table's)", n)
+			}
 			fields, _ := ParsePartition(spec)
 			if got := specText(tbl.Spec(), tbl.Schema()); got != fieldsText(fields) {
 				t.Errorf("spec %s, want %s", got, fieldsText(fields))
