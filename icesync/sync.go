@@ -38,13 +38,15 @@ const (
 )
 
 // ErrSchemaChanged is returned when the table's schema is not the one the
-// inputs give; evolving it is not supported yet.
+// inputs give in a way Iceberg cannot evolve to (see evolve).
 var ErrSchemaChanged = errors.New("icesync: the Iceberg table's schema differs from the inputs'")
 
 // Options configure a Sync.
 type Options struct {
 	// Table is the dataset table to sync, as dataset.Dataset.NewReader
-	// names it ("weather", or "db.weather" when ambiguous).
+	// names it ("weather", or "db.weather" when ambiguous), or
+	// "*.weather" for the table of every database holding one, with a
+	// column DatabaseColumn (see AllDatabases).
 	Table string
 	// To names the Iceberg table: NAMESPACE.TABLE (the last dot splits).
 	To string
@@ -53,6 +55,15 @@ type Options struct {
 	Catalog, Warehouse string
 	// Dataset are the options the inputs are opened with.
 	Dataset *dataset.Options
+	// Partition is the partition spec of a table the sync creates (see
+	// ParsePartition; "" is DefaultPartition). Given for an existing
+	// table, it must be the table's.
+	Partition string
+	// TimeUnit is the unit of the inputs' stored timestamps (IoTDB's
+	// timestamp_precision; default milliseconds). Milliseconds and
+	// microseconds become the table's microseconds; nanoseconds are
+	// refused (see icebergType). An existing table keeps its unit.
+	TimeUnit arrowconv.TimeUnit
 	// Allocator allocates the Arrow batches (default memory.DefaultAllocator).
 	Allocator memory.Allocator
 	// Writer names the writer this sync is: the table records, per
@@ -139,8 +150,8 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	}
 	defer ds.Close()
 	res := &Result{Warnings: ds.Warnings()}
-	ro := &arrowconv.Options{PlainTags: true, Allocator: mem}
-	sc, err := ds.Schema(opts.Table, ro)
+	ro := &arrowconv.Options{PlainTags: true, Allocator: mem, TimeUnit: opts.TimeUnit}
+	sc, err := tableSchema(ds, opts.Table, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +196,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 	var tbl *table.Table
 	var created bool
 	for n, p := 0, (RetryPolicy{}).withDefaults(); ; n++ {
-		tbl, created, err = loadOrCreate(ctx, cat, ident, isc, opts.Table)
+		tbl, created, err = loadOrCreate(ctx, cat, ident, isc, sc, opts)
 		if err == nil {
 			break
 		}
@@ -197,7 +208,7 @@ func Sync(ctx context.Context, inputs []string, opts Options) (*Result, error) {
 		}
 	}
 	res.Created = created
-	if err := sameSchema(tbl.Schema(), isc); err != nil {
+	if tbl, err = evolve(ctx, cat, ident, tbl, isc, sc, opts); err != nil {
 		return nil, err
 	}
 	fsys, err := tbl.FS(ctx)
@@ -664,7 +675,7 @@ func batches(ds *dataset.Dataset, name string, ro *arrowconv.Options, ranges []*
 		for _, r := range ranges {
 			o := *ro
 			o.Time = r
-			rd, err := ds.NewReader(name, &o)
+			rd, err := newReader(ds, name, &o)
 			if errors.Is(err, dataset.ErrNoTable) {
 				return
 			}
@@ -716,11 +727,26 @@ func tableLayout(ds *dataset.Dataset, name string) (*dataset.Layout, error) {
 	if err != nil {
 		return nil, err
 	}
-	db := ""
-	for _, t := range tables {
-		if t.Ref == name || t.Name == name {
-			db = t.Database
-			break
+	// The databases the table's rows come from: one, or for a "*.name"
+	// table every database holding it ("" for a tree-model table or loose
+	// files: every data file).
+	dbs := map[string]bool{}
+	if tname, all := allDatabases(name); all {
+		dt, err := dbTables(ds, tname)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range dt {
+			dbs[t.Database] = true
+		}
+	} else {
+		for _, t := range tables {
+			if t.Ref == name || t.Name == name {
+				if t.Database != "" {
+					dbs[t.Database] = true
+				}
+				break
+			}
 		}
 	}
 	vers := map[string]bool{}
@@ -729,7 +755,7 @@ func tableLayout(ds *dataset.Dataset, name string) (*dataset.Layout, error) {
 	}
 	out := &dataset.Layout{}
 	for _, f := range ds.Layout().Files {
-		if (db != "" && f.Database != db) || !vers[f.Path] {
+		if (len(dbs) > 0 && !dbs[f.Database]) || !vers[f.Path] {
 			continue
 		}
 		out.Files = append(out.Files, f)
@@ -747,9 +773,10 @@ func identifier(to string) (table.Identifier, error) {
 }
 
 // loadOrCreate loads the table, or creates it (and its namespace) with the
-// schema sc, partitioned by day(time). Another writer creating it at the
+// schema sc (from the Arrow schema asc), partitioned by opts.Partition
+// (see newShape). Another writer creating it at the
 // same moment is not an error: its table is loaded.
-func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifier, sc *iceberg.Schema, src string) (*table.Table, bool, error) {
+func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifier, sc *iceberg.Schema, asc *arrow.Schema, opts Options) (*table.Table, bool, error) {
 	tbl, err := cat.LoadTable(ctx, ident)
 	if err == nil {
 		return tbl, false, nil
@@ -760,19 +787,11 @@ func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifi
 	if err := ensureNamespace(ctx, cat, catalog.NamespaceFromIdent(ident)); err != nil {
 		return nil, false, err
 	}
-	timeID := sc.Field(0).ID
-	fieldID := iceberg.PartitionDataIDStart
-	spec, err := iceberg.NewPartitionSpecOpts(
-		iceberg.AddPartitionFieldBySourceID(timeID, sc.Field(0).Name+"_day", iceberg.DayTransform{}, sc, &fieldID))
+	spec, props, err := newShape(sc, asc, opts)
 	if err != nil {
-		return nil, false, fmt.Errorf("icesync: partition spec: %w", err)
+		return nil, false, err
 	}
-	tbl, err = cat.CreateTable(ctx, ident, sc,
-		catalog.WithPartitionSpec(&spec),
-		catalog.WithProperties(iceberg.Properties{
-			table.PropertyFormatVersion: "2",
-			PropSourceTable:             src,
-		}))
+	tbl, err = cat.CreateTable(ctx, ident, sc, catalog.WithPartitionSpec(&spec), catalog.WithProperties(props))
 	if errors.Is(err, catalog.ErrTableAlreadyExists) {
 		tbl, err = cat.LoadTable(ctx, ident)
 		if err != nil {
@@ -784,21 +803,6 @@ func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifi
 		return nil, false, fmt.Errorf("icesync: creating %s: %w", strings.Join(ident, "."), err)
 	}
 	return tbl, true, nil
-}
-
-// sameSchema checks that the table has the inputs' columns, in order, of
-// the same types.
-func sameSchema(have, want *iceberg.Schema) error {
-	hf, wf := have.Fields(), want.Fields()
-	if len(hf) != len(wf) {
-		return fmt.Errorf("%w: %d columns in the table, %d in the inputs", ErrSchemaChanged, len(hf), len(wf))
-	}
-	for i := range wf {
-		if hf[i].Name != wf[i].Name || !hf[i].Type.Equals(wf[i].Type) {
-			return fmt.Errorf("%w: column %d is %s %s in the table, %s %s in the inputs", ErrSchemaChanged, i+1, hf[i].Name, hf[i].Type, wf[i].Name, wf[i].Type)
-		}
-	}
-	return nil
 }
 
 // removeFiles deletes data files a sync wrote and will not commit.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/icesync"
 	"github.com/tsarrow/tsarrow/internal/inputs"
 	"github.com/tsarrow/tsarrow/objstore"
@@ -14,7 +15,8 @@ import (
 )
 
 const syncHelp = `Usage: ts2arrow sync INPUT... --table T --catalog sqlite:PATH --warehouse DIR
-                     --to NAMESPACE.TABLE [--database DB] [--lenient] [--quiet]
+                     --to NAMESPACE.TABLE [--database DB|'*'] [--partition SPEC]
+                     [--time-unit ms|us] [--lenient] [--quiet]
 
 Keeps an Apache Iceberg table in step with the table T of INPUT (TsFiles,
 IoTDB data directories, globs of them), read as "ts2arrow convert" reads
@@ -42,6 +44,21 @@ in the SQLite database PATH (created when missing), which Spark, Trino,
 PyIceberg and DuckDB read through a JDBC or SQL catalog. --warehouse is
 the local directory the tables it creates live under.
 
+--partition SPEC partitions a table the sync creates (default day(time)):
+hour(time), day(time), month(time) or year(time); a TAG column's name
+(identity), bucket(N, TAG) or truncate(W, TAG); a comma list of these,
+as day(time),region; or none. Given for an existing table it must be
+the table's spec. --database '*' (or --table '*.T') syncs the table T
+of every database of INPUT into one Iceberg table, with a column
+"database" after time, which --partition may name. A later sync whose
+inputs gained FIELD columns adds them to the table (older rows read
+null), and one where IoTDB changed a column from INT32 to INT64 or
+FLOAT to DOUBLE promotes it; other type changes stop the sync. The
+table's properties tsarrow.* record the source table, its time unit,
+the partition spec, the databases and the tsarrow version. --time-unit
+is IoTDB's timestamp_precision, as in convert: ms (default) and us become
+Iceberg's microseconds; ns is refused, since a v2 table would cut it.
+
 IoTDB data is read as in convert (see "ts2arrow convert --help", which
 says more): a table name that several databases hold needs --database
 NAME (or --table DATABASE.TABLE); --mods-v1 says how IoTDB 1.x .mods
@@ -59,6 +76,9 @@ Examples:
       --warehouse lake --to iot.weather
   ts2arrow sync /iotdb/data/datanode/data --table weather --database db1 \
       --catalog sqlite:/srv/lake/catalog.db --warehouse /srv/lake --to iot.weather
+  ts2arrow sync /iotdb/data/datanode/data --table weather --database '*' \
+      --partition 'day(time),database' --catalog sqlite:cat.db --warehouse lake \
+      --to iot.weather_all
 
 Exit status: 0 on success (also when there was nothing to sync), 1 on a
 data, format or catalog error, 2 on a usage error, 130 when Ctrl-C
@@ -73,6 +93,8 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH (required)")
 	warehouse := fs.String("warehouse", "", "the directory the catalog's new tables live under (required)")
 	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
+	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: ms or us (ns is refused: Iceberg v2 holds microseconds)")
+	partition := fs.String("partition", "", "the partition spec of a table the sync creates (default day(time); see above)")
 	dsFlags := addDatasetFlags(fs)
 	obj := addObjectFlags(fs)
 	lenient := fs.Bool("lenient", false, "read files with known writer quirks, reporting warnings")
@@ -96,6 +118,13 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	}
 	if i := strings.LastIndexByte(*to, '.'); i <= 0 || i == len(*to)-1 {
 		return usagef("--to %q: want NAMESPACE.TABLE", *to)
+	}
+	tu, err := timeUnitFlag(*unit)
+	if err != nil {
+		return err
+	}
+	if _, err := icesync.ParsePartition(*partition); err != nil {
+		return usagef("--partition: %v", err)
 	}
 	for _, a := range pos {
 		if isURL(a) && !inputs.IsObjectURL(a) {
@@ -124,6 +153,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	res, err := icesync.Sync(ctx, in.roots, icesync.Options{
 		Table: *table, To: *to, Catalog: *catURI, Warehouse: *warehouse, Dataset: dso,
 		Writer: *writer, TakeOver: *takeOver,
+		Partition: *partition, TimeUnit: arrowconv.TimeUnitOf(tu),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
