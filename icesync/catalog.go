@@ -102,23 +102,57 @@ type Catalog interface {
 // warehouse is the catalog's warehouse property and may be "": the server
 // places the tables. warehouse may be "" when tables are only read.
 func OpenCatalog(ctx context.Context, uri, warehouse string) (Catalog, error) {
+	if err := CheckCatalogURI(uri); err != nil {
+		return nil, err
+	}
 	scheme, _, _ := strings.Cut(uri, ":")
 	switch strings.ToLower(scheme) {
 	case "sqlite":
 		path := strings.TrimPrefix(uri, scheme+":")
-		if path == "" {
-			break
-		}
 		// modernc.org/sqlite applies each _pragma to every connection it
 		// opens, as NewCatalog asks of callers with concurrent writers.
 		dsn := "file:" + path + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)", sqliteBusyMs)
 		return openSQL(ctx, "sqlite", dsn, sqlcat.SQLite, path, warehouse)
 	case "postgres", "postgresql":
 		return openSQL(ctx, "pgx", uri, sqlcat.Postgres, redact(uri), warehouse)
-	case "rest+http", "rest+https":
-		return openREST(ctx, uri, warehouse)
 	}
-	return nil, fmt.Errorf("%w %q: want %s", ErrCatalogURI, redact(uri), catalogForms)
+	return openREST(ctx, uri, warehouse)
+}
+
+// CheckCatalogURI tells, without connecting, whether uri has a form
+// OpenCatalog takes: nil, or an ErrCatalogURI error listing the forms
+// (a usage error for a command line).
+func CheckCatalogURI(uri string) error {
+	scheme, rest, _ := strings.Cut(uri, ":")
+	switch strings.ToLower(scheme) {
+	case "sqlite":
+		if rest != "" {
+			return nil
+		}
+	case "postgres", "postgresql":
+		if strings.HasPrefix(rest, "//") {
+			return nil
+		}
+	case "rest+http", "rest+https":
+		if u, err := url.Parse(strings.TrimPrefix(uri, "rest+")); err == nil && u.Host != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q: want %s", ErrCatalogURI, redact(uri), catalogForms)
+}
+
+// CheckWarehouse tells, without connecting, whether a warehouse location
+// has a form OpenCatalog takes: nil, or an ErrWarehouse error.
+func CheckWarehouse(wh string) error {
+	_, _, err := warehouseProps(wh)
+	return err
+}
+
+// IsRESTCatalog tells whether uri names a REST catalog, where the
+// server, not the warehouse argument, may place the tables.
+func IsRESTCatalog(uri string) bool {
+	scheme, _, _ := strings.Cut(uri, ":")
+	return strings.HasPrefix(strings.ToLower(scheme), "rest+")
 }
 
 // sqlCatalog is iceberg-go's SQL catalog with the database it runs on:
@@ -190,7 +224,7 @@ func (restCatalog) Close() error { return nil }
 // openREST opens iceberg-go's REST catalog a rest+http(s):// URI names.
 func openREST(ctx context.Context, uri, warehouse string) (Catalog, error) {
 	u, err := url.Parse(strings.TrimPrefix(uri, "rest+"))
-	if err != nil || u.Host == "" {
+	if err != nil {
 		return nil, fmt.Errorf("%w %q: want %s", ErrCatalogURI, redact(uri), catalogForms)
 	}
 	props := iceberg.Properties{}
