@@ -202,21 +202,23 @@ func syncFourWriters(t *testing.T, catalogOf func(t *testing.T, work string) (ur
 	}
 	slices.Sort(got)
 	if d := rowsDiff(want, got); d != "" {
-		t.Fatalf("rows of the table through iceberg-go's scan differ from the union of convert's: %s", d)
+		t.Errorf("rows of the table through iceberg-go's scan differ from the union of convert's: %s", d)
 	}
 
 	// The metadata, manifest list and manifests through Apache Avro for
 	// Python, the live data files through DuckDB.
 	rb := icetest.ReadBack(t, strings.TrimPrefix(tbl.MetadataLocation(), "file://"), icetest.Options{})
 	require.Equal(t, len(committed), rb.Snapshots, "snapshots in the read-back metadata")
-	require.Equal(t, int64(len(want)), rb.RecordCount, "record count of the live data files")
+	if rb.RecordCount != int64(len(want)) {
+		t.Errorf("the read-back metadata counts %d rows in the live data files, want %d", rb.RecordCount, len(want))
+	}
 	var viaAvro []string
 	for _, r := range icetest.Rows(t, rb, `SELECT 'time=' || epoch_us("time") || '|station=' || station || '|v=' || v || '|' FROM t`) {
 		viaAvro = append(viaAvro, r[0].(string))
 	}
 	slices.Sort(viaAvro)
 	if d := rowsDiff(want, viaAvro); d != "" {
-		t.Fatalf("rows of the table through the Avro read-back and DuckDB differ from the union of convert's: %s", d)
+		t.Errorf("rows of the table through the Avro read-back and DuckDB differ from the union of convert's: %s", d)
 	}
 
 }
