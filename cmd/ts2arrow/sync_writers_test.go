@@ -62,20 +62,6 @@ func writeRegionFile(t *testing.T, root string, region, version, from, to int) {
 	require.NoError(t, os.WriteFile(path+dataset.ResourceSuffix, b, 0o644))
 }
 
-// buildTs2arrow builds the ts2arrow binary (with DuckDB, as released) into
-// a temporary directory, once per test.
-func buildTs2arrow(t *testing.T) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build ts2arrow with")
-	}
-	bin := filepath.Join(t.TempDir(), "ts2arrow")
-	out, err := exec.Command(gobin, "build", "-tags", "duckdb_arrow", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
-	return bin
-}
-
 // TestSyncFourWriters is issue 41's test of many writers: four ts2arrow
 // sync processes at once, each over its own data directory (its own
 // region, so its own station), commit into one table through one
@@ -112,7 +98,7 @@ func TestSyncFourWritersSQLite(t *testing.T) {
 func syncFourWriters(t *testing.T, catalogOf func(t *testing.T, work string) (uri, warehouse string)) {
 	work := t.TempDir()
 	catURI, wh := catalogOf(t, work)
-	bin := buildTs2arrow(t)
+	bin := binary(t) // ts2arrow built once for the test binary, with DuckDB as here
 	const writers = 4
 	dirs := make([]string, writers)
 	for i := range dirs {
