@@ -205,12 +205,16 @@ func openSQL(ctx context.Context, driver, dsn string, dialect sqlcat.SupportedDi
 
 // raceOnCreate tells whether err is PostgreSQL's answer to two CREATE
 // TABLE IF NOT EXISTS of one table at once: a unique violation (SQLSTATE
-// 23505) on the system catalogs, or the relation existing after all
-// (42P07).
+// 23505) on the system catalogs, the table's row type existing already
+// (42710, duplicate_object: what TestOpenCatalogPostgres's openers get),
+// or the relation existing after all (42P07).
 func raceOnCreate(err error) bool {
 	var se interface{ SQLState() string }
 	if errors.As(err, &se) {
-		return se.SQLState() == "23505" || se.SQLState() == "42P07"
+		switch se.SQLState() {
+		case "23505", "42710", "42P07":
+			return true
+		}
 	}
 	return false
 }
