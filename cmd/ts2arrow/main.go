@@ -9,7 +9,7 @@
 //	ts2arrow head    FILE [-n 20] [--table T] [--raw]
 //	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags] [--raw]
 //	ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|markdown|csv|jsonl|parquet|arrow|arrows]
-//	ts2arrow sync    INPUT... --table T --catalog sqlite:PATH --warehouse DIR --to NAMESPACE.TABLE
+//	ts2arrow sync    INPUT... --table T --catalog URI --warehouse LOCATION --to NAMESPACE.TABLE
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
@@ -49,7 +49,7 @@ Usage:
                    [--start T] [--end T] [--partition-by table|device|day|...] [--force]
                    [--raw]
   ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|csv|...]
-  ts2arrow sync    INPUT... --table T --catalog sqlite:PATH --warehouse DIR
+  ts2arrow sync    INPUT... --table T --catalog URI --warehouse LOCATION
                    --to NAMESPACE.TABLE
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]

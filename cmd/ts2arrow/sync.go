@@ -14,9 +14,10 @@ import (
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
-const syncHelp = `Usage: ts2arrow sync INPUT... --table T --catalog sqlite:PATH --warehouse DIR
+const syncHelp = `Usage: ts2arrow sync INPUT... --table T --catalog URI --warehouse LOCATION
                      --to NAMESPACE.TABLE [--database DB|'*'] [--partition SPEC]
-                     [--time-unit ms|us] [--lenient] [--quiet]
+                     [--time-unit ms|us] [--writer NAME] [--take-over]
+                     [--lenient] [--quiet]
 
 Keeps an Apache Iceberg table in step with the table T of INPUT (TsFiles,
 IoTDB data directories, globs of them), read as "ts2arrow convert" reads
@@ -40,9 +41,18 @@ commit that loses a race with another writer is planned again on the
 new table and retried.
 
 --catalog names the Iceberg catalog: sqlite:PATH is Iceberg's SQL catalog
-in the SQLite database PATH (created when missing), which Spark, Trino,
-PyIceberg and DuckDB read through a JDBC or SQL catalog. --warehouse is
-the local directory the tables it creates live under.
+in the SQLite database PATH (created when missing); postgres://USER@HOST/DB
+(or postgresql://, a libpq URI; PGPASSWORD and ~/.pgpass apply) the same
+catalog on PostgreSQL, its tables created when missing, for many writers
+and for Spark, Trino and PyIceberg as a JDBC/SQL catalog; rest+https://HOST/PATH
+an Iceberg REST catalog at https://HOST/PATH, its properties as query
+parameters (warehouse=, credential=, token=, prefix=, ...) and
+ICEBERG_REST_CREDENTIAL / ICEBERG_REST_TOKEN from the environment.
+--warehouse is where the tables it creates live: a local directory, or
+s3://BUCKET/PREFIX (endpoint, region and credentials as for S3 inputs:
+AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID ...), gs://BUCKET/PREFIX,
+abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PREFIX; optional with a
+REST catalog, whose server then places the tables.
 
 --partition SPEC partitions a table the sync creates (default day(time)):
 hour(time), day(time), month(time) or year(time); a TAG column's name
@@ -90,8 +100,8 @@ Options:
 func runSync(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sync", syncHelp, stderr)
 	table := fs.String("table", "", "the table of INPUT to sync (required)")
-	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH (required)")
-	warehouse := fs.String("warehouse", "", "the directory the catalog's new tables live under (required)")
+	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH, postgres://..., rest+https://... (required)")
+	warehouse := fs.String("warehouse", "", "where the catalog's new tables live: a directory or s3://, gs://, abfss:// (required but with a REST catalog)")
 	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: ms or us (ns is refused: Iceberg v2 holds microseconds)")
 	partition := fs.String("partition", "", "the partition spec of a table the sync creates (default day(time); see above)")
@@ -109,12 +119,15 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 		return usagef("sync needs at least one INPUT (see ts2arrow sync --help)")
 	}
 	for _, f := range []struct{ name, v string }{{"table", *table}, {"catalog", *catURI}, {"warehouse", *warehouse}, {"to", *to}} {
-		if f.v == "" {
+		if f.v == "" && !(f.name == "warehouse" && icesync.IsRESTCatalog(*catURI)) {
 			return usagef("sync needs --%s (see ts2arrow sync --help)", f.name)
 		}
 	}
-	if p, ok := strings.CutPrefix(*catURI, "sqlite:"); !ok || p == "" {
-		return usagef("--catalog %q: want sqlite:PATH (the only catalog sync opens yet)", *catURI)
+	if err := icesync.CheckCatalogURI(*catURI); err != nil {
+		return usagef("--catalog: %s", strings.TrimPrefix(err.Error(), "icesync: "))
+	}
+	if err := icesync.CheckWarehouse(*warehouse); err != nil {
+		return usagef("--warehouse: %s", strings.TrimPrefix(err.Error(), "icesync: "))
 	}
 	if i := strings.LastIndexByte(*to, '.'); i <= 0 || i == len(*to)-1 {
 		return usagef("--to %q: want NAMESPACE.TABLE", *to)
