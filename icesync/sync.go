@@ -496,11 +496,11 @@ func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifi
 	}
 	tbl, err = cat.CreateTable(ctx, ident, sc,
 		catalog.WithPartitionSpec(&spec),
-		catalog.WithProperties(iceberg.Properties{
+		catalog.WithProperties(withWriteProps(iceberg.Properties{
 			table.PropertyFormatVersion: "2",
 			table.CommitNumRetriesKey:   commitRetries,
 			PropSourceTable:             src,
-		}))
+		}, sc)))
 	if errors.Is(err, catalog.ErrTableAlreadyExists) {
 		tbl, err = cat.LoadTable(ctx, ident)
 		if err != nil {
