@@ -29,7 +29,10 @@
 //     (day D/2) appended to the .mods2 of every file it touches
 //     (benchmarks.AppendDatasetDeletion), a sync; target <= 0.10.
 //
-// Each sync line also says the data files the sync wrote (files-written,
+// Every line has the child's CPU time (user + system, cpu-ms) too, and
+// the ratios by CPU time beside those by wall time (x-convert-cpu,
+// x-first-cpu): on a machine other processes load, the CPU time varies
+// less than the wall time. Each sync line also says the data files the sync wrote (files-written,
 // counted in the warehouse) and took out of the table (files-removed,
 // from its summary line), and the rows it wrote. The scratch folder goes
 // at the end unless -keep.
@@ -87,6 +90,7 @@ func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "syncbench: "+for
 // fig is what one child process took.
 type fig struct {
 	wall  time.Duration
+	cpu   time.Duration // user + system
 	rssMB float64
 	out   string
 }
@@ -115,11 +119,11 @@ func run(bin string, rows, days, count int, keep bool) error {
 	}
 	name := func(what string) string { return fmt.Sprintf("IcebergSync/%s/rows=%d", what, rows) }
 	line := func(what string, f fig, written int64, extra string) {
-		fmt.Printf("Benchmark%s 1 %d ns/op %.0f rows/s %.1f peak-RSS-MB%s\n", name(what), f.wall.Nanoseconds(),
-			float64(written)/f.wall.Seconds(), f.rssMB, extra)
+		fmt.Printf("Benchmark%s 1 %d ns/op %.0f rows/s %.1f peak-RSS-MB %.0f cpu-ms%s\n", name(what), f.wall.Nanoseconds(),
+			float64(written)/f.wall.Seconds(), f.rssMB, float64(f.cpu)/1e6, extra)
 	}
 
-	var firsts []time.Duration
+	var firsts, firstCPU []time.Duration
 	var cat, lake string
 	for i := range count {
 		cat, lake = filepath.Join(work, fmt.Sprintf("cat-%d.db", i)), filepath.Join(work, fmt.Sprintf("lake-%d", i))
@@ -144,19 +148,16 @@ func run(bin string, rows, days, count int, keep bool) error {
 			return err
 		}
 		line("convert", conv, in.ExpectedRows, "")
-		line("first", first, sr.rows, fmt.Sprintf(" %.4f x-convert %d files-written %d files-removed",
-			conv.wall.Seconds()/first.wall.Seconds(), sr.written, sr.removed))
+		line("first", first, sr.rows, fmt.Sprintf(" %.4f x-convert %.4f x-convert-cpu %d files-written %d files-removed",
+			conv.wall.Seconds()/first.wall.Seconds(), conv.cpu.Seconds()/first.cpu.Seconds(), sr.written, sr.removed))
 		firsts = append(firsts, first.wall)
+		firstCPU = append(firstCPU, first.cpu)
 		if i+1 < count {
 			os.RemoveAll(lake)
 			os.Remove(cat)
 		}
 	}
-	slices.Sort(firsts)
-	med := firsts[len(firsts)/2]
-	if len(firsts)%2 == 0 {
-		med = (firsts[len(firsts)/2-1] + med) / 2
-	}
+	med, medCPU := median(firsts), median(firstCPU)
 
 	add := rows / 100
 	paths, err := benchmarks.AppendDatasetFiles(data, rows, step, 2, add)
@@ -168,7 +169,7 @@ func run(bin string, rows, days, count int, keep bool) error {
 	if err != nil {
 		return err
 	}
-	line("append1pct", f, sr.rows, fmt.Sprintf(" %.4f x-first %d files-written %d files-removed", f.wall.Seconds()/med.Seconds(), sr.written, sr.removed))
+	line("append1pct", f, sr.rows, incr(f, sr, med, medCPU))
 
 	del := benchmarks.DatasetDayDeletion(days / 2)
 	touched, err := benchmarks.AppendDatasetDeletion(data, del)
@@ -180,9 +181,25 @@ func run(bin string, rows, days, count int, keep bool) error {
 	if err != nil {
 		return err
 	}
-	line("delete1day", f, sr.rows, fmt.Sprintf(" %.4f x-first %d files-written %d files-removed", f.wall.Seconds()/med.Seconds(), sr.written, sr.removed))
+	line("delete1day", f, sr.rows, incr(f, sr, med, medCPU))
 	logf("done in %v", time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// incr is the tail of an incremental sync's line: its time and CPU time
+// as shares of the first sync's (medians), and its files.
+func incr(f fig, sr syncResult, first, firstCPU time.Duration) string {
+	return fmt.Sprintf(" %.4f x-first %.4f x-first-cpu %d files-written %d files-removed",
+		f.wall.Seconds()/first.Seconds(), f.cpu.Seconds()/firstCPU.Seconds(), sr.written, sr.removed)
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[len(s)/2]
 }
 
 func base(paths []string) []string {
@@ -266,6 +283,7 @@ func child(bin string, args ...string) (fig, error) {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		f.rssMB = float64(ru.Maxrss<<10) / 1e6 // KiB on Linux
+		f.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return f, nil
 }
