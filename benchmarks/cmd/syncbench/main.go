@@ -63,8 +63,9 @@ func main() {
 	days := flag.Int("days", 30, "days the rows span")
 	count := flag.Int("count", 1, "rounds of convert and first sync")
 	keep := flag.Bool("keep", false, "keep the scratch folder (its path goes to stderr)")
+	generate := flag.Bool("generate", false, "only generate the data directory (unless cached) and exit")
 	flag.Parse()
-	if *bin == "" || flag.NArg() != 0 || *count < 1 || *days < 1 {
+	if (*bin == "" && !*generate) || flag.NArg() != 0 || *count < 1 || *days < 1 {
 		fmt.Fprintln(os.Stderr, "usage: syncbench -ts2arrow BIN [-rows N] [-days D] [-count C] [-keep]")
 		os.Exit(2)
 	}
@@ -74,6 +75,12 @@ func main() {
 			fail(err)
 		}
 		*rows = n
+	}
+	if *generate {
+		if _, err := benchmarks.EnsureDatasetDays(*rows, *days); err != nil {
+			fail(err)
+		}
+		return
 	}
 	if err := run(*bin, *rows, *days, *count, *keep); err != nil {
 		fail(err)
@@ -97,6 +104,19 @@ type fig struct {
 
 func run(bin string, rows, days, count int, keep bool) error {
 	start := time.Now()
+	// Generate in a child process: the generator's memory would stay in
+	// this process's RSS, which every child inherits at fork as the
+	// start of its ru_maxrss (Linux keeps the high-water mark across
+	// execve), and so shows as the children's peak.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	gen := exec.Command(self, "-generate", "-rows", strconv.Itoa(rows), "-days", strconv.Itoa(days))
+	gen.Stdout, gen.Stderr = os.Stderr, os.Stderr
+	if err := gen.Run(); err != nil {
+		return fmt.Errorf("generating the data directory: %w", err)
+	}
 	in, err := benchmarks.EnsureDatasetDays(rows, days)
 	if err != nil {
 		return err
