@@ -225,10 +225,29 @@ func (c *conformer) micros(f arrow.Field, ts *array.Timestamp, out arrow.DataTyp
 		return nil, fmt.Errorf("%w: column %q in %s", ErrUnsupported, f.Name, unit)
 	}
 	const lim = math.MaxInt64 / 1000
+	vals := ts.TimestampValues()
+	if ts.NullN() == 0 {
+		// The time column is required, so this is the path of every
+		// batch: one tight loop into a buffer of the result's size, no
+		// builder and no validity test per value.
+		buf := memory.NewResizableBuffer(c.mem)
+		buf.Resize(arrow.TimestampTraits.BytesRequired(len(vals)))
+		dst := arrow.TimestampTraits.CastFromBytes(buf.Bytes())
+		for j, v := range vals {
+			if v > lim || v < -lim {
+				buf.Release()
+				return nil, fmt.Errorf("%w: column %q holds %d ms", ErrTimeRange, f.Name, v)
+			}
+			dst[j] = v * 1000
+		}
+		data := array.NewData(out, len(vals), []*memory.Buffer{nil, buf}, nil, 0, 0)
+		buf.Release()
+		defer data.Release()
+		return array.MakeFromData(data), nil
+	}
 	b := array.NewTimestampBuilder(c.mem, out.(*arrow.TimestampType))
 	defer b.Release()
 	b.Reserve(ts.Len())
-	vals := ts.TimestampValues()
 	for j, v := range vals {
 		if ts.IsNull(j) {
 			b.UnsafeAppendBoolToBitmap(false)

@@ -791,7 +791,7 @@ func loadOrCreate(ctx context.Context, cat catalog.Catalog, ident table.Identifi
 	if err != nil {
 		return nil, false, err
 	}
-	tbl, err = cat.CreateTable(ctx, ident, sc, catalog.WithPartitionSpec(&spec), catalog.WithProperties(props))
+	tbl, err = cat.CreateTable(ctx, ident, sc, catalog.WithPartitionSpec(&spec), catalog.WithProperties(withWriteProps(props, sc)))
 	if errors.Is(err, catalog.ErrTableAlreadyExists) {
 		tbl, err = cat.LoadTable(ctx, ident)
 		if err != nil {
