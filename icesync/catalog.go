@@ -57,10 +57,11 @@ func OpenCatalog(ctx context.Context, uri, warehouse string) (*sqlcat.Catalog, e
 	if err != nil {
 		return nil, fmt.Errorf("icesync: catalog %s: %w", path, err)
 	}
-	cat, err := sqlcat.NewCatalog(CatalogName, db, sqlcat.SQLite, iceberg.Properties{
-		"init_catalog_tables": "true",
-		"warehouse":           wh,
-	})
+	props := iceberg.Properties{"init_catalog_tables": "true"}
+	if wh != "" {
+		props["warehouse"] = wh
+	}
+	cat, err := sqlcat.NewCatalog(CatalogName, db, sqlcat.SQLite, props)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("icesync: catalog %s: %w", path, err)
@@ -72,7 +73,8 @@ func OpenCatalog(ctx context.Context, uri, warehouse string) (*sqlcat.Catalog, e
 // local file IO takes as a table location.
 func warehouseURL(dir string) (string, error) {
 	if dir == "" {
-		return "", errors.New("icesync: no warehouse given")
+		// A catalog opened only to read tables needs no warehouse.
+		return "", nil
 	}
 	if strings.Contains(dir, "://") {
 		return "", fmt.Errorf("icesync: warehouse %q: only a local directory is supported yet", dir)
