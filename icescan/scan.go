@@ -368,9 +368,13 @@ func (p *Plan) Files() int { return len(p.tasks) }
 func (p *Plan) Schema() *arrow.Schema { return p.schema }
 
 // Split cuts the plan into at most n plans of neighbouring files, which
-// read the same rows together (in any order); at least one.
+// read the same rows together (in any order); none when the plan reads
+// no file.
 func (p *Plan) Split(n int) []*Plan {
-	if n <= 1 || len(p.tasks) <= 1 {
+	if len(p.tasks) == 0 {
+		return nil
+	}
+	if n <= 1 || len(p.tasks) == 1 {
 		return []*Plan{p}
 	}
 	n = min(n, len(p.tasks))
