@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/icescan"
 )
@@ -151,4 +153,38 @@ func (j *convertJob) runIceberg(pos []string, raw bool, dsFlags *datasetFlags, s
 		fmt.Fprintf(stderr, "ts2arrow: wrote %d rows to %s\n", chain.rows, j.out)
 	}
 	return nil
+}
+
+// headIceberg prints the first n rows of an Iceberg table.
+func headIceberg(name string, opts *arrowconv.Options, n int, raw bool, width int, stdout io.Writer) error {
+	ctx := context.Background()
+	tbl, err := openIceberg(ctx, []string{name})
+	if err != nil {
+		return err
+	}
+	defer tbl.Close()
+	q, err := icebergQuery(tbl, opts)
+	if err != nil {
+		return err
+	}
+	rdr, err := tbl.NewReader(ctx, q)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer rdr.Release()
+	return printHead(rdr, n, raw, width, stdout, func(err error) error { return fmt.Errorf("%s: %w", name, err) })
+}
+
+// schemaIceberg is the schema of an Iceberg table's rows for the query.
+func schemaIceberg(name string, opts *arrowconv.Options) (*arrow.Schema, error) {
+	tbl, err := openIceberg(context.Background(), []string{name})
+	if err != nil {
+		return nil, err
+	}
+	defer tbl.Close()
+	q, err := icebergQuery(tbl, opts)
+	if err != nil {
+		return nil, err
+	}
+	return tbl.Schema(q)
 }

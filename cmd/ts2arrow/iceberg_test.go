@@ -111,3 +111,25 @@ func TestIcebergInputErrors(t *testing.T) {
 	_, err = os.Stat("x.csv")
 	require.True(t, os.IsNotExist(err))
 }
+
+// TestIcebergHeadSchema: head and schema read the Iceberg input as they
+// read the data directory (TAGs as plain strings: the table stores them
+// so).
+func TestIcebergHeadSchema(t *testing.T) {
+	in := icebergWork(t)
+	code, got, stderr := runCLI("head", in, "-n", "4", "--columns", "plant,temperature", "--start", "2026-01-02")
+	require.Equal(t, 0, code, stderr)
+	code, want, stderr := runCLI("head", "iotdb", "--table", "weather", "-n", "4", "--columns", "plant,temperature", "--start", "2026-01-02")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, want, got)
+
+	code, got, stderr = runCLI("schema", in, "--json")
+	require.Equal(t, 0, code, stderr)
+	code, want, stderr = runCLI("schema", "iotdb", "--table", "weather", "--json")
+	require.Equal(t, 0, code, stderr)
+	dict := `"dictionary\u003cvalues=utf8, indices=int32, ordered=false\u003e"`
+	want = strings.ReplaceAll(want, dict, `"utf8"`)
+	want = want[:strings.Index(want, "\n  ]")] // the fields; a table keeps no TsFile schema metadata
+	require.True(t, strings.HasPrefix(got, want), "schema\n%s\nwant a prefix\n%s", got, want)
+
+}
