@@ -91,7 +91,7 @@ func (j *convertJob) runIceberg(pos []string, raw bool, dsFlags *datasetFlags, s
 		return usagef("--recover applies to a TsFile, not to an Iceberg table")
 	case j.partitionBy != "":
 		return usagef("--partition-by is not supported for an Iceberg input yet; convert to one file")
-	case j.table != "":
+	case j.table != "" && j.format != "tsfile":
 		return usagef("--table picks a table of TsFiles; an Iceberg input names its table: iceberg:CATALOG#NAMESPACE.TABLE")
 	}
 	if err := checkDatasetFlags(dsFlags, nil); err != nil {
@@ -119,6 +119,11 @@ func (j *convertJob) runIceberg(pos []string, raw bool, dsFlags *datasetFlags, s
 			return err
 		}
 		defer j.dst.close()
+	}
+	if j.format == "tsfile" && j.table == "" {
+		// The TsFile table is named after the Iceberg table unless
+		// --table names it; its TAGs are the columns marked TAG.
+		j.table = tbl.Ref().Table
 	}
 	q, err := icebergQuery(tbl, &j.query)
 	if err != nil {
