@@ -143,3 +143,29 @@ func TestOpenCatalogErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenCatalogSQLitePathChars: a sqlite: path holding the characters a
+// SQLite URI filename treats specially names that very file (the "#" once
+// cut the path short and opened another database).
+func TestOpenCatalogSQLitePathChars(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a#b?c%20d")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "cat.db")
+	cat, err := OpenCatalog(context.Background(), "sqlite:"+path, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.CreateNamespace(context.Background(), []string{"iot"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cat.Close()
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Fatalf("the catalog is not at %s: %v", path, err)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(dir))
+	if len(ents) != 1 {
+		t.Errorf("files beside the folder: %v", ents)
+	}
+}

@@ -111,7 +111,10 @@ func OpenCatalog(ctx context.Context, uri, warehouse string) (Catalog, error) {
 		path := strings.TrimPrefix(uri, scheme+":")
 		// modernc.org/sqlite applies each _pragma to every connection it
 		// opens, as NewCatalog asks of callers with concurrent writers.
-		dsn := "file:" + path + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)", sqliteBusyMs)
+		// The path goes into a SQLite URI filename, where "#" would start
+		// a fragment and "?" the parameters: escape them (and "%").
+		esc := strings.NewReplacer("%", "%25", "#", "%23", "?", "%3F").Replace(path)
+		dsn := "file:" + esc + fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)", sqliteBusyMs)
 		return openSQL(ctx, "sqlite", dsn, sqlcat.SQLite, path, warehouse)
 	case "postgres", "postgresql":
 		return openSQL(ctx, "pgx", uri, sqlcat.Postgres, redact(uri), warehouse)

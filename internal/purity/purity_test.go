@@ -12,7 +12,7 @@ import (
 // pure are the packages a Go program imports without cgo: none of them
 // may depend on DuckDB (duckdb-go and its bindings, which are cgo and a
 // static C++ library of some 130 MB), whatever the build tags.
-var pure = []string{"tsfile", "arrowconv", "dataset", "export", "flight", "fromarrow", "httpfile", "objstore", "aead", "encoding", "icesync"}
+var pure = []string{"tsfile", "arrowconv", "dataset", "export", "flight", "fromarrow", "httpfile", "objstore", "aead", "encoding", "icesync", "icescan"}
 
 // deps lists the packages pkgs depend on, as go list -deps builds them
 // with env added to the environment and the build tags.
@@ -73,13 +73,13 @@ func TestPureGoHasNoDuckDB(t *testing.T) {
 }
 
 // TestIcebergStaysInIcesync: iceberg-go and its SQLite driver are linked
-// only by package icesync (and what imports it), never by the packages
-// below it; and icesync's SQLite is the pure-Go modernc.org/sqlite even
+// only by packages icesync and icescan (and what imports them), never by
+// the packages below them; and icesync's SQLite is the pure-Go modernc.org/sqlite even
 // with cgo on, never the cgo mattn/go-sqlite3 bun's sqliteshim would pick.
 func TestIcebergStaysInIcesync(t *testing.T) {
 	var core []string
 	for _, p := range pure {
-		if p != "icesync" {
+		if p != "icesync" && p != "icescan" {
 			core = append(core, "./"+p)
 		}
 	}
@@ -88,7 +88,7 @@ func TestIcebergStaysInIcesync(t *testing.T) {
 			t.Errorf("a core package depends on %s", p)
 		}
 	}
-	ice := deps(t, []string{"CGO_ENABLED=1"}, "duckdb_arrow", "./icesync")
+	ice := deps(t, []string{"CGO_ENABLED=1"}, "duckdb_arrow", "./icesync", "./icescan")
 	modernc := false
 	for _, p := range ice {
 		modernc = modernc || p == "modernc.org/sqlite"
