@@ -103,7 +103,7 @@ func runSync(args []string, stdout, stderr io.Writer) error {
 	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH, postgres://..., rest+https://... (required)")
 	warehouse := fs.String("warehouse", "", "where the catalog's new tables live: a directory or s3://, gs://, abfss:// (required but with a REST catalog)")
 	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
-	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: ms or us (ns is refused: Iceberg v2 holds microseconds)")
+	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: ms or us (s and ns are refused: Iceberg v2 holds microseconds)")
 	partition := fs.String("partition", "", "the partition spec of a table the sync creates (default day(time); see above)")
 	dsFlags := addDatasetFlags(fs)
 	obj := addObjectFlags(fs)
