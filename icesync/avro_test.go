@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -58,10 +57,7 @@ func TestAvroReadBack(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	opts := weatherOptions(dir)
 	res, err := Sync(ctx, []string{"../testdata/iotdb"}, opts)
 	if err != nil {
 		t.Fatal(err)

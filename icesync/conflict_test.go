@@ -24,10 +24,7 @@ import (
 func TestSQLCatalogConflictNotRetried(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	opts := weatherOptions(dir)
 	if _, err := Sync(ctx, []string{"../testdata/iotdb"}, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -82,13 +79,8 @@ func oneRow(t *testing.T, tbl *table.Table) arrow.Table {
 // and exactly one snapshot of that sync.
 func TestSyncRetriesConflict(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	root := filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	dir, root := sampleCopy(t)
+	opts := weatherOptions(dir)
 	if _, err := Sync(ctx, []string{root}, opts); err != nil {
 		t.Fatal(err)
 	}

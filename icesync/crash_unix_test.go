@@ -31,31 +31,8 @@ func TestCrashHelper(t *testing.T) {
 		}
 		select {} // wait for kill -9
 	}
-	_, err := Sync(context.Background(), []string{filepath.Join(dir, "iotdb")}, crashOpts(dir))
+	_, err := Sync(context.Background(), []string{filepath.Join(dir, "iotdb")}, weatherOptions(dir))
 	t.Fatalf("the sync went on: %v", err)
-}
-
-func crashOpts(dir string) Options {
-	return Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
-}
-
-// parquetFiles lists the Parquet files under the warehouse.
-func parquetFiles(t *testing.T, dir string) map[string]bool {
-	t.Helper()
-	out := map[string]bool{}
-	err := filepath.WalkDir(filepath.Join(dir, "lake"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".parquet") {
-			out[p] = true
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestSyncKilled kills a sync (SIGKILL, in another process) after it
@@ -67,7 +44,7 @@ func TestSyncKilled(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "iotdb")
 	copyDir(t, "../testdata/iotdb", root)
-	opts := crashOpts(dir)
+	opts := weatherOptions(dir)
 	first, err := Sync(ctx, []string{root}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -171,7 +148,7 @@ func mustPlan(t *testing.T, tbl *table.Table, id int64) []string {
 func TestReapSparesLive(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	opts := crashOpts(dir)
+	opts := weatherOptions(dir)
 	if _, err := Sync(ctx, []string{"../testdata/iotdb"}, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +202,7 @@ func TestWriterProcessHelper(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestSyncWriterProcesses")
 	}
-	opts := crashOpts(dir)
+	opts := weatherOptions(dir)
 	opts.Writer = w
 	opts.Retry = RetryPolicy{MaxAttempts: 50}
 	res, err := Sync(context.Background(), []string{root}, opts)
@@ -266,7 +243,7 @@ func TestSyncWriterProcesses(t *testing.T) {
 			t.Fatalf("writer %d: %v\n%s", i, err, cmd.Stdout)
 		}
 	}
-	opts := crashOpts(dir)
+	opts := weatherOptions(dir)
 	tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
 	var want []string
 	for i := range writers {

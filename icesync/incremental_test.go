@@ -151,13 +151,8 @@ func liveFiles(t *testing.T, tbl *table.Table) map[string]int64 {
 // and the rows equal convert's (the dataset reader's) for the same inputs.
 func TestSyncIncrementalEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	root := filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	dir, root := sampleCopy(t)
+	opts := weatherOptions(dir)
 	check := func(step string) *table.Table {
 		t.Helper()
 		tbl := loadTable(t, opts.Catalog, opts.Warehouse, opts.To)
@@ -274,13 +269,8 @@ func TestSyncIncrementalEndToEnd(t *testing.T) {
 // rather than appending what the table holds again.
 func TestSyncStateMissing(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	root := filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	dir, root := sampleCopy(t)
+	opts := weatherOptions(dir)
 	res, err := Sync(ctx, []string{root}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -463,13 +453,8 @@ func TestSyncManyWriters(t *testing.T) {
 // do, and no data file is left that no snapshot holds.
 func TestSyncSameWriterTwice(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	root := filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	dir, root := sampleCopy(t)
+	opts := weatherOptions(dir)
 	twice := func(name string) {
 		t.Helper()
 		barrier(t, 2)

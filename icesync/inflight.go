@@ -67,8 +67,10 @@ func retire(fsys iceio.IO, tbl *table.Table, id string) {
 	_ = fsys.Remove(markerPath(tbl, id))
 }
 
-// readAll reads a small file through the table's file IO.
-func readAll(fsys iceio.IO, name string) ([]byte, error) {
+// readAll reads a file through the table's file IO: at most limit bytes
+// of it when limit > 0 and the IO has no ReadFile (a marker is small; a
+// larger file there is not one of ours).
+func readAll(fsys iceio.IO, name string, limit int64) ([]byte, error) {
 	if r, ok := fsys.(iceio.ReadFileIO); ok {
 		return r.ReadFile(name)
 	}
@@ -77,5 +79,8 @@ func readAll(fsys iceio.IO, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 1<<16))
+	if limit > 0 {
+		return io.ReadAll(io.LimitReader(f, limit))
+	}
+	return io.ReadAll(f)
 }

@@ -105,20 +105,9 @@ func readerRows(t *testing.T, roots []string, ref, extra string, absent ...strin
 // rendered by name.
 func tableRows(t *testing.T, tbl *table.Table) []string {
 	t.Helper()
-	_, recs, err := tbl.Scan().ToArrowRecords(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rec, err := range recs {
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, renderByName(rec, func(us int64) int64 { return us }, "")...)
-		rec.Release()
-	}
-	slices.Sort(out)
-	return out
+	return scanWith(t, tbl, func(rec arrow.RecordBatch) []string {
+		return renderByName(rec, func(us int64) int64 { return us }, "")
+	})
 }
 
 // partitionOf computes, independently of iceberg-go's transforms, the

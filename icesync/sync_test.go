@@ -76,8 +76,21 @@ func render(t *testing.T, rec arrow.RecordBatch, conv func(int64) int64) []strin
 	return out
 }
 
-// scanRows reads the Iceberg table back through iceberg-go's scan.
+// scanRows reads the Iceberg table back through iceberg-go's scan, time
+// (in microseconds) first.
 func scanRows(t *testing.T, tbl *table.Table) []string {
+	t.Helper()
+	return scanWith(t, tbl, func(rec arrow.RecordBatch) []string {
+		if u := rec.Schema().Field(0).Type.(*arrow.TimestampType).Unit; u != arrow.Microsecond {
+			t.Fatalf("time read back in %s, want us", u)
+		}
+		return render(t, rec, func(us int64) int64 { return us })
+	})
+}
+
+// scanWith reads the Iceberg table through iceberg-go's scan, each batch's
+// rows rendered by row, sorted.
+func scanWith(t *testing.T, tbl *table.Table, row func(arrow.RecordBatch) []string) []string {
 	t.Helper()
 	_, recs, err := tbl.Scan().ToArrowRecords(context.Background())
 	if err != nil {
@@ -88,10 +101,7 @@ func scanRows(t *testing.T, tbl *table.Table) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u := rec.Schema().Field(0).Type.(*arrow.TimestampType).Unit; u != arrow.Microsecond {
-			t.Fatalf("time read back in %s, want us", u)
-		}
-		out = append(out, render(t, rec, func(us int64) int64 { return us })...)
+		out = append(out, row(rec)...)
 		rec.Release()
 	}
 	slices.Sort(out)
@@ -120,10 +130,7 @@ func TestSyncWeather(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	roots := []string{"../testdata/iotdb"}
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	opts := weatherOptions(dir)
 	res, err := Sync(ctx, roots, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -267,13 +274,8 @@ func checkParquet(t *testing.T, loc string, sc *iceberg.Schema) {
 // reader's again.
 func TestSyncChanged(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	root := filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	dir, root := sampleCopy(t)
+	opts := weatherOptions(dir)
 	first, err := Sync(ctx, []string{root}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -343,13 +345,8 @@ func copyDir(t *testing.T, from, to string) {
 // 2026-01-01 stays, the same file), and the rows are the reader's.
 func TestSyncDeletion(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	root := filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	dir, root := sampleCopy(t)
+	opts := weatherOptions(dir)
 	if _, err := Sync(ctx, []string{root}, opts); err != nil {
 		t.Fatal(err)
 	}
@@ -413,10 +410,7 @@ func TestSyncOtherSpec(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	roots := []string{"../testdata/iotdb"}
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	opts := weatherOptions(dir)
 	ds, err := dataset.Open(roots, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -460,4 +454,39 @@ func TestSyncOtherSpec(t *testing.T) {
 	if res, err := Sync(ctx, roots, opts); err != nil || res.Committed {
 		t.Fatalf("second sync: %+v, %v", res, err)
 	}
+}
+
+// weatherOptions are the options of a sync of the sample's table weather
+// into iot.weather of a SQLite catalog and a warehouse in dir.
+func weatherOptions(dir string) Options {
+	return Options{
+		Table: "weather", To: "iot.weather",
+		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
+	}
+}
+
+// sampleCopy copies testdata/iotdb into a new temporary directory dir, as
+// dir/iotdb (root), for a test that changes the inputs between syncs.
+func sampleCopy(t *testing.T) (dir, root string) {
+	t.Helper()
+	dir = t.TempDir()
+	root = filepath.Join(dir, "iotdb")
+	copyDir(t, "../testdata/iotdb", root)
+	return dir, root
+}
+
+// parquetFiles lists the Parquet files under the warehouse.
+func parquetFiles(t *testing.T, dir string) map[string]bool {
+	t.Helper()
+	out := map[string]bool{}
+	err := filepath.WalkDir(filepath.Join(dir, "lake"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".parquet") {
+			out[p] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

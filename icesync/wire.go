@@ -130,7 +130,7 @@ func loadState(fsys iceio.IO, tbl *table.Table, writer string) (*SyncState, stri
 	if loc == "" {
 		return nil, "", nil
 	}
-	b, err := readWhole(fsys, loc)
+	b, err := readAll(fsys, loc, 0)
 	if err != nil {
 		return nil, loc, fmt.Errorf("%w: %s (property %s): %w; sync into a new table, or remove the property and the writer's data files", ErrStateMissing, loc, stateProp(writer), err)
 	}
@@ -163,19 +163,6 @@ func saveState(fsys iceio.IO, loc string, st *SyncState) error {
 		return fmt.Errorf("icesync: state %s: %w", loc, err)
 	}
 	return nil
-}
-
-// readWhole reads a file through the table's file IO.
-func readWhole(fsys iceio.IO, name string) ([]byte, error) {
-	if r, ok := fsys.(iceio.ReadFileIO); ok {
-		return r.ReadFile(name)
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // regionsOf lists the data regions (database/region) of the facts, from
@@ -487,7 +474,7 @@ func reapDead(ctx context.Context, fsys iceio.IO, tbl *table.Table, writer strin
 			return nil
 		}
 		var m marker
-		if b, err := readAll(fsys, p); err != nil || json.Unmarshal(b, &m) != nil {
+		if b, err := readAll(fsys, p, 1<<16); err != nil || json.Unmarshal(b, &m) != nil {
 			return nil // being written, or not ours: leave it
 		}
 		if m.Writer != "" && m.Writer != writer {

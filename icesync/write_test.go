@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -25,10 +24,7 @@ import (
 func TestSyncWriteProps(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	opts := Options{
-		Table: "weather", To: "iot.weather",
-		Catalog: "sqlite:" + filepath.Join(dir, "cat.db"), Warehouse: filepath.Join(dir, "lake"),
-	}
+	opts := weatherOptions(dir)
 	if _, err := Sync(ctx, []string{"../testdata/iotdb"}, opts); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tsarrow/tsarrow/icesync"
@@ -56,16 +57,7 @@ func TestSyncDoneWhen(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, first[1], fmt.Sprint(tbl.CurrentSnapshot().SnapshotID))
 	require.Len(t, tbl.Metadata().Snapshots(), 1, "the second sync committed nothing")
-	_, recs, err := tbl.Scan().ToArrowRecords(context.Background())
-	require.NoError(t, err)
-	var got []string
-	for rec, err := range recs {
-		require.NoError(t, err)
-		got = append(got, syncRenderRows(rec)...)
-		rec.Release()
-	}
-	slices.Sort(got)
-	require.Equal(t, want, got)
+	require.Equal(t, want, icebergRows(t, tbl))
 }
 
 func TestSyncUsage(t *testing.T) {
@@ -148,16 +140,7 @@ func TestSyncFromBucket(t *testing.T) {
 				require.NoError(t, err)
 				tbl, err := cat.LoadTable(context.Background(), catalog.ToIdentifier("iot", fmt.Sprintf("%s%d", c.name, i)))
 				require.NoError(t, err)
-				_, recs, err := tbl.Scan().ToArrowRecords(context.Background())
-				require.NoError(t, err)
-				var got []string
-				for rec, err := range recs {
-					require.NoError(t, err)
-					got = append(got, syncRenderRows(rec)...)
-					rec.Release()
-				}
-				slices.Sort(got)
-				require.Equal(t, want, got, "sync %s", in)
+				require.Equal(t, want, icebergRows(t, tbl), "sync %s", in)
 				cat.Close()
 				code, out, stderr = runCLI("sync", in, "--table", c.table, "--catalog", "sqlite:cat.db", "--warehouse", "lake", "--to", to)
 				require.Equal(t, 0, code, stderr)
@@ -165,6 +148,22 @@ func TestSyncFromBucket(t *testing.T) {
 			}
 		})
 	}
+}
+
+// icebergRows reads an Iceberg table through iceberg-go's scan, its rows
+// as syncRenderRows renders them, sorted.
+func icebergRows(t *testing.T, tbl *table.Table) []string {
+	t.Helper()
+	_, recs, err := tbl.Scan().ToArrowRecords(context.Background())
+	require.NoError(t, err)
+	var got []string
+	for rec, err := range recs {
+		require.NoError(t, err)
+		got = append(got, syncRenderRows(rec)...)
+		rec.Release()
+	}
+	slices.Sort(got)
+	return got
 }
 
 // parquetRows reads a Parquet file's rows as syncRenderRows renders them,

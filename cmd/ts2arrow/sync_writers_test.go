@@ -178,15 +178,7 @@ func syncFourWriters(t *testing.T, catalogOf func(t *testing.T, work string) (ur
 	require.Equal(t, committed, inTable, "the snapshots the %d syncs reported and those in the table", len(committed))
 
 	// iceberg-go's scan.
-	_, recs, err := tbl.Scan().ToArrowRecords(ctx)
-	require.NoError(t, err)
-	var got []string
-	for rec, err := range recs {
-		require.NoError(t, err)
-		got = append(got, syncRenderRows(rec)...)
-		rec.Release()
-	}
-	slices.Sort(got)
+	got := icebergRows(t, tbl)
 	if d := rowsDiff(want, got); d != "" {
 		t.Errorf("rows of the table through iceberg-go's scan differ from the union of convert's: %s", d)
 	}
