@@ -122,7 +122,12 @@ func TestOpenCatalogErrors(t *testing.T) {
 	}{
 		{"mysql://u:" + secret + "@h/db", "lake", "want sqlite:PATH, postgres://"},
 		{"sqlite:", "lake", "want sqlite:PATH"},
-		{"glue://x", "lake", "rest+https://"},
+		{"glue:x", "lake", "glue://CATALOG_ID"},
+		{"glue://123456789012?colour=red", "lake", "unknown parameter \"colour\""},
+		{"hive+thrift://", "lake", "hive+thrift://HOST:PORT"},
+		// Nothing listens on port 1: the metastore's Thrift client fails
+		// to connect, and the message names the catalog.
+		{"hive+thrift://127.0.0.1:1", "lake", "catalog hive+thrift://127.0.0.1:1"},
 		{"http://u:" + secret + "@h/", "lake", "rest+http://"},
 		{"rest+http://", "lake", "want sqlite:PATH"},
 		// Nothing listens on port 1: the driver's error quotes the
@@ -167,5 +172,29 @@ func TestOpenCatalogSQLitePathChars(t *testing.T) {
 	ents, _ := os.ReadDir(filepath.Dir(dir))
 	if len(ents) != 1 {
 		t.Errorf("files beside the folder: %v", ents)
+	}
+}
+
+// TestOpenGlueCatalog: a glue:// URI opens iceberg-go's Glue catalog with
+// its parameters as glue.* properties; with nothing at the endpoint a
+// request fails, in time, with the endpoint named (no Glue here to talk
+// to: what is checked is that the URI reaches the client as written).
+func TestOpenGlueCatalog(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cat, err := OpenCatalog(ctx, "glue://123456789012?region=eu-west-1&endpoint=http://127.0.0.1:1&max-retries=1", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	_, err = cat.LoadTable(ctx, []string{"iot", "weather"})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("LoadTable through an endpoint with nothing behind it: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("the request took the whole timeout: %v", err)
 	}
 }

@@ -49,7 +49,7 @@ var ErrCatalogURI = errors.New("icesync: unsupported catalog URI")
 var ErrWarehouse = errors.New("icesync: unsupported warehouse")
 
 // catalogForms lists the catalog URIs OpenCatalog takes, for errors.
-const catalogForms = "sqlite:PATH, postgres://USER@HOST:PORT/DB (or postgresql://), rest+http://HOST/PATH or rest+https://HOST/PATH"
+const catalogForms = "sqlite:PATH, postgres://USER@HOST:PORT/DB (or postgresql://), rest+http://HOST/PATH or rest+https://HOST/PATH, hive+thrift://HOST:PORT, glue:// or glue://CATALOG_ID"
 
 // CatalogName is the name the SQL catalog's rows carry (the catalog_name
 // column of iceberg_tables). Another engine sharing the catalog database
@@ -118,6 +118,10 @@ func OpenCatalog(ctx context.Context, uri, warehouse string) (Catalog, error) {
 		return openSQL(ctx, "sqlite", dsn, sqlcat.SQLite, path, warehouse)
 	case "postgres", "postgresql":
 		return openSQL(ctx, "pgx", uri, sqlcat.Postgres, redact(uri), warehouse)
+	case "hive+thrift", "thrift":
+		return openHive(ctx, uri, warehouse)
+	case "glue":
+		return openGlue(ctx, uri, warehouse)
 	}
 	return openREST(ctx, uri, warehouse)
 }
@@ -138,6 +142,14 @@ func CheckCatalogURI(uri string) error {
 		}
 	case "rest+http", "rest+https":
 		if u, err := url.Parse(strings.TrimPrefix(uri, "rest+")); err == nil && u.Host != "" {
+			return nil
+		}
+	case "hive+thrift", "thrift":
+		if u, err := url.Parse(strings.TrimPrefix(uri, "hive+")); err == nil && u.Hostname() != "" {
+			return nil
+		}
+	case "glue":
+		if strings.HasPrefix(rest, "//") {
 			return nil
 		}
 	}

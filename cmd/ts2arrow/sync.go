@@ -47,7 +47,11 @@ catalog on PostgreSQL, its tables created when missing, for many writers
 and for Spark, Trino and PyIceberg as a JDBC/SQL catalog; rest+https://HOST/PATH
 an Iceberg REST catalog at https://HOST/PATH, its properties as query
 parameters (warehouse=, credential=, token=, prefix=, ...) and
-ICEBERG_REST_CREDENTIAL / ICEBERG_REST_TOKEN from the environment.
+ICEBERG_REST_CREDENTIAL / ICEBERG_REST_TOKEN from the environment;
+hive+thrift://HOST:PORT a Hive Metastore (port 9083 by default); glue://
+AWS Glue's Data Catalog of the account (glue://CATALOG_ID another one's),
+with region=, endpoint= and max-retries= as query parameters and the AWS
+SDK's credentials.
 --warehouse is where the tables it creates live: a local directory, or
 s3://BUCKET/PREFIX (endpoint, region and credentials as for S3 inputs:
 AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID ...), gs://BUCKET/PREFIX,
@@ -100,7 +104,7 @@ Options:
 func runSync(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sync", syncHelp, stderr)
 	table := fs.String("table", "", "the table of INPUT to sync (required)")
-	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH, postgres://..., rest+https://... (required)")
+	catURI := fs.String("catalog", "", "the Iceberg catalog: sqlite:PATH, postgres://..., rest+https://..., hive+thrift://..., glue:// (required)")
 	warehouse := fs.String("warehouse", "", "where the catalog's new tables live: a directory or s3://, gs://, abfss:// (required but with a REST catalog)")
 	to := fs.String("to", "", "the Iceberg table, NAMESPACE.TABLE (required)")
 	unit := fs.String("time-unit", "ms", "unit of the stored timestamps: ms or us (s and ns are refused: Iceberg v2 holds microseconds)")

@@ -80,7 +80,7 @@ func TestSyncUsage(t *testing.T) {
 		{drop("--catalog"), "--catalog"},
 		{drop("--warehouse"), "--warehouse"},
 		{drop("--to"), "--to"},
-		{set("--catalog", "thrift://hive:9083"), "want sqlite:PATH"},
+		{set("--catalog", "mysql://hive:3306/lake"), "want sqlite:PATH"},
 		{set("--to", "weather"), "want NAMESPACE.TABLE"},
 		{set("--to", "iot."), "want NAMESPACE.TABLE"},
 		{append(slices.Clone(base), "https://example.com/x.tsfile"), "local paths and object-store URLs"},
