@@ -670,7 +670,6 @@ func sections(r *results) []section {
 		idleSection(r),
 		sqlSection(r),
 		objectSection(r),
-		syncSection(r),
 	}
 }
 
