@@ -146,7 +146,16 @@ func (in *DatasetInfo) Summary() string {
 // DatasetPath returns the cache folder of the dataset of rows rows, which
 // holds resolved/, plain/ and manifest.json.
 func DatasetPath(rows int) string {
-	return filepath.Join(Dir(), fmt.Sprintf("dataset-%d-v%d", rows, datasetVersion))
+	return DatasetPathDays(rows, 0)
+}
+
+// DatasetPathDays is DatasetPath of the dataset whose devices' rows span
+// days days (see EnsureDatasetDays); 0 is the default one-second sampling.
+func DatasetPathDays(rows, days int) string {
+	if days == 0 {
+		return filepath.Join(Dir(), fmt.Sprintf("dataset-%d-v%d", rows, datasetVersion))
+	}
+	return filepath.Join(Dir(), fmt.Sprintf("dataset-%d-%dd-v%d", rows, days, datasetVersion))
 }
 
 // EnsureDataset returns the dataset of rows sequence rows, generating it
@@ -154,7 +163,18 @@ func DatasetPath(rows int) string {
 // under a temporary name and renamed into place, so a partial one is never
 // taken for a finished one.
 func EnsureDataset(rows int) (*DatasetInfo, error) {
-	dir := DatasetPath(rows)
+	return EnsureDatasetDays(rows, 0)
+}
+
+// EnsureDatasetDays is EnsureDataset of a dataset whose devices sample at
+// the interval that spreads their rows over days days (0: every second,
+// the default), so that a table partitioned by day has that many days
+// whatever the row count: the Iceberg sync benchmark's 30.
+func EnsureDatasetDays(rows, days int) (*DatasetInfo, error) {
+	if days < 0 {
+		return nil, fmt.Errorf("benchmarks: a dataset of %d days", days)
+	}
+	dir := DatasetPathDays(rows, days)
 	if in, err := readManifest(dir); err == nil {
 		return in, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -167,7 +187,7 @@ func EnsureDataset(rows int) (*DatasetInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := GenerateDataset(tmp, rows)
+	in, err := generateDataset(tmp, rows, DatasetStep(rows, days))
 	if err == nil {
 		err = os.Chmod(tmp, 0o755)
 	}
@@ -268,6 +288,7 @@ func (r *dsRow) isNull(f int) bool { return r.null&(1<<f) != 0 }
 // dsSource generates the sequence rows of one device from its own seed.
 type dsSource struct {
 	rng             *rand.Rand
+	step            int64 // ms between two samples
 	t               int64
 	temp, hum, volt float64
 	energy          int64
@@ -275,11 +296,12 @@ type dsSource struct {
 	status          int
 }
 
-func newDSSource(i int) *dsSource {
+func newDSSource(i int, step int64) *dsSource {
 	rng := rand.New(rand.NewPCG(0x6473_6574_2d73_6571, uint64(i)))
 	return &dsSource{
 		rng:     rng,
-		t:       dsStart + int64(i)*37 - 1000,
+		step:    step,
+		t:       dsStart + int64(i)*37 - step,
 		temp:    15 + 10*rng.Float64(),
 		hum:     40 + 20*rng.Float64(),
 		volt:    220 + 10*rng.Float64(),
@@ -291,7 +313,7 @@ func newDSSource(i int) *dsSource {
 
 func (s *dsSource) next(r *dsRow) {
 	g := s.rng
-	s.t += 1000
+	s.t += s.step
 	r.t = s.t + int64(g.IntN(16))
 	s.temp += g.NormFloat64() * 0.05
 	r.temp = round(s.temp, 100)
@@ -659,12 +681,33 @@ func (d *dsFile) close(dels []dataset.Deletion) (int, error) {
 // through each device's rows once, in time order, writing every copy of a
 // row to its file as it goes: memory stays at a few chunk groups.
 func GenerateDataset(dir string, rows int) (*DatasetInfo, error) {
+	return generateDataset(dir, rows, 1000)
+}
+
+// DatasetStep is the sampling interval (ms) of the dataset of rows rows
+// spanning days days: 1000 for days 0, else the interval that spreads the
+// largest device's rows over the days.
+func DatasetStep(rows, days int) int64 {
+	if days == 0 {
+		return 1000
+	}
+	return max(1000, int64(days)*86_400_000/int64(deviceRows(DatasetDevices, 0, rows)))
+}
+
+// DatasetEnd is the first time (ms) after every row of the dataset of
+// rows rows sampled every step ms: where data added later may start.
+func DatasetEnd(rows int, step int64) int64 {
+	return dsStart + int64(deviceRows(DatasetDevices, 0, rows))*step + DatasetDevices*37 + step
+}
+
+// generateDataset is GenerateDataset with samples every step ms.
+func generateDataset(dir string, rows int, step int64) (*DatasetInfo, error) {
 	if rows < minDatasetRows {
 		return nil, fmt.Errorf("benchmarks: a dataset needs at least %d rows", minDatasetRows)
 	}
 	in := &DatasetInfo{Rows: rows, Resolved: filepath.Join(dir, "resolved"), Plain: filepath.Join(dir, "plain")}
 	perDev := func(i int) int { return deviceRows(DatasetDevices, i, rows) }
-	span := int64(perDev(0)) * 1000 // ms device 0 covers; the others start at most 0.4 s later
+	span := int64(perDev(0)) * step // ms device 0 covers; the others start at most 0.4 s later
 	dels := dsDeletions(span)
 	in.Deletions = len(dels)
 	part := func(root, space string) string { return filepath.Join(root, space, DatasetDatabase, "1", "0") }
@@ -716,7 +759,7 @@ func GenerateDataset(dir string, rows int) (*DatasetInfo, error) {
 	for i := range DatasetDevices {
 		id := DatasetDeviceID(i)
 		n := perDev(i)
-		src := newDSSource(i)
+		src := newDSSource(i, step)
 		plan, spans := planRewrites(rand.New(rand.NewPCG(0x706c_616e, uint64(i))), n)
 		in.Spans += spans
 		var urng [DatasetUnseqFiles]*rand.Rand

@@ -491,6 +491,13 @@ func (d *Dataset) modsV1Whole(f File) (bool, error) {
 	return w, nil
 }
 
+// ModsV1Whole reports whether the deletions of f's .mods file apply to the
+// whole data file (IoTDB 2.x) rather than to the chunks below their
+// offsets, as this Dataset applies them (Options.ModsV1; under ModsV1Auto
+// by the version its data directory shows). Package icesync keys its
+// record of f's deletions by it, so that a rule flip is seen as a change.
+func (d *Dataset) ModsV1Whole(f File) (bool, error) { return d.modsV1Whole(f) }
+
 // dataDirOf returns the data directory of a file of a layout: the folder
 // above its space folder ({dir}/{space}/{database}/{region}/{partition}/).
 func (d *Dataset) dataDirOf(path string) string {

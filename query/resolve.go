@@ -165,6 +165,24 @@ func (r *resolver) resolve(ctx context.Context, args []string) ([]*resolved, err
 	if len(args) == 0 {
 		return nil, errors.New("query: no inputs")
 	}
+	if ice, rest := splitIceberg(args); len(ice) > 0 {
+		var out []*resolved
+		for _, in := range ice {
+			rt, err := r.resolveIceberg(ctx, in)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rt)
+		}
+		if len(rest) > 0 {
+			more, err := r.resolve(ctx, rest)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, more...)
+		}
+		return out, nil
+	}
 	files, err := inputs.ExpandContext(ctx, args, r.opts.Objects)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)

@@ -62,6 +62,7 @@ func commandList() []completionCommand {
 		{"head", "print the first rows of a table", runHead},
 		{"convert", "convert TsFiles to Parquet, Arrow, CSV, JSON Lines, or back", runConvert},
 		{"sql", "run SQL over TsFiles and IoTDB data with DuckDB", runSQL},
+		{"sync", "keep an Apache Iceberg table in step with TsFiles and IoTDB data", runSync},
 		{"recover", "salvage a TsFile whose writer never finished it", runRecover},
 		{"serve", "serve TsFiles over Arrow Flight", runServe},
 		{"version", "print the version", runVersion},

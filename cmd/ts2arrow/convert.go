@@ -241,7 +241,8 @@ Examples:
   ts2arrow convert broken.tsfile --recover --schema-from intact.tsfile -o rows.parquet
   ts2arrow convert /iotdb/data/datanode/data -o sg.parquet --table root.sg
   ts2arrow convert sg.parquet -o sg.tsfile --tree --device-column device
-` + keysHelp + "\n" + httpHelp + "\n" + objectHelp + "\n" + cellHelp + `
+  ts2arrow convert iceberg:sqlite:cat.db#iot.weather -o day.csv --start 2026-01-02 --end 2026-01-02 --where region=north
+` + icebergHelp + "\n" + keysHelp + "\n" + httpHelp + "\n" + objectHelp + "\n" + cellHelp + `
 Exit status: 0 when OUT was written (also when no row matched); 1 on a
 data or format error, with nothing written; 2 on a usage error; 130 when
 Ctrl-C (SIGINT) stopped it, 143 for SIGTERM, once its temporary output
@@ -501,6 +502,9 @@ func runConvert(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	if *end != "" {
 		j.filters = append(j.filters, "--end "+shellWord(*end))
+	}
+	if icebergInput(pos) {
+		return j.runIceberg(pos, *rawFiles, dsFlags, stdout, stderr)
 	}
 	if j.inputs, err = expandInputsWith(context.Background(), pos, j.objects); err != nil {
 		return err

@@ -202,7 +202,7 @@ func TestDocsCLIReferenceFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagLine := regexp.MustCompile(`^\s+(?:-[A-Za-z], )?--?([a-z][a-z0-9-]*)`)
-	for _, cmd := range []string{"inspect", "schema", "head", "convert", "sql", "recover", "serve"} {
+	for _, cmd := range []string{"inspect", "schema", "head", "convert", "sql", "recover", "serve", "sync"} {
 		code, stdout, stderr := runCLI(cmd, "--help")
 		if code != 0 {
 			t.Fatalf("%s --help: exit %d\n%s", cmd, code, stderr)

@@ -135,8 +135,8 @@ func TestFlagErrorsOneUsageLine(t *testing.T) {
 		{[]string{"inspect", sample, "-json"}, "ts2arrow: unknown flag -json: long flags take two dashes (did you mean --json?)\n"},
 		{[]string{"convert", sample, "-output", "x.csv"}, "ts2arrow: unknown flag -output: long flags take two dashes (did you mean --output?)\n"},
 		{[]string{"schema", sample, "-help"}, "ts2arrow: unknown flag -help: long flags take two dashes (did you mean --help?)\n"},
-		{[]string{"nope"}, "ts2arrow: unknown command \"nope\" (commands: inspect, schema, head, convert, sql, recover, serve, version, completion, help; see ts2arrow --help)\n"},
-		{[]string{"help", "nope"}, "ts2arrow: unknown command \"nope\" (commands: inspect, schema, head, convert, sql, recover, serve, version, completion, help; see ts2arrow --help)\n"},
+		{[]string{"nope"}, "ts2arrow: unknown command \"nope\" (commands: inspect, schema, head, convert, sql, sync, recover, serve, version, completion, help; see ts2arrow --help)\n"},
+		{[]string{"help", "nope"}, "ts2arrow: unknown command \"nope\" (commands: inspect, schema, head, convert, sql, sync, recover, serve, version, completion, help; see ts2arrow --help)\n"},
 		{[]string{"head", sample, "-json"}, "ts2arrow: unknown flag -json: long flags take two dashes, and head has no --json (see ts2arrow head --help)\n"},
 		{[]string{"head", sample, "-time-format=raw"}, "ts2arrow: unknown flag -time-format=raw: long flags take two dashes (did you mean --time-format=raw?)\n"},
 	} {

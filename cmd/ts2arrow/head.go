@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/export"
+	"github.com/tsarrow/tsarrow/icescan"
 )
 
 const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] [--width 40]
@@ -137,6 +138,12 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 		Limit: int64(*n), BatchSize: min(max(*n, 1), arrowconv.DefaultBatchSize), Time: tr}
 	if err := cells.apply(opts); err != nil {
 		return err
+	}
+	if icescan.IsInput(name) {
+		if *table != "" || *rawFiles {
+			return usagef("--table and --raw do not apply to an Iceberg input, which names its table")
+		}
+		return headIceberg(name, opts, *n, raw, *width, stdout)
 	}
 	if ds, err := datasetFor(name, *rawFiles, hf.objects); err != nil {
 		return err

@@ -109,7 +109,11 @@ func TestHelpExamplesReturnRows(t *testing.T) {
 		"/iotdb/data/datanode/data":                iotdb,
 		"iotdb/data/datanode/data":                 iotdb,
 		"testdata/iotdb":                           iotdb,
+		// convert's Iceberg example: testdata/iotdb synced into a catalog.
+		"iceberg:sqlite:cat.db#iot.weather": "iceberg:sqlite:" + filepath.Join(tmp, "cat.db") + "#iot.weather",
 	}
+	code, _, errOut := runCLI("sync", iotdb, "--table", "weather", "--catalog", "sqlite:"+filepath.Join(tmp, "cat.db"), "--warehouse", filepath.Join(tmp, "lake"), "--to", "iot.weather")
+	require.Equal(t, 0, code, errOut)
 	mapArg := func(prev, a string) string {
 		if f, ok := files[a]; ok {
 			return f

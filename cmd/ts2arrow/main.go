@@ -9,6 +9,7 @@
 //	ts2arrow head    FILE [-n 20] [--table T] [--raw]
 //	ts2arrow convert INPUT... -o OUT [--format parquet|arrow|arrows|csv|jsonl|tsfile] [query flags] [--raw]
 //	ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|markdown|csv|jsonl|parquet|arrow|arrows]
+//	ts2arrow sync    INPUT... --table T --catalog URI --warehouse LOCATION --to NAMESPACE.TABLE
 //	ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
 //	ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F] [--tls-cert F --tls-key F]
 //	ts2arrow version
@@ -48,6 +49,8 @@ Usage:
                    [--start T] [--end T] [--partition-by table|device|day|...] [--force]
                    [--raw]
   ts2arrow sql     INPUT... [-c SQL | -f FILE] [-o OUT] [--format table|csv|...]
+  ts2arrow sync    INPUT... --table T --catalog URI --warehouse LOCATION
+                   --to NAMESPACE.TABLE
   ts2arrow recover BROKEN -o FIXED [--schema-from FILE]
   ts2arrow serve   --root DIR [--addr 127.0.0.1:8815] [--token-file F]
                    [--tls-cert F --tls-key F [--tls-client-ca F]] [--allow-put] [--raw]
@@ -107,8 +110,9 @@ func main() {
 // handlesSignals are the commands that catch SIGINT and SIGTERM
 // themselves: convert and recover remove their temporary output before
 // they exit 130 (143), serve shuts down gracefully and exits 0, sql
-// interrupts DuckDB (at its prompt, only the statement running).
-var handlesSignals = map[string]bool{"convert": true, "recover": true, "serve": true, "sql": true}
+// interrupts DuckDB (at its prompt, only the statement running), sync
+// removes the data files it wrote and commits nothing.
+var handlesSignals = map[string]bool{"convert": true, "recover": true, "serve": true, "sql": true, "sync": true}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -138,6 +142,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runSchema(args[1:], stdout, verbOut)
 	case "head":
 		err = runHead(args[1:], stdout, verbOut)
+	case "sync":
+		err = runSync(args[1:], stdout, verbOut)
 	case "serve":
 		err = runServe(args[1:], stdout, verbOut)
 	case "sql":

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/icescan"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -112,7 +113,14 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var sc *arrow.Schema
-	if k := sniffForeign(pos[0]); k != "" {
+	if icescan.IsInput(pos[0]) {
+		if *table != "" || *rawFiles {
+			return usagef("--table and --raw do not apply to an Iceberg input, which names its table")
+		}
+		if sc, err = schemaIceberg(pos[0], opts); err != nil {
+			return err
+		}
+	} else if k := sniffForeign(pos[0]); k != "" {
 		set := map[string]bool{}
 		fs.Visit(func(f *pflag.Flag) { set[f.Name] = true })
 		if err := foreignOnly(pos[0], k, set, "table", "columns"); err != nil {

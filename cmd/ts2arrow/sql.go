@@ -44,6 +44,11 @@ of the inputs is a DuckDB table: a TsFile's tables by their names, a tree
 model's devices under their prefix, an IoTDB database as a DuckDB schema
 ("root.sg".t). A file that is not an INPUT is read with
 SELECT * FROM 'x.tsfile' or tsfile('dir', table := 'weather').
+An Iceberg table (iceberg:sqlite:cat.db#iot.weather, as "ts2arrow sync"
+keeps it) is the table NAMESPACE.TABLE (iot.weather), its times in
+microseconds; a WHERE on time and on TAGs (=, IN) and the columns read
+go into iceberg-go's scan, so days and data files they exclude are
+never read.
 
 The query is -c SQL, or the text of -f FILE, or standard input when it is
 not a terminal; several statements separated by ; run in order, each

@@ -25,16 +25,13 @@
 package objtest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +40,8 @@ import (
 	"time"
 
 	"github.com/tsarrow/tsarrow/internal/testkit/need"
+
+	"github.com/tsarrow/tsarrow/internal/childproc"
 )
 
 // startTimeout bounds how long a server may take to answer its first
@@ -100,80 +99,6 @@ func (o *once[T]) get(t testing.TB, start func() (T, string, error)) T {
 	return o.srv
 }
 
-// freePort returns a TCP port on 127.0.0.1 that nothing listened on a
-// moment ago. A server started on it may still lose a race for it; the
-// callers retry with another port when the program exits early.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tailBuffer keeps the last max bytes written to it: a server's output,
-// for the message when it fails to start, without holding a long run's
-// whole log.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(bytes.TrimSpace(b.buf))
-}
-
-// proc is a started server process.
-type proc struct {
-	cmd    *exec.Cmd
-	out    *tailBuffer
-	exited chan struct{} // closed when the process has exited
-	err    error         // Wait's result, once exited is closed
-}
-
-// spawnReq asks the spawner thread to start a command.
-type spawnReq struct {
-	cmd  *exec.Cmd
-	done chan error
-}
-
-var (
-	spawnOnce sync.Once
-	spawnCh   chan spawnReq
-)
-
-// spawn starts cmd from one OS thread that lives as long as the process
-// (see the package comment: a parent-death signal fires when the thread
-// that started the child ends).
-func spawn(cmd *exec.Cmd) error {
-	spawnOnce.Do(func() {
-		spawnCh = make(chan spawnReq)
-		go func() {
-			runtime.LockOSThread() // never unlocked: the thread must outlive every child
-			for r := range spawnCh {
-				r.done <- r.cmd.Start()
-			}
-		}()
-	})
-	done := make(chan error)
-	spawnCh <- spawnReq{cmd, done}
-	return <-done
-}
-
 // startProc starts path with args in dir, its output kept in a tail
 // buffer, ending with the test process (on Linux).
 func startProc(dir, path string, args []string, env []string) (*proc, error) {
@@ -182,20 +107,11 @@ func startProc(dir, path string, args []string, env []string) (*proc, error) {
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	out := &tailBuffer{max: 16 << 10}
-	cmd.Stdout = out
-	cmd.Stderr = out
-	setParentDeath(cmd)
-	if err := spawn(cmd); err != nil {
-		return nil, err
-	}
-	p := &proc{cmd: cmd, out: out, exited: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.exited)
-	}()
-	return p, nil
+	return childproc.Start(cmd)
 }
+
+// proc is a started server process.
+type proc = childproc.Proc
 
 // waitHTTP waits until url answers an HTTP request (any status: the
 // servers answer an unsigned request with 400 or 403) or p exits.
@@ -209,13 +125,13 @@ func waitHTTP(p *proc, name, url string) error {
 			return nil
 		}
 		select {
-		case <-p.exited:
-			return fmt.Errorf("%s: %w before answering at %s (%v): %s", name, errExitedEarly, url, p.err, p.out)
+		case <-p.Exited:
+			return fmt.Errorf("%s: %w before answering at %s (%v): %s", name, errExitedEarly, url, p.Err, p.Out)
 		case <-time.After(25 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			p.cmd.Process.Kill()
-			return fmt.Errorf("%s did not answer at %s within %v: %v: %s", name, url, startTimeout, err, p.out)
+			p.Cmd.Process.Kill()
+			return fmt.Errorf("%s did not answer at %s within %v: %v: %s", name, url, startTimeout, err, p.Out)
 		}
 	}
 }
@@ -231,7 +147,7 @@ var errExitedEarly = errors.New("exited early")
 func startServer(name, dir, path string, env []string, args func(port int) []string, url func(port int) string) (*proc, int, error) {
 	var last error
 	for try := 0; try < 3; try++ {
-		port, err := freePort()
+		port, err := childproc.FreePort()
 		if err != nil {
 			return nil, 0, err
 		}
@@ -279,7 +195,7 @@ func sweepDataDirs() {
 			continue
 		}
 		pid, err := strconv.Atoi(m[1])
-		if err != nil || pid == os.Getpid() || processAlive(pid) {
+		if err != nil || pid == os.Getpid() || childproc.Alive(pid) {
 			continue
 		}
 		os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))

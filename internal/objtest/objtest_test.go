@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/tsarrow/tsarrow/internal/childproc"
 )
 
 func TestUniqueName(t *testing.T) {
@@ -227,7 +229,7 @@ func TestGCSRoundTrip(t *testing.T) {
 func TestServerEndsWithProcess(t *testing.T) {
 	if os.Getenv("OBJTEST_CHILD") == "1" {
 		s := S3(t)
-		fmt.Printf("PID=%d DIR=%s\n", s.proc.cmd.Process.Pid, s.dir)
+		fmt.Printf("PID=%d DIR=%s\n", s.proc.Cmd.Process.Pid, s.dir)
 		return
 	}
 	if runtime.GOOS != "linux" {
@@ -249,7 +251,7 @@ func TestServerEndsWithProcess(t *testing.T) {
 	// The kernel kills the server as the child exits; wait for it to be
 	// dead (gone, or a zombie until init reaps it), bounded in case it
 	// never is.
-	for i := 0; processAlive(pid) && !isZombie(pid); i++ {
+	for i := 0; childproc.Alive(pid) && !isZombie(pid); i++ {
 		if i == 1000 {
 			t.Fatalf("versitygw (pid %d) still runs after its test process exited", pid)
 		}

@@ -12,7 +12,7 @@ import (
 // pure are the packages a Go program imports without cgo: none of them
 // may depend on DuckDB (duckdb-go and its bindings, which are cgo and a
 // static C++ library of some 130 MB), whatever the build tags.
-var pure = []string{"tsfile", "arrowconv", "dataset", "export", "flight", "fromarrow", "httpfile", "objstore", "aead", "encoding"}
+var pure = []string{"tsfile", "arrowconv", "dataset", "export", "flight", "fromarrow", "httpfile", "objstore", "aead", "encoding", "icesync", "icescan"}
 
 // deps lists the packages pkgs depend on, as go list -deps builds them
 // with env added to the environment and the build tags.
@@ -69,5 +69,34 @@ func TestPureGoHasNoDuckDB(t *testing.T) {
 	}
 	if len(duckdbIn(deps(t, []string{"CGO_ENABLED=1"}, "duckdb_arrow", "./cmd/ts2arrow"))) == 0 {
 		t.Errorf("cmd/ts2arrow built with cgo and -tags duckdb_arrow does not depend on DuckDB: is the check blind?")
+	}
+}
+
+// TestIcebergStaysInIcesync: iceberg-go and its SQLite driver are linked
+// only by packages icesync and icescan (and what imports them), never by
+// the packages below them; and icesync's SQLite is the pure-Go modernc.org/sqlite even
+// with cgo on, never the cgo mattn/go-sqlite3 bun's sqliteshim would pick.
+func TestIcebergStaysInIcesync(t *testing.T) {
+	var core []string
+	for _, p := range pure {
+		if p != "icesync" && p != "icescan" {
+			core = append(core, "./"+p)
+		}
+	}
+	for _, p := range deps(t, nil, "", core...) {
+		if strings.Contains(p, "iceberg-go") || strings.Contains(p, "sqlite") {
+			t.Errorf("a core package depends on %s", p)
+		}
+	}
+	ice := deps(t, []string{"CGO_ENABLED=1"}, "duckdb_arrow", "./icesync", "./icescan")
+	modernc := false
+	for _, p := range ice {
+		modernc = modernc || p == "modernc.org/sqlite"
+		if strings.Contains(p, "mattn/go-sqlite3") {
+			t.Errorf("icesync built with cgo links the cgo SQLite %s", p)
+		}
+	}
+	if !modernc {
+		t.Errorf("icesync does not link modernc.org/sqlite: is the check blind?")
 	}
 }

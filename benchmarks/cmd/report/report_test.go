@@ -451,6 +451,32 @@ BenchmarkObjectScan/lib/rows=10000000 1 600000000 ns/op 400000000 local-ns/op 0.
 			want:    row{Peer: "file 148.9 MB, 19.8 MB needed (local ReadAt)", Ratio: "101% of the file", Met: "**no**"},
 		},
 		{
+			name: "Iceberg first sync against convert",
+			lines: `BenchmarkIcebergSync/convert/rows=10000000 1 8000000000 ns/op 1237500 rows/s 259.1 peak-RSS-MB 5705 cpu-ms
+BenchmarkIcebergSync/first/rows=10000000 1 10000000000 ns/op 990000 rows/s 251.4 peak-RSS-MB 9117 cpu-ms 0.8 x-convert 0.6258 x-convert-cpu 31 files-written 0 files-removed`,
+			section: syncSection,
+			c:       "first sync vs convert to Parquet, 10M rows",
+			want: row{Figure: "10 s, 0.99 M rows/s, 251 MB peak, 31 files", Peer: "convert 8 s, 1.24 M rows/s, 259 MB peak",
+				Ratio: "0.8x convert (CPU time: 0.626x)", Target: ">= 0.8x convert", Met: "yes"},
+		},
+		{
+			name: "Iceberg syncs after changes, against the first",
+			lines: `BenchmarkIcebergSync/convert/rows=2000000 1 4000000000 ns/op 500000 rows/s 200 peak-RSS-MB 2000 cpu-ms
+BenchmarkIcebergSync/first/rows=2000000 1 5000000000 ns/op 400000 rows/s 160 peak-RSS-MB 3000 cpu-ms 0.8 x-convert 0.66 x-convert-cpu 31 files-written 0 files-removed
+BenchmarkIcebergSync/delete1day/rows=2000000 1 600000000 ns/op 110000 rows/s 150 peak-RSS-MB 300 cpu-ms 0.12 x-first 0.1 x-first-cpu 1 files-written 1 files-removed`,
+			section: syncSection,
+			c:       "sync after a deletion touching one day of 30, 2M rows",
+			want: row{Figure: "600 ms, 66000 rows written, 1 files written, 1 removed", Peer: "first sync 5 s",
+				Ratio: "12% of the first (CPU time: 10%)", Target: "<= 10% of the first sync", Met: "**no**"},
+		},
+		{
+			name:    "Iceberg sync not measured",
+			lines:   ``,
+			section: syncSection,
+			c:       "sync after 1% new data",
+			want:    row{Figure: "not measured", Met: "-"},
+		},
+		{
 			name:    "object storage not measured",
 			lines:   ``,
 			section: objectSection,

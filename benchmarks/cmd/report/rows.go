@@ -670,6 +670,7 @@ func sections(r *results) []section {
 		idleSection(r),
 		sqlSection(r),
 		objectSection(r),
+		syncSection(r),
 	}
 }
 
