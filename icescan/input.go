@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tsarrow/tsarrow/internal/inputs"
 )
 
 // Prefix starts every input that names an Iceberg table.
-const Prefix = "iceberg:"
+const Prefix = inputs.IcebergPrefix
 
 // Form is the spelling of an Iceberg input, as error messages name it.
 const Form = "iceberg:CATALOG#NAMESPACE.TABLE (iceberg:sqlite:cat.db#iot.weather, iceberg:postgres://host/db#iot.weather)"
@@ -39,7 +41,7 @@ func (r Ref) Name() string {
 
 // IsInput reports whether s is meant as an Iceberg input (it may still
 // be malformed: ParseInput says).
-func IsInput(s string) bool { return strings.HasPrefix(s, Prefix) }
+func IsInput(s string) bool { return inputs.IsIceberg(s) }
 
 // ParseInput parses iceberg:CATALOG#NAMESPACE.TABLE. The '#' splits the
 // catalog URI from the table's name (a catalog URI holds no fragment, and

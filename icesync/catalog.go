@@ -262,15 +262,8 @@ func openREST(ctx context.Context, uri, warehouse string) (Catalog, error) {
 		props["token"] = v
 	}
 	if warehouse != "" && props["warehouse"] == "" {
-		loc, fileProps, err := warehouseProps(warehouse)
-		if err != nil {
+		if err := addWarehouse(props, warehouse); err != nil {
 			return nil, err
-		}
-		props["warehouse"] = loc
-		for k, v := range fileProps {
-			if _, ok := props[k]; !ok {
-				props[k] = v
-			}
 		}
 	}
 	cat, err := catalog.Load(ctx, CatalogName, props)

@@ -38,15 +38,7 @@ func openHive(ctx context.Context, uri, warehouse string) (Catalog, error) {
 	if err != nil || u.Hostname() == "" {
 		return nil, fmt.Errorf("%w %q: want %s", ErrCatalogURI, redact(uri), catalogForms)
 	}
-	props := iceberg.Properties{"type": "hive", "uri": "thrift://" + u.Host}
-	if err := addWarehouse(props, warehouse); err != nil {
-		return nil, err
-	}
-	cat, err := catalog.Load(ctx, CatalogName, props)
-	if err != nil {
-		return nil, fmt.Errorf("icesync: catalog %s: %w", redact(uri), err)
-	}
-	return closingCatalog{cat}, nil
+	return loadCatalog(ctx, uri, iceberg.Properties{"type": "hive", "uri": "thrift://" + u.Host}, warehouse)
 }
 
 // openGlue opens AWS Glue's Data Catalog: glue:// for the account's own,
@@ -72,6 +64,12 @@ func openGlue(ctx context.Context, uri, warehouse string) (Catalog, error) {
 			return nil, fmt.Errorf("%w %q: unknown parameter %q (want region, endpoint, max-retries, retry-mode or skip-archive)", ErrCatalogURI, redact(uri), k)
 		}
 	}
+	return loadCatalog(ctx, uri, props, warehouse)
+}
+
+// loadCatalog adds the warehouse to a catalog's properties and loads the
+// catalog through iceberg-go's registry (the Hive and Glue catalogs).
+func loadCatalog(ctx context.Context, uri string, props iceberg.Properties, warehouse string) (Catalog, error) {
 	if err := addWarehouse(props, warehouse); err != nil {
 		return nil, err
 	}

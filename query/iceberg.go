@@ -1,4 +1,4 @@
-//go:build cgo && duckdb_arrow
+//go:build cgo && duckdb_arrow && iceberg
 
 package query
 
@@ -14,19 +14,6 @@ import (
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/icescan"
 )
-
-// splitIceberg separates the Iceberg inputs (iceberg:CATALOG#NS.TABLE)
-// from the others.
-func splitIceberg(args []string) (ice, rest []string) {
-	for _, a := range args {
-		if icescan.IsInput(a) {
-			ice = append(ice, a)
-		} else {
-			rest = append(rest, a)
-		}
-	}
-	return ice, rest
-}
 
 // resolveIceberg opens an Iceberg table as a table of the DB: the view
 // NAMESPACE.TABLE (the namespace a DuckDB schema, as an IoTDB database

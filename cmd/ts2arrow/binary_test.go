@@ -87,20 +87,36 @@ func binary(t *testing.T) string {
 		if runtime.GOOS == "windows" {
 			built.path += ".exe"
 		}
-		build := func(extra ...string) ([]byte, error) {
+		build := func(path string, iceberg bool, extra ...string) ([]byte, error) {
+			// The binary has what the test binary has: ts2arrow sql
+			// with DuckDB. ts2arrow itself is built as users build it,
+			// without Iceberg; with the tests built with -tags iceberg,
+			// ts2arrow-iceberg is built beside it, which ts2arrow runs
+			// for sync and iceberg: inputs (icebergprog.go). The -tags
+			// given here replace those of GOFLAGS.
+			var tags []string
 			if sqlEngineBuilt {
-				// The binary has what the test binary has: ts2arrow
-				// sql with DuckDB.
-				extra = append(extra, "-tags", "duckdb_arrow")
+				tags = append(tags, "duckdb_arrow")
 			}
-			cmd := exec.Command(gocmd, append(append([]string{"build"}, extra...), "-o", built.path, ".")...)
+			if iceberg {
+				tags = append(tags, "iceberg")
+			}
+			extra = append(extra, "-tags", strings.Join(tags, ","))
+			cmd := exec.Command(gocmd, append(append([]string{"build"}, extra...), "-o", path, ".")...)
 			return cmd.CombinedOutput()
 		}
-		out, err := build()
+		buildBoth := func(extra ...string) ([]byte, error) {
+			out, err := build(built.path, false, extra...)
+			if err != nil || !icebergBuilt {
+				return out, err
+			}
+			return build(filepath.Join(built.dir, icebergProgram+filepath.Ext(built.path)), true, extra...)
+		}
+		out, err := buildBoth()
 		if err != nil && bytes.Contains(out, []byte("buildvcs")) {
 			// A checkout whose VCS tool is missing or refuses the
 			// directory: build without the revision stamp.
-			out, err = build("-buildvcs=false")
+			out, err = buildBoth("-buildvcs=false")
 		}
 		if err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)

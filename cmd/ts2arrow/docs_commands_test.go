@@ -112,6 +112,9 @@ func cannotRun(cmd, work string) string {
 		if isTs2arrow(w) && i+1 < len(words) && words[i+1] == "sql" && !sqlEngineBuilt {
 			return "this build has no SQL engine (test with -tags duckdb_arrow)"
 		}
+		if isTs2arrow(w) && i+1 < len(words) && needsIceberg(words[i+1:]) && !icebergBuilt {
+			return "the tests are built without ts2arrow-iceberg (test with -tags iceberg)"
+		}
 	}
 	first := true
 	for i, w := range words {

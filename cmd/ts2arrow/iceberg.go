@@ -1,6 +1,9 @@
+//go:build iceberg
+
 package main
 
-// An Iceberg table as an input: convert, head, schema and sql read
+// An Iceberg table as an input, in the program built with -tags iceberg
+// (ts2arrow-iceberg; see icebergprog.go): convert, head, schema and sql read
 // iceberg:CATALOG#NAMESPACE.TABLE through package icescan, with the query
 // flags that apply to a table (--columns, --where on TAGs, --start/--end,
 // --time-unit) pushed into iceberg-go's scan, and write through the same
@@ -10,7 +13,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -18,23 +20,6 @@ import (
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/icescan"
 )
-
-// icebergHelp documents the Iceberg input in the help of convert, head,
-// schema and sql.
-const icebergHelp = `An Iceberg table (one "ts2arrow sync" keeps) is an INPUT too, spelled
-iceberg:CATALOG#NAMESPACE.TABLE with the catalog as sync's --catalog takes
-it: iceberg:sqlite:cat.db#iot.weather. It is read alone, through
-iceberg-go's scan: --start/--end and --where TAG=VALUE go into the scan,
-so day partitions and data files whose statistics exclude them are never
-read. Rows come file by file (a day a file for a table sync wrote), in the
-order of the files' first times. The table holds instants (microseconds):
---time-unit is the unit they are given in, and of --start/--end integers
-(ms by default, as from TsFile; a value with finer digits fails rather
-than being cut: pass --time-unit us).
-`
-
-// icebergInput reports whether any argument names an Iceberg table.
-func icebergInput(args []string) bool { return slices.ContainsFunc(args, icescan.IsInput) }
 
 // openIceberg parses and opens the one Iceberg input of args; a bad
 // spelling or a second input is a usage error.
@@ -193,3 +178,7 @@ func schemaIceberg(name string, opts *arrowconv.Options) (*arrow.Schema, error) 
 	}
 	return tbl.Schema(q)
 }
+
+// icebergBuilt is set in the program built with -tags iceberg, which runs
+// sync and iceberg: inputs itself.
+const icebergBuilt = true

@@ -101,6 +101,16 @@ func main() {
 		// under 300 MB (benchmarks/cmd/rss -mode cli).
 		debug.SetGCPercent(50)
 	}
+	if needsIceberg(os.Args[1:]) {
+		// sync and iceberg: inputs run in ts2arrow-iceberg (see
+		// icebergprog.go): this process becomes it, or, where it cannot,
+		// waits for it.
+		err := execIceberg(os.Args[1:])
+		if !errors.Is(err, errors.ErrUnsupported) {
+			os.Exit(report(err, os.Stderr))
+		}
+		os.Exit(runIceberg(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if len(os.Args) < 2 || !handlesSignals[os.Args[1]] {
 		exitOnSignal()
 	}
@@ -118,6 +128,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
+	}
+	if needsIceberg(args) {
+		return runIceberg(args, stdout, stderr)
 	}
 	// Help that was asked for goes to stdout, so "ts2arrow convert --help |
 	// less" works; flag errors still go to stderr through report.

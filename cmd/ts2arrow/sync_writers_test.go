@@ -1,4 +1,4 @@
-//go:build cgo && duckdb_arrow
+//go:build cgo && duckdb_arrow && iceberg
 
 package main
 

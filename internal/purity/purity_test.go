@@ -100,3 +100,28 @@ func TestIcebergStaysInIcesync(t *testing.T) {
 		t.Errorf("icesync does not link modernc.org/sqlite: is the check blind?")
 	}
 }
+
+// TestTs2arrowLinksNoIceberg: ts2arrow, built as the README builds it,
+// links no iceberg-go, whose table package sets up Substrait's function
+// catalogue (some 32 MB) before main whatever the command; sync and
+// iceberg: inputs run in ts2arrow-iceberg, built with -tags iceberg,
+// which does link it (so the check is not blind). Package query follows
+// the same tag.
+func TestTs2arrowLinksNoIceberg(t *testing.T) {
+	iceIn := func(list []string) (out []string) {
+		for _, p := range list {
+			if strings.Contains(p, "apache/iceberg-go") || strings.Contains(p, "substrait") || p == "github.com/tsarrow/tsarrow/icesync" || p == "github.com/tsarrow/tsarrow/icescan" {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, tags := range []string{"", "duckdb_arrow"} {
+		if bad := iceIn(deps(t, []string{"CGO_ENABLED=1"}, tags, "./cmd/ts2arrow", "./query", "./flight")); len(bad) > 0 {
+			t.Errorf("-tags %q: ts2arrow, query or flight links %v", tags, bad)
+		}
+	}
+	if len(iceIn(deps(t, []string{"CGO_ENABLED=1"}, "duckdb_arrow,iceberg", "./cmd/ts2arrow"))) == 0 {
+		t.Errorf("ts2arrow built with -tags iceberg (ts2arrow-iceberg) links no iceberg-go: is the check blind?")
+	}
+}
