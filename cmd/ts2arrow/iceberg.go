@@ -29,7 +29,7 @@ func openIceberg(ctx context.Context, args []string) (*icescan.Table, error) {
 	}
 	ref, err := icescan.ParseInput(args[0])
 	if err != nil {
-		return nil, usagef("%s", strings.TrimPrefix(err.Error(), "icescan: "))
+		return nil, usagef("%s", strings.TrimPrefix(err.Error(), "iceref: "))
 	}
 	tbl, err := icescan.Open(ctx, ref)
 	if err != nil {

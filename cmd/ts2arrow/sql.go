@@ -43,7 +43,7 @@ once; --raw reads every file as it is). Every table
 of the inputs is a DuckDB table: a TsFile's tables by their names, a tree
 model's devices under their prefix, an IoTDB database as a DuckDB schema
 ("root.sg".t). A file that is not an INPUT is read with
-SELECT * FROM 'x.tsfile' or tsfile('dir', table := 'weather').
+SELECT * FROM 'x.tsfile' or tsfile('dir', "table" := 'weather').
 An Iceberg table (iceberg:sqlite:cat.db#iot.weather, as "ts2arrow sync"
 keeps it) is the table NAMESPACE.TABLE (iot.weather), its times in
 microseconds; a WHERE on time and on TAGs (=, IN) and the columns read

@@ -415,3 +415,18 @@ func TestSQLOutputSample(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLHelpTableFunctions: the ways sql --help gives to read a file that
+// is not an INPUT run as written (DuckDB takes a named argument called
+// table only quoted: "table" := ...).
+func TestSQLHelpTableFunctions(t *testing.T) {
+	_, help, _ := runCLI("sql", "--help")
+	m := regexp.MustCompile(`SELECT \* FROM 'x\.tsfile' or (tsfile\('dir', .*\))\.`).FindStringSubmatch(help)
+	require.NotNil(t, m, "sql --help no longer names the tsfile() table function:\n%s", help)
+	for _, from := range []string{"'x.tsfile'", m[1]} {
+		from = strings.NewReplacer("'x.tsfile'", "'../../testdata/sample.tsfile'", "'dir'", "'../../testdata/sample.tsfile'").Replace(from)
+		code, out, errOut := runCLI("sql", "../../testdata/iotdb", "-c", "SELECT count(*) AS n FROM "+from, "--format", "csv")
+		require.Equal(t, 0, code, "%s: %s", from, errOut)
+		require.Equal(t, "n\n1500\n", out, from)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/iceref"
 	"github.com/tsarrow/tsarrow/objstore"
 )
 
@@ -48,16 +49,11 @@ func IsHTTPURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
 
-// IcebergPrefix starts an input that names an Iceberg table
-// (iceberg:CATALOG#NAMESPACE.TABLE, parsed by package icescan). It lives
-// here, apart from icescan, so that a program that does not link
-// iceberg-go (ts2arrow, which runs ts2arrow-iceberg for such inputs) can
-// tell them.
-const IcebergPrefix = "iceberg:"
-
-// IsIceberg reports whether an input is meant as an Iceberg table (it may
-// still be malformed: icescan.ParseInput says).
-func IsIceberg(s string) bool { return strings.HasPrefix(s, IcebergPrefix) }
+// IsIceberg reports whether an input is meant as an Iceberg table,
+// iceberg:CATALOG#NAMESPACE.TABLE (it may still be malformed:
+// iceref.ParseInput says). ts2arrow, which links no iceberg-go, runs
+// ts2arrow-iceberg for such inputs.
+func IsIceberg(s string) bool { return iceref.IsInput(s) }
 
 // IsPattern reports whether an argument holds glob characters. A path that
 // exists is still taken as it is, so a file whose name has a '[' or '{' in

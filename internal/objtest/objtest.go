@@ -30,9 +30,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -176,30 +173,8 @@ var sweepOnce sync.Once
 // dataDir makes a temporary directory for a server's data, named after
 // this process, after removing those left by test processes that ended.
 func dataDir(kind string) (string, error) {
-	sweepOnce.Do(sweepDataDirs)
+	sweepOnce.Do(func() { childproc.SweepTempDirs(dataDirPrefix) })
 	return os.MkdirTemp("", fmt.Sprintf("%s%d-%s-", dataDirPrefix, os.Getpid(), kind))
-}
-
-var dataDirPid = regexp.MustCompile("^" + dataDirPrefix + `(\d+)-`)
-
-// sweepDataDirs removes the data directories of test processes that are
-// gone (their servers died with them; see the package comment).
-func sweepDataDirs() {
-	ents, err := os.ReadDir(os.TempDir())
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		m := dataDirPid.FindStringSubmatch(e.Name())
-		if m == nil || !e.IsDir() {
-			continue
-		}
-		pid, err := strconv.Atoi(m[1])
-		if err != nil || pid == os.Getpid() || childproc.Alive(pid) {
-			continue
-		}
-		os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-	}
 }
 
 var nameSeq atomic.Int64

@@ -260,7 +260,7 @@ func TestServerEndsWithProcess(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("the child's data directory %s: %v (expected until swept)", dir, err)
 	}
-	sweepDataDirs()
+	childproc.SweepTempDirs(dataDirPrefix)
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("after the sweep, the dead process's data directory %s: %v, want removed", dir, err)
 	}

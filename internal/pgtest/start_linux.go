@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,7 +120,7 @@ func start(bin string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	sweepOnce.Do(sweepDirs)
+	sweepOnce.Do(func() { childproc.SweepTempDirs(dirPrefix) })
 	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
@@ -307,27 +306,4 @@ func startProc(cred *syscall.Credential, dir, path string, args []string) (*proc
 	return childproc.Start(cmd)
 }
 
-var (
-	sweepOnce sync.Once
-	dirPid    = regexp.MustCompile("^" + dirPrefix + `(\d+)-`)
-)
-
-// sweepDirs removes the directories of test processes that are gone
-// (their servers died with them).
-func sweepDirs() {
-	ents, err := os.ReadDir(os.TempDir())
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		m := dirPid.FindStringSubmatch(e.Name())
-		if m == nil || !e.IsDir() {
-			continue
-		}
-		pid, err := strconv.Atoi(m[1])
-		if err != nil || pid == os.Getpid() || childproc.Alive(pid) {
-			continue
-		}
-		os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-	}
-}
+var sweepOnce sync.Once

@@ -12,7 +12,7 @@ import (
 // pure are the packages a Go program imports without cgo: none of them
 // may depend on DuckDB (duckdb-go and its bindings, which are cgo and a
 // static C++ library of some 130 MB), whatever the build tags.
-var pure = []string{"tsfile", "arrowconv", "dataset", "export", "flight", "fromarrow", "httpfile", "objstore", "aead", "encoding", "icesync", "icescan"}
+var pure = []string{"tsfile", "arrowconv", "dataset", "export", "flight", "fromarrow", "httpfile", "objstore", "aead", "encoding", "iceref", "icesync", "icescan"}
 
 // deps lists the packages pkgs depend on, as go list -deps builds them
 // with env added to the environment and the build tags.

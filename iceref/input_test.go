@@ -1,4 +1,4 @@
-package icescan
+package iceref
 
 import (
 	"errors"
