@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
 // TestCrashHelper is the process TestSyncKilled kills: a sync that stops
@@ -43,7 +45,7 @@ func TestSyncKilled(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	root := filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
+	testkit.CopyDir(t, "../testdata/iotdb", root)
 	opts := weatherOptions(dir)
 	first, err := Sync(ctx, []string{root}, opts)
 	if err != nil {

@@ -2,7 +2,6 @@ package icesync
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tsarrow/tsarrow/dataset"
+
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
 const msPerDay = 86_400_000
@@ -18,25 +19,8 @@ const msPerDay = 86_400_000
 // test may change.
 func copyIoTDBTestdata(t *testing.T) string {
 	t.Helper()
-	src := filepath.Join("..", "testdata", "iotdb")
 	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testkit.CopyDir(t, filepath.Join("..", "testdata", "iotdb"), dst)
 	return dst
 }
 

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
 // wantRows reads the table as convert does (the dataset reader) and
@@ -307,39 +306,6 @@ func TestSyncChanged(t *testing.T) {
 	}
 }
 
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(dst)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		st, _ := in.Stat()
-		out.Close()
-		return os.Chtimes(dst, time.Now(), st.ModTime())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestSyncDeletion appends a deletion to the .mods2 of the file of
 // 2026-01-02: the next sync rewrites that day alone (the data file of
 // 2026-01-01 stays, the same file), and the rows are the reader's.
@@ -471,7 +437,7 @@ func sampleCopy(t *testing.T) (dir, root string) {
 	t.Helper()
 	dir = t.TempDir()
 	root = filepath.Join(dir, "iotdb")
-	copyDir(t, "../testdata/iotdb", root)
+	testkit.CopyDir(t, "../testdata/iotdb", root)
 	return dir, root
 }
 

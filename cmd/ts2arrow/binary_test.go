@@ -112,7 +112,10 @@ func binary(t *testing.T) string {
 			}
 			return build(filepath.Join(built.dir, icebergProgram+filepath.Ext(built.path)), true, extra...)
 		}
-		out, err := buildBoth()
+		// Stamped with the commit where the checkout allows (go's own
+		// default may leave it out, as a machine's GOFLAGS may), so that
+		// version and the two programs' build check see a real one.
+		out, err := buildBoth("-buildvcs=true")
 		if err != nil && bytes.Contains(out, []byte("buildvcs")) {
 			// A checkout whose VCS tool is missing or refuses the
 			// directory: build without the revision stamp.

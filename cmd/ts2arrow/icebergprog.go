@@ -25,7 +25,9 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/tsarrow/tsarrow/internal/inputs"
@@ -126,7 +128,7 @@ func execIceberg(args []string) error {
 	if err != nil {
 		return icebergMissing(args[0], err)
 	}
-	return replaceProcess(p, append([]string{os.Args[0]}, args...), os.Environ())
+	return replaceProcess(p, append([]string{os.Args[0]}, args...), icebergEnv())
 }
 
 // runIceberg runs ts2arrow-iceberg as a child with the command line args
@@ -141,6 +143,7 @@ func runIceberg(args []string, stdout, stderr io.Writer) int {
 	}
 	cmd := exec.Command(p, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	cmd.Env = icebergEnv()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -192,3 +195,54 @@ than being cut: pass --time-unit us).
 
 // icebergInput reports whether any argument names an Iceberg table.
 func icebergInput(args []string) bool { return slices.ContainsFunc(args, inputs.IsIceberg) }
+
+// icebergBuildEnv carries ts2arrow's build stamp to ts2arrow-iceberg, which
+// warns when it was built from other sources: after an update of one of
+// the two programs, a sync would otherwise run last month's code without
+// a word.
+const icebergBuildEnv = "TS2ARROW_CALLER_BUILD"
+
+// buildStamp names the sources a build came from: the module version and
+// the commit (with "+modified" for a checkout with changes), "" when the
+// build has neither.
+func buildStamp(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return ""
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+modified"
+			}
+		}
+	}
+	version := bi.Main.Version
+	if version == "(devel)" {
+		version = ""
+	}
+	if rev == "" && version == "" {
+		return ""
+	}
+	return version + " " + rev + modified
+}
+
+// icebergEnv is the environment ts2arrow-iceberg runs with: this one, and
+// ts2arrow's build stamp.
+func icebergEnv() []string {
+	return append(os.Environ(), icebergBuildEnv+"="+buildStamp(buildInfo()))
+}
+
+// buildSkew is the warning ts2arrow-iceberg prints when ts2arrow, which ran
+// it, was built from other sources ("" when they agree, or when either
+// build cannot tell).
+func buildSkew(caller, own string) string {
+	if caller == "" || own == "" || caller == own {
+		return ""
+	}
+	return fmt.Sprintf("%s was built from %s, but the ts2arrow that ran it from %s: build both from the same sources (README, Install)",
+		icebergProgram, strings.TrimSpace(own), strings.TrimSpace(caller))
+}

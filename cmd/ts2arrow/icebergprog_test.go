@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -54,6 +55,7 @@ func fakeIceberg(t *testing.T) string {
 	require.NoError(t, os.WriteFile(p, []byte(`#!/bin/sh
 echo "args: $*"
 echo "stdin: $(cat)"
+echo "build stamp passed: ${TS2ARROW_CALLER_BUILD+yes}"
 echo "to stderr" >&2
 [ -n "$FAKE_SIGNAL" ] && kill -"$FAKE_SIGNAL" $$
 exit "${FAKE_EXIT:-0}"
@@ -92,7 +94,7 @@ func TestRunIcebergChild(t *testing.T) {
 		var o, e bytes.Buffer
 		code := runIceberg([]string{"sql", "iceberg:sqlite:c.db#a.b", "--some flag"}, &o, &e)
 		require.Equal(t, tc.code, code, "%v: %s", tc.env, e.String())
-		require.Equal(t, "args: sql iceberg:sqlite:c.db#a.b --some flag\nstdin: SELECT 1;\n", o.String())
+		require.Equal(t, "args: sql iceberg:sqlite:c.db#a.b --some flag\nstdin: SELECT 1;\nbuild stamp passed: yes\n", o.String())
 		require.Equal(t, "to stderr\n", e.String())
 	}
 
@@ -140,4 +142,57 @@ func TestBinaryIcebergMissing(t *testing.T) {
 	code, out, errOut := run("sync", "--help")
 	require.Equal(t, 0, code, errOut)
 	require.True(t, strings.HasPrefix(out, "Usage: ts2arrow sync INPUT..."), out)
+}
+
+func TestBuildSkew(t *testing.T) {
+	bi := func(version string, kv ...string) *debug.BuildInfo {
+		b := &debug.BuildInfo{Main: debug.Module{Version: version}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			b.Settings = append(b.Settings, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, ""},
+		{bi("(devel)"), ""},
+		{bi("(devel)", "vcs.revision", "abc", "vcs.modified", "false"), " abc"},
+		{bi("(devel)", "vcs.revision", "abc", "vcs.modified", "true"), " abc+modified"},
+		{bi("v1.2.3"), "v1.2.3 "},
+		{bi("v0.0.0-2026-abc", "vcs.revision", "abc"), "v0.0.0-2026-abc abc"},
+	} {
+		require.Equal(t, tc.want, buildStamp(tc.bi))
+	}
+	require.Empty(t, buildSkew("", " abc"))
+	require.Empty(t, buildSkew(" abc", ""))
+	require.Empty(t, buildSkew(" abc", " abc"))
+	require.Equal(t, "ts2arrow-iceberg was built from abc+modified, but the ts2arrow that ran it from abc: build both from the same sources (README, Install)",
+		buildSkew(" abc", " abc+modified"))
+}
+
+// TestBinaryBuildSkew: ts2arrow-iceberg, started by a ts2arrow of another
+// build (as the environment variable says), warns on standard error and
+// goes on; started by its own ts2arrow it says nothing.
+func TestBinaryBuildSkew(t *testing.T) {
+	if !icebergBuilt {
+		t.Skip("the tests are built without ts2arrow-iceberg (test with -tags iceberg)")
+	}
+	helper := filepath.Join(binDir(t), icebergProgram)
+	out, err := exec.Command(helper, "version").Output()
+	require.NoError(t, err)
+	if strings.Contains(string(out), "(unknown commit)") {
+		t.Skip("built without a VCS stamp: no build to compare")
+	}
+	cmd := exec.Command(helper, "version")
+	cmd.Env = append(os.Environ(), icebergBuildEnv+"=v9.9.9 0000000000000000000000000000000000000000")
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	require.NoError(t, cmd.Run())
+	require.Regexp(t, `^ts2arrow: warning: ts2arrow-iceberg was built from \S.*, but the ts2arrow that ran it from v9\.9\.9 0{40}: build both from the same sources \(README, Install\)\n$`, e.String())
+	require.Equal(t, string(out), o.String())
+
+	r := runBin(t, "convert", "iceberg:sqlite:"+filepath.Join(t.TempDir(), "none.db")+"#a.b", "-o", filepath.Join(t.TempDir(), "x.csv"))
+	require.NotContains(t, r.stderr, "warning", "ts2arrow and its own ts2arrow-iceberg")
 }

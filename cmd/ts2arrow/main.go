@@ -101,6 +101,9 @@ func main() {
 		// under 300 MB (benchmarks/cmd/rss -mode cli).
 		debug.SetGCPercent(50)
 	}
+	if w := buildSkew(os.Getenv(icebergBuildEnv), buildStamp(buildInfo())); icebergBuilt && w != "" {
+		fmt.Fprintf(os.Stderr, "ts2arrow: warning: %s\n", w)
+	}
 	if needsIceberg(os.Args[1:]) {
 		// sync and iceberg: inputs run in ts2arrow-iceberg (see
 		// icebergprog.go): this process becomes it, or, where it cannot,

@@ -3,12 +3,13 @@ package icetest
 import (
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tsarrow/tsarrow/internal/testkit"
 )
 
 // fixtureLoc is where the table of testdata/weather was written (see
@@ -22,23 +23,7 @@ const fixtureMeta = "metadata/00003-3714fac0-1e62-4c3f-b165-b8a29308c925.metadat
 func copyFixture(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	err := filepath.WalkDir("testdata/weather", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel("testdata/weather", p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testkit.CopyDir(t, "testdata/weather", dst)
 	return dst
 }
 
