@@ -30,7 +30,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/iceref"
 )
 
 // icebergProgram is the name of the program built with -tags iceberg.
@@ -59,7 +59,7 @@ func needsIceberg(args []string) bool {
 	case "sync":
 		return true
 	case "convert", "head", "schema", "sql":
-		return slices.ContainsFunc(args[1:], inputs.IsIceberg)
+		return slices.ContainsFunc(args[1:], iceref.IsInput)
 	}
 	return false
 }
@@ -194,7 +194,7 @@ than being cut: pass --time-unit us).
 `
 
 // icebergInput reports whether any argument names an Iceberg table.
-func icebergInput(args []string) bool { return slices.ContainsFunc(args, inputs.IsIceberg) }
+func icebergInput(args []string) bool { return slices.ContainsFunc(args, iceref.IsInput) }
 
 // icebergBuildEnv carries ts2arrow's build stamp to ts2arrow-iceberg, which
 // warns when it was built from other sources: after an update of one of
