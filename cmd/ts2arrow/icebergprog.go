@@ -209,17 +209,7 @@ func buildStamp(bi *debug.BuildInfo) string {
 	if bi == nil {
 		return ""
 	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+modified"
-			}
-		}
-	}
+	rev, _, modified := vcsSettings(bi)
 	version := bi.Main.Version
 	if version == "(devel)" {
 		version = ""
@@ -227,7 +217,11 @@ func buildStamp(bi *debug.BuildInfo) string {
 	if rev == "" && version == "" {
 		return ""
 	}
-	return version + " " + rev + modified
+	stamp := version + " " + rev
+	if modified {
+		stamp += "+modified"
+	}
+	return stamp
 }
 
 // icebergEnv is the environment ts2arrow-iceberg runs with: this one, and

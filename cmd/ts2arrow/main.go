@@ -101,8 +101,12 @@ func main() {
 		// under 300 MB (benchmarks/cmd/rss -mode cli).
 		debug.SetGCPercent(50)
 	}
-	if w := buildSkew(os.Getenv(icebergBuildEnv), buildStamp(buildInfo())); icebergBuilt && w != "" {
-		fmt.Fprintf(os.Stderr, "ts2arrow: warning: %s\n", w)
+	if caller := os.Getenv(icebergBuildEnv); icebergBuilt && caller != "" {
+		// Read its own build info only when a ts2arrow ran it, not at
+		// every start.
+		if w := buildSkew(caller, buildStamp(buildInfo())); w != "" {
+			fmt.Fprintf(os.Stderr, "ts2arrow: warning: %s\n", w)
+		}
 	}
 	if needsIceberg(os.Args[1:]) {
 		// sync and iceberg: inputs run in ts2arrow-iceberg (see
