@@ -44,16 +44,8 @@ const icebergProgramEnv = "TS2ARROW_ICEBERG"
 // sync, or an iceberg: input of convert, head, schema or sql. Asking for
 // help does not: every ts2arrow has the help text.
 func needsIceberg(args []string) bool {
-	if icebergBuilt || len(args) == 0 {
+	if icebergBuilt || len(args) == 0 || asksHelp(args[1:]) {
 		return false
-	}
-	for _, a := range args[1:] {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			return false
-		}
 	}
 	switch args[0] {
 	case "sync":
