@@ -21,6 +21,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/iceref"
 	"github.com/tsarrow/tsarrow/icesync"
 )
 
@@ -46,7 +47,7 @@ type closer interface {
 
 // Table is an Iceberg table open for reading.
 type Table struct {
-	ref Ref
+	ref iceref.Ref
 	cat closer
 	tbl *table.Table
 	// timeName is the name of the first column, the time column.
@@ -55,7 +56,7 @@ type Table struct {
 
 // Open opens the catalog of ref and loads its table. Close the Table
 // when done.
-func Open(ctx context.Context, ref Ref) (*Table, error) {
+func Open(ctx context.Context, ref iceref.Ref) (*Table, error) {
 	if path, ok := strings.CutPrefix(ref.Catalog, "sqlite:"); ok {
 		// OpenCatalog creates a missing database (a sync's first run
 		// needs that); a read must not leave an empty catalog behind.
@@ -95,7 +96,7 @@ func Open(ctx context.Context, ref Ref) (*Table, error) {
 func (t *Table) Close() error { return t.cat.Close() }
 
 // Ref returns the input the table was opened from.
-func (t *Table) Ref() Ref { return t.ref }
+func (t *Table) Ref() iceref.Ref { return t.ref }
 
 // TimeColumn is the name of the time column (the first).
 func (t *Table) TimeColumn() string { return t.timeName }
@@ -435,7 +436,7 @@ type Reader struct {
 	schema *arrow.Schema
 	mem    memory.Allocator
 	unit   arrow.TimeUnit
-	ref    Ref
+	ref    iceref.Ref
 	files  int
 	limit  int64
 	rows   int64

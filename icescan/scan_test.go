@@ -17,6 +17,7 @@ import (
 
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/dataset"
+	"github.com/tsarrow/tsarrow/iceref"
 	"github.com/tsarrow/tsarrow/icesync"
 )
 
@@ -32,7 +33,7 @@ var synced = sync.OnceValues(func() (string, error) {
 	_, err = icesync.Sync(context.Background(), []string{"../testdata/iotdb"}, icesync.Options{
 		Table: "weather", To: "iot.weather", Catalog: cat, Warehouse: filepath.Join(dir, "lake"),
 	})
-	return Prefix + cat + "#iot.weather", err
+	return iceref.Prefix + cat + "#iot.weather", err
 })
 
 var tempDirs []string
@@ -51,7 +52,7 @@ func openSynced(t *testing.T) *Table {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := ParseInput(in)
+	ref, err := iceref.ParseInput(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,13 +213,13 @@ func TestOpenErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat := strings.TrimSuffix(strings.TrimPrefix(in, Prefix), "#iot.weather")
+	cat := strings.TrimSuffix(strings.TrimPrefix(in, iceref.Prefix), "#iot.weather")
 	for _, tc := range []struct{ in, want string }{
-		{Prefix + cat + "#iot.nothere", "no table iot.nothere"},
-		{Prefix + cat + "#nons.weather", "no table nons.weather"},
-		{Prefix + "sqlite:" + filepath.Join(t.TempDir(), "missing.db") + "#iot.weather", "no such file"},
+		{iceref.Prefix + cat + "#iot.nothere", "no table iot.nothere"},
+		{iceref.Prefix + cat + "#nons.weather", "no table nons.weather"},
+		{iceref.Prefix + "sqlite:" + filepath.Join(t.TempDir(), "missing.db") + "#iot.weather", "no such file"},
 	} {
-		ref, err := ParseInput(tc.in)
+		ref, err := iceref.ParseInput(tc.in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/iceref"
 	"github.com/tsarrow/tsarrow/icescan"
 )
 
@@ -20,7 +21,7 @@ import (
 // is), its timestamps in microseconds, the table's own unit, so that no
 // value is cut.
 func (r *resolver) resolveIceberg(ctx context.Context, in string) (*resolved, error) {
-	ref, err := icescan.ParseInput(in)
+	ref, err := iceref.ParseInput(in)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}

@@ -2,13 +2,13 @@
 
 package query
 
-import "github.com/tsarrow/tsarrow/internal/inputs"
+import "github.com/tsarrow/tsarrow/iceref"
 
 // splitIceberg separates the Iceberg inputs (iceberg:CATALOG#NS.TABLE)
 // from the others.
 func splitIceberg(args []string) (ice, rest []string) {
 	for _, a := range args {
-		if inputs.IsIceberg(a) {
+		if iceref.IsInput(a) {
 			ice = append(ice, a)
 		} else {
 			rest = append(rest, a)

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
 	"github.com/tsarrow/tsarrow/export"
-	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/iceref"
 )
 
 const headHelp = `Usage: ts2arrow head FILE [-n 20] [--table T] [--columns A,B] [--width 40]
@@ -139,7 +139,7 @@ func runHead(args []string, stdout, stderr io.Writer) error {
 	if err := cells.apply(opts); err != nil {
 		return err
 	}
-	if inputs.IsIceberg(name) {
+	if iceref.IsInput(name) {
 		if *table != "" || *rawFiles {
 			return usagef("--table and --raw do not apply to an Iceberg input, which names its table")
 		}

@@ -10,8 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/iceref"
 )
 
 // helpExamples returns the command lines of the Examples block of a
@@ -142,7 +141,7 @@ func TestHelpExamplesReturnRows(t *testing.T) {
 			if words[1] == "serve" {
 				continue // a server: it does not return
 			}
-			if !icebergBuilt && slices.ContainsFunc(words, inputs.IsIceberg) {
+			if !icebergBuilt && slices.ContainsFunc(words, iceref.IsInput) {
 				continue // run by the tests built with -tags iceberg
 			}
 			args := []string{words[1]}

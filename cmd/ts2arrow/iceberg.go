@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/tsarrow/tsarrow/arrowconv"
+	"github.com/tsarrow/tsarrow/iceref"
 	"github.com/tsarrow/tsarrow/icescan"
 )
 
@@ -27,7 +28,7 @@ func openIceberg(ctx context.Context, args []string) (*icescan.Table, error) {
 	if len(args) != 1 {
 		return nil, usagef("an Iceberg input is read alone, not with other inputs (%s)", strings.Join(args, " "))
 	}
-	ref, err := icescan.ParseInput(args[0])
+	ref, err := iceref.ParseInput(args[0])
 	if err != nil {
 		return nil, usagef("%s", strings.TrimPrefix(err.Error(), "iceref: "))
 	}

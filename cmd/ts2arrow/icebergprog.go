@@ -30,7 +30,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/iceref"
 )
 
 // icebergProgram is the name of the program built with -tags iceberg.
@@ -44,22 +44,14 @@ const icebergProgramEnv = "TS2ARROW_ICEBERG"
 // sync, or an iceberg: input of convert, head, schema or sql. Asking for
 // help does not: every ts2arrow has the help text.
 func needsIceberg(args []string) bool {
-	if icebergBuilt || len(args) == 0 {
+	if icebergBuilt || len(args) == 0 || asksHelp(args[1:]) {
 		return false
-	}
-	for _, a := range args[1:] {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			return false
-		}
 	}
 	switch args[0] {
 	case "sync":
 		return true
 	case "convert", "head", "schema", "sql":
-		return slices.ContainsFunc(args[1:], inputs.IsIceberg)
+		return slices.ContainsFunc(args[1:], iceref.IsInput)
 	}
 	return false
 }
@@ -194,7 +186,7 @@ than being cut: pass --time-unit us).
 `
 
 // icebergInput reports whether any argument names an Iceberg table.
-func icebergInput(args []string) bool { return slices.ContainsFunc(args, inputs.IsIceberg) }
+func icebergInput(args []string) bool { return slices.ContainsFunc(args, iceref.IsInput) }
 
 // icebergBuildEnv carries ts2arrow's build stamp to ts2arrow-iceberg, which
 // warns when it was built from other sources: after an update of one of
@@ -209,17 +201,7 @@ func buildStamp(bi *debug.BuildInfo) string {
 	if bi == nil {
 		return ""
 	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				modified = "+modified"
-			}
-		}
-	}
+	rev, _, modified := vcsSettings(bi)
 	version := bi.Main.Version
 	if version == "(devel)" {
 		version = ""
@@ -227,7 +209,11 @@ func buildStamp(bi *debug.BuildInfo) string {
 	if rev == "" && version == "" {
 		return ""
 	}
-	return version + " " + rev + modified
+	stamp := version + " " + rev
+	if modified {
+		stamp += "+modified"
+	}
+	return stamp
 }
 
 // icebergEnv is the environment ts2arrow-iceberg runs with: this one, and

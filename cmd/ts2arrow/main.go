@@ -101,8 +101,12 @@ func main() {
 		// under 300 MB (benchmarks/cmd/rss -mode cli).
 		debug.SetGCPercent(50)
 	}
-	if w := buildSkew(os.Getenv(icebergBuildEnv), buildStamp(buildInfo())); icebergBuilt && w != "" {
-		fmt.Fprintf(os.Stderr, "ts2arrow: warning: %s\n", w)
+	if caller := os.Getenv(icebergBuildEnv); icebergBuilt && caller != "" {
+		// Read its own build info only when a ts2arrow ran it, not at
+		// every start.
+		if w := buildSkew(caller, buildStamp(buildInfo())); w != "" {
+			fmt.Fprintf(os.Stderr, "ts2arrow: warning: %s\n", w)
+		}
 	}
 	if needsIceberg(os.Args[1:]) {
 		// sync and iceberg: inputs run in ts2arrow-iceberg (see
@@ -138,13 +142,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	// Help that was asked for goes to stdout, so "ts2arrow convert --help |
 	// less" works; flag errors still go to stderr through report.
 	verbOut := stderr
-	for _, a := range args[1:] {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			verbOut = stdout
-		}
+	if asksHelp(args[1:]) {
+		verbOut = stdout
 	}
 	var err error
 	switch args[0] {
@@ -187,6 +186,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return report(optionHint(args[0], err), stderr)
+}
+
+// asksHelp reports whether a command's arguments ask for its help (a
+// -h, -help or --help before any "--").
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			return true
+		}
+	}
+	return false
 }
 
 // optionFlags names, per command, what a ts2arrow user does about an

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/spf13/pflag"
 	"github.com/tsarrow/tsarrow/arrowconv"
-	"github.com/tsarrow/tsarrow/internal/inputs"
+	"github.com/tsarrow/tsarrow/iceref"
 	"github.com/tsarrow/tsarrow/tsfile"
 )
 
@@ -113,7 +113,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var sc *arrow.Schema
-	if inputs.IsIceberg(pos[0]) {
+	if iceref.IsInput(pos[0]) {
 		if *table != "" || *rawFiles {
 			return usagef("--table and --raw do not apply to an Iceberg input, which names its table")
 		}

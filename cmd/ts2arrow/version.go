@@ -70,16 +70,7 @@ func versionText(bi *debug.BuildInfo) string {
 		if bi.GoVersion != "" {
 			goVersion = bi.GoVersion
 		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.time":
-				when = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
+		rev, when, modified = vcsSettings(bi)
 	}
 	switch {
 	case rev == "":
@@ -95,4 +86,21 @@ func versionText(bi *debug.BuildInfo) string {
 		fmt.Fprintf(&b, "committed:  %s\n", when)
 	}
 	return b.String()
+}
+
+// vcsSettings are the commit a build came from, its time and whether the
+// checkout had changes, as the go command stamped them ("" and false when
+// it did not).
+func vcsSettings(bi *debug.BuildInfo) (rev, when string, modified bool) {
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return rev, when, modified
 }

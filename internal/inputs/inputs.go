@@ -19,7 +19,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/tsarrow/tsarrow/dataset"
-	"github.com/tsarrow/tsarrow/iceref"
 	"github.com/tsarrow/tsarrow/objstore"
 )
 
@@ -48,12 +47,6 @@ func IsURL(s string) bool {
 func IsHTTPURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }
-
-// IsIceberg reports whether an input is meant as an Iceberg table,
-// iceberg:CATALOG#NAMESPACE.TABLE (it may still be malformed:
-// iceref.ParseInput says). ts2arrow, which links no iceberg-go, runs
-// ts2arrow-iceberg for such inputs.
-func IsIceberg(s string) bool { return iceref.IsInput(s) }
 
 // IsPattern reports whether an argument holds glob characters. A path that
 // exists is still taken as it is, so a file whose name has a '[' or '{' in
